@@ -1,0 +1,61 @@
+"""The ``graphlink`` command line. Thin: parses, calls the library, formats.
+
+Commands live in ``graphlink/commands/*.py``; each module defines ``register(app)``.
+Exit codes: 0 ok, 2 bad input (one-line message on stderr), 1 internal error.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+
+import typer
+
+from graphlink.errors import GraphlinkError
+
+app = typer.Typer(
+    name="graphlink",
+    help="Trail re-identification, true loves and k-unlinkability for multi-location releases.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _register_commands() -> None:
+    import graphlink.commands as pkg
+
+    for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"graphlink.commands.{mod.name}")
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(app)
+
+
+_register_commands()
+
+
+def main() -> None:
+    """Console-script entry: maps library errors to exit codes without tracebacks."""
+    try:
+        app(standalone_mode=False)
+    except GraphlinkError as exc:
+        typer.echo(f"graphlink: error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        typer.echo("graphlink: aborted", err=True)
+        sys.exit(1)
+    except Exception as exc:  # click usage errors are ClickException
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(2 if isinstance(exc, click.UsageError) else exc.exit_code)
+        raise
+
+
+if __name__ == "__main__":
+    main()
