@@ -1,0 +1,186 @@
+"""Closed forms for random trails: the simulator oracle (algorithms.md §6) and thesis §5.6 metrics.
+
+Model: ``n`` subjects, each visiting location ``c`` independently with probability ``p_c``; identified and
+de-identified trails are the same 0/1 vector (unreserved, complete). REIDIT-C (thesis Alg. 2/3)
+re-identifies a subject iff its trail is unique among the ``n``.
+
+* :func:`p_unique` — exact P(unique) for uniform ``p``:  Σ_k C(|C|,k) π_k (1 − π_k)^{n−1},
+  π_k = p^k (1−p)^{|C|−k}. O(|C|).
+* :func:`var_unique_count` — exact variance of the unique count (for test tolerances). O(|C|²).
+* :func:`p_reidit_i_round1` — reserved (0 → ``*``) first-round REIDIT-I bound: a subject with k ≥ 1 ones is
+  linked iff no other subject's trail is a superset: Σ_{k≥1} C(|C|,k) π_k (1 − p^k)^{n−1}. O(|C|).
+* :func:`p_unique_heterogeneous` / :func:`p_reidit_i_round1_heterogeneous` — the same for per-location
+  ``p_c`` (e.g. Zipf), by enumerating all 2^{|C|} patterns (|C| ≤ 24). O(2^{|C|}·|C|).
+* :func:`location_entropy`, :func:`system_entropy`, :func:`expected_entropy` — thesis §5.6.1:
+  H(c) = −f_c log f_c − (1−f_c) log(1−f_c), H(X) = Σ_c H(c) (bits).
+* :func:`auc` (Figure 5.16), :func:`shift` (eq. 5.2), :func:`shape` (eq. 5.3).
+
+Everything is stdlib/numpy; values were checked against Monte Carlo in algorithms.md §6 (e.g. |C| = 10,
+p = 0.5, n = 1000: P(unique) = 0.3768, sd of one run's fraction 0.0154).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import comb, exp, log1p, sqrt
+
+import numpy as np
+
+MAX_ENUMERATED_LOCATIONS = 24
+
+
+def _pow1m(x: float, e: float) -> float:
+    """(1 − x)^e, numerically stable for small x; 0 when x ≥ 1 and e > 0."""
+    if e == 0:
+        return 1.0
+    return 0.0 if x >= 1.0 else exp(e * log1p(-x))
+
+
+def _check(C: int, p: float, n: int) -> None:
+    if C < 0 or n < 1 or not 0.0 <= p <= 1.0:
+        raise ValueError(f"need |C| >= 0, n >= 1 and 0 <= p <= 1 (got {C}, {n}, {p})")
+
+
+def p_unique(C: int, p: float, n: int, exclude_empty: bool = False) -> float:
+    """Exact probability that a given subject's trail is unique among ``n`` (algorithms.md §6).
+
+    ``exclude_empty=True`` gives P(unique ∧ non-empty): subjects who visit nothing are absent from every
+    table, so a release-based REIDIT-C can re-identify only these (divide by 1 − (1−p)^{|C|} for the fraction
+    among subjects present). Expected number re-identified by REIDIT-C = n · P. O(|C|)."""
+    _check(C, p, n)
+    return sum(comb(C, k) * p**k * (1 - p) ** (C - k) * _pow1m(p**k * (1 - p) ** (C - k), n - 1)
+               for k in range(1 if exclude_empty else 0, C + 1))
+
+
+def var_unique_count(C: int, p: float, n: int) -> float:
+    """Exact variance of the number U of unique trails among ``n`` subjects (algorithms.md §6):
+    Var U = nP + n(n−1)P₂ − (nP)², P₂ = Σ_{k,l} N_kl π_k π_l (1 − π_k − π_l)^{n−2},
+    N_kl = C(|C|,k)C(|C|,l) − [k=l]C(|C|,k). O(|C|²)."""
+    _check(C, p, n)
+    pi = [p**k * (1 - p) ** (C - k) for k in range(C + 1)]
+    b = [comb(C, k) for k in range(C + 1)]
+    P = p_unique(C, p, n)
+    if n == 1:
+        return 0.0
+    P2 = sum((b[a] * b[c] - (b[a] if a == c else 0)) * pi[a] * pi[c] * _pow1m(pi[a] + pi[c], n - 2)
+             for a in range(C + 1) for c in range(C + 1))
+    return max(0.0, n * P + n * (n - 1) * P2 - (n * P) ** 2)
+
+
+def sd_unique_fraction(C: int, p: float, n: int) -> float:
+    """Standard deviation of one run's REIDIT-C re-identified fraction U/n. O(|C|²)."""
+    return sqrt(var_unique_count(C, p, n)) / n
+
+
+def p_reidit_i_round1(C: int, p: float, n: int) -> float:
+    """Reserved model (the reserved side knows only its 1s: 0 → ``*``): probability that a subject is linked
+    in REIDIT-I's *first* round, i.e. has k ≥ 1 ones and no other subject's trail is a superset:
+    Σ_{k≥1} C(|C|,k) π_k (1 − p^k)^{n−1}. A lower bound on REIDIT-I's full result. O(|C|)."""
+    _check(C, p, n)
+    return sum(comb(C, k) * p**k * (1 - p) ** (C - k) * _pow1m(p**k, n - 1) for k in range(1, C + 1))
+
+
+# --------------------------------------------------------------------------------------------------
+# heterogeneous p_c: enumerate all patterns
+
+
+def _patterns(probs: np.ndarray, chunk: int = 1 << 16):
+    """Yield (bits (m, C) bool, log π(x), log P(superset of x)) for all 2^C patterns, in chunks."""
+    C = probs.size
+    if C > MAX_ENUMERATED_LOCATIONS:
+        raise ValueError(f"exact enumeration supports at most {MAX_ENUMERATED_LOCATIONS} locations, got {C}; "
+                         "use Monte Carlo")
+    with np.errstate(divide="ignore"):
+        lp, lq = np.log(probs), np.log1p(-probs)
+    shifts = np.arange(C, dtype=np.int64)
+    for start in range(0, 1 << C, chunk):
+        codes = np.arange(start, min(start + chunk, 1 << C), dtype=np.int64)
+        bits = ((codes[:, None] >> shifts[None, :]) & 1).astype(bool)
+        logpi = np.where(bits, lp, lq).sum(axis=1)
+        logsup = np.where(bits, lp, 0.0).sum(axis=1)
+        yield bits, logpi, logsup
+
+
+def _pow1m_vec(x: np.ndarray, e: float) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.exp(e * np.log1p(-np.minimum(x, 1.0)))
+    return np.where(x >= 1.0, 0.0 if e > 0 else 1.0, out)
+
+
+def p_unique_heterogeneous(probabilities: Sequence[float], n: int, exclude_empty: bool = False) -> float:
+    """Exact P(unique) for per-location visit probabilities p_c: Σ_x π(x) (1 − π(x))^{n−1} over all 2^{|C|}
+    patterns x, π(x) = Π_c p_c^{x_c} (1−p_c)^{1−x_c}. Used for the Zipf reference line (|C| ≤ 24).
+    O(2^{|C|}·|C|)."""
+    probs = np.asarray(probabilities, dtype=float)
+    total = 0.0
+    for bits, logpi, _ in _patterns(probs):
+        pi = np.exp(logpi)
+        term = pi * _pow1m_vec(pi, n - 1)
+        if exclude_empty:
+            term = np.where(bits.any(axis=1), term, 0.0)
+        total += float(term.sum())
+    return total
+
+
+def p_reidit_i_round1_heterogeneous(probabilities: Sequence[float], n: int) -> float:
+    """First-round REIDIT-I bound (0 → ``*``) for per-location p_c: Σ_{x≠0} π(x) (1 − Π_{c∈x} p_c)^{n−1}.
+    O(2^{|C|}·|C|)."""
+    probs = np.asarray(probabilities, dtype=float)
+    total = 0.0
+    for bits, logpi, logsup in _patterns(probs):
+        term = np.exp(logpi) * _pow1m_vec(np.exp(logsup), n - 1)
+        total += float(np.where(bits.any(axis=1), term, 0.0).sum())
+    return total
+
+
+# --------------------------------------------------------------------------------------------------
+# entropy (thesis §5.6.1) and curve metrics (§5.6, Figures 5.16-5.18)
+
+
+def binary_entropy(f: float | np.ndarray) -> np.ndarray:
+    """H(f) = −f log₂ f − (1−f) log₂(1−f), with 0 log 0 = 0 (bits)."""
+    f = np.asarray(f, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = -(f * np.log2(f)) - ((1 - f) * np.log2(1 - f))
+    return np.where((f <= 0) | (f >= 1), 0.0, h)
+
+
+def location_entropy(visits: np.ndarray) -> np.ndarray:
+    """Per-location entropy H(c) of a 0/1 trail matrix (subjects × locations), f_c = fraction of 1s
+    (thesis §5.6.1). O(n·|C|)."""
+    v = np.asarray(visits)
+    if v.shape[0] == 0:
+        return np.zeros(v.shape[1])
+    return binary_entropy(v.mean(axis=0))
+
+
+def system_entropy(visits: np.ndarray) -> float:
+    """H(X) = Σ_c H(c) (thesis §5.6.1), in bits; locations are allocated independently. O(n·|C|)."""
+    return float(location_entropy(visits).sum())
+
+
+def expected_entropy(probabilities: Sequence[float]) -> float:
+    """Σ_c H(p_c): the population limit of :func:`system_entropy`. O(|C|)."""
+    return float(binary_entropy(np.asarray(probabilities, dtype=float)).sum())
+
+
+def auc(x: Sequence[float], y: Sequence[float]) -> float:
+    """Area under a mean re-identification curve (Figure 5.16), trapezoid rule over the parameter axis."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    return float(np.sum((x[1:] - x[:-1]) * (y[1:] + y[:-1]) / 2.0))
+
+
+def shift(x: Sequence[float], E: Sequence[float], R: Sequence[float]) -> float:
+    """Shift σ(E, R) of eq. 5.2: distance along the parameter axis between the peaks of the entropy
+    curve E and the re-identification curve R (the thesis writes |max_x R(x) − max_x E(x)|, meaning
+    the arg-max)."""
+    x = np.asarray(x, dtype=float)
+    return float(abs(x[int(np.argmax(R))] - x[int(np.argmax(E))]))
+
+
+def shape(E: Sequence[float], R: Sequence[float]) -> float:
+    """Shape κ(E, R) of eq. 5.3: Σ_i |E(i)·max(R)/max(E) − R(i)| over the 10-point curves."""
+    E, R = np.asarray(E, dtype=float), np.asarray(R, dtype=float)
+    mE = E.max()
+    scale = R.max() / mE if mE > 0 else 0.0
+    return float(np.abs(E * scale - R).sum())
