@@ -1,0 +1,63 @@
+"""Sidebar: Neo4j connection status, the current release, and a link to the documentation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from app import state
+
+
+@dataclass(frozen=True)
+class EngineStatus:
+    """Where queries run: a live Neo4j server, or the library's in-process engine."""
+
+    connected: bool
+    uri: str | None
+    version: str | None
+    detail: str
+
+
+@st.cache_resource(ttl=60, show_spinner=False)
+def _store() -> tuple[Any | None, EngineStatus]:
+    module = state.optional_module("graphlink.store.neo4j")
+    if module is None:
+        return None, EngineStatus(False, None, None, "the Neo4j store module is not installed")
+    try:
+        store = module.connect()
+        version = str(store.server_version())
+        uri = getattr(store, "uri", None) or getattr(getattr(store, "config", None), "uri", None)
+        return store, EngineStatus(True, str(uri) if uri else None, version, "connected")
+    except Exception as exc:  # any failure to reach a server means: run in-process
+        return None, EngineStatus(False, None, None, f"no Neo4j server reachable ({type(exc).__name__})")
+
+
+def engine() -> tuple[Any | None, EngineStatus]:
+    """The connected store (or None) and its status, cached for a minute."""
+    return _store()
+
+
+def render() -> None:
+    with st.sidebar:
+        _, status = engine()
+        st.markdown("#### Engine")
+        if status.connected:
+            st.success(f"Neo4j {status.version}\n\n`{status.uri or 'configured URI'}`",
+                       icon=":material/hub:")
+        else:
+            st.info(f"**In-process engine** (graphlink library).\n\nNeo4j: {status.detail}.",
+                    icon=":material/memory:")
+        st.markdown("#### Current release")
+        loaded = state.current()
+        if loaded is None:
+            st.caption("None loaded: pick a demo on the Data page.")
+        else:
+            rel = loaded.release
+            st.markdown(f"**{loaded.label}**  \n{len(rel.locations)} locations · "
+                        f"{len(rel.elements('identified')):,} identified · "
+                        f"{len(rel.elements('deidentified')):,} de-identified")
+            st.caption(f"reserved side: {state.reserved_choice()} · key `{loaded.key}`")
+        st.markdown("#### Help")
+        st.page_link("app/pages/docs.py", label="Documentation", icon=":material/menu_book:")

@@ -1,0 +1,110 @@
+"""Link graph page: one element's neighbourhood or one connected component, with matching classes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from st_cytoscape import cytoscape
+
+from app import state
+from app.components import graph as gview
+
+st.title("Link graph")
+loaded = state.require_release()
+reserved = state.reserved_choice()
+release = loaded.release
+g = state.graph(loaded.key, reserved, release)
+cls = state.classes(loaded.key, reserved, release)
+tr = g.trails
+
+c1, c2, c3, c4 = st.columns(4)
+c1.metric("Link edges", f"{len(g.ei):,}")
+c2.metric("Maximum matching size", f"{int(cls.nu):,}")
+c3.metric("True loves (certain pairs)", f"{int(np.count_nonzero(cls.vital)):,}")
+c4.metric("Allowed edges", f"{int(np.count_nonzero(cls.allowed)):,}")
+if getattr(g, "n_null", 0):
+    st.caption(f"{g.n_null} null (all-*) trails pad the {g.null_side} side (thesis §4.2.4); "
+               "they are not drawn.")
+
+controls, view = st.columns([1, 3])
+with controls:
+    mode = st.radio("Show", ["Neighbourhood of an element", "Connected component"], key="lg_mode")
+    side = st.radio("Element side", ["identified", "deidentified"], horizontal=True, key="lg_side",
+                    format_func=lambda s: "identified" if s == "identified" else "de-identified")
+    keys = [str(k) for k in (tr.identified if side == "identified" else tr.deidentified).keys]
+    query = st.text_input("Search element", key="lg_query", placeholder="type part of a key")
+    matches = [k for k in keys if query.lower() in k.lower()] if query else keys
+    if not matches:
+        st.warning("No element matches the search.")
+        st.stop()
+    default = st.session_state.get("selected_element")
+    idx = matches.index(default[1]) if default and default[0] == side and default[1] in matches[:500] else 0
+    picked = st.selectbox(f"Element ({len(matches):,} match)", matches[:500], index=idx, key="lg_element")
+    hops = st.slider("Hops", 1, 4, 2, key="lg_hops", help="link-edge distance from the element")
+    max_nodes = st.slider("Maximum nodes drawn", 10, 300, 120, step=10, key="lg_max")
+
+focus = (side, picked)
+row = state.row_index(loaded.key, reserved, side, release)[picked]
+if mode == "Neighbourhood of an element":
+    sub = gview.neighbourhood(g, side, row, hops=hops, max_nodes=max_nodes)
+    caption = f"Neighbourhood of **{picked}** within {hops} hop(s)"
+else:
+    lab_i, lab_d, comps = state.components(loaded.key, reserved, release)
+    comp = int((lab_i if side == "identified" else lab_d)[row])
+    sub = gview.component(g, lab_i, lab_d, comp)
+    caption = f"Connected component containing **{picked}**"
+    if len(sub.identified) + len(sub.deidentified) > max_nodes:
+        st.info(f"This component has {len(sub.identified) + len(sub.deidentified):,} nodes; showing the "
+                f"{max_nodes}-node neighbourhood of {picked} instead (the whole component is too large).")
+        sub = gview.neighbourhood(g, side, row, hops=hops, max_nodes=max_nodes)
+    with controls:
+        st.caption(f"{len(comps):,} components with edges; largest has {int(comps['nodes'].max()):,} nodes.")
+
+with view:
+    st.markdown(f"{caption}: {len(sub.identified)} identified, {len(sub.deidentified)} de-identified, "
+                f"{len(sub.edges)} link edges" + (" (truncated at the node cap)" if sub.truncated else "")
+                + ". Click a node to inspect it.")
+    els = gview.elements(cls, sub, focus)
+    height = max(300, 70 * max(len(sub.identified), len(sub.deidentified)) + 60)
+    clicked = cytoscape(els, gview.stylesheet(), height=f"{min(height, 720)}px",
+                        layout={"name": "preset", "fit": True, "padding": 40},
+                        selection_type="single", key=f"lg_graph_{loaded.key}")
+    st.markdown(f"<div role='note' aria-label='legend' style='font-size:0.95rem;line-height:1.9'>"
+                f"{gview.legend_markdown()}</div>", unsafe_allow_html=True)
+
+# the element to explain: the clicked node if it is on screen, else the picked one
+target = focus
+node_ids = {e["data"]["id"] for e in els if "source" not in e["data"]}
+if clicked and clicked.get("nodes"):
+    nid = clicked["nodes"][0]
+    if nid in node_ids:
+        target = gview.parse_node_id(nid)
+st.session_state["selected_element"] = focus
+
+st.subheader(f"Element {target[1]} ({'identified' if target[0] == 'identified' else 'de-identified'})")
+t_side, t_key = target
+t_row = state.row_index(loaded.key, reserved, t_side, release)[t_key]
+trail_side = tr.identified if t_side == "identified" else tr.deidentified
+other_side = tr.deidentified if t_side == "identified" else tr.identified
+st.markdown(f"Trail over {', '.join(tr.locations)}: `{trail_side.trail_str(t_row)}`")
+
+if t_side == "identified":
+    nb = np.asarray(g.neighbours_of_identified(t_row))
+    e_idx = np.flatnonzero(g.ei == t_row)
+    other_rows = g.ej[e_idx]
+else:
+    nb = np.asarray(g.neighbours_of_deidentified(t_row))
+    e_idx = np.flatnonzero(g.ej == t_row)
+    other_rows = g.ei[e_idx]
+edge_label = {k: v[0].split(":")[0] for k, v in gview.EDGE_STYLES.items()}
+cand = pd.DataFrame({
+    "candidate": [str(other_side.keys[r]) for r in other_rows],
+    "trail": [other_side.trail_str(int(r)) for r in other_rows],
+    "edge class": [edge_label[gview.edge_class(cls, int(e))] for e in e_idx],
+})
+st.markdown(f"**Candidates** (linked elements on the other side): {len(nb)}")
+st.dataframe(cand, hide_index=True, width="stretch")
+
+st.markdown("**Explanation**")
+st.write(state.explain(loaded.key, reserved, t_side, t_key, release))

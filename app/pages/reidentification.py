@@ -1,0 +1,101 @@
+"""Re-identification page: REIDIT-C / -I / -I-K / -M and exact true loves, compared; pairs with reasons."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from app import state
+from app.components import charts
+
+st.title("Re-identification")
+loaded = state.require_release()
+reserved = state.reserved_choice()
+release = loaded.release
+
+st.caption("REIDIT-C matches complete trails exactly; REIDIT-I iteratively links unique subtrail/supertrail "
+           "pairs; REIDIT-I-K stops at candidate sets of size k; REIDIT-M allows one-to-many; true loves are "
+           "the edges in every maximum matching of the link graph (certain re-identifications).")
+
+methods = list(state.METHOD_LABELS)
+c1, c2 = st.columns([3, 1])
+chosen = c1.multiselect("Methods", methods, default=methods, format_func=state.METHOD_LABELS.get,
+                        key="reid_methods")
+k = int(c2.number_input("k for REIDIT-I-K", 1, 100, 2, key="reid_k"))
+run_key = f"reid_ran_{loaded.key}"
+if st.button("Run re-identification", type="primary", key="reid_run"):
+    st.session_state[run_key] = True
+if not st.session_state.get(run_key):
+    st.info("Choose methods and press **Run re-identification**.")
+    st.stop()
+if not chosen:
+    st.warning("Select at least one method.")
+    st.stop()
+
+results = {}
+errors = {}
+for m in chosen:
+    try:
+        results[m] = state.reidentification(loaded.key, reserved, m, k if m == "incomplete-k" else None,
+                                            release)
+    except Exception as exc:  # e.g. ModelAssumptionError: show it for that method, keep the others
+        errors[m] = str(exc)
+
+cols = st.columns(max(len(chosen), 1))
+for col, m in zip(cols, chosen, strict=False):
+    if m in results:
+        col.metric(state.METHOD_LABELS[m], int(len(results[m].pairs)), help="re-identified pairs")
+    else:
+        col.metric(state.METHOD_LABELS[m], "n/a")
+for m, msg in errors.items():
+    st.error(f"{state.METHOD_LABELS[m]}: {msg}")
+
+summary = pd.DataFrame([{"method": state.METHOD_LABELS[m], **{kk: v for kk, v in r.summary.items()
+                                                              if not isinstance(v, dict | list)}}
+                        for m, r in results.items()])
+counts = pd.DataFrame({"method": [state.METHOD_LABELS[m] for m in results],
+                       "re-identified": [int(len(r.pairs)) for r in results.values()]})
+if len(counts):
+    domain = list(counts["method"])
+    chart = alt.Chart(counts).mark_bar().encode(
+        x=alt.X("method:N", sort=domain, title="Method", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("re-identified:Q", title="Re-identified pairs"),
+        color=alt.Color("method:N", scale=charts.category_scale(domain),
+                        legend=alt.Legend(title="Method", orient="right")),
+        tooltip=["method", "re-identified"]).properties(height=280)
+    labels = chart.mark_text(dy=-8, fontSize=13).encode(text="re-identified:Q", color=alt.value("black"))
+    st.altair_chart(chart + labels, width="stretch")
+    with st.expander("Summary per method (from Reidentification.summary)",
+                     expanded=release.truth is not None):
+        st.dataframe(summary, hide_index=True, width="stretch")
+
+if results:
+    st.subheader("Re-identified pairs")
+    shown = st.selectbox("Method", list(results), format_func=state.METHOD_LABELS.get, key="reid_shown")
+    pairs = results[shown].to_frame() if hasattr(results[shown], "to_frame") else results[shown].pairs
+    st.dataframe(pairs, hide_index=True, width="stretch")
+    st.download_button("Download pairs as CSV", pairs.to_csv(index=False).encode(),
+                       file_name=f"{release.name}_{shown}.csv", mime="text/csv", key="reid_download")
+
+    st.subheader("Leave-one-location-out sensitivity")
+    st.caption("Re-runs the method with each location removed: locations whose removal lowers the count "
+               "drive re-identification.")
+    loo_method = st.selectbox("Method for sensitivity", list(results), format_func=state.METHOD_LABELS.get,
+                              key="loo_method")
+    if st.button("Run sensitivity", key="loo_run"):
+        st.session_state[f"loo_{loaded.key}"] = loo_method
+    if st.session_state.get(f"loo_{loaded.key}") == loo_method:
+        loo = state.leave_one_out(loaded.key, reserved, loo_method,
+                                  k if loo_method == "incomplete-k" else None, release)
+        chart = alt.Chart(loo.dropna(subset=["change"])).mark_bar().encode(
+            x=alt.X("location removed:N", sort=list(release.locations), title="Location removed"),
+            y=alt.Y("change:Q", title="Change in re-identified pairs"),
+            color=alt.Color("direction:N", scale=alt.Scale(domain=["fewer", "same or more"],
+                                                           range=[charts.OKABE_ITO["vermillion"],
+                                                                  charts.OKABE_ITO["sky"]]),
+                            legend=alt.Legend(title="Without this location")),
+            tooltip=["location removed", "re-identified", "change"],
+        ).transform_calculate(direction="datum.change < 0 ? 'fewer' : 'same or more'").properties(height=260)
+        st.altair_chart(chart, width="stretch")
+        st.dataframe(loo, hide_index=True, width="stretch")
