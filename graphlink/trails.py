@@ -1,0 +1,225 @@
+"""Trail matrices (thesis ch. 3, Definitions 12-17, Algorithm 1 FillTrails), stored bit-packed.
+
+Every element (a name, a DNA sample) leaves a *trail* over the locations: 1 where it was disclosed, 0
+where it provably was not, ``*`` where we cannot tell.  The identified trails form matrix M (|M| × |C|),
+the de-identified trails matrix N (|N| × |C|).
+
+FillTrails decision (the seeds contradict themselves; we follow the digest's reading):
+  Algorithm 1 line 13 prints ``|γ_c| ≥ |ω_c|`` as the condition for writing 0 into the reserved matrix, but
+  the prose ("when a location's DNA database and identified database are the same size") and Figure 8.2
+  show the intended test is **equality**.  With ``≥`` every location of a reserved release would write 0s
+  and no ``*`` could ever appear, which contradicts Figure 3.5.  So: the reserved side gets ``*`` where
+  absent, except at locations with |γ_c| = |ω_c|, where absence means 0; the complete side gets 0 where
+  absent.  (Figure 3.5 itself prints ``*`` at H2/H3, where the sizes are equal; our matrices have 0 there,
+  which links exactly the same pairs — see tests/test_trails.py.)
+
+Storage: two uint64 bit masks per side, ``known`` (value is 0 or 1) and ``ones`` (value is 1), W =
+⌈|C|/64⌉ words per trail; bit c lives in word c // 64 at bit c % 64.  Never a dense |M| × |N| matrix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from graphlink.errors import ModelAssumptionError
+from graphlink.release import Release
+
+Reserved = Literal["deidentified", "identified", "none"]
+ReservedChoice = Literal["auto", "deidentified", "identified", "none"]
+RESERVED_CHOICES = ("auto", "deidentified", "identified", "none")
+
+
+def n_words(n_locations: int) -> int:
+    return max(1, (n_locations + 63) // 64)
+
+
+def pack_columns(rows: np.ndarray, cols: np.ndarray, n_rows: int, n_locations: int) -> np.ndarray:
+    """Set bit ``cols[k]`` of row ``rows[k]`` in an (n_rows, W) uint64 array.  O(len(rows))."""
+    out = np.zeros((n_rows, n_words(n_locations)), dtype=np.uint64)
+    if len(rows):
+        cols = np.asarray(cols, dtype=np.int64)
+        bits = np.left_shift(np.uint64(1), (cols % 64).astype(np.uint64))
+        np.bitwise_or.at(out, (np.asarray(rows, dtype=np.int64), cols // 64), bits)
+    return out
+
+
+def full_mask(n_rows: int, n_locations: int) -> np.ndarray:
+    """All locations known: the first |C| bits set in every row."""
+    cols = np.arange(n_locations)
+    row = pack_columns(np.zeros(n_locations, dtype=np.int64), cols, 1, n_locations)
+    return np.repeat(row, n_rows, axis=0)
+
+
+def unpack(words: np.ndarray, n_locations: int) -> np.ndarray:
+    """(n, W) uint64 -> (n, |C|) bool.  For display and tests on small data."""
+    if words.shape[0] == 0:
+        return np.zeros((0, n_locations), dtype=bool)
+    as_bytes = np.ascontiguousarray(words).view(np.uint8).reshape(words.shape[0], -1)
+    return np.unpackbits(as_bytes, axis=1, bitorder="little")[:, :n_locations].astype(bool)
+
+
+@dataclass(frozen=True)
+class TrailSide:
+    """One trail matrix (M or N): element keys (the TRAILDATA pointer, Def. 14) and packed bits."""
+
+    keys: np.ndarray
+    known: np.ndarray
+    ones: np.ndarray
+    n_locations: int
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def dense(self) -> np.ndarray:
+        """(n, |C|) int8 with 1, 0, or -1 for ``*``.  O(n·|C|): small data or display only."""
+        k = unpack(self.known, self.n_locations)
+        o = unpack(self.ones, self.n_locations)
+        out = np.full(k.shape, -1, dtype=np.int8)
+        out[k] = o[k].astype(np.int8)
+        return out
+
+    def trail_str(self, i: int) -> str:
+        """The trail of row ``i`` as text, e.g. ``"11*0"``."""
+        k = unpack(self.known[i : i + 1], self.n_locations)[0]
+        o = unpack(self.ones[i : i + 1], self.n_locations)[0]
+        return "".join(("1" if oo else "0") if kk else "*" for kk, oo in zip(k, o, strict=True))
+
+    def index_of(self, key: str) -> int:
+        """Row of element ``key`` (inverse TRAILDATA pointer); KeyError if absent."""
+        hits = np.flatnonzero(self.keys == key)
+        if len(hits) == 0:
+            raise KeyError(key)
+        return int(hits[0])
+
+    def has_star(self) -> np.ndarray:
+        """Per row: does the trail contain at least one ``*``?"""
+        full = full_mask(1, self.n_locations)[0]
+        return np.any(self.known != full, axis=1)
+
+    def is_null(self) -> np.ndarray:
+        """Per row: is it a null trail (all ``*``, Definition 18)?"""
+        return ~np.any(self.known != 0, axis=1)
+
+
+@dataclass(frozen=True)
+class Trails:
+    """The pair of trail matrices of a release plus how the reserved side was decided."""
+
+    locations: list[str]
+    identified: TrailSide
+    deidentified: TrailSide
+    reserved: Reserved
+    reason: str
+    sizes: pd.DataFrame
+
+    @property
+    def reserved_side(self) -> TrailSide | None:
+        return {"identified": self.identified, "deidentified": self.deidentified}.get(self.reserved)
+
+    @property
+    def complete_side(self) -> TrailSide:
+        return self.identified if self.reserved != "identified" else self.deidentified
+
+    def frame(self, side: Literal["identified", "deidentified"]) -> pd.DataFrame:
+        """The trail matrix as a DataFrame of '0'/'1'/'*' strings (display; O(n·|C|))."""
+        ts = self.identified if side == "identified" else self.deidentified
+        d = ts.dense()
+        txt = np.where(d < 0, "*", d.astype(str))
+        return pd.DataFrame(txt, index=pd.Index(ts.keys, name=side), columns=self.locations)
+
+
+def decide_reserved(sizes: pd.DataFrame, requested: ReservedChoice = "auto") -> tuple[Reserved, str]:
+    """Decide (or check) which side is reserved from per-location sizes (thesis Lemma 6, TR02 Lemma 3.3).
+
+    ``auto``: unreserved if every |γ_c| = |ω_c|; de-identified reserved to identified if every
+    |ω_c| ≤ |γ_c|; identified reserved if every |γ_c| ≤ |ω_c|.  A requested direction must be consistent
+    with the sizes.  Otherwise :class:`ModelAssumptionError` lists the offending locations.  O(|C|).
+    """
+    if requested not in RESERVED_CHOICES:
+        raise ModelAssumptionError(f"--reserved must be one of {', '.join(RESERVED_CHOICES)}")
+    g, w = sizes["identified"], sizes["deidentified"]
+    more_de = sizes.index[w > g].tolist()
+    more_id = sizes.index[g > w].tolist()
+
+    def listing(locs: list[str]) -> str:
+        shown = [f"{c} (|identified|={g[c]}, |deidentified|={w[c]})" for c in locs[:10]]
+        return "; ".join(shown) + (f"; ... {len(locs) - 10} more" if len(locs) > 10 else "")
+
+    if requested == "auto":
+        if not more_de and not more_id:
+            return "none", "unreserved: every location disclosed as many identified as de-identified records"
+        if not more_de:
+            return "deidentified", (f"de-identified reserved to identified: every location has |ω_c| ≤ |γ_c| "
+                                    f"({len(more_id)} of {len(sizes)} withhold some de-identified records)")
+        if not more_id:
+            return "identified", (f"identified reserved to de-identified: every location has |γ_c| ≤ |ω_c| "
+                                  f"({len(more_de)} of {len(sizes)} withhold some identified records)")
+        raise ModelAssumptionError(
+            "inconsistent release: neither side is reserved to the other. Locations with more de-identified "
+            f"than identified records: {listing(more_de)}. Locations with more identified than de-identified "
+            f"records: {listing(more_id)}. The trail model needs one direction at every location.")
+    bad = {"deidentified": more_de, "identified": more_id, "none": more_de + more_id}[requested]
+    if bad:
+        what = {"deidentified": "de-identified reserved to identified needs |ω_c| ≤ |γ_c| everywhere",
+                "identified": "identified reserved to de-identified needs |γ_c| ≤ |ω_c| everywhere",
+                "none": "unreserved needs |γ_c| = |ω_c| everywhere"}[requested]
+        raise ModelAssumptionError(f"--reserved {requested} contradicts the release: {what}; offending "
+                                   f"locations: {listing(bad)}")
+    return requested, f"{requested} (as requested; consistent with the per-location sizes)"
+
+
+def build_trails(release: Release, reserved: ReservedChoice = "auto") -> Trails:
+    """FillTrails (thesis Algorithm 1) with the equality reading of line 13 (see module docstring).
+
+    O(rows + (|M| + |N|)·W): one pass over the disclosures, bits OR-ed into packed words.
+    """
+    frame = release.frame
+    locations = release.locations
+    n_loc = len(locations)
+    loc_index = pd.Index(locations)
+    sizes = release.sizes()
+    side, reason = decide_reserved(sizes, reserved)
+    equal = (sizes["identified"] == sizes["deidentified"]).to_numpy()
+
+    sides = {}
+    for kind in ("identified", "deidentified"):
+        part = frame[frame["kind"] == kind]
+        codes, keys = pd.factorize(part["element"], sort=False)
+        cols = loc_index.get_indexer(part["location"])
+        n = len(keys)
+        ones = pack_columns(codes, cols, n, n_loc)
+        if side == kind:      # reserved: known where disclosed, and everywhere at equal-size locations
+            eq_cols = np.flatnonzero(equal)
+            eq_row = pack_columns(np.zeros(len(eq_cols), dtype=np.int64), eq_cols, 1, n_loc)
+            known = ones | eq_row
+        else:                 # complete side: absence means 0
+            known = full_mask(n, n_loc)
+        sides[kind] = TrailSide(np.asarray(keys, dtype=object), known, ones, n_loc)
+    return Trails(locations, sides["identified"], sides["deidentified"], side, reason, sizes)
+
+
+def trails_from_dense(identified: np.ndarray, deidentified: np.ndarray, *, reserved: Reserved,
+                      id_keys: list[str] | None = None, de_keys: list[str] | None = None,
+                      locations: list[str] | None = None) -> Trails:
+    """Build Trails straight from dense matrices (1, 0, -1 for ``*``): thesis figures and tests.  O(n·|C|)."""
+    identified = np.asarray(identified, dtype=np.int8).reshape(len(identified), -1)
+    deidentified = np.asarray(deidentified, dtype=np.int8).reshape(len(deidentified), -1)
+    n_loc = max(identified.shape[1], deidentified.shape[1])
+    locations = locations or [f"c{i + 1}" for i in range(n_loc)]
+
+    def side(d: np.ndarray, keys: list[str] | None, prefix: str) -> TrailSide:
+        r, c = np.nonzero(d == 1)
+        ones = pack_columns(r, c, len(d), n_loc)
+        r2, c2 = np.nonzero(d >= 0)
+        known = pack_columns(r2, c2, len(d), n_loc)
+        return TrailSide(np.asarray(keys or [f"{prefix}{i + 1}" for i in range(len(d))], dtype=object),
+                         known, ones, n_loc)
+
+    sizes = pd.DataFrame({"identified": (identified == 1).sum(0), "deidentified": (deidentified == 1).sum(0)},
+                         index=pd.Index(locations, name="location"))
+    return Trails(locations, side(identified, id_keys, "m"), side(deidentified, de_keys, "n"), reserved,
+                  f"{reserved} (given matrices)", sizes)

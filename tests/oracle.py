@@ -1,0 +1,91 @@
+"""Brute-force oracles for tests: enumerate every maximum matching of a small bipartite graph.
+
+Exponential; only for graphs with a handful of vertices.  Null trails are materialised explicitly here,
+which is exactly what the library avoids, so the two computations are independent.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+
+def all_maximum_matchings(n_left: int, n_right: int, edges: list[tuple[int, int]]) -> list[frozenset]:
+    """Every maximum matching as a frozenset of edges, by exhaustive search over edge subsets."""
+    adj = {u: [v for (x, v) in edges if x == u] for u in range(n_left)}
+    best: list[frozenset] = []
+    best_size = 0
+
+    def rec(u: int, used: set, cur: list) -> None:
+        nonlocal best, best_size
+        if u == n_left:
+            if len(cur) > best_size:
+                best_size, best = len(cur), [frozenset(cur)]
+            elif len(cur) == best_size:
+                best.append(frozenset(cur))
+            return
+        # prune: even matching all remaining left vertices cannot reach best
+        if len(cur) + (n_left - u) < best_size:
+            return
+        rec(u + 1, used, cur)
+        for v in adj[u]:
+            if v not in used:
+                used.add(v)
+                cur.append((u, v))
+                rec(u + 1, used, cur)
+                cur.pop()
+                used.remove(v)
+
+    rec(0, set(), [])
+    return best
+
+
+def link(m: np.ndarray, n: np.ndarray) -> bool:
+    """Definition 17 on dense trails (-1 = '*'): n links m iff every location agrees or is '*'."""
+    return all(a < 0 or b < 0 or a == b for a, b in zip(m, n, strict=True))
+
+
+def oracle_from_dense(M: np.ndarray, N: np.ndarray, null_side: str | None, n_null: int) -> dict:
+    """Expand null trails explicitly, enumerate all maximum matchings, return allowed/vital edge sets.
+
+    Vertices: identified rows 0..|M|-1 (+ nulls if null_side == 'identified'), de-identified likewise.
+    Returns sets over real (identified row, de-identified row) pairs plus per-element null info.
+    """
+    nm, nn = len(M), len(N)
+    n_left = nm + (n_null if null_side == "identified" else 0)
+    n_right = nn + (n_null if null_side == "deidentified" else 0)
+    edges = []
+    for i in range(n_left):
+        for j in range(n_right):
+            if i >= nm or j >= nn or link(M[i], N[j]):
+                edges.append((i, j))
+    mms = all_maximum_matchings(n_left, n_right, edges)
+    union = set().union(*mms) if mms else set()
+    inter = set.intersection(*map(set, mms)) if mms else set()
+    real = lambda e: e[0] < nm and e[1] < nn  # noqa: E731
+    out = {
+        "nu": len(mms[0]) if mms else 0,
+        "allowed": {e for e in union if real(e)},
+        "vital": {e for e in inter if real(e)},
+        "all_edges": {e for e in edges if real(e)},
+        "mms": mms,
+    }
+    if null_side == "deidentified":
+        out["null_allowed_identified"] = {i for (i, j) in union if j >= nn}
+    elif null_side == "identified":
+        out["null_allowed_deidentified"] = {j for (i, j) in union if i >= nm}
+    return out
+
+
+def union_degrees_from_oracle(o: dict, nm: int, nn: int) -> tuple[np.ndarray, np.ndarray]:
+    di = np.zeros(nm, int)
+    dj = np.zeros(nn, int)
+    for i, j in o["allowed"]:
+        di[i] += 1
+        dj[j] += 1
+    return di, dj
+
+
+def subsets(xs):
+    return itertools.chain.from_iterable(itertools.combinations(xs, r) for r in range(len(xs) + 1))
