@@ -1,0 +1,223 @@
+"""Explicit protocol messages of STRANON / SCAMD (thesis Alg. 11, App. C Figs C.1–C.5) and their wire format.
+
+Every message a party sends is one of the dataclasses below; parties never share objects, only the bytes
+produced by :func:`encode` (the in-process network and the loopback-socket transport both carry exactly
+these bytes, so what a party "sees" is what it decodes).
+
+Wire format (one frame): ``u32 header_len | header JSON (utf-8) | point blobs``. The header holds the
+message kind and all scalar fields; every ``list[bytes]`` field of 32-byte points is written as the
+concatenation of its points (its length is in the header); ``bytes`` fields (unlock keys) are hex in
+the header. Encoding/decoding is O(size).
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import dataclass, field, fields
+from typing import ClassVar
+
+from graphlink.secure.crypto import POINT_BYTES, validate_points
+
+STTP = "sTTP"
+
+
+@dataclass
+class Message:
+    """Base class: who sends, who receives, which protocol session."""
+
+    sender: str
+    recipient: str
+    session: str
+    kind: ClassVar[str] = "message"
+    point_fields: ClassVar[tuple[str, ...]] = ()
+
+
+@dataclass
+class Setup(Message):
+    """sTTP → location: session parameters and the common dummy value v_C (Theorem 11; None = no check)."""
+
+    locations: list[str] = field(default_factory=list)
+    k: int = 2
+    method: str = "greedy-dedup-secure"
+    common_dummy: list[bytes] = field(default_factory=list)   # [v_C] or []
+    locking: bool = False
+    kind: ClassVar[str] = "setup"
+    point_fields: ClassVar[tuple[str, ...]] = ("common_dummy",)
+
+
+@dataclass
+class PublishIdentified(Message):
+    """location → sTTP: the identified database γ_i, which the location publishes anyway (Alg. 11 line 3)."""
+
+    identified: list[str] = field(default_factory=list)
+    kind: ClassVar[str] = "publish-identified"
+
+
+@dataclass
+class EncryptRequest(Message):
+    """Owner → location x: please encrypt this dataset with your multi-party key (SCAMD Step 2)."""
+
+    owner: str = ""
+    points: list[bytes] = field(default_factory=list)
+    kind: ClassVar[str] = "encrypt-request"
+    point_fields: ClassVar[tuple[str, ...]] = ("points",)
+
+
+@dataclass
+class EncryptReply(Message):
+    """location x → owner: the dataset encrypted with x's multi-party key, same order."""
+
+    owner: str = ""
+    points: list[bytes] = field(default_factory=list)
+    kind: ClassVar[str] = "encrypt-reply"
+    point_fields: ClassVar[tuple[str, ...]] = ("points",)
+
+
+@dataclass
+class DecryptRequest(Message):
+    """Owner → location x: please decrypt with your multi-party key. purpose: check (Thm 12) | return."""
+
+    owner: str = ""
+    purpose: str = "return"
+    round: int = 0
+    points: list[bytes] = field(default_factory=list)
+    kind: ClassVar[str] = "decrypt-request"
+    point_fields: ClassVar[tuple[str, ...]] = ("points",)
+
+
+@dataclass
+class DecryptReply(Message):
+    """location x → owner: the dataset decrypted with x's multi-party key, same order."""
+
+    owner: str = ""
+    purpose: str = "return"
+    round: int = 0
+    points: list[bytes] = field(default_factory=list)
+    kind: ClassVar[str] = "decrypt-reply"
+    point_fields: ClassVar[tuple[str, ...]] = ("points",)
+
+
+@dataclass
+class Submission(Message):
+    """location → sTTP: fully encrypted h(ω_i) (Alg. 11 line 12) and the fully encrypted v_C."""
+
+    points: list[bytes] = field(default_factory=list)
+    common_dummy: list[bytes] = field(default_factory=list)
+    kind: ClassVar[str] = "submission"
+    point_fields: ClassVar[tuple[str, ...]] = ("points", "common_dummy")
+
+
+@dataclass
+class Return(Message):
+    """sTTP → location: N_i ⊆ h(ω_i), the encrypted values it may disclose (Alg. 11 line 14)."""
+
+    points: list[bytes] = field(default_factory=list)
+    kind: ClassVar[str] = "return"
+    point_fields: ClassVar[tuple[str, ...]] = ("points",)
+
+
+@dataclass
+class LockedReturn(Message):
+    """sTTP → location (lock-out, Thm 13): h(h([D_C, return_l], y_C^l), all y^m) shuffled, and h(D_C, y_C^l)."""
+
+    points: list[bytes] = field(default_factory=list)
+    blinded_dummies: list[bytes] = field(default_factory=list)
+    kind: ClassVar[str] = "locked-return"
+    point_fields: ClassVar[tuple[str, ...]] = ("points", "blinded_dummies")
+
+
+@dataclass
+class DecryptionReport(Message):
+    """location → sTTP: whether h(D_C, y_C^l) came back intact after full decryption (Thm 13)."""
+
+    ok: bool = True
+    kind: ClassVar[str] = "decryption-report"
+
+
+@dataclass
+class Unlock(Message):
+    """sTTP → location: the decryption half z_C^l of the sTTP's one-time blinding key for l (Thm 13)."""
+
+    key: bytes = b""
+    kind: ClassVar[str] = "unlock"
+
+
+@dataclass
+class Alarm(Message):
+    """location → sTTP: an integrity check failed (Thm 12: a decryption check came back wrong)."""
+
+    reason: str = ""
+    kind: ClassVar[str] = "alarm"
+
+
+@dataclass
+class Abort(Message):
+    """sTTP → location: the run is stopped (Thm 11 mismatch, an alarm, or a failed decryption report)."""
+
+    reason: str = ""
+    kind: ClassVar[str] = "abort"
+
+
+@dataclass
+class Finished(Message):
+    """location → sTTP: the location has recovered its disclosable set (only its size is reported)."""
+
+    disclosed: int = 0
+    kind: ClassVar[str] = "finished"
+
+
+MESSAGE_TYPES: dict[str, type[Message]] = {
+    cls.kind: cls
+    for cls in (Setup, PublishIdentified, EncryptRequest, EncryptReply, DecryptRequest, DecryptReply,
+                Submission, Return, LockedReturn, DecryptionReport, Unlock, Alarm, Abort, Finished)
+}
+
+
+def encode(msg: Message) -> bytes:
+    """Serialise a message to one frame (see module doc). O(size)."""
+    header: dict = {"kind": msg.kind}
+    blobs: list[bytes] = []
+    for f in fields(msg):
+        value = getattr(msg, f.name)
+        if f.name in msg.point_fields:
+            header[f.name] = len(value)
+            blobs.append(b"".join(value))
+        elif isinstance(value, bytes):
+            header[f.name] = {"hex": value.hex()}
+        else:
+            header[f.name] = value
+    h = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    return struct.pack(">I", len(h)) + h + b"".join(blobs)
+
+
+def decode(frame: bytes) -> Message:
+    """Parse one frame; every point is checked to be a valid ristretto255 encoding. O(size)."""
+    (hlen,) = struct.unpack(">I", frame[:4])
+    header = json.loads(frame[4 : 4 + hlen].decode("utf-8"))
+    cls = MESSAGE_TYPES[header.pop("kind")]
+    pos = 4 + hlen
+    kwargs = {}
+    for f in fields(cls):
+        if f.name not in header:
+            continue
+        value = header[f.name]
+        if f.name in cls.point_fields:
+            n = int(value)
+            blob = frame[pos : pos + n * POINT_BYTES]
+            pos += n * POINT_BYTES
+            pts = [blob[i * POINT_BYTES : (i + 1) * POINT_BYTES] for i in range(n)]
+            validate_points(pts)
+            kwargs[f.name] = pts
+        elif isinstance(value, dict) and "hex" in value:
+            kwargs[f.name] = bytes.fromhex(value["hex"])
+        else:
+            kwargs[f.name] = value
+    if pos != len(frame):
+        raise ValueError("trailing bytes in message frame")
+    return cls(**kwargs)
+
+
+def n_records(msg: Message) -> int:
+    """Number of 32-byte records (points) the message carries — the unit of App. C.3.2 bandwidth."""
+    return sum(len(getattr(msg, name)) for name in msg.point_fields)
