@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import sys
+import warnings
 
 import typer
 
@@ -36,8 +37,13 @@ def _register_commands() -> None:
 _register_commands()
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+    typer.echo(f"graphlink: warning: {message}", err=True)
+
+
 def main() -> None:
     """Console-script entry: maps library errors to exit codes without tracebacks."""
+    warnings.showwarning = _show_warning
     try:
         app(standalone_mode=False)
     except GraphlinkError as exc:

@@ -19,6 +19,7 @@ Storage: two uint64 bit masks per side, ``known`` (value is 0 or 1) and ``ones``
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Literal
 
@@ -26,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from graphlink.errors import ModelAssumptionError
-from graphlink.release import Release
+from graphlink.release import Release, ReleaseWarning
 
 Reserved = Literal["deidentified", "identified", "none"]
 ReservedChoice = Literal["auto", "deidentified", "identified", "none"]
@@ -164,11 +165,13 @@ def decide_reserved(sizes: pd.DataFrame, requested: ReservedChoice = "auto") -> 
             f"records: {listing(more_id)}. The trail model needs one direction at every location.")
     bad = {"deidentified": more_de, "identified": more_id, "none": more_de + more_id}[requested]
     if bad:
-        what = {"deidentified": "de-identified reserved to identified needs |ω_c| ≤ |γ_c| everywhere",
-                "identified": "identified reserved to de-identified needs |γ_c| ≤ |ω_c| everywhere",
-                "none": "unreserved needs |γ_c| = |ω_c| everywhere"}[requested]
-        raise ModelAssumptionError(f"--reserved {requested} contradicts the release: {what}; offending "
-                                   f"locations: {listing(bad)}")
+        what = {"deidentified": "de-identified reserved to identified expects |ω_c| ≤ |γ_c| everywhere",
+                "identified": "identified reserved to de-identified expects |γ_c| ≤ |ω_c| everywhere",
+                "none": "unreserved expects |γ_c| = |ω_c| everywhere"}[requested]
+        # an explicit choice is the user's declaration (e.g. one-to-many data, Appendix A): keep it, but say so
+        note = f"--reserved {requested} as requested, although {what}; offending locations: {listing(bad)}"
+        warnings.warn(note, ReleaseWarning, stacklevel=3)
+        return requested, note
     return requested, f"{requested} (as requested; consistent with the per-location sizes)"
 
 

@@ -1,0 +1,88 @@
+"""Exact k-unlinkability audit (thesis ch. 6, Definition 19), certified through the union of all maximum
+matchings computed by :mod:`graphlink.matching` (no enumeration).
+
+Definition 19: the link graph is k-unlinkable when every vertex v either (1) participates in at least k
+different edges of the union T of all maximum matchings, or (2) all edges of T ending at v go to a null
+trail.  Decisions written down here (the thesis leaves them open; algorithms.md §2.1):
+
+* Edges to the (symbolic, §4.2.4) null trails **count** toward k: each null trail is a distinct vertex of
+  the padded graph, and Definition 19 counts distinct edges.  The violation report shows the non-null part
+  too, so a reader sees when a vertex is protected only by undisclosed records.
+* A vertex with no non-null edge in T (only null edges, or none at all) is exempt by clause (2) — it can
+  never be linked to a disclosed record.  Null trails themselves are exempt.
+
+Complexity: that of :func:`graphlink.matching.classify_edges`, O(E·√V), plus O(V).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from graphlink.linkgraph import LinkGraph
+from graphlink.matching import EdgeClasses, classify_edges
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """Verdict of the k-unlinkability audit and the violating elements."""
+
+    k: int
+    k_unlinkable: bool
+    violations: pd.DataFrame          # side, element, union_degree, union_degree_non_null
+    true_loves: int
+    maximum_matching_size: int        # over real elements (null trails excluded)
+    hall_ok: bool
+    unmatched: list[str]
+    counts: dict
+
+    def to_dict(self) -> dict:
+        return {
+            "k": self.k,
+            "k_unlinkable": self.k_unlinkable,
+            "violations": [
+                {"side": r.side, "element": r.element, "union_degree": int(r.union_degree),
+                 "union_degree_non_null": int(r.union_degree_non_null)}
+                for r in self.violations.itertuples(index=False)
+            ],
+            "true_loves": self.true_loves,
+            "maximum_matching_size": self.maximum_matching_size,
+            "hall_condition": self.hall_ok,
+            "unmatched": self.unmatched,
+            "counts": self.counts,
+        }
+
+
+def union_degree_table(classes: EdgeClasses) -> pd.DataFrame:
+    """Per element: side, element, union-degree (with null edges) and its non-null part."""
+    g = classes.graph
+    frames = []
+    for side, keys, nonnull in (("identified", g.trails.identified.keys, classes.union_degree_identified),
+                                ("deidentified", g.trails.deidentified.keys, classes.union_degree_deidentified)):
+        frames.append(pd.DataFrame({"side": side, "element": keys,
+                                    "union_degree": classes.union_degree_total(side),
+                                    "union_degree_non_null": nonnull}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def audit(graph_or_classes: LinkGraph | EdgeClasses, k: int) -> AuditResult:
+    """Definition 19 with the decisions in the module docstring.  ``k`` ≥ 1."""
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    classes = graph_or_classes if isinstance(graph_or_classes, EdgeClasses) else classify_edges(graph_or_classes)
+    table = union_degree_table(classes)
+    violating = (table["union_degree_non_null"] > 0) & (table["union_degree"] < k)
+    violations = table[violating].sort_values(["union_degree", "side", "element"], kind="stable")
+    counts = {
+        "identified": int(classes.graph.n_identified),
+        "deidentified": int(classes.graph.n_deidentified),
+        "null_trails": int(classes.graph.n_null),
+        "violations_identified": int((violations["side"] == "identified").sum()),
+        "violations_deidentified": int((violations["side"] == "deidentified").sum()),
+        "link_edges": int(classes.graph.n_expanded_edges),
+        "union_edges": int(np.sum(classes.union_degree_identified)),
+    }
+    return AuditResult(k, bool(len(violations) == 0), violations.reset_index(drop=True), classes.n_true_loves,
+                       classes.nu_real, classes.hall_ok, classes.unmatched, counts)

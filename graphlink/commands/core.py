@@ -1,0 +1,188 @@
+"""Core CLI commands: ``trails``, ``reidentify``, ``audit`` (thin: parse, call the library, format)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Iterator
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import pandas as pd
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from graphlink.audit import audit as run_audit
+from graphlink.linkgraph import build_linkgraph
+from graphlink.matching import classify_edges
+from graphlink.reidit import METHODS, reidentify
+from graphlink.release import Release, read_release, read_truth
+from graphlink.trails import Trails, build_trails
+
+err = Console(stderr=True)
+
+
+class ReservedOpt(str, Enum):
+    auto = "auto"
+    deidentified = "deidentified"
+    identified = "identified"
+    none = "none"
+
+
+class Fmt(str, Enum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+class AuditFmt(str, Enum):
+    table = "table"
+    json = "json"
+
+
+class Store(str, Enum):
+    none = "none"
+    neo4j = "neo4j"
+
+
+MethodOpt = Enum("MethodOpt", {m.replace("-", "_"): m for m in METHODS}, type=str)  # type: ignore[misc]
+
+ReleaseArg = Annotated[Path, typer.Argument(help="Release: long CSV/Parquet (location,kind,element) or a folder "
+                                                   "with one sub-folder per location")]
+ReservedO = Annotated[ReservedOpt, typer.Option("--reserved", help="Which side may withhold records")]
+IdKey = Annotated[str | None, typer.Option("--id-key", help="Folder input: identified key column(s), comma-separated")]
+DeidKey = Annotated[str | None, typer.Option("--deid-key", help="Folder input: de-identified key column(s)")]
+
+
+@contextlib.contextmanager
+def step(text: str) -> Iterator[None]:
+    """A spinner on stderr while a possibly long step runs (silent when stderr is not a terminal)."""
+    if err.is_terminal:
+        with err.status(text):
+            yield
+    else:
+        yield
+
+
+def load(release: Path, id_key: str | None, deid_key: str | None, truth: Path | None = None) -> Release:
+    split = (lambda s: [c.strip() for c in s.split(",") if c.strip()] if s else None)  # noqa: E731
+    with step(f"reading {release}"):
+        return read_release(release, id_key=split(id_key), deid_key=split(deid_key),
+                            truth=read_truth(truth) if truth else None)
+
+
+def _print_frame(df: pd.DataFrame, title: str | None = None) -> None:
+    table = Table(title=title, show_lines=False)
+    for c in df.columns:
+        table.add_column(str(c))
+    for row in df.itertuples(index=False):
+        table.add_row(*(str(v) for v in row))
+    Console().print(table)
+
+
+def _trails_frame(tr: Trails) -> pd.DataFrame:
+    parts = []
+    for side in ("identified", "deidentified"):
+        f = tr.frame(side).reset_index().rename(columns={side: "element"})
+        f.insert(0, "side", side)
+        parts.append(f)
+    return pd.concat(parts, ignore_index=True)
+
+
+def _store():
+    from graphlink.store.neo4j import connect
+
+    return connect()
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("trails")
+    def trails_cmd(release: ReleaseArg, reserved: ReservedO = ReservedOpt.auto,
+                   fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
+                   id_key: IdKey = None, deid_key: DeidKey = None) -> None:
+        """Build the identified (M) and de-identified (N) trail matrices (FillTrails, thesis Alg. 1)."""
+        rel = load(release, id_key, deid_key)
+        with step("building trails"):
+            tr = build_trails(rel, reserved.value)
+        frame = _trails_frame(tr)
+        if fmt is Fmt.csv:
+            frame.to_csv(sys.stdout, index=False)
+        elif fmt is Fmt.json:
+            typer.echo(json.dumps({"locations": tr.locations, "reserved": tr.reserved, "reason": tr.reason,
+                                   "sizes": tr.sizes.reset_index().to_dict(orient="records"),
+                                   "trails": frame.to_dict(orient="records")}, indent=2))
+        else:
+            err.print(f"[bold]reserved:[/bold] {tr.reason}")
+            _print_frame(frame, title=f"Trails of {rel.name} ({len(tr.locations)} locations)")
+
+    @app.command("reidentify")
+    def reidentify_cmd(release: ReleaseArg,
+                       method: Annotated[MethodOpt, typer.Option("--method", help="REIDIT algorithm or exact true loves")],
+                       k: Annotated[int | None, typer.Option("--k", min=1, help="k for incomplete-k")] = None,
+                       reserved: ReservedO = ReservedOpt.auto,
+                       truth: Annotated[Path | None, typer.Option("--truth", help="CSV identified,deidentified")] = None,
+                       explain: Annotated[bool, typer.Option("--explain", help="Always compute full reasons")] = False,
+                       fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
+                       store: Annotated[Store, typer.Option("--store", help="Write results to Neo4j")] = Store.none,
+                       name: Annotated[str | None, typer.Option("--name", help="Release name in the store")] = None,
+                       id_key: IdKey = None, deid_key: DeidKey = None) -> None:
+        """Re-identify elements from their trails; every pair carries its reason."""
+        m = method.value
+        if m == "incomplete-k" and k is None:
+            raise typer.BadParameter("--method incomplete-k needs --k", param_hint="--k")
+        rel = load(release, id_key, deid_key, truth)
+        with step(f"running {m}"):
+            result = reidentify(rel, m, k=k, reserved=reserved.value, explain=explain or None)
+        if result.summary.get("model_ok") is False:
+            err.print("[yellow]graphlink: warning: the data breaks the one-to-one/reserved model (Hall's condition "
+                      "fails); results are not certain. Unmatched: "
+                      + ", ".join(map(str, result.summary.get("unmatched", result.summary.get("conflicts", [])))[:20]))
+        if store is Store.neo4j:
+            with step("writing to Neo4j"), contextlib.closing(_store()) as st:
+                st.load_release(rel, name or rel.name)
+                run = st.write_reidentification(name or rel.name, result)
+            err.print(f"stored as run {run} in {st.uri}")
+        if fmt is Fmt.csv:
+            cols = ["identified", "deidentified"] + (["reason"] if explain else [])
+            result.pairs[cols].to_csv(sys.stdout, index=False)
+        elif fmt is Fmt.json:
+            typer.echo(json.dumps(result.to_dict(), indent=2, default=str))
+        else:
+            _print_frame(result.pairs, title=f"{m}: {len(result.pairs)} pair(s)")
+            err.print(", ".join(f"{a}={b}" for a, b in result.summary.items() if not isinstance(b, list | dict)))
+
+    @app.command("audit")
+    def audit_cmd(release: ReleaseArg, k: Annotated[int, typer.Option("--k", min=1, help="Protection level")],
+                  reserved: ReservedO = ReservedOpt.auto,
+                  fmt: Annotated[AuditFmt, typer.Option("--format")] = AuditFmt.table,
+                  store: Annotated[Store, typer.Option("--store")] = Store.none,
+                  name: Annotated[str | None, typer.Option("--name")] = None,
+                  id_key: IdKey = None, deid_key: DeidKey = None) -> None:
+        """Exact k-unlinkability audit (Definition 19) via the union of all maximum matchings."""
+        rel = load(release, id_key, deid_key)
+        with step("building trails and link graph"):
+            graph = build_linkgraph(build_trails(rel, reserved.value))
+        with step("classifying edges (maximum matching + SCC)"):
+            classes = classify_edges(graph)
+            result = run_audit(classes, k)
+        if store is Store.neo4j:
+            with step("writing to Neo4j"), contextlib.closing(_store()) as st:
+                st.load_release(rel, name or rel.name)
+                st.write_link_graph(name or rel.name, classes)
+                run = st.write_audit(name or rel.name, result)
+            err.print(f"stored as run {run} in {st.uri}")
+        if fmt is AuditFmt.json:
+            typer.echo(json.dumps(result.to_dict(), indent=2))
+            return
+        verdict = "[green]k-unlinkable[/green]" if result.k_unlinkable else "[red]NOT k-unlinkable[/red]"
+        Console().print(f"k={k}: {verdict}; true loves (certain re-identifications): {result.true_loves}; "
+                        f"maximum matching size: {result.maximum_matching_size}; "
+                        f"violations: {len(result.violations)}")
+        if not result.hall_ok:
+            err.print("[yellow]warning: Hall's condition fails; the data breaks the model. Unmatched: "
+                      + ", ".join(result.unmatched[:20]))
+        if len(result.violations):
+            _print_frame(result.violations.head(200), title="Violations (first 200)")
