@@ -346,8 +346,10 @@ class _TightSets:
                     stack.append(m2)
         u = sorted(seen_r)
         nu = sorted(seen_s)
-        names_u = ", ".join(str(self.R.keys[x]) for x in u[:show]) + (f" and {len(u) - show} more" if len(u) > show else "")
-        names_n = " or ".join(str(self.S.keys[x]) for x in nu[:show]) + (f" or {len(nu) - show} more" if len(nu) > show else "")
+        names_u = ", ".join(str(self.R.keys[x]) for x in u[:show])
+        names_u += f" and {len(u) - show} more" if len(u) > show else ""
+        names_n = " or ".join(str(self.S.keys[x]) for x in nu[:show])
+        names_n += f" or {len(nu) - show} more" if len(nu) > show else ""
         count = f" ({len(u)} records, {len(nu)} candidates)" if len(u) > 1 else ""
         return f"{names_u} can only be {names_n}{count}, so {self.R.keys[r]} must be {self.S.keys[s]}"
 

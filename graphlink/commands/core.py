@@ -6,7 +6,7 @@ import contextlib
 import json
 import sys
 from collections.abc import Iterator
-from enum import Enum
+from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -25,25 +25,25 @@ from graphlink.trails import Trails, build_trails
 err = Console(stderr=True)
 
 
-class ReservedOpt(str, Enum):
+class ReservedOpt(StrEnum):
     auto = "auto"
     deidentified = "deidentified"
     identified = "identified"
     none = "none"
 
 
-class Fmt(str, Enum):
+class Fmt(StrEnum):
     table = "table"
     csv = "csv"
     json = "json"
 
 
-class AuditFmt(str, Enum):
+class AuditFmt(StrEnum):
     table = "table"
     json = "json"
 
 
-class Store(str, Enum):
+class Store(StrEnum):
     none = "none"
     neo4j = "neo4j"
 
@@ -120,10 +120,10 @@ def register(app: typer.Typer) -> None:
 
     @app.command("reidentify")
     def reidentify_cmd(release: ReleaseArg,
-                       method: Annotated[MethodOpt, typer.Option("--method", help="REIDIT algorithm or exact true loves")],
+                       method: Annotated[MethodOpt, typer.Option("--method", help="REIDIT algorithm or true loves")],
                        k: Annotated[int | None, typer.Option("--k", min=1, help="k for incomplete-k")] = None,
                        reserved: ReservedO = ReservedOpt.auto,
-                       truth: Annotated[Path | None, typer.Option("--truth", help="CSV identified,deidentified")] = None,
+                       truth: Annotated[Path | None, typer.Option("--truth", help="CSV: identified,deidentified")] = None,
                        explain: Annotated[bool, typer.Option("--explain", help="Always compute full reasons")] = False,
                        fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
                        store: Annotated[Store, typer.Option("--store", help="Write results to Neo4j")] = Store.none,
