@@ -123,7 +123,7 @@ def register(app: typer.Typer) -> None:
                        method: Annotated[MethodOpt, typer.Option("--method", help="REIDIT algorithm or true loves")],
                        k: Annotated[int | None, typer.Option("--k", min=1, help="k for incomplete-k")] = None,
                        reserved: ReservedO = ReservedOpt.auto,
-                       truth: Annotated[Path | None, typer.Option("--truth", help="CSV: identified,deidentified")] = None,
+                       truth: Annotated[Path | None, typer.Option("--truth", help="Truth CSV")] = None,
                        explain: Annotated[bool, typer.Option("--explain", help="Always compute full reasons")] = False,
                        fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
                        store: Annotated[Store, typer.Option("--store", help="Write results to Neo4j")] = Store.none,
