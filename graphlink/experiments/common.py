@@ -108,7 +108,7 @@ def pack_rows(mask: np.ndarray) -> np.ndarray:
     n, C = mask.shape
     if C <= 62:
         return mask.astype(np.int64) @ (np.int64(1) << np.arange(C, dtype=np.int64))
-    packed = np.packbits(mask, axis=1)
+    packed = np.ascontiguousarray(np.packbits(mask, axis=1))
     return packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
 
 
