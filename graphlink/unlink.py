@@ -662,18 +662,17 @@ def _violating_records(result: Any, classes: Any) -> set[Hashable]:
 
 
 def _allowed_neighbours(classes: Any, rows: list[int]) -> np.ndarray:
-    """De-identified rows joined to identified ``rows`` by an allowed (max-matching) edge."""
+    """De-identified rows joined to identified ``rows`` by an allowed (max-matching) edge.
+
+    Works on the twin classes of the link graph (an allowed class edge means every member pair is
+    allowed, by the twin-swap symmetry).  O(E_class + |N|).
+    """
     graph = classes.graph
-    try:
-        ei, ej = graph.ei, graph.ej
-        allowed = np.asarray(classes.allowed, bool)
-        if len(allowed) != len(ei):
-            raise ValueError
-        sel = np.isin(ei, np.asarray(rows, np.int64)) & allowed
-        return np.unique(ej[sel])
-    except Exception:  # noqa: BLE001 - class-level representation: use plain neighbours
-        return np.unique(np.concatenate([graph.neighbours_of_identified(i) for i in rows])
-                         if rows else np.zeros(0, np.int64))
+    if not rows:
+        return np.zeros(0, np.int64)
+    cls_m = np.unique(graph.id_class[np.asarray(rows, np.int64)])
+    sel = np.isin(graph.class_ei, cls_m) & np.asarray(classes.class_allowed, bool)
+    return np.flatnonzero(np.isin(graph.de_class, np.unique(graph.class_ej[sel])))
 
 
 def _counts(result: Any) -> dict[str, int]:
@@ -684,19 +683,65 @@ def _counts(result: Any) -> dict[str, int]:
             "k_unlinkable": bool(result.k_unlinkable)}
 
 
+def disclosed_of(release: Any) -> dict[Hashable, list[Hashable]]:
+    """``{location: de-identified elements}`` of a release (every location, possibly empty).  O(rows)."""
+    return _omega_sets(release.frame)
+
+
+def certify(release: Any, disclosed: Mapping[Hashable, Iterable[Hashable]], k: int, *,
+            max_rounds: int = 1000, progress: Callable[[str], None] | None = None
+            ) -> tuple[Any, dict[Hashable, list[Hashable]], Any, list[Hashable], int]:
+    """Certify a suppression of ``release`` with the core's exact audit, withholding more until it passes.
+
+    ``disclosed`` must be a subset of the release's de-identified rows (Definition 21).  Loop: build the
+    suppressed release, audit it (:func:`graphlink.audit.audit`, Definition 19); on failure withhold
+    :func:`_violating_records` (or, if that is empty, everything left) and repeat.  Withholding every
+    de-identified record leaves only null trails, which Definition 19 clause 2 always accepts, so the loop
+    ends.  Returns (release, disclosed, AuditResult, records withheld by the repair, repair rounds).
+    O(rounds · audit).
+    """
+    omega = _omega_sets(release.frame)
+    allowed = {(c, e) for c, es in omega.items() for e in es}
+    disclosed = {c: list(dict.fromkeys(es)) for c, es in disclosed.items()}
+    extra = [(c, e) for c, es in disclosed.items() for e in es if (c, e) not in allowed]
+    if extra:
+        raise ModelAssumptionError(f"a suppression may only withhold records, but {len(extra)} disclosed records "
+                                   f"are not in the release (first: {extra[0]})")
+    repair: list[Hashable] = []
+    rounds = 0
+    out = apply_disclosure(release, disclosed)
+    while True:
+        result, classes = audit_release(out, k)
+        if result.k_unlinkable:
+            return out, disclosed, result, repair, rounds
+        rounds += 1
+        remaining = {e for es in disclosed.values() for e in es}
+        if not remaining:
+            raise ModelAssumptionError(
+                f"the audit reports {len(result.violations)} violations even with every de-identified record "
+                f"withheld: this release cannot be made {k}-unlinkable by suppressing de-identified records")
+        drop = _violating_records(result, classes) & remaining
+        if not drop or rounds > max_rounds:
+            drop = remaining
+        if progress:
+            progress(f"audit failed ({len(result.violations)} violations); withholding {len(drop)} more records")
+        repair.extend(sorted(drop, key=repr))
+        disclosed = {c: [e for e in es if e not in drop] for c, es in disclosed.items()}
+        out = apply_disclosure(release, disclosed)
+
+
 def unlink(release: Any, k: int, method: str = "force-dedup", seed: int | None = 0, *,
-           certify: bool = True, audit_before: bool = True, max_rounds: int = 1000,
+           certify_output: bool = True, audit_before: bool = True, max_rounds: int = 1000,
            progress: Callable[[str], None] | None = None) -> UnlinkResult:
     """Unlink a release by suppression (Definition 21) and certify it with the exact audit.
 
     Runs ``method`` (greedy-dedup, force-dedup, flow-dedup) with seeded tie-breaking, writes the release
     (every identified row, the de-identified rows still disclosed), audits it with
     :func:`graphlink.audit.audit` (union of all maximum matchings, Definition 19 incl. the null-trail
-    clause) and, if it fails, withholds the violating records (see :func:`_violating_records`) and
-    re-audits until it passes.  Withholding everything is always k-unlinkable, so this terminates.
-
-    ``audit_before`` also audits the input to report re-identifications (true loves) before/after.
-    Complexity: the heuristic is O(|C|² + rows·log rows); each audit is the core's O(E·√V).
+    clause) and, if it fails, withholds more records until it passes (:func:`certify`); the result reports
+    how many (``repair_withheld``).  ``audit_before`` also audits the input to report re-identifications
+    (true loves) before/after.  Complexity: the heuristic is O(|C|² + rows·log rows); each audit is the
+    core's O(E·√V) on the twin-compressed link graph.
     """
     if not hasattr(release, "frame"):
         from graphlink.release import read_release
@@ -706,46 +751,40 @@ def unlink(release: Any, k: int, method: str = "force-dedup", seed: int | None =
     inst = Instance.from_frame(release.frame)
     alloc = allocate(inst, k, method, seed)
     timings = {"allocate": time.perf_counter() - t0}
-    disclosed = {c: list(v) for c, v in alloc.disclosed.items()}
-    out = apply_disclosure(release, disclosed)
+    return finish(release, alloc.disclosed, k, method, seed, alloc, timings=timings, certify_output=certify_output,
+                  audit_before=audit_before, max_rounds=max_rounds, progress=progress)
+
+
+def finish(release: Any, disclosed: Mapping[Hashable, Iterable[Hashable]], k: int, method: str,
+           seed: int | None, allocation: Allocation | None = None, *, timings: dict[str, float] | None = None,
+           certify_output: bool = True, audit_before: bool = True, max_rounds: int = 1000,
+           progress: Callable[[str], None] | None = None) -> UnlinkResult:
+    """Certify (:func:`certify`) and measure any suppression of ``release`` — used by :func:`unlink` and by
+    the CLI for the secure protocol's output."""
+    timings = dict(timings or {})
+    disclosed = {c: list(v) for c, v in disclosed.items()}
+    if allocation is None:
+        allocation = Allocation(list(disclosed), disclosed, {}, method, k, seed)
     before: dict[str, int] = {}
     if audit_before:
         t1 = time.perf_counter()
         res0, _ = audit_release(release, k, "auto")
         before = _counts(res0)
         timings["audit_before"] = time.perf_counter() - t1
+    result = None
     repair: list[Hashable] = []
     rounds = 0
-    result = None
-    certified = False
-    if certify:
+    if certify_output:
         t2 = time.perf_counter()
-        while True:
-            result, classes = audit_release(out, k)
-            if result.k_unlinkable:
-                certified = True
-                break
-            rounds += 1
-            drop = _violating_records(result, classes)
-            remaining = {(c, e) for c, es in disclosed.items() for e in es}
-            if not drop or not remaining or rounds > max_rounds:
-                if not remaining:
-                    raise ModelAssumptionError(
-                        f"the audit reports violations even with every de-identified record withheld "
-                        f"({len(result.violations)} violations): this release cannot be made {k}-unlinkable "
-                        "by suppressing de-identified records")
-                drop = {e for _, e in remaining}
-            if progress:
-                progress(f"audit failed ({len(result.violations)} violations); withholding {len(drop)} more")
-            repair.extend(sorted(drop, key=repr))
-            disclosed = {c: [e for e in es if e not in drop] for c, es in disclosed.items()}
-            out = apply_disclosure(release, disclosed)
+        out, disclosed, result, repair, rounds = certify(release, disclosed, k, max_rounds=max_rounds,
+                                                         progress=progress)
         timings["certify"] = time.perf_counter() - t2
-    omega = _omega_sets(release.frame)
-    metrics = utility(omega, disclosed)
+    else:
+        out = apply_disclosure(release, disclosed)
+    metrics = utility(_omega_sets(release.frame), disclosed)
     after = _counts(result) if result is not None else {}
-    return UnlinkResult(out, alloc, k, method, seed, certified, metrics, repair, rounds, result, before,
-                        after, timings)
+    return UnlinkResult(out, allocation, k, method, seed, result is not None and result.k_unlinkable, metrics,
+                        repair, rounds, result, before, after, timings)
 
 
 def _omega_sets(frame: pd.DataFrame) -> dict[Hashable, list[Hashable]]:

@@ -1,0 +1,114 @@
+"""``graphlink unlink`` — suppress de-identified records until the release is k-unlinkable (thesis ch. 7).
+
+Writes the protected release in the same long format (every identified row; the de-identified rows still
+disclosed) and prints a summary.  Every written release has passed the core's exact audit.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from graphlink.errors import GraphlinkError, ReleaseError
+
+FORMATS = ("table", "json")
+
+
+class SecureUnavailableError(GraphlinkError):
+    """``--secure`` was requested but ``graphlink.secure.secure_unlink`` is not available (exit 2)."""
+
+    exit_code = 2
+
+
+def _secure_disclosure(release: Any, k: int, method: str, seed: int | None) -> Any:
+    """Run the secure protocol and return the release it produced (or raise a clear error)."""
+    try:
+        import graphlink.secure as secure
+        fn = getattr(secure, "secure_unlink", None)
+    except ImportError as exc:  # pragma: no cover - package always present
+        raise SecureUnavailableError(f"--secure needs graphlink.secure ({exc})") from exc
+    if fn is None:
+        raise SecureUnavailableError(
+            "--secure needs graphlink.secure.secure_unlink(release, k, method, seed), which this installation "
+            "does not provide; run without --secure for the collaborative (non-secure) algorithms")
+    out = fn(release, k, method, seed)
+    return getattr(out, "release", out)
+
+
+def _write(release: Any, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix.lower() in (".parquet", ".pq"):
+        release.to_parquet(path)
+    else:
+        release.to_csv(path)
+
+
+def _table(summary: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"unlink: {summary['method']}, k={summary['k']}", show_header=True)
+    t.add_column("measure")
+    t.add_column("value", justify="right")
+    rows = [
+        ("certified k-unlinkable (exact audit)", "yes" if summary["certified"] else "NO"),
+        ("de-identified elements disclosed", summary["disclosed"]),
+        ("withheld (eq. 7.1)", summary["withheld"]),
+        ("locations disclosing", f"{summary['locations_disclosing']} of {summary['locations']}"),
+        ("locations with nothing to disclose (eq. 7.2)", summary["locations_empty"]),
+        ("records (location, element) disclosed", summary["rows_disclosed"]),
+        ("withheld by Final-Clean", summary["final_clean_withheld"]),
+        ("withheld because the audit failed", f"{summary['repair_withheld']} ({summary['repair_rounds']} rounds)"),
+        ("re-identified (true loves) before", summary["true_loves_before"]),
+        ("re-identified (true loves) after", summary["true_loves_after"]),
+    ]
+    for a, b in rows:
+        t.add_row(a, str(b))
+    Console().print(t)
+    if summary["repair_withheld"]:
+        Console(stderr=True).print(
+            f"[yellow]note:[/yellow] the {summary['method']} output failed the exact audit; "
+            f"{summary['repair_withheld']} more records were withheld until it passed")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("unlink")
+    def unlink_cmd(
+        release_path: Path = typer.Argument(..., metavar="RELEASE", help="Release (long CSV/Parquet or folder)."),
+        k: int = typer.Option(..., "--k", min=1, help="Protection level k (Definition 19)."),
+        method: str = typer.Option("force-dedup", "--method",
+                                   help="greedy-dedup | force-dedup | flow-dedup"),
+        secure: bool = typer.Option(False, "--secure", help="Run the secure STRANON protocol (ch. 8)."),
+        seed: int = typer.Option(0, "--seed", help="Seed for the tie-breaking order."),
+        out: Path = typer.Option(..., "--out", help="Where to write the protected release (.csv or .parquet)."),
+        fmt: str = typer.Option("table", "--format", help="table | json"),
+    ) -> None:
+        """Withhold de-identified records (never alter identified ones) until the release is k-unlinkable,
+        certified by the exact audit (union of all maximum matchings)."""
+        from graphlink.release import read_release
+        from graphlink.unlink import METHODS, check_model, disclosed_of, finish, unlink
+
+        if method not in METHODS:
+            raise ReleaseError(f"--method must be one of {', '.join(METHODS)}, got {method!r}")
+        if fmt not in FORMATS:
+            raise ReleaseError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+        release = read_release(release_path)
+        check_model(release)
+        if secure:
+            produced = _secure_disclosure(release, k, method, seed)
+            result = finish(release, disclosed_of(produced), k, f"{method} (secure)", seed)
+        else:
+            result = unlink(release, k, method, seed)
+        if not result.certified:  # pragma: no cover - certify() either passes or raises
+            raise ReleaseError("internal: the unlinked release did not pass the audit; nothing written")
+        _write(result.release, out)
+        summary = result.summary()
+        summary["out"] = str(out)
+        summary["reidentified"] = {"before": summary["true_loves_before"], "after": summary["true_loves_after"]}
+        if fmt == "json":
+            typer.echo(json.dumps(summary, indent=2, default=str))
+        else:
+            _table(summary)
