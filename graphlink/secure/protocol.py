@@ -107,11 +107,8 @@ def bandwidth_by_owner(log: list[tuple], owner_of) -> dict[str, int]:
 
 
 def _owner_local(entry) -> str | None:
-    sender, recipient, kind, _records, _bytes, *rest = entry
-    owner = rest[0] if rest else None
-    if kind in ("encrypt-request", "decrypt-request"):
-        return owner
-    if kind in ("encrypt-reply", "decrypt-reply"):
+    sender, recipient, kind, _records, _bytes, owner = entry
+    if kind in ("encrypt-request", "decrypt-request", "encrypt-reply", "decrypt-reply"):
         return owner
     if kind == "submission":
         return sender
@@ -144,19 +141,30 @@ def make_parties(data: dict[str, tuple[list[str], list[str]]], k: int, method: s
     return parties
 
 
-def collect(parties: dict, k: int, method: str, log: list, wall: float) -> StranonResult:
-    """Gather a ``StranonResult`` from finished party objects."""
-    sttp = parties["sTTP"]
-    locs = [c for c in parties if c != "sTTP"]
-    aborted = sttp.aborted
-    disclosed = {c: ([] if aborted else list(parties[c].disclosed)) for c in locs}
-    detections = list(sttp.detections) + [f"{c}: {parties[c].alarm}" for c in locs if parties[c].alarm]
+def party_report(party) -> dict:
+    """Everything the orchestrator may learn from a finished party (no keys, no other party's data)."""
+    rep = {"name": party.name, "costs": party.costs.to_dict(), "seen": party.seen, "aborted": party.aborted}
+    if isinstance(party, SemiTrustedThirdParty):
+        rep.update(result=party.result, detections=party.detections, certification=party.certification)
+    else:
+        rep.update(disclosed=party.disclosed, unrecovered=party.unrecovered, alarm=party.alarm,
+                   report_ok=party.report_ok)
+    return rep
+
+
+def collect(reports: dict[str, dict], k: int, method: str, log: list, wall: float) -> StranonResult:
+    """Gather a ``StranonResult`` from the parties' reports (``party_report``)."""
+    sttp = reports["sTTP"]
+    locs = [c for c in reports if c != "sTTP"]
+    aborted = sttp["aborted"]
+    disclosed = {c: ([] if aborted else list(reports[c]["disclosed"])) for c in locs}
+    detections = list(sttp["detections"]) + [f"{c}: {reports[c]['alarm']}" for c in locs if reports[c]["alarm"]]
     return StranonResult(
-        k=k, method=method, disclosed=disclosed, dedup=sttp.result, aborted=aborted, detections=detections,
-        costs={name: p.costs.to_dict() for name, p in parties.items()},
-        bandwidth_by_owner=bandwidth_by_owner(log, _owner_local), seen={n: p.seen for n, p in parties.items()},
-        certification=sttp.certification, unrecovered={c: parties[c].unrecovered for c in locs},
-        wall_seconds=wall, parties=parties, log=log)
+        k=k, method=method, disclosed=disclosed, dedup=sttp["result"], aborted=aborted, detections=detections,
+        costs={name: r["costs"] for name, r in reports.items()},
+        bandwidth_by_owner=bandwidth_by_owner(log, _owner_local), seen={n: r["seen"] for n, r in reports.items()},
+        certification=sttp["certification"], unrecovered={c: reports[c]["unrecovered"] for c in locs},
+        wall_seconds=wall, log=log)
 
 
 def run_stranon(data: dict[str, tuple[list[str], list[str]]], k: int, method: str = "greedy-dedup-secure", *,
@@ -184,6 +192,6 @@ def run_stranon(data: dict[str, tuple[list[str], list[str]]], k: int, method: st
     net = LocalNetwork(parties, keep_log=keep_messages)
     net.run(parties["sTTP"].start())
     wall = time.perf_counter() - t0
-    res = collect(parties, k, method, net.log, wall)
-    res.network = net
+    res = collect({n: party_report(p) for n, p in parties.items()}, k, method, net.log, wall)
+    res.parties = parties
     return res
