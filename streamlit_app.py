@@ -36,7 +36,8 @@ PAGES = {
         st.Page("app/pages/cypher.py", title="Cypher", icon=":material/terminal:"),
         st.Page("app/pages/experiments.py", title="Experiments", icon=":material/science:"),
     ],
-    "Help": [st.Page("app/pages/docs.py", title="Documentation", icon=":material/menu_book:")],
+    "Help": [st.Page("app/pages/docs.py", title="Documentation", icon=":material/menu_book:",
+                     visibility="hidden")],
 }
 
 # start on a demo release (GRAPHLINK_DEMO=thesis|simulated|none; default thesis) so the first screen has data

@@ -190,8 +190,16 @@ def classes(key: str, reserved: str, _release: Any) -> Any:
 def reidentification(key: str, reserved: str, method: str, k: int | None, _release: Any) -> Any:
     from graphlink.reidit import reidentify
 
-    return reidentify(trails(key, reserved, _release), method, k=k, reserved=reserved,
-                      truth=_release.truth)
+    data = trails(key, reserved, _release) if method == "complete" else graph(key, reserved, _release)
+    return reidentify(data, method, k=k, reserved=reserved, truth=_release.truth)
+
+
+def reid_count(result: Any) -> int:
+    """The number of re-identified elements the library reports for a result (its summary)."""
+    for name in ("reidentified", "reidentified_elements"):
+        if name in result.summary:
+            return int(result.summary[name])
+    return int(len(result.pairs))
 
 
 @st.cache_resource(max_entries=32, show_spinner="Auditing k-unlinkability…")
@@ -214,9 +222,9 @@ def leave_one_out(key: str, reserved: str, method: str, k: int | None, _release:
         reduced = _release.with_frame(frame[frame["location"] != loc].reset_index(drop=True))
         try:
             res = reidentify(reduced, method, k=k, reserved=reserved, truth=_release.truth)
-            n = int(len(res.pairs))
+            n = reid_count(res)
             rows.append({"location removed": loc, "re-identified": n,
-                         "change": n - int(len(base.pairs)), "note": ""})
+                         "change": n - reid_count(base), "note": ""})
         except GraphlinkError as exc:
             rows.append({"location removed": loc, "re-identified": None, "change": None, "note": str(exc)})
     return pd.DataFrame(rows)
@@ -302,3 +310,16 @@ def explain(key: str, reserved: str, side: str, element: str, _release: Any) -> 
         else:
             lines.append(f"- **{name}**: not re-identified.")
     return "\n".join(lines)
+
+
+@st.cache_resource(max_entries=64, show_spinner="Protecting the release (suppression + exact audit)…")
+def protect(key: str, k: int, method: str, secure: bool, seed: int, _release: Any) -> Any:
+    """``graphlink.unlink.unlink`` (or the secure STRANON run certified by ``unlink.finish``)."""
+    from graphlink import unlink
+
+    if not secure:
+        return unlink.unlink(_release, k, method, seed)
+    from graphlink.secure import secure_unlink
+
+    produced = secure_unlink(_release, k, method, seed).release
+    return unlink.finish(_release, unlink.disclosed_of(produced), k, f"{method} (secure)", seed)

@@ -1,13 +1,111 @@
-"""Protect page (placeholder until graphlink.unlink lands)."""
+"""Protect page: k-unlinkability by suppression (thesis ch. 7-8), before/after, download, k sweep."""
 
 from __future__ import annotations
 
+import altair as alt
+import pandas as pd
 import streamlit as st
 
 from app import state
+from app.components import charts
 
 st.title("Protect")
-state.require_release()
-if state.optional_module("graphlink.unlink") is None:
+loaded = state.require_release()
+unlink = state.optional_module("graphlink.unlink")
+if unlink is None:
     state.unavailable("Protection (Greedy-/Force-Dedup)", "graphlink.unlink")
     st.stop()
+secure_available = state.optional_module("graphlink.secure") is not None and hasattr(
+    state.optional_module("graphlink.secure"), "secure_unlink")
+
+st.caption("Each location withholds de-identified records (Definition 21) until every element has at least "
+           "k partners in the union of maximum matchings (k-unlinkability, Definition 19). The output is "
+           "certified by the exact audit; extra records withheld by that repair are reported.")
+
+methods = list(unlink.METHODS)
+labels = {"greedy-dedup": "Greedy-Dedup (Alg. 7)", "force-dedup": "Force-Dedup (Alg. 10)",
+          "flow-dedup": "Flow-Dedup"}
+c1, c2, c3, c4 = st.columns([1, 2, 1, 1])
+k = int(c1.number_input("k", 1, 50, 2, key="protect_k"))
+method = c2.selectbox("Method", methods, index=methods.index("force-dedup") if "force-dedup" in methods else 0,
+                      format_func=lambda m: labels.get(m, m), key="protect_method")
+secure = c3.toggle("Secure (STRANON)", key="protect_secure", disabled=not secure_available,
+                   help="Run the locations and a semi-trusted third party over encrypted data (thesis ch. 8); "
+                        "Greedy-/Force-Dedup only." if secure_available else "graphlink.secure is unavailable.")
+seed = int(c4.number_input("Seed", 0, 10_000, 0, key="protect_seed"))
+if secure and method not in ("greedy-dedup", "force-dedup"):
+    st.warning("The secure protocol supports Greedy-Dedup and Force-Dedup only.")
+    st.stop()
+
+if st.button("Protect release", type="primary", key="protect_run"):
+    st.session_state["protect_ran"] = (loaded.key, k, method, secure, seed)
+if st.session_state.get("protect_ran") != (loaded.key, k, method, secure, seed):
+    st.info("Choose k and a method, then press **Protect release**.")
+    st.stop()
+
+try:
+    res = state.protect(loaded.key, k, method, secure, seed, loaded.release)
+except Exception as exc:  # ModelAssumptionError / ReleaseError: readable message
+    st.error(f"Protection failed: {exc}")
+    st.stop()
+
+m, before, after = res.metrics, res.before, res.after
+st.subheader("Before and after")
+left, right = st.columns(2)
+with left:
+    st.markdown("**Original release**")
+    st.metric("Certain re-identifications (true loves)", before.get("true_loves", "n/a"))
+    st.metric(f"{k}-unlinkable", "yes" if before.get("k_unlinkable") else "no")
+    st.metric("De-identified records disclosed", f"{m['rows_disclosed'] + m['rows_withheld']:,}")
+    st.metric("Locations disclosing", f"{m['locations']:,}")
+with right:
+    st.markdown(f"**Protected release** — {labels.get(method, method)}{' (secure)' if secure else ''}")
+    st.metric("Certain re-identifications (true loves)", after.get("true_loves", "n/a"),
+              delta=(after.get("true_loves", 0) - before.get("true_loves", 0)) if before else None,
+              delta_color="inverse")
+    st.metric(f"{k}-unlinkable", "yes (certified)" if res.certified else "no")
+    st.metric("De-identified records disclosed", f"{m['rows_disclosed']:,}",
+              delta=-m["rows_withheld"], delta_color="off")
+    st.metric("Locations disclosing", f"{m['locations_disclosing']:,}",
+              delta=-m["locations_empty"], delta_color="off")
+if res.repair_withheld:
+    st.caption(f"The exact audit withheld {len(res.repair_withheld)} more record(s) in "
+               f"{res.repair_rounds} repair round(s) to certify the output.")
+with st.expander("Full summary (UnlinkResult.summary())"):
+    st.json(res.summary())
+
+st.download_button("Download protected release (CSV)", res.release.frame.to_csv(index=False).encode(),
+                   file_name=f"{loaded.release.name}_k{k}_{method}.csv", mime="text/csv",
+                   key="protect_download")
+
+st.subheader("Utility versus k")
+kmax = int(st.number_input("Largest k in the sweep", 2, 30, 6, key="protect_kmax"))
+if st.button("Run k sweep", key="protect_sweep"):
+    st.session_state["protect_sweep_ran"] = (loaded.key, method, secure, seed, kmax)
+if st.session_state.get("protect_sweep_ran") == (loaded.key, method, secure, seed, kmax):
+    rows = []
+    bar = st.progress(0.0, text="Sweeping k…")
+    for i, kk in enumerate(range(1, kmax + 1)):
+        try:
+            r = state.protect(loaded.key, kk, method, secure, seed, loaded.release)
+            rows.append({"k": kk, "records still disclosed": r.metrics["rows_disclosed"],
+                         "locations still disclosing": r.metrics["locations_disclosing"],
+                         "certified": r.certified})
+        except Exception as exc:
+            rows.append({"k": kk, "records still disclosed": None, "locations still disclosing": None,
+                         "certified": False, "error": str(exc)})
+        bar.progress((i + 1) / kmax)
+    bar.empty()
+    sweep = pd.DataFrame(rows)
+    long = sweep.melt(id_vars=["k"], value_vars=["records still disclosed", "locations still disclosing"],
+                      var_name="utility measure", value_name="count").dropna()
+    domain = ["records still disclosed", "locations still disclosing"]
+    chart = alt.Chart(long).mark_line(point=True).encode(
+        x=alt.X("k:Q", title="k", axis=alt.Axis(tickMinStep=1)),
+        y=alt.Y("count:Q", title="Count"),
+        color=alt.Color("utility measure:N", scale=charts.category_scale(domain),
+                        legend=alt.Legend(title="Utility", orient="top")),
+        strokeDash=alt.StrokeDash("utility measure:N", legend=None),
+        tooltip=["k", "utility measure", "count"]).properties(height=300)
+    st.altair_chart(chart, width="stretch")
+    st.dataframe(sweep, hide_index=True, width="stretch")

@@ -45,7 +45,7 @@ for m in chosen:
 cols = st.columns(max(len(chosen), 1))
 for col, m in zip(cols, chosen, strict=False):
     if m in results:
-        col.metric(state.METHOD_LABELS[m], int(len(results[m].pairs)), help="re-identified pairs")
+        col.metric(state.METHOD_LABELS[m], state.reid_count(results[m]), help="re-identified elements")
     else:
         col.metric(state.METHOD_LABELS[m], "n/a")
 for m, msg in errors.items():
@@ -55,7 +55,7 @@ summary = pd.DataFrame([{"method": state.METHOD_LABELS[m], **{kk: v for kk, v in
                                                               if not isinstance(v, dict | list)}}
                         for m, r in results.items()])
 counts = pd.DataFrame({"method": [state.METHOD_LABELS[m] for m in results],
-                       "re-identified": [int(len(r.pairs)) for r in results.values()]})
+                       "re-identified": [state.reid_count(r) for r in results.values()]})
 if len(counts):
     domain = list(counts["method"])
     chart = alt.Chart(counts).mark_bar().encode(

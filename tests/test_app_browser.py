@@ -1,0 +1,133 @@
+"""End-to-end test of the Streamlit app in a real headless Debian chromium, driven by Playwright.
+
+Never downloads a browser: it uses the system chromium (``/usr/bin/chromium``, or ``$CHROMIUM``); install it
+with ``scripts/setup-browser.sh``. Screenshots go to ``test-artifacts/`` (git-ignored).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def app_url() -> Iterator[str]:
+    port = _free_port()
+    env = dict(os.environ, GRAPHLINK_DEMO="thesis", STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    log = tempfile.NamedTemporaryFile(prefix="streamlit-", suffix=".log", delete=False)  # noqa: SIM115
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "streamlit_app.py"),
+         "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                    if resp.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not start: {Path(log.name).read_text()[-2000:]}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """A persistent chromium context on a fresh, throw-away user-data-dir (Playwright's way to pass one)."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no system chromium at {CHROMIUM} (run scripts/setup-browser.sh)")
+    from playwright.sync_api import sync_playwright
+
+    profile = tempfile.mkdtemp(prefix="graphlink-chromium-")
+    try:
+        with sync_playwright() as pw:
+            ctx = pw.chromium.launch_persistent_context(
+                profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+                viewport={"width": 1500, "height": 1100})
+            try:
+                yield ctx
+            finally:
+                ctx.close()
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def _page(browser: object, url: str):  # noqa: ANN202
+    page = browser.new_page()  # type: ignore[attr-defined]
+    page.set_default_timeout(60_000)
+    page.goto(url)
+    return page
+
+
+def _app_ready(page) -> None:  # noqa: ANN001
+    page.get_by_text("Current release").first.wait_for()
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+                           " || document.querySelector('[data-testid=\"stStatusWidget\"]').innerText === ''",
+                           timeout=60_000)
+
+
+def test_demo_true_loves_in_browser(app_url: str, browser: object) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page = _page(browser, f"{app_url}/reidentification")
+    _app_ready(page)
+    page.get_by_text("Thesis Figure 3.4: four hospitals").first.wait_for()
+    page.get_by_role("button", name="Run re-identification").click()
+    page.get_by_text("Re-identified pairs", exact=True).wait_for()
+    metric = page.locator('[data-testid="stMetric"]', has_text="True loves (exact)")
+    metric.wait_for()
+    assert metric.locator('[data-testid="stMetricValue"]').inner_text().strip() == "4"
+    reidit_i = page.locator('[data-testid="stMetric"]', has_text="REIDIT-I").first
+    assert reidit_i.locator('[data-testid="stMetricValue"]').inner_text().strip() == "4"
+    page.wait_for_timeout(1500)  # let the Vega chart finish drawing before the screenshot
+    page.screenshot(path=str(ARTIFACTS / "reidentification.png"), full_page=True)
+    page.close()
+
+
+def test_link_graph_renders_in_browser(app_url: str, browser: object) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page = _page(browser, f"{app_url}/linkgraph")
+    _app_ready(page)
+    page.get_by_text("True loves (certain pairs)").wait_for()
+    page.get_by_text("True love: in every maximum matching").first.wait_for()
+    frame = page.frame_locator("iframe[title='st_cytoscape.st_cytoscape']")
+    frame.locator("canvas").first.wait_for()
+    page.wait_for_timeout(1500)
+    page.screenshot(path=str(ARTIFACTS / "linkgraph.png"), full_page=True)
+    page.close()
