@@ -12,7 +12,12 @@ disclosed record), continuous aggregates X_c = Σ_n x[n,c], Y_c = Σ_m y[m,c], z
 
     Σ_c x[n,c] ≤ 1        Σ_c y[m,c] ≤ 1        X_c ≤ Y_c        Y_c ≥ k·u_c
     u_c ≤ X_c ≤ |ω_c|·u_c                          (u_c = 1 ⇔ c discloses something)
-    r(m) = Σ_{c∋m} X_c ≤ R_m·b_m,   r(m) + z ≥ k·b_m                (null-trail condition)
+    r(m) = Σ_{c∋m} X_c ≤ R_m·b_m,   r(m) + z ≥ k·b_m     (null-trail condition, optional)
+
+The null-trail condition is *implied* by the others, so it is off by default (``null_condition=False``):
+z = |M \ ∪P| + Σ_c (|P_c| − X_c) because protector sets are disjoint; an identity m ∈ P_c has
+r(m) ≥ X_c, so r(m) + z ≥ |P_c| ≥ k; an unallocated identity at a disclosing location c has r(m) ≥ X_c
+and z ≥ 1 + |P_c| − X_c, so r(m) + z > k.  (The property tests check both formulations agree.)
 
 Objectives: ``records`` maximises Σ X_c (eq. 7.1); ``locations`` maximises Σ u_c, then records
 (eq. 7.2 with 7.1 as tie-break, the thesis's location-participation utility).  NP-hard in general
@@ -69,7 +74,7 @@ def _rows(row: np.ndarray, col: np.ndarray, val: np.ndarray | float, n_rows: int
 
 
 def optimal_dedup(inst: Instance, k: int, objective: str = "records", *, time_limit: float = 60.0,
-                  null_condition: bool = True) -> OptimalResult:
+                  null_condition: bool = False) -> OptimalResult:
     """Exact best deduplicated k-unlinkable suppression (see module docstring) with HiGHS.
 
     Variables: Σ|ω_c| + Σ|γ_c| binaries plus |C| + |M| more; returns ``optimal=False`` if the time limit

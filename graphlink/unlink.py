@@ -523,6 +523,12 @@ def final_clean(gamma: Sets, disclosed: Mapping[Hashable, Iterable[Hashable]], k
     have r(m) ≥ k).  While such an m exists, withdraw one record — from the largest allocation, its most
     frequent element (``frequency``: number of databases holding it) — which raises z by one.
     At most k − 1 withdrawals; O(k·Σ|γ_c|).  ``n_identified`` defaults to |∪γ_c|.
+
+    For allocations that satisfy Lemmas 8-10 this never fires: z = |M \ ∪P| + Σ_c (|P_c| − |ω'_c|)
+    because protector sets are disjoint, so a protector m ∈ P_c has r(m) + z ≥ |P_c| ≥ k and an
+    unallocated identity at a disclosing location c has r(m) + z ≥ |P_c| + 1.  It is kept as the
+    thesis's step (and a guard for allocations built by other code, e.g. the secure variants); the
+    property tests confirm it withdraws nothing for our three methods.
     """
     members = set().union(*[set(v) for v in gamma.values()]) if gamma else set()
     n_id = len(members) if n_identified is None else n_identified
