@@ -15,7 +15,7 @@ disclosed record), continuous aggregates X_c = Σ_n x[n,c], Y_c = Σ_m y[m,c], z
     r(m) = Σ_{c∋m} X_c ≤ R_m·b_m,   r(m) + z ≥ k·b_m     (null-trail condition, optional)
 
 The null-trail condition is *implied* by the others, so it is off by default (``null_condition=False``):
-z = |M \ ∪P| + Σ_c (|P_c| − X_c) because protector sets are disjoint; an identity m ∈ P_c has
+z = |M − ∪P| + Σ_c (|P_c| − X_c) because protector sets are disjoint; an identity m ∈ P_c has
 r(m) ≥ X_c, so r(m) + z ≥ |P_c| ≥ k; an unallocated identity at a disclosing location c has r(m) ≥ X_c
 and z ≥ 1 + |P_c| − X_c, so r(m) + z > k.  (The property tests check both formulations agree.)
 

@@ -524,7 +524,7 @@ def final_clean(gamma: Sets, disclosed: Mapping[Hashable, Iterable[Hashable]], k
     frequent element (``frequency``: number of databases holding it) — which raises z by one.
     At most k − 1 withdrawals; O(k·Σ|γ_c|).  ``n_identified`` defaults to |∪γ_c|.
 
-    For allocations that satisfy Lemmas 8-10 this never fires: z = |M \ ∪P| + Σ_c (|P_c| − |ω'_c|)
+    For allocations that satisfy Lemmas 8-10 this never fires: z = |M − ∪P| + Σ_c (|P_c| − |ω'_c|)
     because protector sets are disjoint, so a protector m ∈ P_c has r(m) + z ≥ |P_c| ≥ k and an
     unallocated identity at a disclosing location c has r(m) + z ≥ |P_c| + 1.  It is kept as the
     thesis's step (and a guard for allocations built by other code, e.g. the secure variants); the
