@@ -1,0 +1,82 @@
+"""k-unlinkability audit (Definition 19) on thesis figures and against brute force."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+
+from graphlink.audit import audit
+from graphlink.linkgraph import build_linkgraph
+from graphlink.trails import trails_from_dense
+from tests.fixtures import DNA, FIG71_X, FIG71A_Y, FIG71B_U, FIG71B_Y, FIG83_Y, FIG84_L, NAMES
+from tests.oracle import oracle_from_dense
+from tests.test_matching import instances
+
+
+def _graph(Y, reserved):
+    return build_linkgraph(trails_from_dense(FIG71_X, Y, reserved=reserved, id_keys=NAMES, de_keys=DNA))
+
+
+def _union(g, c) -> set[tuple[str, str]]:
+    keys_i, keys_j = g.trails.identified.keys, g.trails.deidentified.keys
+    return {(keys_i[i], keys_j[j]) for i, j, a in zip(g.ei, g.ej, c, strict=True) if a}
+
+
+def test_fig71a_is_1_unlinkable_only() -> None:
+    g = _graph(FIG71A_Y, "none")
+    assert audit(g, 1).k_unlinkable
+    r = audit(g, 2)
+    assert not r.k_unlinkable and r.true_loves == 4 and len(r.violations) == 8
+
+
+def test_fig71b_is_2_unlinkable() -> None:
+    from graphlink.matching import classify_edges
+
+    g = _graph(FIG71B_Y, "deidentified")
+    c = classify_edges(g)
+    assert _union(g, c.allowed) == FIG71B_U
+    assert audit(c, 2).k_unlinkable and not audit(c, 3).k_unlinkable
+
+
+def test_fig84_external_2_unlinkable_and_union_equals_links() -> None:
+    from graphlink.matching import classify_edges
+
+    g = _graph(FIG83_Y, "deidentified")
+    links = {(NAMES[i], DNA[j]) for j in range(4) for i in range(4) if FIG84_L[j, i]}
+    assert set(zip(g.trails.identified.keys[g.ei], g.trails.deidentified.keys[g.ej], strict=True)) == links
+    c = classify_edges(g)
+    assert _union(g, c.allowed) == links           # Figure 8.4(b): U_YX = L_YX
+    assert audit(c, 2).k_unlinkable and audit(c, 3).k_unlinkable is False
+
+
+@settings(max_examples=200, deadline=None)
+@given(instances())
+def test_audit_equals_brute_force_definition_19(inst) -> None:
+    M, N, reserved = inst
+    g = build_linkgraph(trails_from_dense(M, N, reserved=reserved))
+    o = oracle_from_dense(M, N, g.null_side, g.n_null)
+    for k in (1, 2, 3):
+        # brute force Definition 19 on the explicitly padded graph: count union edges incl. null trails
+        bad = set()
+        nm, nn = len(M), len(N)
+        union = set().union(*o["mms"]) if o["mms"] else set()
+        for side, n_real in (("identified", nm), ("deidentified", nn)):
+            for v in range(n_real):
+                edges = [e for e in union if (e[0] if side == "identified" else e[1]) == v]
+                non_null = [e for e in edges if e[0] < nm and e[1] < nn]
+                if non_null and len(edges) < k:
+                    bad.add((side, str((g.trails.identified if side == "identified" else g.trails.deidentified).keys[v])))
+        r = audit(g, k)
+        assert set(zip(r.violations["side"], r.violations["element"], strict=True)) == bad
+        assert r.k_unlinkable == (not bad)
+
+
+def test_null_edges_count_toward_k() -> None:
+    """|M| = 3, one disclosed sample linking m1 and m2: m3 only has null edges (exempt)."""
+    M = np.array([[1, 0], [1, 1], [0, 1]])
+    N = np.array([[1, -1]])
+    g = build_linkgraph(trails_from_dense(M, N, reserved="deidentified"))
+    assert g.n_null == 2
+    r = audit(g, 3)
+    # m1, m2: 1 non-null + 2 null edges = 3 -> fine; n1: 2 union edges < 3 -> violation
+    assert r.violations[["side", "element"]].values.tolist() == [["deidentified", "n1"]]
