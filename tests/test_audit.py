@@ -64,8 +64,9 @@ def test_audit_equals_brute_force_definition_19(inst) -> None:
             for v in range(n_real):
                 edges = [e for e in union if (e[0] if side == "identified" else e[1]) == v]
                 non_null = [e for e in edges if e[0] < nm and e[1] < nn]
+                keys = g.trails.identified.keys if side == "identified" else g.trails.deidentified.keys
                 if non_null and len(edges) < k:
-                    bad.add((side, str((g.trails.identified if side == "identified" else g.trails.deidentified).keys[v])))
+                    bad.add((side, str(keys[v])))
         r = audit(g, k)
         assert set(zip(r.violations["side"], r.violations["element"], strict=True)) == bad
         assert r.k_unlinkable == (not bad)
