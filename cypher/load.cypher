@@ -1,0 +1,81 @@
+// Load one release (long format: location, kind, element) into the graph model. Idempotent: every write is a
+// MERGE on a uniqueness constraint, so loading the same rows twice changes nothing and an interrupted load
+// completes when it is run again. Store.load_release() runs these statements in order, batching the $rows /
+// $keys lists (UNWIND) in transactions with retry; they are usable from cypher-shell too.
+//
+// @param release  name of the release (every node is scoped to it)
+// @param source=null  where the release came from (file path), kept on the Release node
+// @param fingerprint=null  content hash of the release rows (sha256), kept on the Release node
+// @param locations=[]  list of {name, index}: the release's locations in their order
+// @param keys=[]  list of element keys (statements identified / deidentified)
+// @param groups=[]  list of {location, keys}: elements disclosed at one location (statements disclosed_*)
+// @param truth=[]  list of {id, identified, deidentified} (statement truth)
+
+// @name release
+MERGE (r:Release {name: $release})
+  ON CREATE SET r.created_at = datetime()
+SET r.status = 'loading', r.source = $source, r.fingerprint = $fingerprint
+RETURN r.name AS release;
+
+// @name locations
+MATCH (r:Release {name: $release})
+UNWIND $locations AS loc
+MERGE (l:Location {release: $release, name: loc.name})
+SET l.index = loc.index
+MERGE (r)-[:HAS_LOCATION]->(l)
+RETURN count(l) AS locations;
+
+// @name identified
+UNWIND $keys AS key
+MERGE (:Identified {release: $release, key: key});
+
+// @name deidentified
+UNWIND $keys AS key
+MERGE (:Deidentified {release: $release, key: key});
+
+// @name disclosed_identified
+UNWIND $groups AS g
+MATCH (l:Location {release: $release, name: g.location})
+UNWIND g.keys AS key
+MATCH (e:Identified {release: $release, key: key})
+MERGE (e)-[:DISCLOSED_AT]->(l);
+
+// @name disclosed_deidentified
+UNWIND $groups AS g
+MATCH (l:Location {release: $release, name: g.location})
+UNWIND g.keys AS key
+MATCH (e:Deidentified {release: $release, key: key})
+MERGE (e)-[:DISCLOSED_AT]->(l);
+
+// @name truth
+UNWIND $truth AS t
+MERGE (x:Entity {release: $release, id: t.id})
+WITH x, t
+OPTIONAL MATCH (i:Identified {release: $release, key: t.identified})
+OPTIONAL MATCH (d:Deidentified {release: $release, key: t.deidentified})
+FOREACH (_ IN CASE WHEN i IS NULL THEN [] ELSE [1] END | MERGE (x)-[:APPEARS_AS]->(i))
+FOREACH (_ IN CASE WHEN d IS NULL THEN [] ELSE [1] END | MERGE (x)-[:APPEARS_AS]->(d));
+
+// @name finalize
+// Per-location sizes |γ_c| (identified) and |ω_c| (de-identified), release totals and the reserved direction
+// (same rule as graphlink.trails.build_trails(reserved="auto")), then mark the release loaded.
+MATCH (r:Release {name: $release})
+CALL (r) {
+  MATCH (l:Location {release: r.name})
+  SET l.identified = COUNT { (l)<-[:DISCLOSED_AT]-(:Identified) },
+      l.deidentified = COUNT { (l)<-[:DISCLOSED_AT]-(:Deidentified) }
+  RETURN collect(l) AS locs
+}
+SET r.locations = size(locs),
+    r.identified = COUNT { (:Identified {release: r.name}) },
+    r.deidentified = COUNT { (:Deidentified {release: r.name}) },
+    r.rows = reduce(n = 0, l IN locs | n + l.identified + l.deidentified),
+    r.reserved = CASE WHEN all(l IN locs WHERE l.identified = l.deidentified) THEN 'none'
+                      WHEN all(l IN locs WHERE l.deidentified <= l.identified) THEN 'deidentified'
+                      WHEN all(l IN locs WHERE l.identified <= l.deidentified) THEN 'identified'
+                      ELSE 'mixed' END,
+    r.entities = COUNT { (:Entity {release: r.name}) },
+    r.status = 'loaded',
+    r.loaded_at = datetime()
+RETURN r.name AS release, r.rows AS rows, r.locations AS locations, r.identified AS identified,
+       r.deidentified AS deidentified, r.reserved AS reserved;

@@ -1,0 +1,39 @@
+// Trails per element (FillTrails, thesis Algorithm 1), derived from the DISCLOSED_AT pattern alone.
+//
+// A trail has one character per location, in the release's location order (Location.index):
+//   '1' the element was disclosed at that location;
+//   '0' it was not, and its table is complete there;
+//   '*' it was not, but it is on the reserved side and the two tables differ in size there (it may have withheld).
+// Reserved direction (the same rule as graphlink.trails.build_trails(reserved="auto")): unreserved ('none') if
+// |γ_c| = |ω_c| at every location c; de-identified reserved if every |ω_c| <= |γ_c|; identified reserved if every
+// |γ_c| <= |ω_c|; otherwise 'mixed' (the model does not apply; such trails have no '*').
+// Output: kind, element, trail, reserved.   Cost: O(sum of degrees x |C|).
+//
+// @param release  name of the release
+// @param kind=null  'identified' or 'deidentified' to return one side only
+
+// @name trails
+MATCH (loc:Location {release: $release})
+WITH loc ORDER BY loc.index
+WITH collect({loc: loc,
+              gi: COUNT { (loc)<-[:DISCLOSED_AT]-(:Identified) },
+              gd: COUNT { (loc)<-[:DISCLOSED_AT]-(:Deidentified) }}) AS sizes
+WITH sizes,
+     CASE WHEN all(s IN sizes WHERE s.gi = s.gd) THEN 'none'
+          WHEN all(s IN sizes WHERE s.gd <= s.gi) THEN 'deidentified'
+          WHEN all(s IN sizes WHERE s.gi <= s.gd) THEN 'identified'
+          ELSE 'mixed' END AS reserved
+CALL () {
+  MATCH (e:Identified {release: $release}) WHERE coalesce($kind, 'identified') = 'identified'
+  RETURN e, 'identified' AS kind
+  UNION ALL
+  MATCH (e:Deidentified {release: $release}) WHERE coalesce($kind, 'deidentified') = 'deidentified'
+  RETURN e, 'deidentified' AS kind
+}
+WITH sizes, reserved, kind, e, COLLECT { MATCH (e)-[:DISCLOSED_AT]->(l) RETURN l } AS present
+RETURN kind, e.key AS element,
+       reduce(t = '', s IN sizes | t + CASE WHEN s.loc IN present THEN '1'
+                                            WHEN kind = reserved AND s.gi <> s.gd THEN '*'
+                                            ELSE '0' END) AS trail,
+       reserved
+ORDER BY kind DESC, element;

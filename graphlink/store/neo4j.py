@@ -1,0 +1,462 @@
+"""The Neo4j store: releases, trails and analysis results as a graph, queried in Cypher.
+
+Graph model (see docs/neo4j.md; constraints in cypher/schema.cypher). Community Edition has one user database,
+so every node carries ``release`` and every lookup is scoped to one release::
+
+    (:Release {name, status, rows, locations, identified, deidentified, reserved, fingerprint, loaded_at})
+      -[:HAS_LOCATION]->(:Location {release, name, index, identified, deidentified})
+    (:Identified {release, key})   -[:DISCLOSED_AT]->(:Location)
+    (:Deidentified {release, key}) -[:DISCLOSED_AT]->(:Location)
+    (:Entity {release, id})-[:APPEARS_AS]->(:Identified | :Deidentified)          simulated ground truth
+    (:Identified)-[:LINK {allowed, vital, matched, run}]->(:Deidentified)          written link graph
+    (:Identified)-[:REIDENTIFIED {method, run, reason}]->(:Deidentified)           written re-identifications
+    (:Analysis {run, release, kind, method, params, at, ...})-[:ON]->(:Release)     provenance of each run
+
+Connection: ``NEO4J_URI`` / ``NEO4J_AUTH`` (``user/password`` or ``none``) override everything; otherwise the
+project-local server started by ``graphlink neo4j start`` (its state file), else ``bolt://127.0.0.1:7687``.
+Every failure surfaces as a one-line :class:`graphlink.errors.StoreError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from graphlink.errors import StoreError
+from graphlink.store import cypherlib, server
+
+DATABASE = os.environ.get("NEO4J_DATABASE", "neo4j")
+BATCH = 10_000
+KINDS = ("identified", "deidentified")
+LABEL = {"identified": "Identified", "deidentified": "Deidentified"}
+
+Progress = Callable[[int, int], None] | None
+
+
+# ---------------------------------------------------------------------------------------------- connection
+def env_auth(raw: str | None = None) -> tuple[str, str] | None:
+    """``NEO4J_AUTH`` as the driver wants it: ``user/password`` -> tuple, ``none``/unset -> None."""
+    raw = os.environ.get("NEO4J_AUTH", "") if raw is None else raw
+    if not raw or raw.lower() == "none":
+        return None
+    user, sep, password = raw.partition("/")
+    if not sep:
+        raise StoreError("NEO4J_AUTH must be 'user/password' or 'none'")
+    return (user, password)
+
+
+def resolve_uri(uri: str | None = None) -> str:
+    """Explicit argument > ``NEO4J_URI`` > the local server's state file > ``bolt://127.0.0.1:7687``."""
+    return (uri or os.environ.get("NEO4J_URI") or server.local_uri()
+            or f"bolt://127.0.0.1:{server.DEFAULT_BOLT_PORT}")
+
+
+def _hint(uri: str) -> str:
+    if os.environ.get("NEO4J_URI"):
+        return "check NEO4J_URI / NEO4J_AUTH"
+    return "start the local server with `graphlink neo4j start` (or set NEO4J_URI)"
+
+
+def connect(uri: str | None = None, auth: Any = None) -> Store:
+    """Open a :class:`Store` and check that the server answers; StoreError (one line) if it does not."""
+    from neo4j import GraphDatabase, exceptions
+
+    uri = resolve_uri(uri)
+    if auth is None:
+        auth = env_auth()
+    try:
+        driver = GraphDatabase.driver(uri, auth=auth, connection_timeout=5,
+                                      notifications_min_severity="OFF")
+    except (ValueError, exceptions.ConfigurationError) as exc:
+        raise StoreError(f"invalid Neo4j URI {uri!r}: {exc}") from None
+    try:
+        driver.verify_connectivity()
+    except exceptions.AuthError:
+        driver.close()
+        raise StoreError(f"Neo4j at {uri} refused the credentials; set NEO4J_AUTH=user/password "
+                         "(or NEO4J_AUTH=none)") from None
+    except Exception as exc:  # ServiceUnavailable, DNS, TLS, handshake
+        driver.close()
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise StoreError(f"cannot reach Neo4j at {uri} ({reason[:160]}); {_hint(uri)}") from None
+    return Store(driver, uri)
+
+
+def _one_line(exc: Exception) -> str:
+    msg = getattr(exc, "message", None) or str(exc)
+    return " ".join(str(msg).split())[:400]
+
+
+def _batches(seq: Sequence, size: int) -> Iterator[Sequence]:
+    for i in range(0, len(seq), size):
+        yield seq[i:i + size]
+
+
+def _release_frame(release: Any) -> tuple[pd.DataFrame, pd.DataFrame | None, str | None, str]:
+    """(frame, truth, source, default name) from a core Release or a plain long-format DataFrame."""
+    if isinstance(release, pd.DataFrame):
+        frame, truth, source, name = release, None, None, "release"
+    else:
+        frame = release.frame
+        truth = getattr(release, "truth", None)
+        source = getattr(release, "source", None)
+        name = getattr(release, "name", None) or "release"
+    missing = {"location", "kind", "element"} - set(frame.columns)
+    if missing:
+        raise StoreError(f"release frame lacks column(s) {', '.join(sorted(missing))}")
+    frame = frame[["location", "kind", "element"]].astype(str).drop_duplicates(ignore_index=True)
+    bad = sorted(set(frame["kind"]) - set(KINDS))
+    if bad:
+        raise StoreError(f"release frame has kind(s) {bad}; expected 'identified' or 'deidentified'")
+    return frame, truth, str(source) if source else None, str(name)
+
+
+def fingerprint(frame: pd.DataFrame) -> str:
+    """Order-independent content hash of a long-format release (sha256 over the sorted rows)."""
+    rows = frame[["location", "kind", "element"]].astype(str).drop_duplicates()
+    rows = rows.sort_values(["location", "kind", "element"], kind="stable")
+    h = hashlib.sha256()
+    for chunk in _batches(range(len(rows)), 200_000):
+        part = rows.iloc[chunk.start:chunk.stop]
+        h.update("\n".join(part["location"] + "\t" + part["kind"] + "\t" + part["element"]).encode())
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+class Store:
+    """A connection to Neo4j holding graphlink releases and results. Use :func:`connect` to create one."""
+
+    def __init__(self, driver: Any, uri: str) -> None:
+        self.driver = driver
+        self.uri = uri
+        self._load = cypherlib.load_file(cypherlib.cypher_dir() / "load.cypher")
+
+    # ------------------------------------------------------------------ basics
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.driver.close()
+
+    def server_version(self) -> str:
+        rec = self._write("CALL dbms.components() YIELD versions RETURN versions[0] AS v", database="system")
+        return str(rec[0]["v"])
+
+    def _write(self, query: str, params: dict | None = None, database: str | None = None) -> list:
+        """A managed write transaction (retried on transient errors); StoreError on refusal."""
+        from neo4j import exceptions
+
+        try:
+            records, _, _ = self.driver.execute_query(query, params or {}, database_=database or DATABASE)
+            return records
+        except exceptions.ConstraintError as exc:
+            raise StoreError(f"Neo4j refused the write (constraint violation): {_one_line(exc)}") from None
+        except exceptions.ServiceUnavailable as exc:
+            raise StoreError(f"lost Neo4j at {self.uri} ({_one_line(exc)[:160]}); {_hint(self.uri)}") from None
+        except exceptions.Neo4jError as exc:
+            raise StoreError(f"Neo4j refused the query: {_one_line(exc)}") from None
+
+    def _run_auto(self, query: str, params: dict | None = None) -> None:
+        """An auto-commit query (needed by ``CALL {...} IN TRANSACTIONS``)."""
+        from neo4j import exceptions
+
+        try:
+            with self.driver.session(database=DATABASE) as session:
+                session.run(query, params or {}).consume()
+        except exceptions.Neo4jError as exc:
+            raise StoreError(f"Neo4j refused the query: {_one_line(exc)}") from None
+
+    # ------------------------------------------------------------------ schema
+    def apply_schema(self) -> None:
+        """Create the constraints and indexes of cypher/schema.cypher (idempotent) and wait until they are online."""
+        for st in cypherlib.load_file(cypherlib.cypher_dir() / "schema.cypher").statements:
+            self._write(st.text)
+        self._write("CALL db.awaitIndexes(300)")
+
+    # ------------------------------------------------------------------ releases
+    def load_release(self, release: Any, name: str | None = None, progress: Progress = None, *,
+                     replace: bool = False, batch_size: int = BATCH) -> dict:
+        """Load a release (core ``Release`` or a long DataFrame ``location, kind, element``) under ``name``.
+
+        Batched ``UNWIND $rows`` + ``MERGE`` on the uniqueness constraints (cypher/load.cypher), each batch a
+        managed transaction retried on transient errors. Idempotent: the same rows loaded again change nothing,
+        and a release whose content hash is already stored as completely loaded is skipped at once; an
+        interrupted load (status 'loading') is completed by running it again. Loading *different* rows under an
+        existing name is refused unless ``replace=True`` (which drops the old release first).
+        ``progress(done, total)`` counts element nodes + disclosure rows. Cost: O(rows) writes.
+        Returns the Release node's summary (rows, locations, identified, deidentified, reserved, seconds, skipped).
+        """
+        t0 = time.perf_counter()
+        frame, truth, source, default_name = _release_frame(release)
+        name = name or default_name
+        fp = fingerprint(frame)
+        self.apply_schema()
+        existing = self.release_info(name)
+        if existing:
+            if existing.get("fingerprint") == fp and existing.get("status") == "loaded":
+                return {**existing, "seconds": round(time.perf_counter() - t0, 3), "skipped": True}
+            if existing.get("fingerprint") not in (None, fp):
+                if not replace:
+                    raise StoreError(f"release {name!r} is already in Neo4j with different content; choose "
+                                     "another --name or replace it (load_release(..., replace=True))")
+                self.drop_release(name)
+
+        locations = list(dict.fromkeys(frame["location"]))
+        keys = {k: list(dict.fromkeys(frame.loc[frame["kind"] == k, "element"])) for k in KINDS}
+        groups = {k: [(loc, g["element"].tolist()) for loc, g in
+                      frame[frame["kind"] == k].groupby("location", sort=False)] for k in KINDS}
+        total = sum(len(v) for v in keys.values()) + len(frame)
+        done = 0
+
+        def tick(n: int) -> None:
+            nonlocal done
+            done += n
+            if progress:
+                progress(done, total)
+
+        st = self._load.statement
+        self._write(st("release").text, {"release": name, "source": source, "fingerprint": fp})
+        self._write(st("locations").text, {"release": name, "locations": [
+            {"name": loc, "index": i} for i, loc in enumerate(locations)]})
+        for kind in KINDS:
+            for chunk in _batches(keys[kind], batch_size):
+                self._write(st(kind).text, {"release": name, "keys": list(chunk)})
+                tick(len(chunk))
+        for kind in KINDS:
+            for batch in self._group_batches(groups[kind], batch_size):
+                self._write(st(f"disclosed_{kind}").text, {"release": name, "groups": batch})
+                tick(sum(len(g["keys"]) for g in batch))
+        if truth is not None and len(truth):
+            tr = truth[["identified", "deidentified"]].astype(str)
+            rows = [{"id": f"{i}|{d}", "identified": i, "deidentified": d}
+                    for i, d in zip(tr["identified"], tr["deidentified"], strict=True)]
+            for chunk in _batches(rows, batch_size):
+                self._write(st("truth").text, {"release": name, "truth": list(chunk)})
+        self._write(st("finalize").text, {"release": name})
+        info = self.release_info(name) or {}
+        return {**info, "seconds": round(time.perf_counter() - t0, 3), "skipped": False}
+
+    @staticmethod
+    def _group_batches(groups: list[tuple[str, list[str]]], size: int) -> Iterator[list[dict]]:
+        """Split per-location key lists into batches of about ``size`` disclosure rows."""
+        batch: list[dict] = []
+        n = 0
+        for loc, keys in groups:
+            for chunk in _batches(keys, size):
+                batch.append({"location": loc, "keys": list(chunk)})
+                n += len(chunk)
+                if n >= size:
+                    yield batch
+                    batch, n = [], 0
+        if batch:
+            yield batch
+
+    def release_info(self, name: str) -> dict | None:
+        recs = self._write("MATCH (r:Release {name: $name}) RETURN properties(r) AS p", {"name": name})
+        return _plain(recs[0]["p"]) if recs else None
+
+    def list_releases(self) -> list[dict]:
+        """Every release with its summary properties, sorted by name."""
+        recs = self._write("MATCH (r:Release) RETURN properties(r) AS p ORDER BY r.name")
+        return [_plain(r["p"]) for r in recs]
+
+    def read_release(self, name: str) -> pd.DataFrame:
+        """The release back in long format (columns location, kind, element), in location order then element."""
+        if not self.release_info(name):
+            raise StoreError(f"no release named {name!r} in Neo4j at {self.uri}")
+        df = self.run_cypher(
+            """MATCH (l:Location {release: $name})<-[:DISCLOSED_AT]-(e)
+               WITH l, e, CASE WHEN e:Identified THEN 'identified' ELSE 'deidentified' END AS kind
+               RETURN l.name AS location, kind, e.key AS element
+               ORDER BY l.index, kind DESC, element""", {"name": name})
+        if df.empty:
+            return pd.DataFrame({"location": pd.Series(dtype=str), "kind": pd.Series(dtype=str),
+                                 "element": pd.Series(dtype=str)})
+        return df.astype(str)
+
+    def drop_release(self, name: str) -> None:
+        """Delete a release and everything scoped to it (batched, so large releases fit in memory)."""
+        for label in ("Analysis", "Entity", "Identified", "Deidentified", "Location"):
+            self._run_auto(f"MATCH (n:{label} {{release: $name}}) "
+                           "CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS", {"name": name})
+        self._write("MATCH (r:Release {name: $name}) DETACH DELETE r", {"name": name})
+
+    # ------------------------------------------------------------------ write-back
+    def _new_analysis(self, name: str, kind: str, method: str, params: dict, extra: dict | None = None) -> str:
+        if not self.release_info(name):
+            raise StoreError(f"no release named {name!r} in Neo4j at {self.uri}; load it first")
+        run = f"{kind}-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
+        self._write("""MATCH (r:Release {name: $release})
+                       CREATE (a:Analysis {run: $run, release: $release, kind: $kind, method: $method,
+                                           params: $params, at: datetime()})-[:ON]->(r)
+                       SET a += $extra""",
+                    {"release": name, "run": run, "kind": kind, "method": method,
+                     "params": json.dumps(params, default=str, sort_keys=True), "extra": extra or {}})
+        return run
+
+    def _write_pairs(self, query: str, name: str, run: str, rows: list[dict], **params: Any) -> None:
+        for chunk in _batches(rows, BATCH):
+            self._write(query, {"release": name, "run": run, "rows": list(chunk), **params})
+
+    def write_link_graph(self, name: str, classes: Any) -> str:
+        """Write the link graph of ``matching.EdgeClasses`` as ``LINK {allowed, vital, matched, run}`` edges.
+
+        Replaces the release's previous LINK edges (one link graph per release); the new run is recorded as an
+        ``(:Analysis {kind: 'link-graph'})`` node. ``matched`` marks the edges of the engine's maximum matching.
+        Returns the run id. Cost: O(E) writes.
+        """
+        g = classes.graph
+        ikeys = g.trails.identified.keys
+        dkeys = g.trails.deidentified.keys
+        ei = [int(x) for x in g.ei]
+        ej = [int(x) for x in g.ej]
+        mate = classes.mate_identified
+        rows = [{"i": str(ikeys[a]), "d": str(dkeys[b]), "allowed": bool(al), "vital": bool(vi),
+                 "matched": bool(int(mate[a]) == b)}
+                for a, b, al, vi in zip(ei, ej, classes.allowed, classes.vital, strict=True)]
+        self._run_auto("MATCH (:Identified {release: $name})-[l:LINK]->() "
+                       "CALL (l) { DELETE l } IN TRANSACTIONS OF 10000 ROWS", {"name": name})
+        self._write("MATCH (a:Analysis {release: $name, kind: 'link-graph'}) DETACH DELETE a", {"name": name})
+        run = self._new_analysis(name, "link-graph", "link-graph", {"edges": len(rows)},
+                                 {"edges": len(rows), "maximum_matching_size": int(getattr(classes, "nu", -1)),
+                                  "n_null": int(getattr(g, "n_null", 0) or 0)})
+        self._write_pairs("""UNWIND $rows AS row
+                             MATCH (i:Identified {release: $release, key: row.i})
+                             MATCH (d:Deidentified {release: $release, key: row.d})
+                             MERGE (i)-[l:LINK]->(d)
+                             SET l.allowed = row.allowed, l.vital = row.vital, l.matched = row.matched,
+                                 l.run = $run""", name, run, rows)
+        return run
+
+    def write_reidentification(self, name: str, result: Any) -> str:
+        """Write a ``reidit.Reidentification`` as ``REIDENTIFIED {method, run, reason}`` edges plus its Analysis.
+
+        Runs accumulate (each keeps its own edges and provenance). Returns the run id. Cost: O(pairs) writes.
+        """
+        pairs = result.pairs
+        summary = dict(getattr(result, "summary", {}) or {})
+        run = self._new_analysis(name, "reidentification", str(result.method), summary,
+                                 {"pairs": len(pairs)})
+        reasons = pairs["reason"] if "reason" in pairs.columns else [""] * len(pairs)
+        rows = [{"i": str(i), "d": str(d), "reason": str(r)}
+                for i, d, r in zip(pairs["identified"], pairs["deidentified"], reasons, strict=True)]
+        self._write_pairs("""UNWIND $rows AS row
+                             MATCH (i:Identified {release: $release, key: row.i})
+                             MATCH (d:Deidentified {release: $release, key: row.d})
+                             CREATE (i)-[:REIDENTIFIED {method: $method, run: $run, reason: row.reason}]->(d)""",
+                          name, run, rows, method=str(result.method))
+        return run
+
+    def write_audit(self, name: str, result: Any) -> str:
+        """Write an ``audit.AuditResult``: an Analysis node (k, verdict, counts) and
+        ``(:Analysis)-[:VIOLATES {side, union_degree}]->(element)`` for each violator. Returns the run id."""
+        k = int(result.k)
+        extra = {"k": k, "k_unlinkable": bool(result.k_unlinkable), "true_loves": int(result.true_loves),
+                 "maximum_matching_size": int(result.maximum_matching_size)}
+        viol = result.violations
+        run = self._new_analysis(name, "audit", "k-unlinkability", {"k": k}, {**extra, "violations": len(viol)})
+        for kind in KINDS:
+            part = viol[viol["side"] == kind]
+            rows = [{"e": str(e), "u": int(u)} for e, u in zip(part["element"], part["union_degree"], strict=True)]
+            for chunk in _batches(rows, BATCH):
+                self._write(f"""MATCH (a:Analysis {{run: $run}})
+                                UNWIND $rows AS row
+                                MATCH (x:{LABEL[kind]} {{release: $release, key: row.e}})
+                                CREATE (a)-[:VIOLATES {{side: $side, union_degree: row.u}}]->(x)""",
+                            {"run": run, "release": name, "side": kind, "rows": list(chunk)})
+        return run
+
+    def read_reidentification(self, run: str) -> pd.DataFrame:
+        """Pairs of a written re-identification run: identified, deidentified, reason."""
+        return self.run_cypher("""MATCH (i:Identified)-[x:REIDENTIFIED]->(d:Deidentified) WHERE x.run = $run
+                                  RETURN i.key AS identified, d.key AS deidentified, x.reason AS reason
+                                  ORDER BY identified, deidentified""", {"run": run})
+
+    def read_link_graph(self, name: str) -> pd.DataFrame:
+        """The release's written LINK edges: identified, deidentified, allowed, vital, matched, run."""
+        return self.run_cypher("""MATCH (i:Identified {release: $name})-[l:LINK]->(d:Deidentified)
+                                  RETURN i.key AS identified, d.key AS deidentified, l.allowed AS allowed,
+                                         l.vital AS vital, l.matched AS matched, l.run AS run
+                                  ORDER BY deidentified, identified""", {"name": name})
+
+    def analyses(self, name: str) -> pd.DataFrame:
+        """Provenance: every Analysis node of a release (run, kind, method, params, at), newest first."""
+        return self.run_cypher("""MATCH (a:Analysis {release: $name})
+                                  RETURN a.run AS run, a.kind AS kind, a.method AS method, a.params AS params,
+                                         toString(a.at) AS at ORDER BY a.at DESC""", {"name": name})
+
+    # ------------------------------------------------------------------ Cypher for analysts
+    def run_cypher(self, query: str, params: dict | None = None, write: bool = False) -> pd.DataFrame:
+        """Run one Cypher statement and return its rows as a DataFrame.
+
+        Read-only unless ``write=True``: the query is first planned with ``EXPLAIN`` and refused (StoreError)
+        if its plan writes data or schema; it then runs in a READ access-mode session, which the server
+        enforces as well. ``write=True`` runs it in an auto-commit transaction (so ``CALL {...} IN
+        TRANSACTIONS`` works).
+        """
+        from neo4j import READ_ACCESS, WRITE_ACCESS, exceptions
+
+        params = params or {}
+        try:
+            if not write:
+                with self.driver.session(database=DATABASE, default_access_mode=READ_ACCESS) as session:
+                    qtype = session.run("EXPLAIN " + query, params).consume().query_type
+                if qtype not in ("r", None):
+                    kind = {"w": "writes data", "rw": "reads and writes data", "s": "changes the schema"}
+                    raise StoreError(f"refusing a query that {kind.get(qtype, 'writes')} in read-only mode; "
+                                     "pass --write (write=True) to run it")
+            mode = WRITE_ACCESS if write else READ_ACCESS
+            with self.driver.session(database=DATABASE, default_access_mode=mode) as session:
+                result = session.run(query, params)
+                keys = list(result.keys())
+                rows = [list(r.values()) for r in result]
+            return pd.DataFrame([[_plain(v) for v in row] for row in rows], columns=keys)
+        except exceptions.ServiceUnavailable as exc:
+            raise StoreError(f"lost Neo4j at {self.uri} ({_one_line(exc)[:160]}); {_hint(self.uri)}") from None
+        except exceptions.ConstraintError as exc:
+            raise StoreError(f"Neo4j refused the write (constraint violation): {_one_line(exc)}") from None
+        except exceptions.Neo4jError as exc:
+            if "access mode" in _one_line(exc).lower():
+                raise StoreError("refusing to write in read-only mode; pass --write (write=True) to run it") \
+                    from None
+            raise StoreError(f"Neo4j refused the query: {_one_line(exc)}") from None
+
+    def run_file(self, path: str | Path, params: dict | None = None, write: bool = False,
+                 statement: str | None = None) -> pd.DataFrame:
+        """Run a library file (``cypher/NAME.cypher`` or any path) statement by statement; return the last table.
+
+        Header defaults (``// @param k=2``) fill parameters not given; a missing required parameter is a
+        StoreError naming it.
+        """
+        cf = cypherlib.load_file(path)
+        p = cf.resolve_params(params)
+        sts = [cf.statement(statement)] if statement else cf.statements
+        out = pd.DataFrame()
+        for st in sts:
+            out = self.run_cypher(st.text, p, write=write)
+        return out
+
+
+def _plain(value: Any) -> Any:
+    """Driver values -> plain Python (temporal -> ISO string; nodes/relationships -> property dicts)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if hasattr(value, "iso_format"):
+        return value.iso_format()
+    if hasattr(value, "element_id") and hasattr(value, "items"):
+        return {k: _plain(v) for k, v in value.items()}
+    return value

@@ -1,0 +1,445 @@
+"""Lifecycle of the project-local Neo4j Community 5.26 server (no Docker): start, stop, status.
+
+The server is Neo4j's embedded DBMS with Bolt (and HTTP + Neo4j Browser) started by ``docker/local/Neo4jLauncher``
+on a class path resolved from Maven Central by ``scripts/setup-neo4j.sh``. Everything lives under one git-ignored
+folder, ``<project>/.graphlink/neo4j/`` (override with ``GRAPHLINK_NEO4J_DIR``)::
+
+    runtime/   lib/ (jars), plugins/ (APOC), classes/ (launcher), VERSION      <- scripts/setup-neo4j.sh
+    home/      conf/neo4j.conf, data/ (the database), logs/launcher.log     <- written by start()
+    state.json pid, uri, ports, version of the running server               <- start() / stop()
+
+Listening only on 127.0.0.1, authentication off (a local, single-user analysis store), memory kept small
+(heap ``GRAPHLINK_NEO4J_HEAP``, default 1g; page cache ``GRAPHLINK_NEO4J_PAGECACHE``, default 256m). ``stop()`` sends
+SIGTERM, which runs the launcher's shutdown hook: the DBMS shuts down cleanly and the data is kept for the next start.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from graphlink.errors import StoreError
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_BOLT_PORT = 7687
+DEFAULT_HTTP_PORT = 7474
+JVM_FLAGS = [
+    "-XX:+UseG1GC",
+    "-Dfile.encoding=UTF-8",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--add-opens=java.base/java.lang=ALL-UNNAMED",
+    "-Dio.netty.tryReflectionSetAccessible=true",
+]
+
+
+def project_root() -> Path:
+    """The checkout this package runs from (editable install), else the current directory."""
+    if (PACKAGE_ROOT / "docker" / "local" / "pom.xml").is_file():
+        return PACKAGE_ROOT
+    return Path.cwd()
+
+
+@dataclass(frozen=True)
+class Paths:
+    """Where the local server keeps its runtime, home (data + logs) and state file."""
+
+    base: Path
+
+    @classmethod
+    def default(cls, base: str | Path | None = None) -> Paths:
+        if base is None:
+            base = os.environ.get("GRAPHLINK_NEO4J_DIR") or project_root() / ".graphlink" / "neo4j"
+        return cls(Path(base).resolve())
+
+    @property
+    def runtime(self) -> Path:
+        return self.base / "runtime"
+
+    @property
+    def home(self) -> Path:
+        return self.base / "home"
+
+    @property
+    def state_file(self) -> Path:
+        return self.base / "state.json"
+
+    @property
+    def log(self) -> Path:
+        return self.home / "logs" / "launcher.log"
+
+
+@dataclass
+class ServerStatus:
+    """What ``graphlink neo4j status`` prints."""
+
+    running: bool
+    uri: str | None = None
+    http: str | None = None
+    version: str | None = None
+    pid: int | None = None
+    home: str | None = None
+    log: str | None = None
+    message: str = ""
+    extra: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+# ---------------------------------------------------------------------------------------------- prerequisites
+def find_java() -> str | None:
+    """``$JAVA_HOME/bin/java`` if set, else ``java`` on PATH."""
+    if os.environ.get("JAVA_HOME"):
+        cand = Path(os.environ["JAVA_HOME"]) / "bin" / "java"
+        if cand.is_file():
+            return str(cand)
+    return shutil.which("java")
+
+
+def java_major(java: str) -> int | None:
+    try:
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30).stderr
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for token in out.split('"')[1:2]:
+        head = token.split(".")[0]
+        if head == "1":  # 1.8.0_xyz
+            return 8
+        if head.isdigit():
+            return int(head)
+    return None
+
+
+def runtime_version(paths: Paths) -> str | None:
+    """Neo4j version of a complete runtime (``runtime/VERSION`` is written last by the setup script)."""
+    vf = paths.runtime / "VERSION"
+    if vf.is_file() and (paths.runtime / "classes" / "Neo4jLauncher.class").is_file():
+        return vf.read_text().strip() or None
+    return None
+
+
+def setup_script() -> Path:
+    return project_root() / "scripts" / "setup-neo4j.sh"
+
+
+def ensure_runtime(paths: Paths, echo: Callable[[str], None] = print) -> str:
+    """Resolve the jars with Maven (first start only; progress streamed through ``echo``); return the version."""
+    version = runtime_version(paths)
+    if version:
+        return version
+    script = setup_script()
+    if not script.is_file():
+        raise StoreError(f"the Neo4j jars are missing in {paths.runtime} and {script} is not there to fetch them; "
+                         "set NEO4J_URI to use another Neo4j")
+    if not shutil.which("mvn"):
+        raise StoreError(f"the Neo4j jars are missing in {paths.runtime} and Maven (mvn) is not installed: "
+                         "install Maven 3.8+ and run `bash scripts/setup-neo4j.sh`, or set NEO4J_URI")
+    echo(f"Resolving the Neo4j jars from Maven Central into {paths.runtime} (first start only)...")
+    env = dict(os.environ, GRAPHLINK_NEO4J_DIR=str(paths.base))
+    proc = subprocess.Popen(["bash", str(script)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        echo(line.rstrip())
+    if proc.wait() != 0 or not runtime_version(paths):
+        raise StoreError(f"resolving the Neo4j jars failed (exit {proc.returncode}); run "
+                         f"`bash {script}` to see why")
+    return runtime_version(paths) or "?"
+
+
+def check_java() -> str:
+    java = find_java()
+    if not java:
+        raise StoreError("Java not found: Neo4j 5.26 needs Java 17 or 21 (Debian/Ubuntu: "
+                         "apt-get install openjdk-17-jdk-headless), or set NEO4J_URI to another Neo4j")
+    major = java_major(java)
+    if major is not None and major < 17:
+        raise StoreError(f"{java} is Java {major}; Neo4j 5.26 needs Java 17 or 21 (set JAVA_HOME)")
+    return java
+
+
+# ---------------------------------------------------------------------------------------------- ports / conf
+def port_free(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def pick_port(preferred: int) -> int:
+    """``preferred`` if free, else any free port (0 means any)."""
+    return preferred if preferred and port_free(preferred) else free_port()
+
+
+def write_conf(home: Path, runtime: Path, bolt_port: int, http_port: int | None,
+               pagecache: str | None = None) -> Path:
+    """Write ``<home>/conf/neo4j.conf`` (strict validation is on: every key exists in 5.26)."""
+    pagecache = pagecache or os.environ.get("GRAPHLINK_NEO4J_PAGECACHE", "256m")
+    lines = [
+        "# written by graphlink/store/server.py on every start; edits are overwritten",
+        "server.default_listen_address=127.0.0.1",
+        "server.default_advertised_address=127.0.0.1",
+        "server.bolt.enabled=true",
+        f"server.bolt.listen_address=127.0.0.1:{bolt_port}",
+        f"server.bolt.advertised_address=127.0.0.1:{bolt_port}",
+        "server.https.enabled=false",
+        "dbms.security.auth_enabled=false",
+        "dbms.routing.enabled=false",
+        "dbms.usage_report.enabled=false",
+        f"server.memory.pagecache.size={pagecache}",
+        "db.tx_log.rotation.retention_policy=2 files",
+        "db.tx_log.rotation.size=64m",
+        "db.tx_log.preallocate=false",
+        f"server.directories.plugins={runtime / 'plugins'}",
+        "dbms.security.procedures.unrestricted=apoc.*",
+    ]
+    if http_port:
+        lines += ["server.http.enabled=true", f"server.http.listen_address=127.0.0.1:{http_port}",
+                  f"server.http.advertised_address=127.0.0.1:{http_port}"]
+    else:
+        lines += ["server.http.enabled=false"]
+    conf = home / "conf" / "neo4j.conf"
+    conf.parent.mkdir(parents=True, exist_ok=True)
+    conf.write_text("\n".join(lines) + "\n")
+    return conf
+
+
+def launcher_command(java: str, paths: Paths, home: Path, *, heap: str | None = None,
+                     exit_on_stdin_eof: bool = False) -> list[str]:
+    heap = heap or os.environ.get("GRAPHLINK_NEO4J_HEAP", "1g")
+    # APOC needs its jars both in the plugins dir (procedures) and on the class path (its extension factories)
+    cp = os.pathsep.join([str(paths.runtime / "classes"), str(paths.runtime / "plugins" / "*"),
+                          str(paths.runtime / "lib" / "*")])
+    flags = ["-Xms256m", f"-Xmx{heap}", *JVM_FLAGS]
+    if exit_on_stdin_eof:
+        flags.append("-Dneo4j.exitOnStdinEof=true")
+    return [java, *flags, "-cp", cp, "Neo4jLauncher", str(home)]
+
+
+# ---------------------------------------------------------------------------------------------- readiness
+def bolt_version(uri: str, auth=None, timeout: float = 3.0) -> str | None:
+    """Neo4j version string if a Bolt server answers at ``uri``, else None."""
+    from neo4j import GraphDatabase
+
+    try:
+        with GraphDatabase.driver(uri, auth=auth, connection_timeout=timeout) as drv:
+            drv.verify_connectivity()
+            with drv.session(database="system") as session:  # a plain session: no managed-transaction retries
+                rec = session.run("CALL dbms.components() YIELD versions RETURN versions[0] AS v").single()
+            return str(rec["v"]) if rec else None
+    except Exception:
+        return None
+
+
+def wait_ready(uri: str, *, proc: subprocess.Popen | None = None, log: Path | None = None,
+               timeout: float = 180.0, echo: Callable[[str], None] | None = None) -> str:
+    """Poll until Bolt answers; raise StoreError with the log tail if the launcher dies or time runs out."""
+    t0 = time.monotonic()
+    last_note = t0
+    while time.monotonic() - t0 < timeout:
+        if proc is not None and proc.poll() is not None:
+            tail = log.read_text(errors="replace")[-2500:] if log and log.is_file() else ""
+            raise StoreError(f"the Neo4j launcher exited with code {proc.returncode} before it was ready; "
+                             f"log {log}:\n{tail}")
+        version = bolt_version(uri, timeout=2.0)
+        if version:
+            return version
+        if echo and time.monotonic() - last_note > 5:
+            echo(f"  waiting for Neo4j at {uri} ({time.monotonic() - t0:.0f} s)...")
+            last_note = time.monotonic()
+        time.sleep(0.5)
+    raise StoreError(f"Neo4j at {uri} did not answer within {timeout:.0f} s; see {log}")
+
+
+# ---------------------------------------------------------------------------------------------- state / pid
+def read_state(paths: Paths) -> dict | None:
+    try:
+        return json.loads(paths.state_file.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _is_our_launcher(pid: int, home: Path) -> bool:
+    """True if ``pid`` is alive and is the launcher serving ``home`` (guards against PID reuse)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return False
+        return True  # no /proc (macOS): trust the state file
+    args = [a.decode(errors="replace") for a in cmdline]
+    return "Neo4jLauncher" in args and str(home) in args
+
+
+def status(paths: Paths | None = None) -> ServerStatus:
+    """State of the local server: running or not, URI, version, PID."""
+    paths = paths or Paths.default()
+    state = read_state(paths)
+    rv = runtime_version(paths)
+    if not state:
+        msg = ("not running" if rv else
+               "not running; the jars are not resolved yet (`graphlink neo4j start` fetches them)")
+        return ServerStatus(False, version=rv, home=str(paths.home), message=msg)
+    pid = int(state.get("pid", 0))
+    if not pid or not _is_our_launcher(pid, paths.home):
+        return ServerStatus(False, uri=state.get("uri"), version=rv, home=str(paths.home), log=str(paths.log),
+                            message="not running (stale state file: the process is gone)")
+    version = bolt_version(state["uri"])
+    return ServerStatus(True, uri=state["uri"], http=state.get("http"), version=version or state.get("version"),
+                        pid=pid, home=str(paths.home), log=str(paths.log),
+                        message="running" if version else "process alive but Bolt does not answer (starting?)")
+
+
+def local_uri(paths: Paths | None = None) -> str | None:
+    """Bolt URI of the local server from its state file if its process is alive, else None."""
+    paths = paths or Paths.default()
+    state = read_state(paths)
+    if state and state.get("pid") and _is_our_launcher(int(state["pid"]), paths.home):
+        return state.get("uri")
+    return None
+
+
+def start(*, port: int = DEFAULT_BOLT_PORT, http_port: int | None = DEFAULT_HTTP_PORT,
+          paths: Paths | None = None, timeout: float = 180.0,
+          echo: Callable[[str], None] = print) -> ServerStatus:
+    """Start the local server in the background (idempotent: returns the status if it already runs).
+
+    Resolves the jars on first use, takes ``port`` (a free port if taken), waits until Bolt answers,
+    writes ``state.json``. ``http_port=None`` disables HTTP/Browser.
+    """
+    paths = paths or Paths.default()
+    current = status(paths)
+    if current.running:
+        current.message = "already running"
+        return current
+    java = check_java()
+    version = ensure_runtime(paths, echo)
+    home = paths.home
+    (home / "logs").mkdir(parents=True, exist_ok=True)
+    bolt = pick_port(port)
+    if bolt != port:
+        echo(f"port {port} is taken; using {bolt}")
+    http = pick_port(http_port) if http_port else None
+    if http == bolt:
+        http = free_port()
+    write_conf(home, paths.runtime, bolt, http)
+    cmd = launcher_command(java, paths, home)
+    with paths.log.open("ab") as log:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                cwd=str(home), start_new_session=True)
+    uri = f"bolt://127.0.0.1:{bolt}"
+    http_url = f"http://127.0.0.1:{http}/browser/" if http else None
+    state = {"pid": proc.pid, "uri": uri, "http": http_url, "bolt_port": bolt, "http_port": http,
+             "version": version, "home": str(home), "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    paths.state_file.write_text(json.dumps(state, indent=2))
+    echo(f"starting Neo4j {version} (pid {proc.pid}, data in {home / 'data'})...")
+    try:
+        served = wait_ready(uri, proc=proc, log=paths.log, timeout=timeout, echo=echo)
+    except BaseException:  # includes Ctrl-C: never leave a half-started JVM behind
+        if proc.poll() is None:
+            proc.kill()
+        paths.state_file.unlink(missing_ok=True)
+        raise
+    state["version"] = served
+    paths.state_file.write_text(json.dumps(state, indent=2))
+    return ServerStatus(True, uri=uri, http=http_url, version=served, pid=proc.pid, home=str(home),
+                        log=str(paths.log), message="started")
+
+
+def stop(paths: Paths | None = None, timeout: float = 90.0) -> ServerStatus:
+    """Stop the local server cleanly (SIGTERM -> shutdown hook); SIGKILL only after ``timeout`` seconds."""
+    paths = paths or Paths.default()
+    state = read_state(paths)
+    if not state or not state.get("pid") or not _is_our_launcher(int(state["pid"]), paths.home):
+        paths.state_file.unlink(missing_ok=True)
+        return ServerStatus(False, home=str(paths.home), message="not running")
+    pid = int(state["pid"])
+    os.kill(pid, signal.SIGTERM)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout and _alive(pid):
+        time.sleep(0.2)
+    forced = _alive(pid)
+    if forced:
+        os.kill(pid, signal.SIGKILL)
+        while _alive(pid):
+            time.sleep(0.1)
+    paths.state_file.unlink(missing_ok=True)
+    msg = (f"stopped (pid {pid}) after {time.monotonic() - t0:.1f} s" if not forced else
+           f"did not stop within {timeout:.0f} s; killed pid {pid} (the store recovers on next start)")
+    return ServerStatus(False, pid=pid, home=str(paths.home), log=str(paths.log), message=msg)
+
+
+def _alive(pid: int) -> bool:
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reap if it is our child (same process started it)
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    try:
+        return Path(f"/proc/{pid}/status").read_text().find("State:\tZ") < 0
+    except OSError:
+        return True
+
+
+# ---------------------------------------------------------------------------------------------- ephemeral (tests)
+class EphemeralServer:
+    """A throw-away server on a free port in ``home`` (tests): exits when this process closes its stdin or dies."""
+
+    def __init__(self, home: Path, paths: Paths | None = None, timeout: float = 180.0) -> None:
+        self.paths = paths or Paths.default()
+        if not runtime_version(self.paths):
+            raise StoreError(f"no Neo4j runtime in {self.paths.runtime}: run `bash scripts/setup-neo4j.sh`")
+        java = check_java()
+        self.home = Path(home)
+        (self.home / "logs").mkdir(parents=True, exist_ok=True)
+        port = free_port()
+        write_conf(self.home, self.paths.runtime, port, None, pagecache="128m")
+        self.log = self.home / "logs" / "launcher.log"
+        with self.log.open("ab") as log:
+            self.proc = subprocess.Popen(
+                launcher_command(java, self.paths, self.home, exit_on_stdin_eof=True),
+                stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, cwd=str(self.home))
+        self.uri = f"bolt://127.0.0.1:{port}"
+        try:
+            self.version = wait_ready(self.uri, proc=self.proc, log=self.log, timeout=timeout)
+        except Exception:
+            self.proc.kill()
+            raise
+
+    def stop(self, timeout: float = 60.0) -> None:
+        if self.proc.poll() is None and self.proc.stdin:
+            self.proc.stdin.close()  # the launcher exits on stdin EOF -> clean shutdown
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+if __name__ == "__main__":  # pragma: no cover - manual use: python -m graphlink.store.server start|stop|status
+    cmd = sys.argv[1] if len(sys.argv) > 1 else "status"
+    print(json.dumps({"start": start, "stop": stop, "status": status}[cmd]().to_dict(), indent=2))
