@@ -194,4 +194,5 @@ def run_stranon(data: dict[str, tuple[list[str], list[str]]], k: int, method: st
     wall = time.perf_counter() - t0
     res = collect({n: party_report(p) for n, p in parties.items()}, k, method, net.log, wall)
     res.parties = parties
+    res.frames = net.frames
     return res
