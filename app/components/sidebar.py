@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +22,8 @@ class EngineStatus:
 
 
 @st.cache_resource(ttl=60, show_spinner=False)
-def _store() -> tuple[Any | None, EngineStatus]:
+def _store(target: str) -> tuple[Any | None, EngineStatus]:
+    """Connect once a minute per connection target (NEO4J_URI/NEO4J_AUTH); failures mean in-process."""
     module = state.optional_module("graphlink.store.neo4j")
     if module is None:
         return None, EngineStatus(False, None, None, "the Neo4j store module is not installed")
@@ -36,7 +38,7 @@ def _store() -> tuple[Any | None, EngineStatus]:
 
 def engine() -> tuple[Any | None, EngineStatus]:
     """The connected store (or None) and its status, cached for a minute."""
-    return _store()
+    return _store(f"{os.environ.get('NEO4J_URI', '')}|{os.environ.get('NEO4J_AUTH', '')}")
 
 
 def render() -> None:

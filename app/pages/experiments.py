@@ -71,9 +71,14 @@ except Exception as exc:
     st.stop()
 bar.empty()
 
+comparison = getattr(result, "comparison", None)
+if comparison:
+    st.markdown("**Comparison with the thesis**")
+    st.text(str(comparison))
 summary = getattr(result, "summary", None)
 if isinstance(summary, dict) and summary:
-    st.json(summary)
+    with st.expander("Summary"):
+        st.json(summary)
 frame = getattr(result, "frame", None)
 if frame is None and hasattr(result, "to_frame"):
     frame = result.to_frame()
