@@ -90,13 +90,25 @@ def reidit_c(trails: Trails) -> Reidentification:
         gi = inv[sel]
         order = np.lexsort((side[sel], gi))      # per group: identified row first, then de-identified
         pr = rows[sel][order].reshape(-1, 2)
-        for i, j in pr:
-            rows_out.append((str(M.keys[i]), str(N.keys[j]),
-                             f"{_loc_text(trails, M, i)} is unique: only {M.keys[i]} among identified and only "
-                             f"{N.keys[j]} among de-identified records have it"))
+        texts = trail_strings(M, pr[:, 0])
+        rows_out = [(str(M.keys[i]), str(N.keys[j]),
+                     f"trail {t} is unique: only {M.keys[i]} among identified and only {N.keys[j]} among "
+                     f"de-identified records have it") for (i, j), t in zip(pr, texts, strict=True)]
     res = _pairs_frame(rows_out)
     return Reidentification("complete", res, {"reidentified": len(res), "identified": len(M),
                                               "deidentified": len(N)})
+
+
+def trail_strings(side: TrailSide, rows: np.ndarray) -> list[str]:
+    """Trails of ``rows`` as '0'/'1'/'*' strings, vectorised (one bytes view per row).  O(len(rows)·|C|)."""
+    from graphlink.trails import unpack
+
+    if len(rows) == 0:
+        return []
+    k = unpack(side.known[rows], side.n_locations)
+    o = unpack(side.ones[rows], side.n_locations)
+    chars = np.where(k, np.where(o, ord("1"), ord("0")), ord("*")).astype(np.uint8)
+    return [b.decode() for b in np.ascontiguousarray(chars).view(f"S{side.n_locations}").ravel()]
 
 
 def _full_row(side: TrailSide) -> np.ndarray:
