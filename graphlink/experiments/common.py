@@ -10,6 +10,7 @@ on stderr) or a callable ``progress(done, total)`` (the Streamlit app passes one
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -82,7 +83,9 @@ def parallel_map(fn: Callable[[Any], Any], tasks: Sequence[Any], *, workers: int
                 results[i] = fn(t)
                 tick(i + 1)
         else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
+            # forkserver, not fork: the parent may already run numba/threaded code, which is not fork-safe
+            ctx = multiprocessing.get_context("forkserver")
+            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init) as pool:
                 futures = {pool.submit(fn, t): i for i, t in enumerate(tasks)}
                 for done, fut in enumerate(as_completed(futures), start=1):
                     results[futures[fut]] = fut.result()
@@ -91,6 +94,17 @@ def parallel_map(fn: Callable[[Any], Any], tasks: Sequence[Any], *, workers: int
         if bar is not None:
             bar.stop()
     return results
+
+
+def _worker_init() -> None:
+    """One numba thread per worker process: the pool already uses every core (no oversubscription)."""
+    os.environ["NUMBA_NUM_THREADS"] = "1"
+    try:
+        import numba
+
+        numba.set_num_threads(1)
+    except Exception:  # numba absent or already fixed: nothing to tune
+        pass
 
 
 def task_seed(seed: int, *parts: int) -> list[int]:
@@ -147,6 +161,34 @@ def _pack_bits(mask: np.ndarray) -> np.ndarray:
         block = mask[:, w * 64:(w + 1) * 64].astype(np.uint64)
         out[:, w] = block @ (np.uint64(1) << np.arange(block.shape[1], dtype=np.uint64))
     return out
+
+
+def population_trails(pop: Population, reserved: str | None = None):
+    """FillTrails (thesis Alg. 1, equality reading, as :func:`graphlink.trails.build_trails`) straight from
+    the population's masks, without building the long release table: the rows are the elements present in the
+    release; the reserved side gets ``*`` where absent except at locations where both sides released the same
+    number of records; the complete side gets 0. ``reserved`` defaults to the population's. O(n·|C|).
+    Equivalent to ``build_trails(pop.to_release(), reserved)`` (tested)."""
+    from graphlink.trails import Trails, TrailSide, full_mask, pack_columns
+
+    reserved = reserved or pop.reserved
+    C = len(pop.locations)
+    rel_i, rel_d = pop.released_identified(), pop.released_deidentified()
+    pres_i, pres_d = np.flatnonzero(rel_i.any(axis=1)), np.flatnonzero(rel_d.any(axis=1))
+    size_i, size_d = rel_i.sum(axis=0), rel_d.sum(axis=0)
+    sizes = pd.DataFrame({"identified": size_i, "deidentified": size_d},
+                         index=pd.Index(pop.locations, name="location"))
+    equal_cols = np.flatnonzero(size_i == size_d)
+    eq_row = pack_columns(np.zeros(len(equal_cols), dtype=np.int64), equal_cols, 1, C)
+    sides = {}
+    for kind, rel, pres, keys in (("identified", rel_i, pres_i, pop.identified_keys()),
+                                  ("deidentified", rel_d, pres_d, pop.deidentified_keys())):
+        r, c = np.nonzero(rel[pres])
+        ones = pack_columns(r, c, len(pres), C)
+        known = (ones | eq_row) if kind == reserved else full_mask(len(pres), C)
+        sides[kind] = TrailSide(keys[pres], known, ones, C)
+    return Trails(list(pop.locations), sides["identified"], sides["deidentified"], reserved,
+                  f"{reserved} (simulation)", sizes)
 
 
 def release_of(pop: Population, columns: Iterable[int] | None = None):
