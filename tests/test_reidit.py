@@ -144,3 +144,12 @@ def test_simulated_releases_have_no_wrong_reidentification(n, c, p, q, seed) -> 
         if method != "true-loves":
             assert pairs(res) <= pairs(tl)
     assert reidentify(g, "incomplete-k", k=3, truth=rel.truth).summary["wrong"] == 0
+
+
+def test_advisor_table_a1() -> None:
+    from graphlink.advisor import advise
+
+    assert advise("one-to-one", "none").methods[:2] == ("true-loves", "complete")
+    assert advise("one-to-one", "identified").methods[1] == "incomplete"
+    assert advise("one-to-many", "identified").methods == ("multiple",)
+    assert advise("one-to-many", "deidentified").dominant is None     # the thesis's N/A cell

@@ -48,6 +48,11 @@ class Store(StrEnum):
     neo4j = "neo4j"
 
 
+class Mult(StrEnum):
+    one_to_one = "one-to-one"
+    one_to_many = "one-to-many"
+
+
 MethodOpt = Enum("MethodOpt", {m.replace("-", "_"): m for m in METHODS}, type=str)  # type: ignore[misc]
 
 ReleaseArg = Annotated[Path, typer.Argument(help="Release: long CSV/Parquet (location,kind,element) or a folder "
@@ -99,6 +104,8 @@ def _store():
 
 
 def register(app: typer.Typer) -> None:
+    register_advisor(app)
+
     @app.command("trails")
     def trails_cmd(release: ReleaseArg, reserved: ReservedO = ReservedOpt.auto,
                    fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
@@ -186,3 +193,22 @@ def register(app: typer.Typer) -> None:
                       + ", ".join(result.unmatched[:20]))
         if len(result.violations):
             _print_frame(result.violations.head(200), title="Violations (first 200)")
+
+
+def register_advisor(app: typer.Typer) -> None:
+    from graphlink.advisor import advise
+
+    @app.command("advise")
+    def advise_cmd(multiplicity: Annotated[Mult, typer.Option("--multiplicity")] = Mult.one_to_one,
+                   reserved: ReservedO = ReservedOpt.auto,
+                   release: Annotated[Path | None, typer.Option("--release", help="Detect the tactic from it")] = None,
+                   ) -> None:
+        """Which REIDIT algorithm applies (thesis Table A.1) to a multiplicity and disclosure tactic."""
+        tactic = reserved.value
+        if tactic == "auto":
+            if release is None:
+                raise typer.BadParameter("give --reserved or --release to detect it", param_hint="--reserved")
+            tactic = build_trails(load(release, None, None)).reserved
+        a = advise(multiplicity.value, tactic)
+        typer.echo(f"recommended: {', '.join(a.methods)}" + (f" (dominant: {a.dominant})" if a.dominant else ""))
+        typer.echo(a.note)

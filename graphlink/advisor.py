@@ -1,0 +1,52 @@
+"""Which REIDIT algorithm applies (thesis Appendix A, Table A.1).
+
+Rows: disclosure tactic; columns: data multiplicity.  ``#`` in the thesis marks the dominant algorithm
+(guaranteed to find at least as many correct re-identifications).  Exact true loves apply wherever the
+one-to-one model holds and dominate every REIDIT variant there (Theorem 2).
+
+| tactic \\ multiplicity              | one-to-one          | one-to-many |
+|------------------------------------|---------------------|-------------|
+| unreserved                         | REIDIT-C#, REIDIT-I | REIDIT-M    |
+| identified reserved to de-identif. | REIDIT-I#, REIDIT-M | REIDIT-M    |
+| de-identified reserved to identif. | N/A (thesis)        | N/A         |
+
+The thesis writes the table for "Γ_M reserved to Ω_N"; for one-to-one data the reserved direction is
+symmetric for REIDIT-I (graphlink runs its outer loop over whichever side is reserved), so we recommend
+REIDIT-I for de-identified-reserved one-to-one data too and mark the thesis's N/A cell in the note.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Multiplicity = Literal["one-to-one", "one-to-many"]
+
+
+@dataclass(frozen=True)
+class Advice:
+    methods: tuple[str, ...]        # CLI method names, dominant first
+    dominant: str | None
+    note: str
+
+
+def advise(multiplicity: Multiplicity, reserved: Literal["none", "identified", "deidentified"]) -> Advice:
+    """Table A.1 lookup plus graphlink's exact method.  O(1)."""
+    if multiplicity == "one-to-many":
+        side = {"none": "unreserved", "identified": "identified reserved", "deidentified": "de-identified reserved"}
+        note = (f"one-to-many data ({side[reserved]}): only REIDIT-M is free of false links (Appendix A, "
+                "Theorem 9); REIDIT-I and true loves assume one-to-one data")
+        if reserved == "deidentified":
+            note += "; Table A.1 marks this cell N/A — REIDIT-M results are not guaranteed here"
+            return Advice(("multiple",), None, note)
+        return Advice(("multiple",), "multiple", note)
+    if reserved == "none":
+        return Advice(("true-loves", "complete", "incomplete"), "true-loves",
+                      "unreserved one-to-one: REIDIT-C dominates REIDIT-I (Table A.1); exact true loves find every "
+                      "certain re-identification")
+    note = ("reserved one-to-one: REIDIT-I dominates REIDIT-M (Lemma 19); exact true loves find every certain "
+            "re-identification, including those REIDIT-I misses (tight sets, §4.2.5)")
+    if reserved == "deidentified":
+        note += ("; Table A.1 prints N/A for this direction, but REIDIT-I is symmetric (its outer loop runs over "
+                 "the reserved side)")
+    return Advice(("true-loves", "incomplete", "incomplete-k", "multiple"), "true-loves", note)
