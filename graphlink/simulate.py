@@ -87,7 +87,7 @@ def _check_prob_vector(values: RateLike, n: int, what: str) -> np.ndarray:
     bad = ~np.isfinite(arr) | (arr < 0) | (arr > 1)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ReleaseError(f"{what}: value {arr[i]!r} at location {i + 1} is not a probability in [0, 1]")
+        raise ReleaseError(f"{what}: value {float(arr[i])} at location {i + 1} is not a probability in [0, 1]")
     return arr
 
 
@@ -150,7 +150,7 @@ def read_popularities(path: str | Path, population: int | None = None) -> pd.Dat
         badw = w.isna() | (w < 0) | (w > 1)
         if badw.any():
             row = int(np.flatnonzero(badw.to_numpy())[0])
-            raise ReleaseError(f"withholding rate {w.iloc[row]!r} is not in [0, 1]", file=str(path),
+            raise ReleaseError(f"withholding rate {df[col].iloc[row]!r} is not in [0, 1]", file=str(path),
                                row=row + 2, column=col)
     out["withhold"] = w.to_numpy(dtype=float)
     return out
