@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 from scipy.sparse.csgraph import maximum_flow
 
 from graphlink.unlink import Instance, utility
@@ -218,8 +218,16 @@ def assign_given_locations(inst: Instance, locs: list[int], k: int,
     hi = np.concatenate([np.ones(inst.n_deidentified + inst.n_identified), np.zeros(L),
                          np.full(2 * L, np.inf)])
     c = np.concatenate([-np.ones(nx), np.zeros(ny)])
-    res = milp(c, constraints=LinearConstraint(A, lo, hi), integrality=np.ones(nv),
-               bounds=Bounds(np.zeros(nv), np.ones(nv)), options={"time_limit": time_limit, "disp": False})
+    # The polytope is the projection of a network-flow polytope, so a vertex (simplex / IPM + crossover)
+    # is integral; fall back to branch and bound only if the solver returns a fractional point.
+    fin_hi, fin_lo = np.isfinite(hi), np.isfinite(lo)
+    A_ub = sp.vstack([A[fin_hi], -A[fin_lo]]).tocsr()
+    b_ub = np.concatenate([hi[fin_hi], -lo[fin_lo]])
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=(0, 1), method="highs-ipm",
+                  options={"time_limit": time_limit})
+    if res.x is None or np.abs(res.x - np.round(res.x)).max() > 1e-6:
+        res = milp(c, constraints=LinearConstraint(A, lo, hi), integrality=np.ones(nv),
+                   bounds=Bounds(np.zeros(nv), np.ones(nv)), options={"time_limit": time_limit, "disp": False})
     if res.x is None:
         raise RuntimeError(f"HiGHS found no assignment for the chosen locations: {res.message}")
     x = np.round(res.x).astype(int) > 0

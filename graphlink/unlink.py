@@ -447,8 +447,19 @@ def _flow(inst: Instance, k: int, seed: int | None) -> _IntAllocation:
             continue
         if feasible_locations(inst, sorted(chosen_set | {c}), k):
             chosen_set.add(c)
-    disclosed, protectors = assign_given_locations(inst, sorted(chosen_set), k)
     out = _IntAllocation.empty(inst.n_locations)
+    if chosen_set == set(chosen):
+        # Force-Dedup's allocation is optimal for its locations if it reaches the trivial upper bound
+        # min(|∪ω_c|, |∪γ_c|) over the chosen locations: keep it and skip the LP.
+        sel = np.asarray(chosen, np.int64)
+        n_de = len(np.unique(_gather(inst.w_ptr, inst.w_idx, sel))) if len(sel) else 0
+        n_id = len(np.unique(_gather(inst.g_ptr, inst.g_idx, sel))) if len(sel) else 0
+        if sum(len(d) for ds in force.disclosed for d in ds) >= min(n_de, n_id):
+            for c, ds in enumerate(force.disclosed):
+                for d, p in zip(ds, force.protectors[c], strict=True):
+                    out.add(c, "flow", d, p)
+            return out
+    disclosed, protectors = assign_given_locations(inst, sorted(chosen_set), k)
     for c in sorted(chosen_set):
         out.add(c, "flow", disclosed[c], protectors[c])
     return out
