@@ -17,6 +17,7 @@ THESIS_FIG_8_1 = {
     "H3": (["Ali", "Charlie", "Dan"], ["actg", "tgac", "gatc"]),
     "H4": (["Bob", "Charlie", "Dan"], ["ctga", "tgac"]),
 }
+THESIS_TRUTH = {"Ali": "actg", "Bob": "ctga", "Charlie": "tgac", "Dan": "gatc"}
 ADVERSARIES = ("full-switch", "partial-switch", "refuse-decrypt", "grab-and-go")
 
 
@@ -49,10 +50,11 @@ def register(app: typer.Typer) -> None:
         no_integrity: bool = typer.Option(False, "--no-integrity", help="Basic SCAMD: no v_C, β, α."),
         adversary: list[str] = typer.Option([], "--adversary", help="KIND:CHEATER:VICTIM[:F] (repeatable)."),
         in_process: bool = typer.Option(False, "--in-process", help="Parties as objects in one process."),
+        no_veto: bool = typer.Option(False, "--no-veto", help="Skip the contributor veto round."),
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ) -> None:
         """Run the secure protocol among separate processes on 127.0.0.1 and show every party's view."""
-        from graphlink.secure.api import evaluate_views, release_sets
+        from graphlink.secure.api import evaluate_views, private_pairs, release_sets
         from graphlink.secure.protocol import bandwidth_formula, dataset_ops_formula, run_stranon
 
         base = method.removesuffix("-secure")
@@ -61,6 +63,7 @@ def register(app: typer.Typer) -> None:
         release = None
         if thesis:
             data = {c: (list(g), list(o)) for c, (g, o) in THESIS_FIG_8_1.items()}
+            pairs = {c: {m: THESIS_TRUTH[m] for m in g if THESIS_TRUTH[m] in o} for c, (g, o) in data.items()}
         else:
             if release_path is not None:
                 from graphlink.release import read_release
@@ -72,12 +75,13 @@ def register(app: typer.Typer) -> None:
                 release = simulate_uniform(subjects, locations, p, withhold=withhold, seed=seed)
             locs, gamma, omega = release_sets(release)
             data = {c: (gamma[c], omega[c]) for c in locs}
+            pairs = private_pairs(release, gamma, omega)
         behaviours = dict(_parse_adversary(a) for a in adversary)
         integrity = not no_integrity
         locking = not no_lock
         res = run_stranon(data, k, f"{base}-secure", seed=seed, alpha=alpha, beta=beta, integrity=integrity,
                           locking=locking, dc_size=dc_size if locking else 0, behaviours=behaviours,
-                          processes=not in_process)
+                          processes=not in_process, pairs=pairs, contributor_veto=not no_veto and pairs is not None)
         locs = list(data)
         L = len(locs)
         parties = []
@@ -103,10 +107,18 @@ def register(app: typer.Typer) -> None:
         g = {c: data[c][0] for c in locs}
         o = {c: data[c][1] for c in locs}
         views = evaluate_views(locs, g, o, res.disclosed, k, release) if not res.aborted else {}
+        if thesis and views.get("checked"):
+            from graphlink.secure.unlinkability import contributor_view
+
+            gs = {c: set(v) for c, v in g.items()}
+            ds = {c: set(v) for c, v in res.disclosed.items()}
+            views["contributor"] = {c: contributor_view(locs, gs, ds, k, pairs[c]).to_dict() for c in locs}
+            views["contributor_all_k_unlinkable"] = all(v["k_unlinkable"] for v in views["contributor"].values())
         summary = {"transport": "in-process" if in_process else "separate processes over 127.0.0.1 TCP",
                    "ports": getattr(res, "ports", None), "k": k, "method": f"{base}-secure",
                    "aborted": res.aborted, "detections": res.detections, "certification": res.certification,
                    "wall_seconds": round(res.wall_seconds, 3), "parties": parties, "views": views,
+                   "contributor_veto_rounds": res.veto_rounds,
                    "trace": res.dedup.trace if res.dedup else []}
         if fmt == "json":
             typer.echo(json.dumps(summary, indent=2, default=str))
@@ -151,4 +163,6 @@ def _print(summary: dict) -> None:
         con.print(f"external k-unlinkable: {v['external']['k_unlinkable']}")
         if "contributor" in v:
             con.print(f"contributor k-unlinkable for every location: {v['contributor_all_k_unlinkable']}")
+    for r, v in enumerate(summary["contributor_veto_rounds"]):
+        con.print(f"contributor veto round {r + 1}: objections {v['objections'] or 'none'}")
     con.print(f"wall time: {summary['wall_seconds']} s")

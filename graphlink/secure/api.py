@@ -55,11 +55,16 @@ def private_pairs(release, gamma, omega) -> dict[str, dict[str, str]] | None:
 
 def secure_unlink(release, k: int, method: str, seed: int | None = None, *, processes: bool = False,
                   alpha: int = 1, beta: int = 2, locking: bool = True, dc_size: int = 8,
-                  evaluate_limit: int = 4_000_000) -> SecureUnlinkOutput:
+                  contributor_veto: bool = True, evaluate_limit: int = 4_000_000) -> SecureUnlinkOutput:
     """Run STRANON (Alg. 11) with Greedy-Dedup-Secure (Alg. 12) or Force-Dedup-Secure (Alg. 14).
 
     ``method``: greedy-dedup | force-dedup (or their ``-secure`` names). Raises ``ReleaseError`` for other
-    methods (no secure variant) and if the protocol aborted (an integrity check fired). Complexity: see
+    methods (no secure variant) and if the protocol aborted (an integrity check fired).
+
+    Each location's private pairing τ_c (which identity owns which of its de-identified values) comes from
+    ``release.truth`` when present — a location knows its own database — and enables the contributor veto
+    round (``contributor_veto``), which makes contributor k-unlinkability (Def. 25) hold exactly instead of
+    relying on Contributor-Clean's pairwise bound (Theorem 8), which is not sufficient. Complexity: see
     ``run_stranon``; the evaluation views are O(|M|·|N|·|C|/64 + E√V) and skipped above ``evaluate_limit``
     (|M|·|N|)."""
     base = method.removesuffix("-secure")
@@ -69,8 +74,11 @@ def secure_unlink(release, k: int, method: str, seed: int | None = None, *, proc
         raise ReleaseError(f"k must be at least 1, got {k}")
     locs, gamma, omega = release_sets(release)
     data = {c: (gamma[c], omega[c]) for c in locs}
+    pairs = private_pairs(release, gamma, omega)
+    veto = bool(contributor_veto and pairs is not None)
     res: StranonResult = run_stranon(data, k, f"{base}-secure", seed=seed, alpha=alpha, beta=beta,
-                                     locking=locking, dc_size=dc_size, processes=processes)
+                                     locking=locking, dc_size=dc_size, processes=processes, pairs=pairs,
+                                     contributor_veto=veto)
     if res.aborted:
         raise ReleaseError(f"secure protocol aborted: {res.aborted}; detections: {'; '.join(res.detections)}")
     keep = {(c, e) for c, v in res.disclosed.items() for e in v}
@@ -79,6 +87,7 @@ def secure_unlink(release, k: int, method: str, seed: int | None = None, *, proc
         [(loc, el) in keep for loc, el in zip(f["location"], f["element"], strict=True)], index=f.index)
     out_release = release.with_frame(f.loc[mask].reset_index(drop=True))
     report = res.to_dict()
+    report["contributor_veto"] = veto
     report["views"] = evaluate_views(locs, gamma, omega, res.disclosed, k, release, evaluate_limit)
     return SecureUnlinkOutput(out_release, report)
 

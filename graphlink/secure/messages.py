@@ -160,6 +160,32 @@ class Abort(Message):
 
 
 @dataclass
+class Preview(Message):
+    """sTTP → location c_j (contributor veto round, our extension): the planned disclosure as c_j will see it
+    once published — per location the number of values it will disclose, and which of them are values
+    c_j itself submitted (as the fully encrypted ciphertexts c_j already holds) — plus the public γ's."""
+
+    counts: dict = field(default_factory=dict)
+    known: list[bytes] = field(default_factory=list)
+    known_at: list[str] = field(default_factory=list)
+    gamma: dict = field(default_factory=dict)
+    round: int = 0
+    kind: ClassVar[str] = "preview"
+    point_fields: ClassVar[tuple[str, ...]] = ("known",)
+
+
+@dataclass
+class PreviewVerdict(Message):
+    """location → sTTP: whether its contributor view (Def. 25) of the planned disclosure is k-unlinkable,
+    and which disclosing locations carry the violations."""
+
+    ok: bool = True
+    blame: list[str] = field(default_factory=list)
+    round: int = 0
+    kind: ClassVar[str] = "preview-verdict"
+
+
+@dataclass
 class Finished(Message):
     """location → sTTP: the location has recovered its disclosable set (only its size is reported)."""
 
@@ -170,7 +196,8 @@ class Finished(Message):
 MESSAGE_TYPES: dict[str, type[Message]] = {
     cls.kind: cls
     for cls in (Setup, PublishIdentified, EncryptRequest, EncryptReply, DecryptRequest, DecryptReply,
-                Submission, Return, LockedReturn, DecryptionReport, Unlock, Alarm, Abort, Finished)
+                Submission, Return, LockedReturn, DecryptionReport, Unlock, Alarm, Abort, Preview, PreviewVerdict,
+                Finished)
 }
 
 
@@ -184,7 +211,7 @@ def encode(msg: Message) -> bytes:
             header[f.name] = len(value)
             blobs.append(b"".join(value))
         elif isinstance(value, bytes):
-            header[f.name] = {"hex": value.hex()}
+            header[f.name] = {"__hex__": value.hex()}
         else:
             header[f.name] = value
     h = json.dumps(header, separators=(",", ":")).encode("utf-8")
@@ -209,8 +236,8 @@ def decode(frame: bytes) -> Message:
             pts = [blob[i * POINT_BYTES : (i + 1) * POINT_BYTES] for i in range(n)]
             validate_points(pts)
             kwargs[f.name] = pts
-        elif isinstance(value, dict) and "hex" in value:
-            kwargs[f.name] = bytes.fromhex(value["hex"])
+        elif isinstance(value, dict) and set(value) == {"__hex__"}:
+            kwargs[f.name] = bytes.fromhex(value["__hex__"])
         else:
             kwargs[f.name] = value
     if pos != len(frame):

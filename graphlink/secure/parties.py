@@ -113,8 +113,10 @@ class Location(Party):
 
     def __init__(self, name: str, session: str, identified: list[str], deidentified: list[str], *,
                  beta: int = 0, alpha: int = 0, behaviour: Behaviour | None = None,
-                 seed: int | None = None, keep_messages: bool = False) -> None:
+                 seed: int | None = None, keep_messages: bool = False,
+                 pairs: dict[str, str] | None = None) -> None:
         super().__init__(name, session, keep_messages)
+        self.pairs = dict(pairs) if pairs is not None else None   # τ_i: own identity -> own element
         self.identified = list(identified)
         self.deidentified = list(deidentified)
         self.beta, self.alpha = beta, alpha
@@ -296,6 +298,32 @@ class Location(Party):
         self.finished = True
         return [self._msg(M.Finished, M.STTP, disclosed=len(self.disclosed))]
 
+    def _on_preview(self, msg: M.Preview) -> list[M.Message]:
+        """Contributor veto round: evaluate Definition 25 for this location on the planned disclosure."""
+        from graphlink.secure.unlinkability import contributor_view
+
+        if self.pairs is None:  # a location that does not know its own pairing cannot object
+            return [self._msg(M.PreviewVerdict, M.STTP, ok=True, round=msg.round)]
+        own = {f: self.lookup[p] for f, p, r in zip(self.full, self.plain_points, self.roles, strict=True)
+               if r == "data"}
+        locs = list(msg.counts)
+        disclosed: dict[str, set] = {c: set() for c in locs}
+        for pt, at in zip(msg.known, msg.known_at, strict=True):
+            disclosed[at].add(own[pt])
+        for c in locs:
+            for t in range(int(msg.counts[c]) - len(disclosed[c])):
+                disclosed[c].add(("?", c, t))
+        gamma = {c: set(v) for c, v in msg.gamma.items()}
+        total = len(set().union(*gamma.values()))
+        view = contributor_view(locs, gamma, disclosed, self.k, self.pairs, total, name=f"contributor:{self.name}")
+        if view.k_unlinkable:
+            return [self._msg(M.PreviewVerdict, M.STTP, ok=True, round=msg.round)]
+        where = {x: c for c, v in disclosed.items() for x in v}
+        blame = [where[x] for x in view.violations_right]
+        for m in view.violations_left:
+            blame += [c for c in locs if m in gamma[c] and msg.counts[c] > 0]
+        return [self._msg(M.PreviewVerdict, M.STTP, ok=False, blame=blame, round=msg.round)]
+
     def _on_abort(self, msg: M.Abort) -> list[M.Message]:
         self.aborted = msg.reason
         self.finished = True
@@ -309,8 +337,12 @@ class SemiTrustedThirdParty(Party):
 
     def __init__(self, session: str, locations: list[str], k: int, method: str, *, seed: int | None = None,
                  integrity: bool = True, locking: bool = False, dc_size: int = 0, certify: bool = True,
-                 certify_limit: int = 4_000_000, keep_messages: bool = False) -> None:
+                 certify_limit: int = 4_000_000, keep_messages: bool = False,
+                 contributor_veto: bool = False) -> None:
         super().__init__(M.STTP, session, keep_messages)
+        self.contributor_veto = contributor_veto
+        self.verdicts: dict[str, M.PreviewVerdict] = {}
+        self.veto_rounds: list[dict] = []
         self.locations = list(locations)
         self.k, self.method, self.seed = k, method, seed
         self.integrity, self.locking, self.dc_size = integrity, locking, dc_size
@@ -371,6 +403,8 @@ class SemiTrustedThirdParty(Party):
             if len(self.reports) == len(self.locations):
                 return [self._msg(M.Unlock, loc, key=self.lock_keys[loc].inverse) for loc in self.locations]
             return []
+        elif isinstance(msg, M.PreviewVerdict):
+            return self._on_verdict(msg)
         elif isinstance(msg, M.Finished):
             self.finished_locs[msg.sender] = msg.disclosed
             self.finished = len(self.finished_locs) == len(self.locations)
@@ -399,8 +433,54 @@ class SemiTrustedThirdParty(Party):
         h_omega = {loc: set(self.submissions[loc]) for loc in self.locations}
         gamma = {loc: self.gamma[loc] for loc in self.locations}
         self.result = run_secure_dedup(self.method, gamma, h_omega, self.k, self.seed)
+        self._gamma_h = (gamma, h_omega)
         if self.certify:
             self._certify(gamma, h_omega)
+        if self.contributor_veto:
+            return self._preview()
+        return self._send_returns()
+
+    def _preview(self) -> list[M.Message]:
+        """Contributor veto round (extension; see docs/secure.md): show every location the planned
+        disclosure as it will look once published, restricted to what that location can recognise."""
+        gamma, h_omega = self._gamma_h
+        self.verdicts = {}
+        counts = {loc: len(self.result.returns[loc]) for loc in self.locations}
+        pub = {loc: sorted(gamma[loc]) for loc in self.locations}
+        out: list[M.Message] = []
+        for j in self.locations:
+            known, at = [], []
+            for p in self.locations:
+                for y in self.result.returns[p]:
+                    if y in h_omega[j]:
+                        known.append(y)
+                        at.append(p)
+            out.append(self._msg(M.Preview, j, counts=counts, known=known, known_at=at, gamma=pub,
+                                 round=len(self.veto_rounds)))
+        return out
+
+    def _on_verdict(self, msg: M.PreviewVerdict) -> list[M.Message]:
+        self.verdicts[msg.sender] = msg
+        if len(self.verdicts) < len(self.locations):
+            return []
+        bad = {loc: v.blame for loc, v in self.verdicts.items() if not v.ok}
+        self.veto_rounds.append({"objections": {loc: sorted(set(b)) for loc, b in bad.items()}})
+        if not bad:
+            return self._send_returns()
+        from collections import Counter
+
+        from graphlink.secure.dedup_secure import withhold_location
+
+        blame = Counter(b for bl in bad.values() for b in bl if self.result.returns.get(b))
+        if not blame:
+            blame = Counter({loc: len(v) for loc, v in self.result.returns.items() if v})
+        worst = max(sorted(blame), key=lambda c: blame[c])
+        withhold_location(self.result, worst, f"contributor veto by {sorted(bad)}")
+        if self.certify:
+            self._certify(*self._gamma_h)
+        return self._preview()
+
+    def _send_returns(self) -> list[M.Message]:
         out: list[M.Message] = []
         for loc in self.locations:
             ret = list(self.result.returns[loc])
@@ -425,7 +505,7 @@ class SemiTrustedThirdParty(Party):
         if n_m * n_n > self.certify_limit:
             self.certification = {"checked": False, "reason": f"|M|·|N| = {n_m * n_n} above certify_limit"}
             return
-        repairs = []
+        repairs = list(self.certification.get("repairs", []))
         while True:
             disclosed = {loc: set(v) for loc, v in self.result.returns.items()}
             ext = external_view(self.locations, gamma, disclosed, self.k, n_deidentified_total=max(n_m, n_n))

@@ -83,6 +83,7 @@ class StranonResult:
     certification: dict
     unrecovered: dict[str, int]
     wall_seconds: float = 0.0
+    veto_rounds: list = field(default_factory=list)
     parties: dict = field(default_factory=dict, repr=False)
     log: list = field(default_factory=list, repr=False)
 
@@ -91,6 +92,7 @@ class StranonResult:
                 "disclosed": {c: len(v) for c, v in self.disclosed.items()},
                 "costs": self.costs, "bandwidth_records_by_owner": self.bandwidth_by_owner,
                 "certification": self.certification, "unrecovered": self.unrecovered,
+                "contributor_veto_rounds": self.veto_rounds,
                 "wall_seconds": round(self.wall_seconds, 3),
                 "contributor_clean_kept": self.dedup.after_contributor_clean if self.dedup else None,
                 "trace": self.dedup.trace if self.dedup else []}
@@ -120,7 +122,8 @@ def _owner_local(entry) -> str | None:
 def make_parties(data: dict[str, tuple[list[str], list[str]]], k: int, method: str, *, seed: int | None = None,
                  alpha: int | dict = 0, beta: int | dict = 0, integrity: bool = True, locking: bool = False,
                  dc_size: int = 0, behaviours: dict[str, Behaviour] | None = None, certify: bool = True,
-                 certify_limit: int = 4_000_000, keep_messages: bool = False, session: str | None = None):
+                 certify_limit: int = 4_000_000, keep_messages: bool = False, session: str | None = None,
+                 pairs: dict[str, dict[str, str]] | None = None, contributor_veto: bool = False):
     """Create the parties for one session. ``data[loc] = (identified γ, de-identified ω)``."""
     if not data:
         raise ReleaseError("no locations")
@@ -134,10 +137,12 @@ def make_parties(data: dict[str, tuple[list[str], list[str]]], k: int, method: s
         gam, om = data[loc]
         parties[loc] = Location(loc, session, gam, om, alpha=a.get(loc, 0) if integrity else 0,
                                 beta=b.get(loc, 0) if integrity else 0, behaviour=behaviours.get(loc),
-                                seed=None if seed is None else seed * 7919 + n, keep_messages=keep_messages)
+                                seed=None if seed is None else seed * 7919 + n, keep_messages=keep_messages,
+                                pairs=(pairs or {}).get(loc))
     parties["sTTP"] = SemiTrustedThirdParty(session, locs, k, method, seed=seed, integrity=integrity,
                                             locking=locking, dc_size=dc_size, certify=certify,
-                                            certify_limit=certify_limit, keep_messages=keep_messages)
+                                            certify_limit=certify_limit, keep_messages=keep_messages,
+                                            contributor_veto=contributor_veto)
     return parties
 
 
@@ -145,7 +150,8 @@ def party_report(party) -> dict:
     """Everything the orchestrator may learn from a finished party (no keys, no other party's data)."""
     rep = {"name": party.name, "costs": party.costs.to_dict(), "seen": party.seen, "aborted": party.aborted}
     if isinstance(party, SemiTrustedThirdParty):
-        rep.update(result=party.result, detections=party.detections, certification=party.certification)
+        rep.update(result=party.result, detections=party.detections, certification=party.certification,
+                   veto_rounds=party.veto_rounds)
     else:
         rep.update(disclosed=party.disclosed, unrecovered=party.unrecovered, alarm=party.alarm,
                    report_ok=party.report_ok)
@@ -164,14 +170,15 @@ def collect(reports: dict[str, dict], k: int, method: str, log: list, wall: floa
         costs={name: r["costs"] for name, r in reports.items()},
         bandwidth_by_owner=bandwidth_by_owner(log, _owner_local), seen={n: r["seen"] for n, r in reports.items()},
         certification=sttp["certification"], unrecovered={c: reports[c]["unrecovered"] for c in locs},
-        wall_seconds=wall, log=log)
+        wall_seconds=wall, log=log, veto_rounds=sttp.get("veto_rounds", []))
 
 
 def run_stranon(data: dict[str, tuple[list[str], list[str]]], k: int, method: str = "greedy-dedup-secure", *,
                 seed: int | None = None, alpha: int | dict = 1, beta: int | dict = 2, integrity: bool = True,
                 locking: bool = True, dc_size: int = 8, behaviours: dict[str, Behaviour] | None = None,
                 certify: bool = True, certify_limit: int = 4_000_000, keep_messages: bool = False,
-                processes: bool = False) -> StranonResult:
+                processes: bool = False, pairs: dict[str, dict[str, str]] | None = None,
+                contributor_veto: bool = False) -> StranonResult:
     """Run STRANON (Alg. 11) among ``data``'s locations and an sTTP.
 
     processes=False: in-process parties exchanging encoded frames (``LocalNetwork``).
@@ -184,10 +191,11 @@ def run_stranon(data: dict[str, tuple[list[str], list[str]]], k: int, method: st
 
         return run_processes(data, k, method, seed=seed, alpha=alpha, beta=beta, integrity=integrity,
                              locking=locking, dc_size=dc_size, behaviours=behaviours, certify=certify,
-                             certify_limit=certify_limit)
+                             certify_limit=certify_limit, pairs=pairs, contributor_veto=contributor_veto)
     parties = make_parties(data, k, method, seed=seed, alpha=alpha, beta=beta, integrity=integrity,
                            locking=locking, dc_size=dc_size, behaviours=behaviours, certify=certify,
-                           certify_limit=certify_limit, keep_messages=keep_messages)
+                           certify_limit=certify_limit, keep_messages=keep_messages, pairs=pairs,
+                           contributor_veto=contributor_veto)
     t0 = time.perf_counter()
     net = LocalNetwork(parties, keep_log=keep_messages)
     net.run(parties["sTTP"].start())

@@ -124,7 +124,8 @@ def party_main(spec: dict, conn) -> None:
 
 
 def run_processes(data, k: int, method: str, *, seed=None, alpha=0, beta=0, integrity=True, locking=False,
-                  dc_size=0, behaviours=None, certify=True, certify_limit=4_000_000, timeout: float = 3600.0):
+                  dc_size=0, behaviours=None, certify=True, certify_limit=4_000_000, pairs=None,
+                  contributor_veto=False, timeout: float = 3600.0):
     """Run STRANON with every party in its own process over loopback TCP; returns a ``StranonResult``."""
     from graphlink.secure.protocol import collect
 
@@ -139,10 +140,10 @@ def run_processes(data, k: int, method: str, *, seed=None, alpha=0, beta=0, inte
         specs[loc] = {"kind": "location", "name": loc, "session": session, "identified": list(gam),
                       "deidentified": list(om), "alpha": a.get(loc, 0) if integrity else 0,
                       "beta": b.get(loc, 0) if integrity else 0, "behaviour": behaviours.get(loc),
-                      "seed": None if seed is None else seed * 7919 + n}
+                      "seed": None if seed is None else seed * 7919 + n, "pairs": (pairs or {}).get(loc)}
     specs["sTTP"] = {"kind": "sttp", "session": session, "locations": locs, "k": k, "method": method,
                      "seed": seed, "integrity": integrity, "locking": locking, "dc_size": dc_size,
-                     "certify": certify, "certify_limit": certify_limit}
+                     "certify": certify, "certify_limit": certify_limit, "contributor_veto": contributor_veto}
     ctx = mp.get_context("spawn")
     procs, conns = {}, {}
     for name, spec in specs.items():
