@@ -78,25 +78,21 @@ def reidit_c(trails: Trails) -> Reidentification:
     words = np.vstack([M.ones[mi], N.ones[ni]])
     side = np.concatenate([np.zeros(len(mi), np.int8), np.ones(len(ni), np.int8)])
     rows = np.concatenate([mi, ni])
-    rows_out: list[tuple[str, str, str]] = []
-    if len(words):
-        view = np.ascontiguousarray(words).view(np.dtype((np.void, words.dtype.itemsize * words.shape[1]))).ravel()
-        _, inv, cnt = np.unique(view, return_inverse=True, return_counts=True)
-        inv = inv.ravel()
-        n_id = np.bincount(inv, weights=(side == 0), minlength=len(cnt))
-        n_de = np.bincount(inv, weights=(side == 1), minlength=len(cnt))
-        good = (n_id == 1) & (n_de == 1)
-        sel = good[inv]
-        gi = inv[sel]
-        order = np.lexsort((side[sel], gi))      # per group: identified row first, then de-identified
-        pr = rows[sel][order].reshape(-1, 2)
-        texts = trail_strings(M, pr[:, 0])
-        rows_out = [(str(M.keys[i]), str(N.keys[j]),
-                     f"trail {t} is unique: only {M.keys[i]} among identified and only {N.keys[j]} among "
-                     f"de-identified records have it") for (i, j), t in zip(pr, texts, strict=True)]
-    res = _pairs_frame(rows_out)
-    return Reidentification("complete", res, {"reidentified": len(res), "identified": len(M),
-                                              "deidentified": len(N)})
+    group = _exact_groups(words)
+    n_groups = int(group.max()) + 1 if len(group) else 0
+    n_id = np.bincount(group, weights=(side == 0), minlength=n_groups)
+    n_de = np.bincount(group, weights=(side == 1), minlength=n_groups)
+    sel = ((n_id == 1) & (n_de == 1))[group]
+    order = np.lexsort((side[sel], group[sel]))      # per group: identified row first, then de-identified
+    pr = rows[sel][order].reshape(-1, 2)
+    ones = np.bitwise_count(M.ones[pr[:, 0]]).sum(axis=1).tolist() if len(pr) else []
+    mk, nk = M.keys[pr[:, 0]], N.keys[pr[:, 1]]
+    n_loc = M.n_locations
+    reasons = [f"{m} and {n} share a trail (disclosed at {c} of {n_loc} locations) that no other identified or "
+               f"de-identified record has" for m, n, c in zip(mk, nk, ones, strict=True)]
+    res = pd.DataFrame({"identified": mk, "deidentified": nk, "reason": np.array(reasons, dtype=object)})
+    return Reidentification("complete", res.astype(object), {"reidentified": len(res), "identified": len(M),
+                                                             "deidentified": len(N)})
 
 
 def trail_strings(side: TrailSide, rows: np.ndarray) -> list[str]:
@@ -115,6 +111,34 @@ def _full_row(side: TrailSide) -> np.ndarray:
     from graphlink.trails import full_mask
 
     return full_mask(1, side.n_locations)[0]
+
+
+def _exact_groups(words: np.ndarray) -> np.ndarray:
+    """Group id per row such that rows share a group iff their words are identical.
+
+    64-bit fingerprints and one argsort do the bulk (algorithms.md §3.2); any fingerprint bucket whose rows
+    are not all identical (a collision) is regrouped exactly.  O(n log n + n·W).
+    """
+    from graphlink.linkgraph import _fingerprint, _row_classes
+
+    n = len(words)
+    if n == 0:
+        return np.zeros(0, np.int64)
+    fp = _fingerprint(words)
+    order = np.argsort(fp, kind="stable")
+    fs = fp[order]
+    start = np.r_[True, fs[1:] != fs[:-1]]
+    gid_sorted = np.cumsum(start) - 1
+    first = np.flatnonzero(start)
+    same = np.all(words[order] == words[order[first[gid_sorted]]], axis=1)
+    group = np.empty(n, np.int64)
+    group[order] = gid_sorted
+    bad_groups = np.unique(gid_sorted[~same])
+    if len(bad_groups):
+        bad_rows = np.flatnonzero(np.isin(group, bad_groups))
+        _, sub = _row_classes(words[bad_rows])
+        group[bad_rows] = int(group.max()) + 1 + sub
+    return group
 
 
 # ---------------------------------------------------------------------------------------------- REIDIT-I
