@@ -175,7 +175,8 @@ def bench_reidit_i(scale: float) -> None:
     print(f"  ratio Precomp/queue: {t_p / t_q:.0f}×  (same pairs: {a == b})")
 
 
-CASES = {"reidit_c": bench_reidit_c, "links": bench_links, "links_masks": bench_links_masks, "matching": bench_matching, "reidit_i": bench_reidit_i}
+CASES = {"reidit_c": bench_reidit_c, "links": bench_links, "links_masks": bench_links_masks,
+         "matching": bench_matching, "reidit_i": bench_reidit_i}
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
