@@ -29,6 +29,7 @@ refusing to decrypt the victim's return, and grab-and-go with f targeted values.
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass
 
 import rbcl
@@ -51,6 +52,7 @@ class Costs:
     bytes_received: int = 0
     records_sent: int = 0
     records_received: int = 0
+    cpu_seconds: float = 0.0      # CPU time spent handling messages (process time, not wall)
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -95,7 +97,11 @@ class Party:
             self.received.append(msg)
         if msg.session != self.session:
             return []
-        return self.handle(msg)
+        t0 = time.process_time()
+        try:
+            return self.handle(msg)
+        finally:
+            self.costs.cpu_seconds += time.process_time() - t0
 
     def account_sent(self, msg: M.Message, nbytes: int) -> None:
         self.costs.messages_sent += 1
@@ -370,6 +376,13 @@ class SemiTrustedThirdParty(Party):
         return cls(sender=self.name, recipient=to, session=self.session, **kw)
 
     def start(self) -> list[M.Message]:
+        t0 = time.process_time()
+        try:
+            return self._start()
+        finally:
+            self.costs.cpu_seconds += time.process_time() - t0
+
+    def _start(self) -> list[M.Message]:
         vc = [random_point()] if self.integrity else []
         out: list[M.Message] = [self._msg(M.Setup, loc, locations=self.locations, k=self.k, method=self.method,
                                           common_dummy=vc, locking=self.locking) for loc in self.locations]
