@@ -2,7 +2,8 @@
 // still re-identifies when c's column is dropped from the trails, and how many it loses. Dropping a location can
 // only merge trail groups, so reidentified_without <= reidentified_all; `lost` ranks the locations whose
 // disclosures make most re-identifications possible. Dropping a column of the FillTrails matrices is exactly
-// FillTrails on the release without that location (the '*' positions of the other locations do not change).
+// FillTrails on the release without that location (the '*' positions of the other locations do not change);
+// elements disclosed only at c leave the release with it.
 // Cost: O(|C| x (|M| + |N|) x |C|) memory and time: small and medium releases.
 // Output: location, reidentified_all, reidentified_without, lost (sorted by lost, descending).
 //
@@ -32,6 +33,7 @@ WITH sizes, collect({kind: kind,
 UNWIND range(-1, size(sizes) - 1) AS c          // c = -1: all locations kept
 UNWIND rows AS r
 WITH c, sizes, r.kind AS kind, CASE c WHEN -1 THEN r.ch ELSE r.ch[0..c] + r.ch[c + 1..] END AS signature
+WHERE '1' IN signature                          // an element disclosed only at c is not in the reduced release
 WITH c, sizes, signature, count(CASE kind WHEN 'identified' THEN 1 END) AS ni,
      count(CASE kind WHEN 'deidentified' THEN 1 END) AS nd
 WITH c, sizes, sum(CASE WHEN ni = 1 AND nd = 1 THEN 1 ELSE 0 END) AS reidentified

@@ -7,8 +7,7 @@
 // @param source=null  where the release came from (file path), kept on the Release node
 // @param fingerprint=null  content hash of the release rows (sha256), kept on the Release node
 // @param locations=[]  list of {name, index}: the release's locations in their order
-// @param keys=[]  list of element keys (statements identified / deidentified)
-// @param groups=[]  list of {location, keys}: elements disclosed at one location (statements disclosed_*)
+// @param elements=[]  list of {key, at}: an element and the indexes of the locations it was disclosed at
 // @param truth=[]  list of {id, identified, deidentified} (statement truth)
 
 // @name release
@@ -25,27 +24,53 @@ SET l.index = loc.index
 MERGE (r)-[:HAS_LOCATION]->(l)
 RETURN count(l) AS locations;
 
-// @name identified
-UNWIND $keys AS key
-MERGE (:Identified {release: $release, key: key});
-
-// @name deidentified
-UNWIND $keys AS key
-MERGE (:Deidentified {release: $release, key: key});
-
-// @name disclosed_identified
-UNWIND $groups AS g
-MATCH (l:Location {release: $release, name: g.location})
-UNWIND g.keys AS key
-MATCH (e:Identified {release: $release, key: key})
+// @name elements_identified
+// One row per element with the positions (Location.index) of the locations it was disclosed at: one index
+// seek per element instead of one per disclosure. MERGE: idempotent, completes an interrupted load.
+MATCH (loc:Location {release: $release})
+WITH loc ORDER BY loc.index
+WITH collect(loc) AS locs
+UNWIND $elements AS el
+MERGE (e:Identified {release: $release, key: el.key})
+WITH e, el, locs
+UNWIND el.at AS i
+WITH e, locs[i] AS l
 MERGE (e)-[:DISCLOSED_AT]->(l);
 
-// @name disclosed_deidentified
-UNWIND $groups AS g
-MATCH (l:Location {release: $release, name: g.location})
-UNWIND g.keys AS key
-MATCH (e:Deidentified {release: $release, key: key})
+// @name elements_deidentified
+MATCH (loc:Location {release: $release})
+WITH loc ORDER BY loc.index
+WITH collect(loc) AS locs
+UNWIND $elements AS el
+MERGE (e:Deidentified {release: $release, key: el.key})
+WITH e, el, locs
+UNWIND el.at AS i
+WITH e, locs[i] AS l
 MERGE (e)-[:DISCLOSED_AT]->(l);
+
+// @name create_identified
+// Fast path, used only when the Release node did not exist before this load (nothing of it is in the graph):
+// CREATE skips the existence checks; the uniqueness constraints still guard against duplicates.
+MATCH (loc:Location {release: $release})
+WITH loc ORDER BY loc.index
+WITH collect(loc) AS locs
+UNWIND $elements AS el
+CREATE (e:Identified {release: $release, key: el.key})
+WITH e, el, locs
+UNWIND el.at AS i
+WITH e, locs[i] AS l
+CREATE (e)-[:DISCLOSED_AT]->(l);
+
+// @name create_deidentified
+MATCH (loc:Location {release: $release})
+WITH loc ORDER BY loc.index
+WITH collect(loc) AS locs
+UNWIND $elements AS el
+CREATE (e:Deidentified {release: $release, key: el.key})
+WITH e, el, locs
+UNWIND el.at AS i
+WITH e, locs[i] AS l
+CREATE (e)-[:DISCLOSED_AT]->(l);
 
 // @name truth
 UNWIND $truth AS t

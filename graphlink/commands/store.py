@@ -1,0 +1,143 @@
+"""CLI for the Neo4j backbone: ``graphlink neo4j start|stop|status``, ``graphlink load``, ``graphlink cypher``.
+
+Connection: ``NEO4J_URI`` / ``NEO4J_AUTH`` override the project-local server (see docs/neo4j.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from graphlink.errors import StoreError
+
+neo4j_app = typer.Typer(help="Run the project-local Neo4j Community 5.26 server (no Docker needed).",
+                        no_args_is_help=True)
+
+
+def _echo_status(st) -> None:
+    typer.echo(f"Neo4j: {st.message}")
+    for label, value in (("URI", st.uri), ("Browser", st.http), ("version", st.version), ("PID", st.pid),
+                         ("home", st.home), ("log", st.log)):
+        if value:
+            typer.echo(f"  {label + ':':9} {value}")
+
+
+@neo4j_app.command("start")
+def start_cmd(
+    port: int = typer.Option(7687, help="Bolt port (a free port is taken if this one is busy)."),
+    http_port: int = typer.Option(7474, help="HTTP port for Neo4j Browser; 0 disables HTTP."),
+    timeout: float = typer.Option(180.0, help="Seconds to wait for the server to answer."),
+) -> None:
+    """Start the local server (first start resolves the jars with Maven and shows progress)."""
+    from graphlink.store import server
+
+    st = server.start(port=port, http_port=http_port or None, timeout=timeout, echo=typer.echo)
+    _echo_status(st)
+
+
+@neo4j_app.command("stop")
+def stop_cmd() -> None:
+    """Stop the local server cleanly (the data is kept for the next start)."""
+    from graphlink.store import server
+
+    _echo_status(server.stop())
+
+
+@neo4j_app.command("status")
+def status_cmd() -> None:
+    """Show whether the local server runs, its URI, version and PID (and NEO4J_URI if that is set)."""
+    import os
+
+    from graphlink.store import server
+
+    if os.environ.get("NEO4J_URI"):
+        typer.echo(f"NEO4J_URI is set: graphlink uses {os.environ['NEO4J_URI']} (not the local server)")
+    st = server.status()
+    _echo_status(st)
+    if not st.running:
+        raise typer.Exit(3)
+
+
+def _progress_bar(total_hint: str):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    prog = Progress(TextColumn(total_hint), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    transient=True)
+    task = prog.add_task("load", total=None)
+
+    def update(done: int, total: int) -> None:
+        prog.update(task, completed=done, total=total)
+
+    return prog, update
+
+
+def load_cmd(
+    release: Path = typer.Argument(..., help="Release file (long CSV/Parquet: location, kind, element) or folder."),
+    name: str = typer.Option(None, "--name", help="Name of the release in Neo4j (default: the file stem)."),
+    truth: Path = typer.Option(None, "--truth", help="Optional ground-truth file (identified, deidentified)."),
+    replace: bool = typer.Option(False, "--replace", help="Replace a stored release of that name "
+                                                          "whose content differs."),
+) -> None:
+    """Load a release into Neo4j (idempotent: loading it again changes nothing)."""
+    from graphlink.release import read_release
+    from graphlink.store.neo4j import connect
+
+    rel = read_release(release, truth=truth)
+    with connect() as store:
+        prog, update = _progress_bar(f"loading {name or rel.name}")
+        with prog:
+            info = store.load_release(rel, name=name, progress=update, replace=replace)
+    verb = "already loaded (nothing changed)" if info.get("skipped") else f"loaded in {info['seconds']:.1f} s"
+    typer.echo(f"release {info['name']!r} {verb} into {store.uri}: {info['rows']:,} disclosures, "
+               f"{info['locations']} locations, {info['identified']:,} identified, "
+               f"{info['deidentified']:,} de-identified, reserved: {info['reserved']}")
+
+
+def _parse_params(pairs: list[str]) -> dict:
+    from graphlink.store.cypherlib import parse_value
+
+    out = {}
+    for item in pairs or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise StoreError(f"--param expects NAME=VALUE, got {item!r}")
+        out[key.strip()] = parse_value(value)
+    return out
+
+
+def cypher_cmd(
+    file: str = typer.Argument(..., help="A .cypher file, or the name of one in cypher/ (e.g. reidit_c)."),
+    param: list[str] = typer.Option(None, "--param", "-p", help="Query parameter NAME=VALUE (JSON values "
+                                                                 "are parsed: 2, true, null, [1,2])."),
+    write: bool = typer.Option(False, "--write", help="Allow the query to write (read-only otherwise)."),
+    limit: int = typer.Option(50, help="Rows to print (0 = all)."),
+    csv: Path = typer.Option(None, "--csv", help="Also write the full result table to this CSV file."),
+) -> None:
+    """Run a documented Cypher file and print its result table (read-only unless --write)."""
+    import pandas as pd
+    from rich.console import Console
+    from rich.table import Table
+
+    from graphlink.store.neo4j import connect
+
+    params = _parse_params(param)
+    with connect() as store:
+        df = store.run_file(file, params, write=write)
+    if csv:
+        df.to_csv(csv, index=False)
+    table = Table(show_lines=False)
+    for col in df.columns:
+        table.add_column(str(col))
+    shown = df if not limit else df.head(limit)
+    for row in shown.itertuples(index=False):
+        table.add_row(*["" if (not isinstance(v, list | dict) and pd.isna(v)) else str(v) for v in row])
+    Console().print(table)
+    more = f" (showing {len(shown)})" if len(shown) < len(df) else ""
+    typer.echo(f"{len(df)} row(s){more}")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(neo4j_app, name="neo4j")
+    app.command("load")(load_cmd)
+    app.command("cypher")(cypher_cmd)

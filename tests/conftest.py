@@ -1,0 +1,92 @@
+"""Shared fixtures. Neo4j for tests: NEO4J_URI  >  local launcher (Maven jars)  >  testcontainers  >  skip.
+
+* ``NEO4J_URI`` (+ ``NEO4J_AUTH``): any running Neo4j 5.x (a user's server, Aura, docker compose). Tests only
+  touch releases named ``test-...`` and drop them afterwards; nothing else on that server is changed.
+* Otherwise a throw-away local server on a free port in a temporary home, from the runtime that
+  ``bash scripts/setup-neo4j.sh`` resolved (``.graphlink/neo4j/runtime``). It exits with the test session.
+* Otherwise ``testcontainers`` (``neo4j:5.26-community``) when a Docker daemon answers.
+* Otherwise the Neo4j tests are skipped; with ``NEO4J_REQUIRED=1`` (CI) that is a failure instead.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+import pytest
+
+
+def _docker_up() -> bool:
+    try:
+        import docker
+
+        docker.from_env(timeout=3).ping()
+        return True
+    except Exception:
+        return False
+
+
+def _missing(msg: str) -> None:
+    if os.environ.get("NEO4J_REQUIRED") == "1":
+        pytest.fail(f"NEO4J_REQUIRED=1 but {msg}", pytrace=False)
+    pytest.skip(msg)
+
+
+@pytest.fixture(scope="session")
+def neo4j_server(tmp_path_factory):
+    """Yields ``(uri, auth, source)`` with source in {"env", "local", "docker"}."""
+    from graphlink.store import server
+    from graphlink.store.neo4j import env_auth
+
+    if os.environ.get("NEO4J_URI"):
+        uri, auth = os.environ["NEO4J_URI"], env_auth()
+        if not server.bolt_version(uri, auth=auth, timeout=10):
+            _missing(f"NEO4J_URI={uri} does not answer")
+        yield uri, auth, "env"
+        return
+    paths = server.Paths.default()
+    if server.runtime_version(paths) and server.find_java():
+        srv = server.EphemeralServer(tmp_path_factory.mktemp("neo4j-home"), paths)
+        try:
+            yield srv.uri, None, "local"
+        finally:
+            srv.stop()
+        return
+    if _docker_up():
+        try:
+            from testcontainers.community.neo4j import Neo4jContainer  # testcontainers >= 4.15
+        except ImportError:  # pragma: no cover - older testcontainers
+            from testcontainers.neo4j import Neo4jContainer
+        with Neo4jContainer(os.environ.get("NEO4J_IMAGE", "neo4j:5.26-community")) as c:
+            yield c.get_connection_url(), (c.username, c.password), "docker"
+        return
+    _missing("no Neo4j: set NEO4J_URI, run `bash scripts/setup-neo4j.sh` (Java 17 + Maven), or start Docker")
+
+
+@pytest.fixture(scope="session")
+def neo4j_store(neo4j_server):
+    """One :class:`graphlink.store.neo4j.Store` for the session, schema applied."""
+    from graphlink.store.neo4j import connect
+
+    uri, auth, _ = neo4j_server
+    store = connect(uri, auth)
+    store.apply_schema()
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def release_name(neo4j_store):
+    """A fresh release name for one test; the release is dropped afterwards."""
+    name = f"test-{uuid.uuid4().hex[:10]}"
+    yield name
+    neo4j_store.drop_release(name)
+
+
+@pytest.fixture
+def neo4j_env(neo4j_server, monkeypatch):
+    """Point NEO4J_URI / NEO4J_AUTH at the test server (for CLI tests)."""
+    uri, auth, _ = neo4j_server
+    monkeypatch.setenv("NEO4J_URI", uri)
+    monkeypatch.setenv("NEO4J_AUTH", "none" if auth is None else f"{auth[0]}/{auth[1]}")
+    return uri

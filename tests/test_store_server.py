@@ -1,0 +1,102 @@
+"""Lifecycle of the project-local Neo4j server: start, status, stop, restart with the data kept.
+
+Runs the real launcher from the Maven runtime (``bash scripts/setup-neo4j.sh``) in a temporary base folder, so it
+never touches the developer's own ``.graphlink/neo4j``. Prerequisite messages (no Java, no jars) are checked
+without starting anything.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+
+import pytest
+
+from graphlink.errors import StoreError
+from graphlink.store import server
+
+
+@pytest.fixture
+def tmp_paths(tmp_path):
+    """A private base folder whose runtime/ points at the resolved jars (skip/fail if there are none)."""
+    real = server.Paths.default()
+    if not server.runtime_version(real) or not server.find_java():
+        msg = "no local Neo4j runtime: run `bash scripts/setup-neo4j.sh` (Java 17 + Maven)"
+        if os.environ.get("NEO4J_REQUIRED") == "1" and not os.environ.get("NEO4J_URI"):
+            pytest.fail(msg, pytrace=False)
+        pytest.skip(msg)
+    paths = server.Paths(tmp_path / "neo4j")
+    paths.base.mkdir()
+    (paths.base / "runtime").symlink_to(real.runtime, target_is_directory=True)
+    yield paths
+    server.stop(paths, timeout=30)  # never leave a JVM behind, even when the test failed
+
+
+@pytest.mark.neo4j
+@pytest.mark.slow
+def test_start_status_stop_restart_keeps_data(tmp_paths, monkeypatch):
+    from graphlink.store.neo4j import connect
+
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    monkeypatch.setenv("NEO4J_AUTH", "none")
+    # the preferred port is taken -> the server takes a free one
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        taken = busy.getsockname()[1]
+        lines: list[str] = []
+        st = server.start(port=taken, http_port=None, paths=tmp_paths, echo=lines.append)
+    assert st.running and st.pid and st.version and st.version.startswith("5.26")
+    assert st.uri != f"bolt://127.0.0.1:{taken}" and any("taken" in line for line in lines)
+    assert server.start(paths=tmp_paths, echo=lines.append).message == "already running"
+    status = server.status(tmp_paths)
+    assert status.running and status.uri == st.uri and status.pid == st.pid and status.version == st.version
+    assert (tmp_paths.home / "data" / "databases").is_dir()  # project-local data folder
+
+    with connect(st.uri) as store:
+        import pandas as pd
+
+        frame = pd.DataFrame({"location": ["A", "A", "B"], "kind": ["identified", "deidentified", "identified"],
+                              "element": ["p1", "s1", "p1"]})
+        store.load_release(frame, name="kept")
+
+    stopped = server.stop(tmp_paths)
+    assert not stopped.running and "stopped" in stopped.message
+    assert not server.status(tmp_paths).running
+    assert "NEO4J_STOPPED" in tmp_paths.log.read_text()  # the shutdown hook ran: clean shutdown
+    with pytest.raises(StoreError, match="graphlink neo4j start"):
+        connect(st.uri)
+
+    again = server.start(port=0, http_port=None, paths=tmp_paths, echo=lines.append)
+    assert again.running and again.pid != st.pid
+    with connect(again.uri) as store:
+        back = store.read_release("kept")
+        assert sorted(map(tuple, back.to_numpy())) == sorted(map(tuple, frame.to_numpy()))
+    server.stop(tmp_paths)
+
+
+def test_missing_java_is_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no java on PATH
+    with pytest.raises(StoreError, match="Java not found"):
+        server.check_java()
+
+
+def test_missing_jars_without_maven_is_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # neither mvn nor anything else
+    paths = server.Paths(tmp_path / "empty")
+    with pytest.raises(StoreError, match="Maven"):
+        server.ensure_runtime(paths, echo=lambda s: None)
+
+
+def test_status_without_server(tmp_path):
+    st = server.status(server.Paths(tmp_path / "nothing"))
+    assert not st.running and "jars" in st.message
+
+
+def test_conf_binds_localhost_only(tmp_path):
+    conf = server.write_conf(tmp_path, tmp_path / "runtime", 7999, 7998).read_text()
+    assert "server.default_listen_address=127.0.0.1" in conf
+    assert "server.bolt.listen_address=127.0.0.1:7999" in conf
+    assert "server.http.listen_address=127.0.0.1:7998" in conf
+    assert "server.memory.pagecache.size=" in conf
