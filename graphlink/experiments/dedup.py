@@ -216,7 +216,7 @@ def comparison_text(frame: pd.DataFrame, scores: pd.DataFrame, gap: pd.DataFrame
                     and numbers.get(mt, {}).get("force_ge_greedy_ks", 0) == numbers.get(mt, {}).get("ks", -1)
                     for mt in ("locations_disclosing", "disclosed"))
     numbers["force_dominates"] = bool(dominates)
-    lines.append("Thesis §9.2.2: Force-Dedup 'unequivocally dominates' Greedy-Dedup on locations and "
+    lines.append("thesis §9.2.2: Force-Dedup 'unequivocally dominates' Greedy-Dedup on locations and "
                  f"'completely dominates' on records. Here: {'reproduced' if dominates else 'NOT fully reproduced'}.")
     if "certified" in frame:
         numbers["all_certified"] = bool(frame["certified"].all())
@@ -239,15 +239,20 @@ def comparison_text(frame: pd.DataFrame, scores: pd.DataFrame, gap: pd.DataFrame
 def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "experiments", small: bool = False,
         progress: ProgressArg = None, workers: int | None = None, subjects: int | None = None,
         locations: int | None = None, p: float | None = None, ks: list[int] | None = None,
-        methods: list[str] | None = None, certify: bool = True, gap: bool = True) -> ExperimentResult:
+        methods: list[str] | None = None, certify: bool = True, gap: bool = True,
+        gap_subjects: int | None = None, gap_locations: int | None = None, gap_ks: list[int] | None = None,
+        gap_runs: int | None = None) -> ExperimentResult:
     """Run the comparison; writes ``dedup.csv`` (per k/run/method), ``dedup-summary.csv``, ``dedup-ttest.csv``,
     ``dedup-gap.csv`` and the PNGs into ``out``.  Every size is configurable; ``small`` is a quick preset."""
     d = out_dir(out)
     s = dict(SMALL if small else FULL)
     for key, val in (("runs", runs), ("subjects", subjects), ("locations", locations), ("p", p), ("ks", ks),
-                     ("methods", methods)):
+                     ("methods", methods), ("gap_subjects", gap_subjects), ("gap_locations", gap_locations),
+                     ("gap_ks", gap_ks), ("gap_runs", gap_runs)):
         if val is not None:
             s[key] = val
+    if runs is not None and gap_runs is None:
+        s["gap_runs"] = min(s["gap_runs"], runs)
     tasks = [(s["subjects"], s["locations"], s["p"], list(s["ks"]), list(s["methods"]), seed, r, certify)
              for r in range(s["runs"])]
     rows = parallel_map(_run_population, tasks, workers=workers, progress=progress, description="dedup")
