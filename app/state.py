@@ -202,13 +202,6 @@ def reid_count(result: Any) -> int:
     return int(len(result.pairs))
 
 
-@st.cache_resource(max_entries=32, show_spinner="Auditing k-unlinkability…")
-def audit(key: str, reserved: str, k: int, _release: Any) -> Any:
-    from graphlink.audit import audit as run_audit
-
-    return run_audit(classes(key, reserved, _release), k)
-
-
 @st.cache_resource(max_entries=16, show_spinner="Leave-one-location-out sensitivity…")
 def leave_one_out(key: str, reserved: str, method: str, k: int | None, _release: Any) -> pd.DataFrame:
     """Re-run one method with each location removed (each run is a library call on a reduced release)."""
@@ -258,22 +251,33 @@ def reidentification_bound(tr: Any) -> int:
     return int(min(len(tr.identified.keys), 2 ** len(tr.locations) - 1))
 
 
+@st.cache_resource(max_entries=16, show_spinner="Indexing the link graph…")
+def class_index(key: str, reserved: str, _release: Any) -> Any:
+    """Lookup tables over the library's twin-class edges (see app.components.graph.ClassIndex)."""
+    from app.components.graph import build_index
+
+    return build_index(graph(key, reserved, _release))
+
+
 @st.cache_resource(max_entries=16, show_spinner="Finding connected components…")
 def components(key: str, reserved: str, _release: Any) -> tuple[Any, Any, pd.DataFrame]:
-    """Connected components of the link graph (for navigation only): labels per side and a size table."""
+    """Connected components of the link graph (navigation only), on the library's twin-class edges:
+    labels per element of each side and a size table (elements per component)."""
     import numpy as np
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
     g = graph(key, reserved, _release)
-    n_i, n_d = int(g.n_identified), int(g.n_deidentified)
-    n = n_i + n_d
-    adj = coo_matrix((np.ones(len(g.ei), dtype=np.int8), (np.asarray(g.ei), n_i + np.asarray(g.ej))),
-                     shape=(n, n))
+    n_ic, n_dc = len(g.id_class_size), len(g.de_class_size)
+    n = n_ic + n_dc
+    adj = coo_matrix((np.ones(len(g.class_ei), dtype=np.int8),
+                      (np.asarray(g.class_ei), n_ic + np.asarray(g.class_ej))), shape=(n, n))
     _, labels = connected_components(adj, directed=False)
-    lab_i, lab_d = labels[:n_i], labels[n_i:]
-    sizes = pd.DataFrame({"identified": np.bincount(lab_i, minlength=labels.max() + 1),
-                          "deidentified": np.bincount(lab_d, minlength=labels.max() + 1)})
+    lab_i = labels[:n_ic][np.asarray(g.id_class)]
+    lab_d = labels[n_ic:][np.asarray(g.de_class)]
+    n_comp = int(labels.max()) + 1
+    sizes = pd.DataFrame({"identified": np.bincount(lab_i, minlength=n_comp),
+                          "deidentified": np.bincount(lab_d, minlength=n_comp)})
     sizes["component"] = sizes.index
     sizes["nodes"] = sizes["identified"] + sizes["deidentified"]
     sizes = sizes[(sizes["identified"] > 0) & (sizes["deidentified"] > 0)]
@@ -290,23 +294,28 @@ def row_index(key: str, reserved: str, side: str, _release: Any) -> dict[str, in
 
 
 def explain(key: str, reserved: str, side: str, element: str, _release: Any) -> str:
-    """Why an element is or is not re-identified, from the library's results (true loves + REIDIT-I).
-
-    Uses ``graphlink.explain.explain_element`` when the library provides it.
-    """
-    lib = getattr(optional_module("graphlink.explain"), "explain_element", None)
-    if lib is not None:
-        return str(lib(classes(key, reserved, _release), side, element))
+    """Why an element is or is not re-identified, in plain words, from the library's results: the true-love
+    reason (``graphlink.reidit.true_loves``), the union degree (``EdgeClasses``) and, on graphs small enough
+    to answer quickly, REIDIT-I's reason."""
     col = "identified" if side == "identified" else "deidentified"
     other = "deidentified" if side == "identified" else "identified"
+    cls = classes(key, reserved, _release)
+    row = row_index(key, reserved, side, _release)[element]
+    union = int((cls.union_degree_identified if side == "identified" else cls.union_degree_deidentified)[row])
+    methods = ["true-loves"]
+    if cls.graph.n_expanded_edges <= 200_000:
+        methods.append("incomplete")
     lines = []
-    for method in ("true-loves", "incomplete"):
+    for method in methods:
         res = reidentification(key, reserved, method, None, _release)
         hit = res.pairs[res.pairs[col].astype(str) == element]
         name = METHOD_LABELS[method]
         if len(hit):
             r = hit.iloc[0]
             lines.append(f"- **{name}**: re-identified as `{r[other]}` — {r['reason']}")
+        elif method == "true-loves":
+            lines.append(f"- **{name}**: not re-identified with certainty — it has {union} possible partner(s) "
+                         "across all maximum matchings (union degree), so no partner is forced.")
         else:
             lines.append(f"- **{name}**: not re-identified.")
     return "\n".join(lines)

@@ -2,7 +2,8 @@
 
 The subgraph is one element's neighbourhood (breadth-first over link edges, capped) or one connected
 component; the whole graph is never sent to the browser when it is large. Edge classes come from
-``graphlink.matching.classify_edges`` (EdgeClasses.vital / allowed / mate_*); nothing is recomputed here.
+``graphlink.matching.classify_edges`` (EdgeClasses.class_vital / class_allowed / mate_identified); nothing
+is recomputed here. Lookups use the library's twin-class edges, never the expanded element edges.
 """
 
 from __future__ import annotations
@@ -30,21 +31,91 @@ NODE_STYLES = {
 
 
 @dataclass(frozen=True)
+class ClassIndex:
+    """Lookup tables over the library's twin-class link graph (LinkGraph.class_ei/class_ej, id_class,
+    de_class), so that neighbourhoods and edge classes are found without expanding every element-level
+    edge (a 10 000-subject release can have ~10^7 element edges but only ~10^4 class edges)."""
+
+    id_ptr: np.ndarray
+    id_members: np.ndarray
+    de_ptr: np.ndarray
+    de_members: np.ndarray
+    by_de_ptr: np.ndarray          # class edges are sorted by (class_ej, class_ei)
+    by_id_order: np.ndarray
+    by_id_ptr: np.ndarray
+    key_order: np.ndarray
+    key_sorted: np.ndarray
+    n_de_classes: int
+
+
+def _csr(labels: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    order = np.argsort(labels, kind="stable")
+    return np.searchsorted(labels[order], np.arange(n + 1)), order
+
+
+def build_index(g: Any) -> ClassIndex:
+    n_ic, n_dc = len(g.id_class_size), len(g.de_class_size)
+    id_ptr, id_members = _csr(np.asarray(g.id_class), n_ic)
+    de_ptr, de_members = _csr(np.asarray(g.de_class), n_dc)
+    cej = np.asarray(g.class_ej)
+    cei = np.asarray(g.class_ei)
+    by_de_ptr = np.searchsorted(cej, np.arange(n_dc + 1))
+    by_id_ptr, by_id_order = _csr(cei, n_ic)
+    keys = cei.astype(np.int64) * n_dc + cej
+    key_order = np.argsort(keys, kind="stable")
+    return ClassIndex(id_ptr, id_members, de_ptr, de_members, by_de_ptr, by_id_order, by_id_ptr, key_order,
+                      keys[key_order], n_dc)
+
+
+def neighbours(g: Any, ix: ClassIndex, side: str, row: int) -> np.ndarray:
+    """Rows on the other side linked to ``row`` (sorted), from the class-level edges."""
+    if side == "identified":
+        c = int(g.id_class[row])
+        other = np.asarray(g.class_ej)[ix.by_id_order[ix.by_id_ptr[c]:ix.by_id_ptr[c + 1]]]
+        ptr, members = ix.de_ptr, ix.de_members
+    else:
+        c = int(g.de_class[row])
+        other = np.asarray(g.class_ei)[ix.by_de_ptr[c]:ix.by_de_ptr[c + 1]]
+        ptr, members = ix.id_ptr, ix.id_members
+    if len(other) == 0:
+        return np.zeros(0, np.int64)
+    return np.sort(np.concatenate([members[ptr[k]:ptr[k + 1]] for k in other.tolist()]))
+
+
+def edge_lookup(g: Any, ix: ClassIndex, id_rows: np.ndarray, de_rows: np.ndarray) -> np.ndarray:
+    """Class-edge index of each (identified, de-identified) pair, -1 where the pair is not linked."""
+    keys = np.asarray(g.id_class)[id_rows].astype(np.int64) * ix.n_de_classes + np.asarray(g.de_class)[de_rows]
+    pos = np.searchsorted(ix.key_sorted, keys)
+    pos_c = np.minimum(pos, max(len(ix.key_sorted) - 1, 0))
+    hit = (len(ix.key_sorted) > 0) & (ix.key_sorted[pos_c] == keys) if len(keys) else np.zeros(0, bool)
+    return np.where(hit, ix.key_order[pos_c], -1)
+
+
+@dataclass(frozen=True)
 class Subgraph:
-    """Rows of each side and the link-edge indices (into LinkGraph.ei/ej) between them."""
+    """Rows of each side and the linked pairs between them (with their class-edge index)."""
 
     identified: np.ndarray
     deidentified: np.ndarray
-    edges: np.ndarray
+    edge_i: np.ndarray
+    edge_j: np.ndarray
+    edge_class: np.ndarray
     truncated: bool
 
+    @property
+    def n_nodes(self) -> int:
+        return len(self.identified) + len(self.deidentified)
 
-def _edges_between(g: Any, id_rows: np.ndarray, de_rows: np.ndarray) -> np.ndarray:
-    mask = np.isin(g.ej, de_rows) & np.isin(g.ei, id_rows)
-    return np.flatnonzero(mask)
+
+def _subgraph(g: Any, ix: ClassIndex, id_rows: np.ndarray, de_rows: np.ndarray, truncated: bool) -> Subgraph:
+    ii, jj = np.meshgrid(id_rows, de_rows, indexing="ij")
+    ii, jj = ii.ravel(), jj.ravel()
+    ce = edge_lookup(g, ix, ii, jj)
+    keep = ce >= 0
+    return Subgraph(id_rows, de_rows, ii[keep], jj[keep], ce[keep], truncated)
 
 
-def neighbourhood(g: Any, side: str, row: int, hops: int = 2, max_nodes: int = 120) -> Subgraph:
+def neighbourhood(g: Any, ix: ClassIndex, side: str, row: int, hops: int = 2, max_nodes: int = 120) -> Subgraph:
     """Breadth-first neighbourhood of one element over link edges, stopping at ``max_nodes`` nodes."""
     seen: dict[str, set[int]] = {"identified": set(), "deidentified": set()}
     seen[side].add(int(row))
@@ -53,11 +124,8 @@ def neighbourhood(g: Any, side: str, row: int, hops: int = 2, max_nodes: int = 1
     for _ in range(hops):
         nxt: list[tuple[str, int]] = []
         for s, r in frontier:
-            if s == "identified":
-                other, nb = "deidentified", g.neighbours_of_identified(r)
-            else:
-                other, nb = "identified", g.neighbours_of_deidentified(r)
-            for v in np.asarray(nb).tolist():
+            other = "deidentified" if s == "identified" else "identified"
+            for v in neighbours(g, ix, s, r).tolist():
                 if v in seen[other]:
                     continue
                 if len(seen["identified"]) + len(seen["deidentified"]) >= max_nodes:
@@ -65,27 +133,29 @@ def neighbourhood(g: Any, side: str, row: int, hops: int = 2, max_nodes: int = 1
                     break
                 seen[other].add(int(v))
                 nxt.append((other, int(v)))
+            if truncated:
+                break
         frontier = nxt
-        if not frontier:
+        if not frontier or truncated:
             break
     id_rows = np.array(sorted(seen["identified"]), dtype=np.int64)
     de_rows = np.array(sorted(seen["deidentified"]), dtype=np.int64)
-    return Subgraph(id_rows, de_rows, _edges_between(g, id_rows, de_rows), truncated)
+    return _subgraph(g, ix, id_rows, de_rows, truncated)
 
 
-def component(g: Any, labels_id: np.ndarray, labels_de: np.ndarray, comp: int) -> Subgraph:
+def component(g: Any, ix: ClassIndex, labels_id: np.ndarray, labels_de: np.ndarray, comp: int) -> Subgraph:
     id_rows = np.flatnonzero(labels_id == comp).astype(np.int64)
     de_rows = np.flatnonzero(labels_de == comp).astype(np.int64)
-    return Subgraph(id_rows, de_rows, _edges_between(g, id_rows, de_rows), False)
+    return _subgraph(g, ix, id_rows, de_rows, False)
 
 
-def edge_class(cls: Any, e: int) -> str:
-    g = cls.graph
-    if bool(cls.vital[e]):
+def edge_class(cls: Any, i: int, j: int, class_edge: int) -> str:
+    """Display class of one link edge from EdgeClasses (class_vital / class_allowed / mate_identified)."""
+    if bool(cls.class_vital[class_edge]):
         return "truelove"
-    if int(cls.mate_identified[g.ei[e]]) == int(g.ej[e]):
+    if int(cls.mate_identified[i]) == int(j):
         return "matching"
-    if bool(cls.allowed[e]):
+    if bool(cls.class_allowed[class_edge]):
         return "allowed"
     return "link"
 
@@ -103,19 +173,17 @@ def elements(cls: Any, sub: Subgraph, focus: tuple[str, str] | None = None) -> l
     """Cytoscape elements with a two-column preset layout (identified left, de-identified right)."""
     g = cls.graph
     tr = g.trails
-    id_keys = np.asarray(tr.identified.keys, dtype=object)
-    de_keys = np.asarray(tr.deidentified.keys, dtype=object)
-    vital_i = np.zeros(len(id_keys), dtype=bool)
-    vital_d = np.zeros(len(de_keys), dtype=bool)
-    vital_i[g.ei[cls.vital]] = True
-    vital_d[g.ej[cls.vital]] = True
+    id_keys = tr.identified.keys
+    de_keys = tr.deidentified.keys
+    ti, tj = cls.true_love_pairs
+    vital_i, vital_d = set(np.asarray(ti).tolist()), set(np.asarray(tj).tolist())
 
     # order de-identified by key, identified by the barycentre of their neighbours (fewer crossings)
     de_order = {int(r): k for k, r in enumerate(sub.deidentified)}
     bary: dict[int, list[int]] = {int(r): [] for r in sub.identified}
-    for e in sub.edges:
-        bary[int(g.ei[e])].append(de_order[int(g.ej[e])])
-    id_sorted = sorted(bary, key=lambda r: (np.mean(bary[r]) if bary[r] else 1e9, r))
+    for i, j in zip(sub.edge_i.tolist(), sub.edge_j.tolist(), strict=True):
+        bary[i].append(de_order[j])
+    id_sorted = sorted(bary, key=lambda r: (float(np.mean(bary[r])) if bary[r] else 1e9, r))
     gap = 70
     n_max = max(len(id_sorted), len(sub.deidentified), 1)
     out: list[dict[str, Any]] = []
@@ -123,7 +191,7 @@ def elements(cls: Any, sub: Subgraph, focus: tuple[str, str] | None = None) -> l
     def add_node(side: str, row: int, y: float) -> None:
         key = str(id_keys[row] if side == "identified" else de_keys[row])
         classes = [side]
-        if (vital_i if side == "identified" else vital_d)[row]:
+        if row in (vital_i if side == "identified" else vital_d):
             classes.append("reidentified")
         if focus is not None and focus == (side, key):
             classes.append("focus")
@@ -137,10 +205,10 @@ def elements(cls: Any, sub: Subgraph, focus: tuple[str, str] | None = None) -> l
         add_node("identified", r, off_i + k * gap)
     for k, r in enumerate(sub.deidentified.tolist()):
         add_node("deidentified", int(r), off_d + k * gap)
-    for e in sub.edges.tolist():
-        out.append({"data": {"id": f"e{e}", "source": node_id("identified", str(id_keys[g.ei[e]])),
-                             "target": node_id("deidentified", str(de_keys[g.ej[e]]))},
-                    "classes": edge_class(cls, e), "selectable": False})
+    for i, j, ce in zip(sub.edge_i.tolist(), sub.edge_j.tolist(), sub.edge_class.tolist(), strict=True):
+        out.append({"data": {"id": f"e{i}_{j}", "source": node_id("identified", str(id_keys[i])),
+                             "target": node_id("deidentified", str(de_keys[j]))},
+                    "classes": edge_class(cls, i, j, ce), "selectable": False})
     return out
 
 

@@ -17,12 +17,14 @@ release = loaded.release
 g = state.graph(loaded.key, reserved, release)
 cls = state.classes(loaded.key, reserved, release)
 tr = g.trails
+ix = state.class_index(loaded.key, reserved, release)
 
 c1, c2, c3, c4 = st.columns(4)
-c1.metric("Link edges", f"{len(g.ei):,}")
+c1.metric("Link edges", f"{g.n_expanded_edges:,}")
 c2.metric("Maximum matching size", f"{int(cls.nu):,}")
-c3.metric("True loves (certain pairs)", f"{int(np.count_nonzero(cls.vital)):,}")
-c4.metric("Allowed edges", f"{int(np.count_nonzero(cls.allowed)):,}")
+c3.metric("True loves (certain pairs)", f"{cls.n_true_loves:,}")
+c4.metric("Allowed edges", f"{int(np.sum(cls.union_degree_identified)):,}",
+          help="link edges in some maximum matching (union of all maximum matchings, null trails excluded)")
 if getattr(g, "n_null", 0):
     st.caption(f"{g.n_null} null (all-*) trails pad the {g.null_side} side (thesis §4.2.4); "
                "they are not drawn.")
@@ -47,23 +49,26 @@ with controls:
 focus = (side, picked)
 row = state.row_index(loaded.key, reserved, side, release)[picked]
 if mode == "Neighbourhood of an element":
-    sub = gview.neighbourhood(g, side, row, hops=hops, max_nodes=max_nodes)
+    sub = gview.neighbourhood(g, ix, side, row, hops=hops, max_nodes=max_nodes)
     caption = f"Neighbourhood of **{picked}** within {hops} hop(s)"
 else:
     lab_i, lab_d, comps = state.components(loaded.key, reserved, release)
     comp = int((lab_i if side == "identified" else lab_d)[row])
-    sub = gview.component(g, lab_i, lab_d, comp)
+    size = int(np.count_nonzero(lab_i == comp) + np.count_nonzero(lab_d == comp))
     caption = f"Connected component containing **{picked}**"
-    if len(sub.identified) + len(sub.deidentified) > max_nodes:
-        st.info(f"This component has {len(sub.identified) + len(sub.deidentified):,} nodes; showing the "
-                f"{max_nodes}-node neighbourhood of {picked} instead (the whole component is too large).")
-        sub = gview.neighbourhood(g, side, row, hops=hops, max_nodes=max_nodes)
+    if size > max_nodes:
+        with controls:
+            st.info(f"This component has {size:,} nodes; showing the {max_nodes}-node neighbourhood of "
+                    f"{picked} instead (the whole component is too large to draw).")
+        sub = gview.neighbourhood(g, ix, side, row, hops=hops, max_nodes=max_nodes)
+    else:
+        sub = gview.component(g, ix, lab_i, lab_d, comp)
     with controls:
         st.caption(f"{len(comps):,} components with edges; largest has {int(comps['nodes'].max()):,} nodes.")
 
 with view:
     st.markdown(f"{caption}: {len(sub.identified)} identified, {len(sub.deidentified)} de-identified, "
-                f"{len(sub.edges)} link edges" + (" (truncated at the node cap)" if sub.truncated else "")
+                f"{len(sub.edge_i)} link edges" + (" (truncated at the node cap)" if sub.truncated else "")
                 + ". Click a node to inspect it.")
     els = gview.elements(cls, sub, focus)
     height = max(300, 70 * max(len(sub.identified), len(sub.deidentified)) + 60)
@@ -89,21 +94,22 @@ trail_side = tr.identified if t_side == "identified" else tr.deidentified
 other_side = tr.deidentified if t_side == "identified" else tr.identified
 st.markdown(f"Trail over {', '.join(tr.locations)}: `{trail_side.trail_str(t_row)}`")
 
+nb = gview.neighbours(g, ix, t_side, t_row)
+shown_nb = nb[:500]
 if t_side == "identified":
-    nb = np.asarray(g.neighbours_of_identified(t_row))
-    e_idx = np.flatnonzero(g.ei == t_row)
-    other_rows = g.ej[e_idx]
+    pair_i, pair_j = np.full(len(shown_nb), t_row), shown_nb
 else:
-    nb = np.asarray(g.neighbours_of_deidentified(t_row))
-    e_idx = np.flatnonzero(g.ej == t_row)
-    other_rows = g.ei[e_idx]
+    pair_i, pair_j = shown_nb, np.full(len(shown_nb), t_row)
+ce = gview.edge_lookup(g, ix, pair_i, pair_j)
 edge_label = {k: v[0].split(":")[0] for k, v in gview.EDGE_STYLES.items()}
 cand = pd.DataFrame({
-    "candidate": [str(other_side.keys[r]) for r in other_rows],
-    "trail": [other_side.trail_str(int(r)) for r in other_rows],
-    "edge class": [edge_label[gview.edge_class(cls, int(e))] for e in e_idx],
+    "candidate": [str(other_side.keys[r]) for r in shown_nb.tolist()],
+    "trail": [other_side.trail_str(int(r)) for r in shown_nb.tolist()],
+    "edge class": [edge_label[gview.edge_class(cls, int(i), int(j), int(e))]
+                   for i, j, e in zip(pair_i, pair_j, ce, strict=True)],
 })
-st.markdown(f"**Candidates** (linked elements on the other side): {len(nb)}")
+st.markdown(f"**Candidates** (linked elements on the other side): {len(nb):,}"
+            + (" — showing the first 500" if len(nb) > 500 else ""))
 st.dataframe(cand, hide_index=True, width="stretch")
 
 st.markdown("**Explanation**")

@@ -51,8 +51,10 @@ for col, m in zip(cols, chosen, strict=False):
 for m, msg in errors.items():
     st.error(f"{state.METHOD_LABELS[m]}: {msg}")
 
-summary = pd.DataFrame([{"method": state.METHOD_LABELS[m], **{kk: v for kk, v in r.summary.items()
-                                                              if not isinstance(v, dict | list)}}
+SUMMARY_KEYS = ["reidentified", "reidentified_elements", "k", "unique", "k_reidentified", "correct", "wrong",
+                "truth_pairs", "recall", "maximum_matching_size", "reserved"]
+summary = pd.DataFrame([{"method": state.METHOD_LABELS[m], **{kk: r.summary[kk] for kk in SUMMARY_KEYS
+                                                              if kk in r.summary}}
                         for m, r in results.items()])
 counts = pd.DataFrame({"method": [state.METHOD_LABELS[m] for m in results],
                        "re-identified": [state.reid_count(r) for r in results.values()]})
@@ -81,8 +83,9 @@ if results:
     st.subheader("Leave-one-location-out sensitivity")
     st.caption("Re-runs the method with each location removed: locations whose removal lowers the count "
                "drive re-identification.")
-    loo_method = st.selectbox("Method for sensitivity", list(results), format_func=state.METHOD_LABELS.get,
-                              key="loo_method")
+    opts = list(results)
+    loo_method = st.selectbox("Method for sensitivity", opts, format_func=state.METHOD_LABELS.get,
+                              index=opts.index("true-loves") if "true-loves" in opts else 0, key="loo_method")
     if st.button("Run sensitivity", key="loo_run"):
         st.session_state[f"loo_{loaded.key}"] = loo_method
     if st.session_state.get(f"loo_{loaded.key}") == loo_method:
