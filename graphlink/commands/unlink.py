@@ -23,8 +23,8 @@ class SecureUnavailableError(GraphlinkError):
     exit_code = 2
 
 
-def _secure_disclosure(release: Any, k: int, method: str, seed: int | None) -> Any:
-    """Run the secure protocol and return the release it produced (or raise a clear error)."""
+def _secure_disclosure(release: Any, k: int, method: str, seed: int | None) -> tuple[Any, dict]:
+    """Run the secure protocol; return the release it produced and its report (or raise a clear error)."""
     try:
         import graphlink.secure as secure
         fn = getattr(secure, "secure_unlink", None)
@@ -35,7 +35,8 @@ def _secure_disclosure(release: Any, k: int, method: str, seed: int | None) -> A
             "--secure needs graphlink.secure.secure_unlink(release, k, method, seed), which this installation "
             "does not provide; run without --secure for the collaborative (non-secure) algorithms")
     out = fn(release, k, method, seed)
-    return getattr(out, "release", out)
+    report = getattr(out, "report", None)
+    return getattr(out, "release", out), (report if isinstance(report, dict) else {})
 
 
 def _write(release: Any, path: Path) -> None:
@@ -97,8 +98,9 @@ def register(app: typer.Typer) -> None:
             raise ReleaseError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
         release = read_release(release_path)
         check_model(release)
+        report: dict = {}
         if secure:
-            produced = _secure_disclosure(release, k, method, seed)
+            produced, report = _secure_disclosure(release, k, method, seed)
             result = finish(release, disclosed_of(produced), k, f"{method} (secure)", seed)
         else:
             result = unlink(release, k, method, seed)
@@ -107,6 +109,10 @@ def register(app: typer.Typer) -> None:
         _write(result.release, out)
         summary = result.summary()
         summary["out"] = str(out)
+        summary["secure"] = secure
+        if report:
+            summary["secure_report"] = {key: v for key, v in report.items()
+                                        if isinstance(v, (int, float, str, bool)) or v is None}
         summary["reidentified"] = {"before": summary["true_loves_before"], "after": summary["true_loves_after"]}
         if fmt == "json":
             typer.echo(json.dumps(summary, indent=2, default=str))
