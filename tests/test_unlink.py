@@ -255,3 +255,23 @@ def test_cli_secure_output_is_certified(tmp_path, monkeypatch):
     summary = json.loads(res.stdout)
     assert summary["certified"] and summary["repair_withheld"] > 0
     assert audit_release(read_release(out), 2)[0].k_unlinkable
+
+
+@pytest.mark.slow
+def test_cli_secure_with_the_real_protocol(tmp_path):
+    """End to end with graphlink.secure.secure_unlink (STRANON): the written release is certified."""
+    import graphlink.secure as secure
+    from graphlink.cli import app
+
+    if getattr(secure, "secure_unlink", None) is None:
+        pytest.skip("graphlink.secure.secure_unlink not available")
+    src = tmp_path / "fig72.csv"
+    frame_of(FIG72_G, FIG72_W).to_csv(src, index=False)
+    out = tmp_path / "o.csv"
+    res = CliRunner().invoke(app, ["unlink", str(src), "--k", "3", "--method", "greedy-dedup", "--secure",
+                                   "--out", str(out), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout)
+    assert summary["certified"] and summary["secure"]
+    written = read_release(out)
+    assert audit_release(written, 3)[0].k_unlinkable and is_k_unlinkable(written.frame, 3)
