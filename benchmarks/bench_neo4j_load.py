@@ -60,7 +60,8 @@ def main() -> None:
         per_million = load_s * 1e6 / rows
         print(f"1. batched load: {load_s:.1f} s = {rows / load_s:,.0f} rows/s, {per_million:.0f} s per 1e6 rows "
               f"(target < 90 s: {'met' if per_million < 90 else 'MISSED'}); "
-              f"stored rows={info['rows']:,}, reserved={info['reserved']}")
+              f"stored rows={info['rows']:,}, reserved={info['reserved']}; of which finalize "
+              f"(per-location sizes, reserved direction, in Cypher) {info['seconds_finalize']:.1f} s")
 
         t = time.perf_counter()
         again = store.load_release(rel, name=args.name)

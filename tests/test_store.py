@@ -25,7 +25,6 @@ CASES = [
     (40, 6, 0.5, 0.3, "deidentified", 1),
     (40, 5, 0.4, 0.0, "none", 2),
     (35, 7, 0.6, 0.25, "identified", 3),
-    (60, 4, 0.3, 0.5, "deidentified", 4),
 ]
 
 

@@ -138,6 +138,7 @@ class Store:
         self.driver = driver
         self.uri = uri
         self._load = cypherlib.load_file(cypherlib.cypher_dir() / "load.cypher")
+        self._schema_applied = False
 
     # ------------------------------------------------------------------ basics
     def __enter__(self) -> Store:
@@ -178,11 +179,17 @@ class Store:
             raise StoreError(f"Neo4j refused the query: {_one_line(exc)}") from None
 
     # ------------------------------------------------------------------ schema
-    def apply_schema(self) -> None:
-        """Create the constraints and indexes of cypher/schema.cypher (idempotent) and wait until they are online."""
+    def apply_schema(self, force: bool = False) -> None:
+        """Create the constraints and indexes of cypher/schema.cypher (idempotent) and wait until they are online.
+
+        Done once per Store (every load calls it); ``force=True`` re-applies.
+        """
+        if self._schema_applied and not force:
+            return
         for st in cypherlib.load_file(cypherlib.cypher_dir() / "schema.cypher").statements:
             self._write(st.text)
         self._write("CALL db.awaitIndexes(300)")
+        self._schema_applied = True
 
     # ------------------------------------------------------------------ releases
     def load_release(self, release: Any, name: str | None = None, progress: Progress = None, *,
@@ -194,7 +201,8 @@ class Store:
         transaction retried on transient errors; a release new to the graph takes the CREATE fast path.
         Idempotent: the same rows loaded again change nothing, and a release whose content hash is already
         stored as completely loaded is skipped at once; an interrupted load (status 'loading') is completed by
-        running it again. Loading *different* rows under an
+        running it again. Loading *different* rows under an existing name is refused unless ``replace=True``
+        (which drops the old release first).
         ``progress(done, total)`` counts disclosure rows. Cost: O(rows) writes.
         Returns the Release node's summary (rows, locations, identified, deidentified, reserved, seconds, skipped).
         """
@@ -236,9 +244,11 @@ class Store:
                     for i, d in zip(tr["identified"], tr["deidentified"], strict=True)]
             for chunk in _batches(rows, batch_size):
                 self._write(st("truth").text, {"release": name, "truth": list(chunk)})
+        t_write = time.perf_counter()
         self._write(st("finalize").text, {"release": name})
         info = self.release_info(name) or {}
-        return {**info, "seconds": round(time.perf_counter() - t0, 3), "skipped": False}
+        t1 = time.perf_counter()
+        return {**info, "seconds": round(t1 - t0, 3), "seconds_finalize": round(t1 - t_write, 3), "skipped": False}
 
     @staticmethod
     def _element_batches(frame: pd.DataFrame, kind: str, loc_index: dict[str, int],
