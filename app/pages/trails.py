@@ -76,13 +76,14 @@ def heatmap(side: object, title: str) -> None:
         y=alt.Y("element:N", sort=list(df["element"]), title=None))
     rect = base.mark_rect(stroke="white", strokeWidth=0.5).encode(
         color=alt.Color("value:N", scale=alt.Scale(domain=charts.TRAIL_DOMAIN, range=charts.TRAIL_RANGE),
-                        legend=alt.Legend(title="Trail value", orient="top")),
+                        legend=alt.Legend(title="Trail value", orient="top", symbolStrokeColor="#555555",
+                                          symbolStrokeWidth=1, symbolType="square", labelFontSize=12)),
         tooltip=["element", "location", "symbol"])
-    text = base.mark_text(fontSize=11).encode(
+    text = base.mark_text(fontSize=13).encode(
         text="symbol:N",
         color=alt.condition(alt.datum.v == 1, alt.value("white"), alt.value("black")))
-    height = max(120, 18 * len(rows))
-    st.altair_chart((rect + text).properties(height=height), width="stretch")
+    # a step height (one band per row): fixed pixel heights get squeezed by the container autosize
+    st.altair_chart((rect + text).properties(height=alt.Step(22)), width="stretch")
 
 
 left, right = st.columns(2)
