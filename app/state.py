@@ -150,7 +150,13 @@ def read_upload(name: str, data: bytes, truth: tuple[str, bytes] | None = None) 
             except zipfile.BadZipFile as exc:
                 raise ReleaseError(f"not a valid zip archive ({exc})", file=name) from exc
             entries = [p for p in root.iterdir() if not p.name.startswith(("__MACOSX", "."))]
-            source = entries[0] if len(entries) == 1 and entries[0].is_dir() else root
+            tables = [p for p in entries if p.is_file() and p.suffix.lower() in {".csv", ".parquet", ".pq"}]
+            if len(entries) == 1 and entries[0].is_dir() and any(q.is_dir() for q in entries[0].iterdir()):
+                source = entries[0]                     # zip of one folder holding the location folders
+            elif len(tables) == 1 and not any(p.is_dir() for p in entries):
+                source = tables[0]                      # zip of one long-format table
+            else:
+                source = root                           # location folders at the top level
         else:
             source = Path(tmp) / f"{Path(name).stem}{suffix}"
             source.write_bytes(data)

@@ -79,11 +79,20 @@ def test_upload_valid_csv_and_zip(at: AppTest) -> None:
     assert metrics(at)["Locations"] == "4"
     assert any("hospitals.csv" in s.value for s in at.success)
 
+    # a zip of per-location folders: <location>/identified.csv and <location>/deidentified.csv
+    rows = [line.split(",") for line in csv.decode().splitlines()[1:]]
     buf = BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("release.csv", csv)
-    at.file_uploader(key="upload_release").set_value(("zipped.zip", buf.getvalue(), "application/zip")).run()
-    assert not at.exception
+        for loc in sorted({r[0] for r in rows}):
+            for kind, header in (("identified", "name"), ("deidentified", "dna")):
+                body = "\n".join([header, *[r[2] for r in rows if r[0] == loc and r[1] == kind]]) + "\n"
+                zf.writestr(f"hospitals/{loc}/{kind}.csv", body)
+    at.file_uploader(key="upload_release").set_value(("hospitals.zip", buf.getvalue(), "application/zip")).run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    m = metrics(at)
+    assert (m["Locations"], m["Identified elements"], m["De-identified elements"]) == ("4", "4", "4")
+    assert "Upload: hospitals.zip" in " ".join(x.value for x in at.sidebar.markdown)
 
 
 @pytest.mark.parametrize(("content", "needle"), [

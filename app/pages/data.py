@@ -23,6 +23,8 @@ with demo_tab:
             state.set_release(state.load_demo(choice), choice)
         except Exception as exc:  # library missing or failed: say so, no traceback
             st.error(f"Could not load the demo: {exc}")
+        else:
+            st.rerun()  # so the sidebar (drawn before the page) shows the new release
 
 with upload_tab:
     up = st.file_uploader("Release file (CSV, Parquet, or a zip of per-location folders)",
@@ -34,15 +36,18 @@ with upload_tab:
         if st.session_state.get("upload_token") != token:
             st.session_state["upload_token"] = token
             st.session_state.pop("upload_error", None)
+            release = None
             try:
                 truth = (truth_up.name, truth_up.getvalue()) if truth_up is not None else None
                 release = state.read_upload(up.name, up.getvalue(), truth)
-                state.set_release(release, f"Upload: {up.name}")
             except Exception as exc:  # ReleaseError names file/row/column; anything else is shown plainly
                 from graphlink.errors import GraphlinkError
 
                 kind = "Invalid release" if isinstance(exc, GraphlinkError) else "Could not read the file"
                 st.session_state["upload_error"] = f"{kind}: {exc}"
+            if release is not None:
+                state.set_release(release, f"Upload: {up.name}")
+                st.rerun()  # so the sidebar (drawn before the page) shows the new release
         if "upload_error" in st.session_state:
             st.error(st.session_state["upload_error"], icon=":material/error:")
         else:
@@ -65,6 +70,8 @@ with sim_tab:
             state.set_release(release, f"Simulated: {subjects} subjects, {locations} locations, p={p}")
         except Exception as exc:
             st.error(f"Simulation failed: {exc}")
+        else:
+            st.rerun()
 
 loaded = state.current()
 st.divider()
