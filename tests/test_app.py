@@ -217,6 +217,39 @@ def test_cypher_console_refuses_writes_and_answers_reads(at: AppTest) -> None:
     assert int(at.dataframe[-1].value["nodes"].iloc[0]) == 0      # the refused CREATE did not run
 
 
+@pytest.mark.neo4j
+def test_cypher_examples_on_the_loaded_demo_agree_with_the_library(at: AppTest) -> None:
+    from graphlink.reidit import reidentify
+    from graphlink.release import read_release
+
+    goto(at, "cypher")
+    _neo4j_or_skip(at)
+    name = f"graphlink_app_test_{os.getpid()}"
+    at.text_input(key="cy_release_name").set_value(name).run()
+    at.button(key="cy_load_release").click().run()
+    assert not at.exception, at.exception
+    assert any(f"Release '{name}' is in Neo4j" in x.value for x in at.success)
+    try:
+        at.selectbox(key="cy_example").set_value(("reidit_c", "reidit_c")).run()
+        assert name in at.text_input(key="cy_params").value
+        at.button(key="cy_run").click().run()
+        assert not at.exception, at.exception
+        rows = at.dataframe[-1].value
+        lib = reidentify(read_release(DATA / "thesis_fig3_4.csv"), "complete").pairs
+        assert set(zip(rows["identified"], rows["deidentified"], strict=True)) == \
+            set(zip(lib["identified"], lib["deidentified"], strict=True))
+        # an example that writes (the loader's first statement) is refused by the console
+        at.selectbox(key="cy_example").set_value(("load", "release")).run()
+        at.button(key="cy_run").click().run()
+        assert not at.exception, at.exception
+        assert any(e.value.startswith("Refused") for e in at.error), [e.value for e in at.error]
+    finally:
+        from graphlink.store.neo4j import connect
+
+        with connect() as store:
+            store.drop_release(name)
+
+
 def test_cypher_console_without_server_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")          # nothing listens on port 1
     monkeypatch.setenv("GRAPHLINK_DEMO", "thesis")

@@ -2,65 +2,80 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from app import state
 from app.components import sidebar
 
 st.title("Cypher console")
-st.caption("Read-only: queries run through `Store.run_cypher(..., write=False)`, which refuses anything that "
-           "would modify the database.")
-
-CYPHER_DIR = state.REPO_DIR / "cypher"
-examples = {p.stem: p.read_text(encoding="utf-8") for p in sorted(CYPHER_DIR.glob("*.cypher"))}
+st.caption("Read-only: queries run through `Store.run_cypher(..., write=False)`, which plans each query with "
+           "`EXPLAIN` and refuses anything that would write data or change the schema.")
 
 store, status = sidebar.engine()
 module = state.optional_module("graphlink.store.neo4j")
-if module is None:
+cypherlib = state.optional_module("graphlink.store.cypherlib")
+if module is None or cypherlib is None:
     state.unavailable("The Cypher console", "graphlink.store.neo4j")
     st.stop()
 if not status.connected:
     st.warning(f"No Neo4j server is connected ({status.detail}). The analyses on the other pages run on the "
-               "in-process engine; set `NEO4J_URI` (and `NEO4J_USER`/`NEO4J_PASSWORD`) to use this console.",
-               icon=":material/cloud_off:")
+               "in-process engine; start one with `graphlink neo4j start` or set `NEO4J_URI` / `NEO4J_AUTH` "
+               "to use this console.", icon=":material/cloud_off:")
 
-if examples:
-    name = st.selectbox("Example query (from cypher/)", ["(none)", *examples], key="cy_example")
-    if name != "(none)" and st.session_state.get("cy_loaded") != name:
-        st.session_state["cy_loaded"] = name
-        st.session_state["cy_query"] = examples[name]
+loaded = state.current()
+default_release = st.session_state.get("neo4j_release") or (loaded.release.name if loaded else None)
+
+# ------------------------------------------------------------------ load the current release
+if status.connected and loaded is not None:
+    with st.expander("Load the current release into Neo4j (needed by the example queries)",
+                     expanded="neo4j_release" not in st.session_state):
+        name = st.text_input("Release name in Neo4j", value=loaded.release.name, key="cy_release_name")
+        if st.button(f"Load '{loaded.label}'", key="cy_load_release"):
+            try:
+                with st.spinner("Writing the release to Neo4j (through the loader, not the console)…"):
+                    info = store.load_release(loaded.release, name=name, replace=True)
+                st.session_state["neo4j_release"] = name
+                default_release = name
+                st.success(f"Release '{name}' is in Neo4j: "
+                           + ", ".join(f"{k} {v}" for k, v in info.items()
+                                       if k in ("rows", "locations", "identified", "deidentified", "skipped")))
+            except Exception as exc:
+                st.error(f"Could not load the release: {exc}")
+
+# ------------------------------------------------------------------ examples
+try:
+    library = {cf.path.stem: cf for cf in cypherlib.library()}
+except Exception as exc:  # a malformed file must not break the console
+    library = {}
+    st.caption(f"Could not read the example queries: {exc}")
+choices = [(stem, s.name) for stem, cf in library.items() for s in cf.statements]
+if choices:
+    pick = st.selectbox("Example query (from cypher/)", [None, *choices], key="cy_example",
+                        format_func=lambda c: "(none)" if c is None else
+                        (c[0] if c[0] == c[1] else f"{c[0]} · {c[1]}"))
+    if pick is not None and st.session_state.get("cy_loaded") != (pick, default_release):
+        cf = library[pick[0]]
+        stmt = cf.statement(pick[1])
+        params: dict[str, Any] = {k: v for k, (has, v, _) in cf.params.items() if has and k in stmt.parameters}
+        if "release" in stmt.parameters and default_release:
+            params["release"] = default_release
+        st.session_state["cy_loaded"] = (pick, default_release)
+        st.session_state["cy_query"] = stmt.text
+        st.session_state["cy_params"] = json.dumps(params)
+    if pick is not None:
+        doc = library[pick[0]].doc
+        if doc:
+            st.caption(doc.replace("\n", " "))
 else:
     st.caption("No example queries found in `cypher/`.")
 
-query = st.text_area("Query", key="cy_query", height=180, placeholder="MATCH (n) RETURN count(n) AS nodes")
+query = st.text_area("Query", key="cy_query", height=200, placeholder="MATCH (n) RETURN count(n) AS nodes")
 params_text = st.text_input("Parameters (JSON object, optional)", key="cy_params", placeholder='{"k": 2}')
-loaded = state.current()
-if status.connected and loaded is not None and hasattr(store, "load_release"):
-    st.caption("Load the current release into Neo4j to query it "
-               "(writes go through the loader, not the console).")
-    if st.button(f"Load '{loaded.label}' into Neo4j", key="cy_load_release"):
-        try:
-            with st.spinner("Writing the release to Neo4j…"):
-                store.load_release(loaded.release)
-            st.success("Release loaded.")
-        except Exception as exc:
-            st.error(f"Could not load the release: {exc}")
-
-
-def _to_frame(result: Any) -> pd.DataFrame:
-    if isinstance(result, pd.DataFrame):
-        return result
-    if hasattr(result, "to_df"):
-        return result.to_df()
-    return pd.DataFrame(list(result))
-
 
 if st.button("Run query", type="primary", key="cy_run"):
-    import json
-
     try:
         params = json.loads(params_text) if params_text.strip() else {}
         if not isinstance(params, dict):
@@ -71,22 +86,15 @@ if st.button("Run query", type="primary", key="cy_run"):
     if not query.strip():
         st.warning("Enter a query first.")
         st.stop()
-    checker = getattr(module, "is_write_query", None)
-    if checker is not None and checker(query):
-        st.error("Refused: this console is read-only and the query would write to the database "
-                 "(CREATE/MERGE/SET/DELETE/REMOVE/LOAD CSV ...).", icon=":material/block:")
-        st.stop()
     if store is None:
         st.error("Cannot run the query: no Neo4j server is connected.")
         st.stop()
     try:
         with st.spinner("Running…"):
-            frame = _to_frame(store.run_cypher(query, params, write=False))
-    except Exception as exc:  # StoreError for refused writes, Neo4j errors for bad syntax
-        from graphlink.errors import StoreError
-
-        prefix = "Refused" if isinstance(exc, StoreError) else "Query failed"
-        st.error(f"{prefix}: {exc}", icon=":material/block:")
+            frame = store.run_cypher(query, params, write=False)
+    except Exception as exc:  # StoreError for refused writes, bad syntax, missing parameters
+        refused = "refus" in str(exc).lower() and ("write" in str(exc).lower() or "read-only" in str(exc).lower())
+        st.error(f"{'Refused' if refused else 'Query failed'}: {exc}", icon=":material/block:")
         st.stop()
     st.success(f"{len(frame):,} row(s).")
     st.dataframe(frame, hide_index=True, width="stretch")
