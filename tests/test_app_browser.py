@@ -120,14 +120,44 @@ def test_demo_true_loves_in_browser(app_url: str, browser: object) -> None:
     page.close()
 
 
-def test_link_graph_renders_in_browser(app_url: str, browser: object) -> None:
+def _node_centres(png: bytes, rgb: tuple[int, int, int], tol: int = 12) -> list[tuple[float, float]]:
+    """Centres of the blobs of one fill colour in a screenshot (nodes of one side of the graph)."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+    from scipy import ndimage
+
+    img = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+    mask = (np.abs(img - np.array(rgb)).max(axis=2) <= tol)
+    labels, n = ndimage.label(mask)
+    sizes = ndimage.sum(mask, labels, range(1, n + 1))
+    keep = [i + 1 for i, sz in enumerate(sizes) if sz >= 30]
+    centres = ndimage.center_of_mass(mask, labels, keep)
+    return [(float(x), float(y)) for y, x in centres]
+
+
+def test_link_graph_renders_and_click_explains(app_url: str, browser: object) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page = _page(browser, f"{app_url}/linkgraph")
     _app_ready(page)
     page.get_by_text("True loves (certain pairs)").wait_for()
     page.get_by_text("True love: in every maximum matching").first.wait_for()
-    frame = page.frame_locator("iframe[title='st_cytoscape.st_cytoscape']")
-    frame.locator("canvas").first.wait_for()
+    page.get_by_text("Element Ali (identified)").wait_for()
+    iframe = page.locator("iframe[title='st_cytoscape.st_cytoscape']")
+    iframe.wait_for()
+    page.frame_locator("iframe[title='st_cytoscape.st_cytoscape']").locator("canvas").first.wait_for()
     page.wait_for_timeout(1500)
     page.screenshot(path=str(ARTIFACTS / "linkgraph.png"), full_page=True)
+    # click the lower de-identified node (a yellow diamond): Ali's neighbourhood is actg (top) and gatc
+    box = iframe.bounding_box()
+    assert box is not None
+    diamonds = _node_centres(iframe.screenshot(), (0xF0, 0xE4, 0x42))
+    assert len(diamonds) == 2, diamonds
+    x, y = max(diamonds, key=lambda c: c[1])
+    page.mouse.click(box["x"] + x, box["y"] + y)
+    page.get_by_text("Element gatc (de-identified)").wait_for()
+    page.get_by_text("actg can only be Ali, so gatc must be Dan").first.wait_for()
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(ARTIFACTS / "linkgraph_clicked.png"), full_page=True)
     page.close()

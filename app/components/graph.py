@@ -244,6 +244,9 @@ def legend_markdown() -> str:
     rows.append(f"<span style='display:inline-block;width:14px;height:14px;border:4px solid "
                 f"{OKABE_ITO['blue']};border-radius:3px'></span>&nbsp;Thick blue border: re-identified "
                 "with certainty (true love)")
+    rows.append(f"<span style='display:inline-block;width:14px;height:14px;border:4px solid "
+                f"{OKABE_ITO['vermillion']};border-radius:3px'></span>&nbsp;Vermillion border: the element "
+                "picked in the list; black border: the node you clicked")
     for _, (text, colour, line, width) in EDGE_STYLES.items():
         rows.append(f"<span style='display:inline-block;width:36px;vertical-align:middle;"
                     f"border-top:{max(width, 1.5):.0f}px {line} {colour}'></span>&nbsp;{text} "
