@@ -633,14 +633,22 @@ def check_model(release: Any) -> None:
 def apply_disclosure(release: Any, disclosed: Mapping[Hashable, Iterable[Hashable]]) -> Any:
     """The release with all identified rows and exactly the de-identified rows in ``disclosed``.
 
-    Row order of the input is kept.  O(rows).
+    Row order of the input is kept.  O(rows) with integer pair keys (no per-row Python objects).
     """
     frame = release.frame
-    keep_pairs = pd.MultiIndex.from_tuples(
-        [(c, e) for c, es in disclosed.items() for e in es], names=["location", "element"])
-    deid = frame["kind"] == "deidentified"
-    pairs = pd.MultiIndex.from_arrays([frame["location"], frame["element"]])
-    keep = ~deid.to_numpy() | pairs.isin(keep_pairs)
+    deid = (frame["kind"] == "deidentified").to_numpy()
+    locs = [c for c, es in disclosed.items() for _ in es]
+    elems = [e for es in disclosed.values() for e in es]
+    loc_index = pd.Index(pd.unique(frame["location"]))
+    el_index = pd.Index(pd.unique(frame.loc[deid, "element"]))
+    n_el = max(len(el_index), 1)
+    row_key = (loc_index.get_indexer(frame.loc[deid, "location"]).astype(np.int64) * n_el
+               + el_index.get_indexer(frame.loc[deid, "element"]).astype(np.int64))
+    lk = loc_index.get_indexer(pd.Index(locs, dtype=object)).astype(np.int64)
+    ek = el_index.get_indexer(pd.Index(elems, dtype=object)).astype(np.int64)
+    ok = (lk >= 0) & (ek >= 0)
+    keep = ~deid
+    keep[np.flatnonzero(deid)] = np.isin(row_key, lk[ok] * n_el + ek[ok])
     return release.with_frame(frame.loc[keep].reset_index(drop=True))
 
 
