@@ -58,17 +58,18 @@ def test_starts_on_the_thesis_demo(at: AppTest) -> None:
 
 def test_load_simulated_demo(at: AppTest) -> None:
     from app.state import DEMO_SIMULATED, SIMULATED_DEMO_PARAMS
-    from graphlink.simulate import simulate_uniform
+    from graphlink.simulate import simulate_zipf
 
     at.radio(key="demo_choice").set_value(DEMO_SIMULATED).run()
     at.button(key="load_demo").click().run()
     assert not at.exception, at.exception
-    expected = simulate_uniform(**SIMULATED_DEMO_PARAMS)
+    expected = simulate_zipf(**SIMULATED_DEMO_PARAMS)
     m = metrics(at)
     assert m["Locations"] == str(SIMULATED_DEMO_PARAMS["locations"])
     assert m["Identified elements"] == f"{len(expected.elements('identified')):,}"
     assert m["De-identified elements"] == f"{len(expected.elements('deidentified')):,}"
     assert 2000 < len(expected.elements("identified")) <= 3000
+    assert metrics(at)["Reserved side"] == "deidentified"
 
 
 def test_upload_valid_csv_and_zip(at: AppTest) -> None:

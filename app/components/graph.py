@@ -115,8 +115,32 @@ def _subgraph(g: Any, ix: ClassIndex, id_rows: np.ndarray, de_rows: np.ndarray, 
     return Subgraph(id_rows, de_rows, ii[keep], jj[keep], ce[keep], truncated)
 
 
-def neighbourhood(g: Any, ix: ClassIndex, side: str, row: int, hops: int = 2, max_nodes: int = 120) -> Subgraph:
-    """Breadth-first neighbourhood of one element over link edges, stopping at ``max_nodes`` nodes."""
+RANK = {"truelove": 0, "matching": 1, "allowed": 2, "link": 3}
+
+
+def ranked_neighbours(cls: Any, ix: ClassIndex, side: str, row: int) -> tuple[np.ndarray, list[str]]:
+    """Neighbours of ``row`` with their edge class, most informative first (true love, matching partner,
+    allowed, link only; ties by row)."""
+    g = cls.graph
+    nb = neighbours(g, ix, side, row)
+    if len(nb) == 0:
+        return nb, []
+    rows_i = np.full(len(nb), row) if side == "identified" else nb
+    rows_j = nb if side == "identified" else np.full(len(nb), row)
+    ce = edge_lookup(g, ix, rows_i, rows_j)
+    rank = np.where(np.asarray(cls.class_vital)[ce], 0,
+                    np.where(np.asarray(cls.mate_identified)[rows_i] == rows_j, 1,
+                             np.where(np.asarray(cls.class_allowed)[ce], 2, 3)))
+    order = np.lexsort((nb, rank))
+    names = list(RANK)
+    return nb[order], [names[r] for r in rank[order].tolist()]
+
+
+def neighbourhood(cls: Any, ix: ClassIndex, side: str, row: int, hops: int = 2,
+                  max_nodes: int = 60) -> Subgraph:
+    """Breadth-first neighbourhood of one element over link edges, most informative neighbours first,
+    stopping at ``max_nodes`` nodes."""
+    g = cls.graph
     seen: dict[str, set[int]] = {"identified": set(), "deidentified": set()}
     seen[side].add(int(row))
     frontier = [(side, int(row))]
@@ -125,7 +149,8 @@ def neighbourhood(g: Any, ix: ClassIndex, side: str, row: int, hops: int = 2, ma
         nxt: list[tuple[str, int]] = []
         for s, r in frontier:
             other = "deidentified" if s == "identified" else "identified"
-            for v in neighbours(g, ix, s, r).tolist():
+            nb, _ = ranked_neighbours(cls, ix, s, r)
+            for v in nb.tolist():
                 if v in seen[other]:
                     continue
                 if len(seen["identified"]) + len(seen["deidentified"]) >= max_nodes:
@@ -186,6 +211,7 @@ def elements(cls: Any, sub: Subgraph, focus: tuple[str, str] | None = None) -> l
     id_sorted = sorted(bary, key=lambda r: (float(np.mean(bary[r])) if bary[r] else 1e9, r))
     gap = 70
     n_max = max(len(id_sorted), len(sub.deidentified), 1)
+    x_right = max(420.0, 0.45 * gap * n_max)   # keep a readable aspect ratio for tall (star-shaped) views
     out: list[dict[str, Any]] = []
 
     def add_node(side: str, row: int, y: float) -> None:
@@ -196,7 +222,7 @@ def elements(cls: Any, sub: Subgraph, focus: tuple[str, str] | None = None) -> l
         if focus is not None and focus == (side, key):
             classes.append("focus")
         out.append({"data": {"id": node_id(side, key), "label": key},
-                    "position": {"x": 0 if side == "identified" else 420, "y": y},
+                    "position": {"x": 0 if side == "identified" else x_right, "y": y},
                     "classes": " ".join(classes)})
 
     off_i = (n_max - len(id_sorted)) * gap / 2

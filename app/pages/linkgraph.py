@@ -44,12 +44,12 @@ with controls:
     idx = matches.index(default[1]) if default and default[0] == side and default[1] in matches[:500] else 0
     picked = st.selectbox(f"Element ({len(matches):,} match)", matches[:500], index=idx, key="lg_element")
     hops = st.slider("Hops", 1, 4, 2, key="lg_hops", help="link-edge distance from the element")
-    max_nodes = st.slider("Maximum nodes drawn", 10, 300, 120, step=10, key="lg_max")
+    max_nodes = st.slider("Maximum nodes drawn", 10, 300, 30, step=10, key="lg_max")
 
 focus = (side, picked)
 row = state.row_index(loaded.key, reserved, side, release)[picked]
 if mode == "Neighbourhood of an element":
-    sub = gview.neighbourhood(g, ix, side, row, hops=hops, max_nodes=max_nodes)
+    sub = gview.neighbourhood(cls, ix, side, row, hops=hops, max_nodes=max_nodes)
     caption = f"Neighbourhood of **{picked}** within {hops} hop(s)"
 else:
     lab_i, lab_d, comps = state.components(loaded.key, reserved, release)
@@ -60,7 +60,7 @@ else:
         with controls:
             st.info(f"This component has {size:,} nodes; showing the {max_nodes}-node neighbourhood of "
                     f"{picked} instead (the whole component is too large to draw).")
-        sub = gview.neighbourhood(g, ix, side, row, hops=hops, max_nodes=max_nodes)
+        sub = gview.neighbourhood(cls, ix, side, row, hops=hops, max_nodes=max_nodes)
     else:
         sub = gview.component(g, ix, lab_i, lab_d, comp)
     with controls:
@@ -72,7 +72,7 @@ with view:
                 + ". Click a node to inspect it.")
     els = gview.elements(cls, sub, focus)
     height = max(300, 70 * max(len(sub.identified), len(sub.deidentified)) + 60)
-    clicked = cytoscape(els, gview.stylesheet(), height=f"{min(height, 720)}px",
+    clicked = cytoscape(els, gview.stylesheet(), height=f"{min(height, 900)}px",
                         layout={"name": "preset", "fit": True, "padding": 40},
                         selection_type="single", key=f"lg_graph_{loaded.key}")
     st.markdown(f"<div role='note' aria-label='legend' style='font-size:0.95rem;line-height:1.9'>"
@@ -94,19 +94,12 @@ trail_side = tr.identified if t_side == "identified" else tr.deidentified
 other_side = tr.deidentified if t_side == "identified" else tr.identified
 st.markdown(f"Trail over {', '.join(tr.locations)}: `{trail_side.trail_str(t_row)}`")
 
-nb = gview.neighbours(g, ix, t_side, t_row)
-shown_nb = nb[:500]
-if t_side == "identified":
-    pair_i, pair_j = np.full(len(shown_nb), t_row), shown_nb
-else:
-    pair_i, pair_j = shown_nb, np.full(len(shown_nb), t_row)
-ce = gview.edge_lookup(g, ix, pair_i, pair_j)
+nb, kinds = gview.ranked_neighbours(cls, ix, t_side, t_row)
 edge_label = {k: v[0].split(":")[0] for k, v in gview.EDGE_STYLES.items()}
 cand = pd.DataFrame({
-    "candidate": [str(other_side.keys[r]) for r in shown_nb.tolist()],
-    "trail": [other_side.trail_str(int(r)) for r in shown_nb.tolist()],
-    "edge class": [edge_label[gview.edge_class(cls, int(i), int(j), int(e))]
-                   for i, j, e in zip(pair_i, pair_j, ce, strict=True)],
+    "candidate": [str(other_side.keys[r]) for r in nb[:500].tolist()],
+    "trail": [other_side.trail_str(int(r)) for r in nb[:500].tolist()],
+    "edge class": [edge_label[k] for k in kinds[:500]],
 })
 st.markdown(f"**Candidates** (linked elements on the other side): {len(nb):,}"
             + (" — showing the first 500" if len(nb) > 500 else ""))
