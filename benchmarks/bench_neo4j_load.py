@@ -49,10 +49,10 @@ def main() -> None:
 
         last = [0.0]
 
-        def progress(done: int, total: int) -> None:
-            if time.perf_counter() - last[0] > 10 or done == total:
+        def progress(fraction: float, message: str) -> None:
+            if time.perf_counter() - last[0] > 10 or fraction >= 1:
                 last[0] = time.perf_counter()
-                print(f"  {done:,}/{total:,}")
+                print(f"  {message} ({time.perf_counter() - t:.0f} s)")
 
         t = time.perf_counter()
         info = store.load_release(rel, name=args.name, progress=progress, batch_size=args.batch)

@@ -80,7 +80,7 @@ def test_load_twice_changes_nothing_and_interrupted_load_completes(neo4j_store, 
     # an interrupted load (stopped after its first batch) completes on re-run
     other = release_name + "-int"
 
-    def boom(done: int, total: int) -> None:
+    def boom(fraction: float, message: str) -> None:
         raise KeyboardInterrupt
 
     try:
@@ -250,6 +250,19 @@ def test_read_only_runner_refuses_writes(neo4j_store, release_name):
 def test_missing_parameter_is_named(neo4j_store):
     with pytest.raises(StoreError, match="release"):
         neo4j_store.run_file("trails", {})
+
+
+def test_run_cypher_accepts_library_text_with_defaults(neo4j_store, release_name):
+    """The app's console sends whole library files: header defaults apply, the trailing ';' is fine."""
+    from graphlink.store.cypherlib import cypher_dir
+
+    rel = simulate_uniform(12, 3, 0.6, seed=8)
+    neo4j_store.load_release(rel, name=release_name)
+    text = (cypher_dir() / "trails.cypher").read_text()
+    df = neo4j_store.run_cypher(text, {"release": release_name})  # $kind from its default (null)
+    assert len(df) == len(rel.elements("identified")) + len(rel.elements("deidentified"))
+    with pytest.raises(StoreError, match="read-only"):
+        neo4j_store.run_cypher((cypher_dir() / "schema.cypher").read_text())
 
 
 def test_unreachable_server_is_one_line_error(monkeypatch):

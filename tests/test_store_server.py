@@ -100,3 +100,14 @@ def test_conf_binds_localhost_only(tmp_path):
     assert "server.bolt.listen_address=127.0.0.1:7999" in conf
     assert "server.http.listen_address=127.0.0.1:7998" in conf
     assert "server.memory.pagecache.size=" in conf
+
+
+def test_cli_status_when_stopped(monkeypatch, tmp_path):
+    from typer.testing import CliRunner
+
+    from graphlink.cli import app
+
+    monkeypatch.setenv("GRAPHLINK_NEO4J_DIR", str(tmp_path / "none"))
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    res = CliRunner().invoke(app, ["neo4j", "status"])
+    assert res.exit_code == 3 and "not running" in res.output

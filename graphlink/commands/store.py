@@ -59,15 +59,15 @@ def status_cmd() -> None:
         raise typer.Exit(3)
 
 
-def _progress_bar(total_hint: str):
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+def _progress_bar(title: str):
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
-    prog = Progress(TextColumn(total_hint), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    transient=True)
-    task = prog.add_task("load", total=None)
+    prog = Progress(TextColumn(title), BarColumn(), TaskProgressColumn(), TextColumn("{task.description}"),
+                    TimeElapsedColumn(), transient=True)
+    task = prog.add_task("", total=1.0)
 
-    def update(done: int, total: int) -> None:
-        prog.update(task, completed=done, total=total)
+    def update(fraction: float, message: str) -> None:
+        prog.update(task, completed=fraction, description=message)
 
     return prog, update
 

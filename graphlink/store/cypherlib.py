@@ -84,13 +84,18 @@ def load_file(path: str | Path) -> CypherFile:
         if not cand.is_file():
             raise StoreError(f"no Cypher file {path} (the library is in {cypher_dir()})")
         p = cand
+    return parse_text(p.read_text(encoding="utf-8"), p)
+
+
+def parse_text(text: str, path: str | Path = "<query>") -> CypherFile:
+    """Split Cypher text into its documentation, ``@param`` declarations and ``;``-terminated statements."""
     doc_lines: list[str] = []
     params: dict[str, tuple[bool, object, str]] = {}
     statements: list[Statement] = []
     buf: list[str] = []
     name: str | None = None
     in_header = True  # the documentation: comment lines before the first @param/@name/statement
-    for raw in p.read_text(encoding="utf-8").splitlines():
+    for raw in text.splitlines():
         line = raw.strip()
         if line.startswith("//"):
             if m := _PARAM.match(line):
@@ -108,14 +113,14 @@ def load_file(path: str | Path) -> CypherFile:
         in_header = False
         buf.append(raw)
         if line.endswith(";"):
-            text = "\n".join(buf).rstrip().rstrip(";").rstrip()
-            statements.append(Statement(name or f"statement{len(statements) + 1}", text))
+            body = "\n".join(buf).rstrip().rstrip(";").rstrip()
+            statements.append(Statement(name or f"statement{len(statements) + 1}", body))
             buf, name = [], None
     if buf:
         statements.append(Statement(name or f"statement{len(statements) + 1}", "\n".join(buf).strip()))
     if not statements:
-        raise StoreError(f"{p} contains no Cypher statement")
-    return CypherFile(p, "\n".join(doc_lines).strip(), params, statements)
+        raise StoreError(f"{path} contains no Cypher statement")
+    return CypherFile(Path(path), "\n".join(doc_lines).strip(), params, statements)
 
 
 def library() -> list[CypherFile]:

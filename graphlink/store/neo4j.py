@@ -40,13 +40,16 @@ BATCH = 10_000
 KINDS = ("identified", "deidentified")
 LABEL = {"identified": "Identified", "deidentified": "Deidentified"}
 
-Progress = Callable[[int, int], None] | None
+Progress = Callable[[float, str], None] | None   # (fraction done, message): the engine's convention
 
 
 # ---------------------------------------------------------------------------------------------- connection
 def env_auth(raw: str | None = None) -> tuple[str, str] | None:
-    """``NEO4J_AUTH`` as the driver wants it: ``user/password`` -> tuple, ``none``/unset -> None."""
+    """``NEO4J_AUTH`` as the driver wants it: ``user/password`` -> tuple, ``none``/unset -> None
+    (``NEO4J_USER``/``NEO4J_PASSWORD`` are honoured when ``NEO4J_AUTH`` is unset)."""
     raw = os.environ.get("NEO4J_AUTH", "") if raw is None else raw
+    if not raw and os.environ.get("NEO4J_PASSWORD"):  # the NEO4J_USER / NEO4J_PASSWORD spelling
+        return (os.environ.get("NEO4J_USER", "neo4j"), os.environ["NEO4J_PASSWORD"])
     if not raw or raw.lower() == "none":
         return None
     user, sep, password = raw.partition("/")
@@ -203,7 +206,7 @@ class Store:
         stored as completely loaded is skipped at once; an interrupted load (status 'loading') is completed by
         running it again. Loading *different* rows under an existing name is refused unless ``replace=True``
         (which drops the old release first).
-        ``progress(done, total)`` counts disclosure rows. Cost: O(rows) writes.
+        ``progress(fraction, message)`` after every batch. Cost: O(rows) writes.
         Returns the Release node's summary (rows, locations, identified, deidentified, reserved, seconds, skipped).
         """
         t0 = time.perf_counter()
@@ -237,7 +240,7 @@ class Store:
                 self._write(query, {"release": name, "elements": batch})
                 done += n_rows
                 if progress:
-                    progress(done, total)
+                    progress(done / total, f"{done:,}/{total:,} disclosures loaded")
         if truth is not None and len(truth):
             tr = truth[["identified", "deidentified"]].astype(str)
             rows = [{"id": f"{i}|{d}", "identified": i, "deidentified": d}
@@ -419,16 +422,26 @@ class Store:
 
     # ------------------------------------------------------------------ Cypher for analysts
     def run_cypher(self, query: str, params: dict | None = None, write: bool = False) -> pd.DataFrame:
-        """Run one Cypher statement and return its rows as a DataFrame.
+        """Run Cypher and return the rows of its (last) statement as a DataFrame.
+
+        The text may be a whole library file: ``// @param name=default`` defaults fill parameters not given,
+        and several ``;``-terminated statements run in order (every one of them checked as below).
 
         Read-only unless ``write=True``: the query is first planned with ``EXPLAIN`` and refused (StoreError)
         if its plan writes data or schema; it then runs in a READ access-mode session, which the server
         enforces as well. ``write=True`` runs it in an auto-commit transaction (so ``CALL {...} IN
         TRANSACTIONS`` works).
         """
+        cf = cypherlib.parse_text(query)
+        params = cf.resolve_params(params)
+        out = pd.DataFrame()
+        for st in cf.statements:
+            out = self._run_one(st.text, params, write)
+        return out
+
+    def _run_one(self, query: str, params: dict, write: bool) -> pd.DataFrame:
         from neo4j import READ_ACCESS, WRITE_ACCESS, exceptions
 
-        params = params or {}
         try:
             if not write:
                 with self.driver.session(database=DATABASE, default_access_mode=READ_ACCESS) as session:
@@ -465,7 +478,7 @@ class Store:
         sts = [cf.statement(statement)] if statement else cf.statements
         out = pd.DataFrame()
         for st in sts:
-            out = self.run_cypher(st.text, p, write=write)
+            out = self._run_one(st.text, p, write)
         return out
 
 
