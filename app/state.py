@@ -165,11 +165,16 @@ def read_upload(name: str, data: bytes, truth: tuple[str, bytes] | None = None) 
         return read_release(source, name=Path(name).stem, truth=truth_path)
 
 
-def simulate(subjects: int, locations: int, p: float, withhold: float, seed: int) -> Any:
-    from graphlink.simulate import simulate_uniform
+def simulate(subjects: int, locations: int, p: float, withhold: float, seed: int, model: str = "uniform") -> Any:
+    """A simulated release with truth: ``simulate_uniform`` (p = visit probability) or ``simulate_zipf``
+    (p = Zipf exponent α)."""
+    from graphlink import simulate as sim
 
-    return simulate_uniform(subjects=subjects, locations=locations, p=p, withhold=withhold,
-                            reserved="deidentified", seed=seed)
+    if model == "uniform":
+        return sim.simulate_uniform(subjects=subjects, locations=locations, p=p, withhold=withhold,
+                                    reserved="deidentified", seed=seed)
+    return sim.simulate_zipf(subjects=subjects, locations=locations, alpha=p, withhold=withhold,
+                             reserved="deidentified", seed=seed)
 
 
 # --------------------------------------------------------------------------------------------- analyses

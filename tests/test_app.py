@@ -72,6 +72,27 @@ def test_load_simulated_demo(at: AppTest) -> None:
     assert metrics(at)["Reserved side"] == "deidentified"
 
 
+@pytest.mark.parametrize("model", ["uniform", "Zipf"])
+def test_simulate_with_sliders(at: AppTest, model: str) -> None:
+    from graphlink import simulate as sim
+
+    at.radio(key="sim_model").set_value(model).run()
+    at.slider(key="sim_subjects").set_value(500)
+    at.slider(key="sim_locations").set_value(6)
+    at.number_input(key="sim_seed").set_value(11)
+    at.button(key="sim_run").click().run()
+    assert not at.exception, at.exception
+    if model == "uniform":
+        expected = sim.simulate_uniform(500, 6, 0.3, withhold=0.2, seed=11)
+    else:
+        expected = sim.simulate_zipf(500, 6, 1.0, withhold=0.2, seed=11)
+    m = metrics(at)
+    assert m["Locations"] == "6"
+    assert m["Identified elements"] == f"{len(expected.elements('identified')):,}"
+    assert m["De-identified elements"] == f"{len(expected.elements('deidentified')):,}"
+    assert "Simulated: 500 subjects" in " ".join(x.value for x in at.sidebar.markdown)
+
+
 def test_upload_valid_csv_and_zip(at: AppTest) -> None:
     csv = (DATA / "thesis_fig3_4.csv").read_bytes()
     at.file_uploader(key="upload_release").set_value(("hospitals.csv", csv, "text/csv")).run()

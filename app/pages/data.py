@@ -56,18 +56,25 @@ with upload_tab:
                "A zip holds one folder per location, as accepted by `graphlink.release.read_release`.")
 
 with sim_tab:
+    model = st.radio("Location popularity", ["uniform", "Zipf"], horizontal=True, key="sim_model",
+                     help="uniform: every location is visited with probability p; Zipf: popularity falls "
+                          "with rank (thesis eq. 5.1).")
     c1, c2 = st.columns(2)
     subjects = c1.slider("Subjects", 10, 20000, 2000, step=10, key="sim_subjects")
     locations = c1.slider("Locations", 2, 30, 8, key="sim_locations")
-    p = c2.slider("Visit probability p", 0.05, 0.95, 0.3, step=0.05, key="sim_p")
+    if model == "uniform":
+        p = c2.slider("Visit probability p", 0.05, 0.95, 0.3, step=0.05, key="sim_p")
+    else:
+        p = c2.slider("Zipf exponent α", 0.0, 3.0, 1.0, step=0.1, key="sim_alpha")
     withhold = c2.slider("Share of de-identified records withheld", 0.0, 0.9, 0.2, step=0.05,
                          key="sim_withhold")
     seed = st.number_input("Seed", 0, 2**31 - 1, 6, key="sim_seed")
     if st.button("Simulate release", key="sim_run"):
         try:
             with st.spinner("Simulating…"):
-                release = state.simulate(subjects, locations, p, withhold, int(seed))
-            state.set_release(release, f"Simulated: {subjects} subjects, {locations} locations, p={p}")
+                release = state.simulate(subjects, locations, p, withhold, int(seed), model=model)
+            what = f"p={p}" if model == "uniform" else f"Zipf α={p}"
+            state.set_release(release, f"Simulated: {subjects} subjects, {locations} locations, {what}")
         except Exception as exc:
             st.error(f"Simulation failed: {exc}")
         else:
