@@ -185,6 +185,13 @@ def trails(key: str, reserved: str, _release: Any) -> Any:
     return build_trails(_release, reserved)
 
 
+@st.cache_resource(max_entries=16, show_spinner=False)
+def dense(key: str, reserved: str, side: str, _release: Any) -> Any:
+    """``TrailSide.dense()`` (1 / 0 / -1 for '*') of one side, cached for the heatmaps."""
+    tr = trails(key, reserved, _release)
+    return (tr.identified if side == "identified" else tr.deidentified).dense()
+
+
 @st.cache_resource(max_entries=16, show_spinner="Building the link graph…")
 def graph(key: str, reserved: str, _release: Any) -> Any:
     from graphlink.linkgraph import build_linkgraph

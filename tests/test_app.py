@@ -172,6 +172,7 @@ def test_reidentification_counts(at: AppTest) -> None:
     assert m["REIDIT-C"] == "1"
     assert m["REIDIT-I"] == "4"
     assert m["REIDIT-M"] == "3"
+    assert m["REIDIT-I-K"] == "4"        # k = 2: the four elements REIDIT-I pins down uniquely
     assert m["True loves (exact)"] == "4"
     at.selectbox(key="reid_shown").set_value("true-loves").run()
     pairs = at.dataframe[-1].value

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -48,9 +47,10 @@ col_idx = [tr.locations.index(c) for c in shown_locs]
 label = {1: charts.TRAIL_DOMAIN[0], 0: charts.TRAIL_DOMAIN[1], -1: charts.TRAIL_DOMAIN[2]}
 
 
-def heatmap(side: object, title: str) -> None:
-    dense = side.dense()  # type: ignore[attr-defined]
-    keys = np.asarray(side.keys, dtype=object)  # type: ignore[attr-defined]
+def heatmap(side_name: str, title: str) -> None:
+    side = tr.identified if side_name == "identified" else tr.deidentified
+    dense = state.dense(loaded.key, reserved, side_name, loaded.release)
+    keys = np.asarray(side.keys, dtype=object)
     rows = np.arange(len(keys))
     if present_at != "any location":
         rows = rows[dense[:, tr.locations.index(present_at)] == 1]
@@ -71,23 +71,33 @@ def heatmap(side: object, title: str) -> None:
     long = df.melt(id_vars="element", var_name="location", value_name="v")
     long["value"] = long["v"].map(label)
     long["symbol"] = long["v"].map({1: "1", 0: "0", -1: "*"})
-    base = alt.Chart(long).encode(
-        x=alt.X("location:N", sort=shown_locs, title="Location", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("element:N", sort=list(df["element"]), title=None))
-    rect = base.mark_rect(stroke="white", strokeWidth=0.5).encode(
-        color=alt.Color("value:N", scale=alt.Scale(domain=charts.TRAIL_DOMAIN, range=charts.TRAIL_RANGE),
-                        legend=alt.Legend(title="Trail value", orient="top", symbolStrokeColor="#555555",
-                                          symbolStrokeWidth=1, symbolType="square", labelFontSize=12)),
-        tooltip=["element", "location", "symbol"])
-    text = base.mark_text(fontSize=13).encode(
-        text="symbol:N",
-        color=alt.condition(alt.datum.v == 1, alt.value("white"), alt.value("black")))
+    # a raw Vega-Lite spec (Altair's schema validation costs ~0.3 s per chart on large pages)
+    row_order = list(df["element"])
+    enc = {"x": {"field": "location", "type": "nominal", "sort": shown_locs, "title": "Location",
+                 "axis": {"labelAngle": 0}},
+           "y": {"field": "element", "type": "nominal", "sort": row_order, "title": None}}
+    spec = {
+        "height": {"step": 22},
+        "layer": [
+            {"mark": {"type": "rect", "stroke": "white", "strokeWidth": 0.5},
+             "encoding": {**enc, "color": {
+                 "field": "value", "type": "nominal",
+                 "scale": {"domain": charts.TRAIL_DOMAIN, "range": charts.TRAIL_RANGE},
+                 "legend": {"title": "Trail value", "orient": "top", "symbolStrokeColor": "#555555",
+                            "symbolStrokeWidth": 1, "symbolType": "square", "labelFontSize": 12}},
+                 "tooltip": [{"field": "element"}, {"field": "location"}, {"field": "symbol"}]}},
+            {"mark": {"type": "text", "fontSize": 13},
+             "encoding": {**enc, "text": {"field": "symbol", "type": "nominal"},
+                          "color": {"condition": {"test": "datum.v == 1", "value": "white"},
+                                    "value": "black"}}},
+        ],
+    }
     # a step height (one band per row): fixed pixel heights get squeezed by the container autosize
-    st.altair_chart((rect + text).properties(height=alt.Step(22)), width="stretch")
+    st.vega_lite_chart(long, spec, width="stretch")
 
 
 left, right = st.columns(2)
 with left:
-    heatmap(tr.identified, "Identified trails (M)")
+    heatmap("identified", "Identified trails (M)")
 with right:
-    heatmap(tr.deidentified, "De-identified trails (N)")
+    heatmap("deidentified", "De-identified trails (N)")
