@@ -71,7 +71,7 @@ def _partial_switch_rate(n_data_extra_beta: int, f: int, alpha: int, runs: int) 
     return undetected / runs, partial_switch_undetected(n, f, alpha)
 
 
-@pytest.mark.parametrize("beta,f,alpha,runs", [(1, 1, 1, 400), (1, 2, 1, 300), (0, 1, 2, 300)])
+@pytest.mark.parametrize("beta,f,alpha,runs", [(1, 1, 1, 300), (1, 2, 1, 250), (0, 1, 2, 250)])
 def test_partial_key_switch_detection_monte_carlo(beta, f, alpha, runs):
     """Theorem 12: a partial switch of f values survives α rounds with probability C(n, f)^−α,
     n = |D_A| + β + 1; detection ≥ 1 − n^−α."""
@@ -102,7 +102,7 @@ def test_refusing_to_decrypt_without_lock_is_a_successful_grab_and_go():
     assert len(res.parties["S"].disclosed) == len(res.dedup.returns["S"]) > 0
 
 
-@pytest.mark.parametrize("f,dc,runs", [(1, 3, 300), (2, 2, 300)])
+@pytest.mark.parametrize("f,dc,runs", [(1, 3, 250), (2, 2, 250)])
 def test_grab_and_go_monte_carlo(f, dc, runs):
     """Theorem 13: undetected grab-and-go (S leaves f of A's values encrypted, none of them from D_C)
     happens with probability C(r, f)/C(r + |D_C|, f) ≤ r/(r + |D_C|)."""

@@ -109,6 +109,9 @@ def test_message_roundtrip_every_kind():
         M.Unlock("sTTP", "H1", "s", key=Key().inverse),
         M.Alarm("H1", "sTTP", "s", reason="x"),
         M.Abort("sTTP", "H1", "s", reason="y"),
+        M.Preview("sTTP", "H1", "s", counts={"H1": 2, "hex": 0}, known=pts[:2], known_at=["H1", "H2"],
+                  gamma={"H1": ["Ali"], "hex": []}, round=1),
+        M.PreviewVerdict("H1", "sTTP", "s", ok=False, blame=["H2"], round=1),
         M.Finished("H1", "sTTP", "s", disclosed=rng.randint(0, 9)),
     ]
     assert {m.kind for m in samples} == set(M.MESSAGE_TYPES)

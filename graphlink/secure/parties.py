@@ -52,7 +52,7 @@ class Costs:
     bytes_received: int = 0
     records_sent: int = 0
     records_received: int = 0
-    cpu_seconds: float = 0.0      # CPU time spent handling messages (process time, not wall)
+    cpu_seconds: float = 0.0      # CPU time spent handling messages (thread CPU time, not wall)
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -97,11 +97,11 @@ class Party:
             self.received.append(msg)
         if msg.session != self.session:
             return []
-        t0 = time.process_time()
+        t0 = time.thread_time()
         try:
             return self.handle(msg)
         finally:
-            self.costs.cpu_seconds += time.process_time() - t0
+            self.costs.cpu_seconds += time.thread_time() - t0
 
     def account_sent(self, msg: M.Message, nbytes: int) -> None:
         self.costs.messages_sent += 1
@@ -376,11 +376,11 @@ class SemiTrustedThirdParty(Party):
         return cls(sender=self.name, recipient=to, session=self.session, **kw)
 
     def start(self) -> list[M.Message]:
-        t0 = time.process_time()
+        t0 = time.thread_time()
         try:
             return self._start()
         finally:
-            self.costs.cpu_seconds += time.process_time() - t0
+            self.costs.cpu_seconds += time.thread_time() - t0
 
     def _start(self) -> list[M.Message]:
         vc = [random_point()] if self.integrity else []

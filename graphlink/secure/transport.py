@@ -99,19 +99,25 @@ def party_main(spec: dict, conn) -> None:
 
     if conn.recv()[0] != "go":
         return
+
+    def control() -> None:  # the launcher's commands join the same queue: the main loop blocks, never polls
+        try:
+            while True:
+                inbox.put(("control", conn.recv()))
+        except (EOFError, OSError):
+            inbox.put(("control", ("stop",)))
+
+    threading.Thread(target=control, daemon=True).start()
     if spec["kind"] == "sttp":
         send(party.start())
     done_reported = False
     while True:
-        if conn.poll():
-            cmd = conn.recv()
-            if cmd[0] == "stop":
+        item = inbox.get()
+        if isinstance(item, tuple):
+            if item[1][0] == "stop":
                 break
-        try:
-            frame = inbox.get(timeout=0.02)
-        except queue.Empty:
             continue
-        send(party.deliver(M.decode(frame), len(frame)))
+        send(party.deliver(M.decode(item), len(item)))
         if spec["kind"] == "sttp" and party.finished and not done_reported:
             conn.send(("done",))
             done_reported = True
