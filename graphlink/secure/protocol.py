@@ -164,7 +164,8 @@ def collect(reports: dict[str, dict], k: int, method: str, log: list, wall: floa
     locs = [c for c in reports if c != "sTTP"]
     aborted = sttp["aborted"]
     disclosed = {c: ([] if aborted else list(reports[c]["disclosed"])) for c in locs}
-    detections = list(sttp["detections"]) + [f"{c}: {reports[c]['alarm']}" for c in locs if reports[c]["alarm"]]
+    detections = list(sttp["detections"]) + [f"{c}: {reports[c]['alarm']}" for c in locs if reports[c]["alarm"]
+                                             and not any(reports[c]["alarm"] in d for d in sttp["detections"])]
     return StranonResult(
         k=k, method=method, disclosed=disclosed, dedup=sttp["result"], aborted=aborted, detections=detections,
         costs={name: r["costs"] for name, r in reports.items()},
