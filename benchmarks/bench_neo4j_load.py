@@ -77,7 +77,7 @@ def main() -> None:
         t = time.perf_counter()
         for loc, kind, el in sample.itertuples(index=False):
             label = "Identified" if kind == "identified" else "Deidentified"
-            store._write(f"MERGE (e:{label} {{release: $r, key: $k}}) "
+            store._query(f"MERGE (e:{label} {{release: $r, key: $k}}) "
                          "MERGE (l:Location {release: $r, name: $l}) MERGE (e)-[:DISCLOSED_AT]->(l)",
                          {"r": args.name + "-naive", "k": el, "l": loc})
         naive_s = time.perf_counter() - t

@@ -154,11 +154,11 @@ class Store:
         self.driver.close()
 
     def server_version(self) -> str:
-        rec = self._write("CALL dbms.components() YIELD versions RETURN versions[0] AS v", database="system")
+        rec = self._query("CALL dbms.components() YIELD versions RETURN versions[0] AS v", database="system")
         return str(rec[0]["v"])
 
-    def _write(self, query: str, params: dict | None = None, database: str | None = None) -> list:
-        """A managed write transaction (retried on transient errors); StoreError on refusal."""
+    def _query(self, query: str, params: dict | None = None, database: str | None = None) -> list:
+        """Run in a managed (write-mode) transaction, retried on transient errors; StoreError on refusal."""
         from neo4j import exceptions
 
         try:
@@ -190,8 +190,8 @@ class Store:
         if self._schema_applied and not force:
             return
         for st in cypherlib.load_file(cypherlib.cypher_dir() / "schema.cypher").statements:
-            self._write(st.text)
-        self._write("CALL db.awaitIndexes(300)")
+            self._query(st.text)
+        self._query("CALL db.awaitIndexes(300)")
         self._schema_applied = True
 
     # ------------------------------------------------------------------ releases
@@ -231,13 +231,13 @@ class Store:
         total = len(frame)
         done = 0
         st = self._load.statement
-        self._write(st("release").text, {"release": name, "source": source, "fingerprint": fp})
-        self._write(st("locations").text, {"release": name, "locations": [
+        self._query(st("release").text, {"release": name, "source": source, "fingerprint": fp})
+        self._query(st("locations").text, {"release": name, "locations": [
             {"name": loc, "index": i} for i, loc in enumerate(locations)]})
         for kind in KINDS:
             query = st(f"{'create' if fresh else 'elements'}_{kind}").text
             for batch, n_rows in self._element_batches(frame, kind, loc_index, batch_size):
-                self._write(query, {"release": name, "elements": batch})
+                self._query(query, {"release": name, "elements": batch})
                 done += n_rows
                 if progress:
                     progress(done / total, f"{done:,}/{total:,} disclosures loaded")
@@ -246,12 +246,12 @@ class Store:
             rows = [{"id": f"{i}|{d}", "identified": i, "deidentified": d}
                     for i, d in zip(tr["identified"], tr["deidentified"], strict=True)]
             for chunk in _batches(rows, batch_size):
-                self._write(st("truth").text, {"release": name, "truth": list(chunk)})
-        t_write = time.perf_counter()
-        self._write(st("finalize").text, {"release": name})
+                self._query(st("truth").text, {"release": name, "truth": list(chunk)})
+        t_final = time.perf_counter()
+        self._query(st("finalize").text, {"release": name})
         info = self.release_info(name) or {}
         t1 = time.perf_counter()
-        return {**info, "seconds": round(t1 - t0, 3), "seconds_finalize": round(t1 - t_write, 3), "skipped": False}
+        return {**info, "seconds": round(t1 - t0, 3), "seconds_finalize": round(t1 - t_final, 3), "skipped": False}
 
     @staticmethod
     def _element_batches(frame: pd.DataFrame, kind: str, loc_index: dict[str, int],
@@ -278,12 +278,12 @@ class Store:
             yield batch, n
 
     def release_info(self, name: str) -> dict | None:
-        recs = self._write("MATCH (r:Release {name: $name}) RETURN properties(r) AS p", {"name": name})
+        recs = self._query("MATCH (r:Release {name: $name}) RETURN properties(r) AS p", {"name": name})
         return _plain(recs[0]["p"]) if recs else None
 
     def list_releases(self) -> list[dict]:
         """Every release with its summary properties, sorted by name."""
-        recs = self._write("MATCH (r:Release) RETURN properties(r) AS p ORDER BY r.name")
+        recs = self._query("MATCH (r:Release) RETURN properties(r) AS p ORDER BY r.name")
         return [_plain(r["p"]) for r in recs]
 
     def read_release(self, name: str) -> pd.DataFrame:
@@ -305,14 +305,14 @@ class Store:
         for label in ("Analysis", "Entity", "Identified", "Deidentified", "Location"):
             self._run_auto(f"MATCH (n:{label} {{release: $name}}) "
                            "CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS", {"name": name})
-        self._write("MATCH (r:Release {name: $name}) DETACH DELETE r", {"name": name})
+        self._query("MATCH (r:Release {name: $name}) DETACH DELETE r", {"name": name})
 
     # ------------------------------------------------------------------ write-back
     def _new_analysis(self, name: str, kind: str, method: str, params: dict, extra: dict | None = None) -> str:
         if not self.release_info(name):
             raise StoreError(f"no release named {name!r} in Neo4j at {self.uri}; load it first")
         run = f"{kind}-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
-        self._write("""MATCH (r:Release {name: $release})
+        self._query("""MATCH (r:Release {name: $release})
                        CREATE (a:Analysis {run: $run, release: $release, kind: $kind, method: $method,
                                            params: $params, at: datetime()})-[:ON]->(r)
                        SET a += $extra""",
@@ -322,7 +322,7 @@ class Store:
 
     def _write_pairs(self, query: str, name: str, run: str, rows: list[dict], **params: Any) -> None:
         for chunk in _batches(rows, BATCH):
-            self._write(query, {"release": name, "run": run, "rows": list(chunk), **params})
+            self._query(query, {"release": name, "run": run, "rows": list(chunk), **params})
 
     def write_link_graph(self, name: str, classes: Any) -> str:
         """Write the link graph of ``matching.EdgeClasses`` as ``LINK {allowed, vital, matched, run}`` edges.
@@ -344,7 +344,7 @@ class Store:
                 for a, b, al, vi in zip(ei, ej, classes.allowed, classes.vital, strict=True)]
         self._run_auto("MATCH (:Identified {release: $name})-[l:LINK]->() "
                        "CALL (l) { DELETE l } IN TRANSACTIONS OF 10000 ROWS", {"name": name})
-        self._write("MATCH (a:Analysis {release: $name, kind: 'link-graph'}) DETACH DELETE a", {"name": name})
+        self._query("MATCH (a:Analysis {release: $name, kind: 'link-graph'}) DETACH DELETE a", {"name": name})
         run = self._new_analysis(name, "link-graph", "link-graph", {"edges": len(rows)},
                                  {"edges": len(rows), "maximum_matching_size": int(getattr(classes, "nu", -1)),
                                   "n_null": int(getattr(g, "n_null", 0) or 0)})
@@ -394,7 +394,7 @@ class Store:
             part = viol[viol["side"] == kind]
             rows = [{"e": str(e), "u": int(u)} for e, u in zip(part["element"], part["union_degree"], strict=True)]
             for chunk in _batches(rows, BATCH):
-                self._write(f"""MATCH (a:Analysis {{run: $run}})
+                self._query(f"""MATCH (a:Analysis {{run: $run}})
                                 UNWIND $rows AS row
                                 MATCH (x:{LABEL[kind]} {{release: $release, key: row.e}})
                                 CREATE (a)-[:VIOLATES {{side: $side, union_degree: row.u}}]->(x)""",
