@@ -38,7 +38,8 @@ def _store(target: str) -> tuple[Any | None, EngineStatus]:
 
 def engine() -> tuple[Any | None, EngineStatus]:
     """The connected store (or None) and its status, cached for a minute."""
-    return _store(f"{os.environ.get('NEO4J_URI', '')}|{os.environ.get('NEO4J_AUTH', '')}")
+    target = "|".join(os.environ.get(v, "") for v in ("NEO4J_URI", "NEO4J_AUTH", "NEO4J_USER", "NEO4J_PASSWORD"))
+    return _store(target)
 
 
 def render() -> None:
