@@ -299,3 +299,25 @@ def test_cli_load_and_cypher(neo4j_env, neo4j_store, release_name, tmp_path):
     assert set(pd.read_csv(out)["identified"].astype(str)) == set(want["identified"])
     res = runner.invoke(app, ["cypher", "schema"])
     assert res.exit_code != 0 and "read-only" in str(res.exception)
+
+
+def test_thesis_figure_3_4_in_cypher(neo4j_store, release_name):
+    """Thesis Figure 3.4 (four hospitals, de-identified reserved): Cypher trails/links/REIDIT-C == engine."""
+    from tests.fixtures import fig34
+
+    rel = read_release(fig34(), name="fig34")
+    trails = build_trails(rel)
+    neo4j_store.load_release(rel, name=release_name)
+    df = neo4j_store.run_file("trails", {"release": release_name})
+    got = {(k, e): t for k, e, t in df[["kind", "element", "trail"]].itertuples(index=False)}
+    assert got == {(kind, str(key)): side.trail_str(i)
+                   for kind, side in (("identified", trails.identified), ("deidentified", trails.deidentified))
+                   for i, key in enumerate(side.keys)}
+    assert set(df["reserved"]) == {trails.reserved} == {"deidentified"}
+    g = build_linkgraph(trails)
+    links = neo4j_store.run_file("link_edges", {"release": release_name})
+    assert set(map(tuple, links.to_numpy())) == {(str(trails.identified.keys[i]), str(trails.deidentified.keys[j]))
+                                                 for i, j in zip(g.ei, g.ej, strict=True)}
+    pairs = neo4j_store.run_file("reidit_c", {"release": release_name})
+    assert set(map(tuple, pairs[["identified", "deidentified"]].to_numpy())) == \
+        set(map(tuple, reidit_c(trails).pairs[["identified", "deidentified"]].to_numpy()))
