@@ -101,6 +101,16 @@ def test_upload_valid_csv_and_zip(at: AppTest) -> None:
     assert metrics(at)["Locations"] == "4"
     assert any("hospitals.csv" in s.value for s in at.success)
 
+    import pandas as pd
+
+    pq = BytesIO()
+    pd.read_csv(DATA / "thesis_fig3_4.csv").to_parquet(pq)
+    at.file_uploader(key="upload_release").set_value(("hospitals.parquet", pq.getvalue(),
+                                                      "application/octet-stream")).run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert "Upload: hospitals.parquet" in " ".join(x.value for x in at.sidebar.markdown)
+
     # a zip of per-location folders: <location>/identified.csv and <location>/deidentified.csv
     rows = [line.split(",") for line in csv.decode().splitlines()[1:]]
     buf = BytesIO()
