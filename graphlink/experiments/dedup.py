@@ -141,7 +141,7 @@ def plot(summary: pd.DataFrame, scores: pd.DataFrame, gap: pd.DataFrame | None, 
             tm = summary.groupby("k")["theoretical_max_locations_mean"].first()
             ax.plot(tm.index, tm.values, "k--", linewidth=1, label="min(|S|/k, |C|)")
         ax.set_ylabel(metric.replace("_", " "))
-        ax.set_title(f"{title}: {settings['subjects']} subjects, {settings['locations']} locations, "
+        ax.set_title(f"{title}\n{settings['subjects']} subjects, {settings['locations']} locations, "
                      f"p={settings['p']}, {settings['runs']} runs")
         ax.legend()
         ax.grid(alpha=0.3)
