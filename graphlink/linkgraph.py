@@ -200,22 +200,19 @@ class LinkGraph:
             raise ModelAssumptionError(
                 f"the link graph has {n_edges:,} element-level edges (low-entropy trails); it is analysed "
                 f"on {len(self.class_ei):,} twin-class edges instead, but this view needs the expansion")
-        id_members = _members(self.id_class, len(self.id_class_size))
-        de_members = _members(self.de_class, len(self.de_class_size))
-        ei_parts, ej_parts = [], []
+        id_ptr, id_mem = _members(self.id_class, len(self.id_class_size))
+        de_ptr, de_mem = _members(self.de_class, len(self.de_class_size))
+        # vectorised block expansion: class edge e contributes a_e × b_e member pairs, enumerated as t in
+        # [0, a_e·b_e) with member offsets (t // b_e, t % b_e); edges come out sorted by (ej, ei) after one sort
         a = self.id_class_size[self.class_ei]
         b = self.de_class_size[self.class_ej]
-        simple = (a == 1) & (b == 1)
-        if simple.any():
-            ei_parts.append(id_members[1][id_members[0][self.class_ei[simple]]])
-            ej_parts.append(de_members[1][de_members[0][self.class_ej[simple]]])
-        for ci, cj in zip(self.class_ei[~simple], self.class_ej[~simple], strict=True):
-            mi = id_members[1][id_members[0][ci]:id_members[0][ci + 1]]
-            mj = de_members[1][de_members[0][cj]:de_members[0][cj + 1]]
-            ei_parts.append(np.repeat(mi, len(mj)))
-            ej_parts.append(np.tile(mj, len(mi)))
-        ei = np.concatenate(ei_parts) if ei_parts else np.zeros(0, np.int64)
-        ej = np.concatenate(ej_parts) if ej_parts else np.zeros(0, np.int64)
+        counts = a * b
+        edge = np.repeat(np.arange(len(counts)), counts)
+        t = np.arange(n_edges, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+        bb = b[edge]
+        ei = id_mem[id_ptr[self.class_ei[edge]] + t // bb]
+        ej = de_mem[de_ptr[self.class_ej[edge]] + t % bb]
+        del edge, t, bb
         order = np.lexsort((ei, ej))
         return ei[order].astype(np.int64), ej[order].astype(np.int64)
 

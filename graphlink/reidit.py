@@ -10,10 +10,10 @@ claimed.
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Literal
 
+import numba
 import numpy as np
 import pandas as pd
 
@@ -150,87 +150,148 @@ def _orientation(graph: LinkGraph) -> tuple[bool, TrailSide, TrailSide]:
     return True, tr.deidentified, tr.identified
 
 
-def _adjacency(graph: LinkGraph) -> tuple[list[np.ndarray], list[np.ndarray], bool, TrailSide, TrailSide]:
+@dataclass(frozen=True)
+class _Adjacency:
+    """CSR adjacency of the link graph oriented reserved side R -> complete side S (and back)."""
+
+    r_ptr: np.ndarray
+    r_nb: np.ndarray          # S rows
+    s_ptr: np.ndarray
+    s_nb: np.ndarray          # R rows
+    r_is_de: bool
+    R: TrailSide
+    S: TrailSide
+
+    def of_r(self, r: int) -> np.ndarray:
+        return self.r_nb[self.r_ptr[r]:self.r_ptr[r + 1]]
+
+    def of_s(self, s: int) -> np.ndarray:
+        return self.s_nb[self.s_ptr[s]:self.s_ptr[s + 1]]
+
+
+def _adjacency(graph: LinkGraph) -> _Adjacency:
+    """Built once per graph and cached on it (all REIDIT variants and explanations share it).  O(E log E)."""
+    cached = graph.__dict__.get("_reidit_adjacency")
+    if cached is None:
+        cached = graph.__dict__["_reidit_adjacency"] = _build_adjacency(graph)
+    return cached
+
+
+def _build_adjacency(graph: LinkGraph) -> _Adjacency:
     r_is_de, R, S = _orientation(graph)
     ei, ej = graph.ei, graph.ej
     rr, ss = (ej, ei) if r_is_de else (ei, ej)
     order_r = np.argsort(rr, kind="stable")
-    ptr_r = np.searchsorted(rr[order_r], np.arange(len(R) + 1))
-    nb_r = ss[order_r]
+    ptr_r = np.searchsorted(rr[order_r], np.arange(len(R) + 1)).astype(np.int64)
     order_s = np.argsort(ss, kind="stable")
-    ptr_s = np.searchsorted(ss[order_s], np.arange(len(S) + 1))
-    nb_s = rr[order_s]
-    adj_r = [nb_r[ptr_r[i]:ptr_r[i + 1]] for i in range(len(R))]
-    adj_s = [nb_s[ptr_s[i]:ptr_s[i + 1]] for i in range(len(S))]
-    return adj_r, adj_s, r_is_de, R, S
+    ptr_s = np.searchsorted(ss[order_s], np.arange(len(S) + 1)).astype(np.int64)
+    return _Adjacency(ptr_r, ss[order_r].astype(np.int64), ptr_s, rr[order_s].astype(np.int64), r_is_de, R, S)
+
+
+@numba.njit(cache=True)
+def _propagate(r_ptr: np.ndarray, r_nb: np.ndarray, s_ptr: np.ndarray, s_nb: np.ndarray,
+               flip: bool) -> tuple:  # pragma: no cover - numba
+    """Degree-one unit propagation with a FIFO queue (REIDIT-I, Alg. 4-6).  O(|R| + |S| + E)."""
+    n_r, n_s = len(r_ptr) - 1, len(s_ptr) - 1
+    deg_r = r_ptr[1:] - r_ptr[:-1]
+    deg_s = s_ptr[1:] - s_ptr[:-1]
+    alive_r = np.ones(n_r, np.bool_)
+    alive_s = np.ones(n_s, np.bool_)
+    partner_r = np.full(n_r, -1, np.int64)
+    partner_s = np.full(n_s, -1, np.int64)
+    conflict_r = np.zeros(n_r, np.bool_)
+    queue = np.empty(n_r + n_s + 1, np.int64)      # a vertex's degree reaches 1 at most once
+    qt = 0
+    for r in range(n_r):
+        if deg_r[r] == 1:
+            queue[qt] = r
+            qt += 1
+    if flip:
+        for x in range(n_s):
+            if deg_s[x] == 1:
+                queue[qt] = n_r + x
+                qt += 1
+    out_r = np.empty(min(n_r, n_s), np.int64)
+    out_s = np.empty(min(n_r, n_s), np.int64)
+    out_flip = np.zeros(min(n_r, n_s), np.bool_)
+    k = 0
+    qh = 0
+    while qh < qt:
+        item = queue[qh]
+        qh += 1
+        if item < n_r:
+            r = item
+            if not alive_r[r] or deg_r[r] != 1:
+                continue
+            s = -1
+            for e in range(r_ptr[r], r_ptr[r + 1]):
+                if alive_s[r_nb[e]]:
+                    s = r_nb[e]
+                    break
+            via_flip = False
+        else:
+            s = item - n_r
+            if not alive_s[s] or deg_s[s] != 1:
+                continue
+            r = -1
+            for e in range(s_ptr[s], s_ptr[s + 1]):
+                if alive_r[s_nb[e]]:
+                    r = s_nb[e]
+                    break
+            via_flip = True
+        out_r[k] = r
+        out_s[k] = s
+        out_flip[k] = via_flip
+        k += 1
+        partner_r[r] = s
+        partner_s[s] = r
+        alive_r[r] = False
+        alive_s[s] = False
+        for e in range(r_ptr[r], r_ptr[r + 1]):          # r is gone: its other candidates lose a record
+            x = r_nb[e]
+            if alive_s[x]:
+                deg_s[x] -= 1
+                if flip and deg_s[x] == 1:
+                    queue[qt] = n_r + x
+                    qt += 1
+        for e in range(s_ptr[s], s_ptr[s + 1]):          # s is taken: records that could be s lose it
+            y = s_nb[e]
+            if alive_r[y]:
+                deg_r[y] -= 1
+                if deg_r[y] == 1:
+                    queue[qt] = y
+                    qt += 1
+                elif deg_r[y] == 0:
+                    conflict_r[y] = True          # Hall violated: this record can be nobody
+                    alive_r[y] = False
+    return out_r[:k], out_s[:k], out_flip[:k], partner_r, partner_s, alive_r, alive_s, conflict_r
 
 
 def _run_reidit_i(graph: LinkGraph, flip: bool | None = None) -> tuple[list[tuple[int, int, str]], dict]:
-    """Unit propagation (REIDIT-I as a queue).  Returns (R row, S row, reason) triples and details.
+    """Unit propagation (REIDIT-I as a queue, in numba).  Returns (R row, S row, reason) triples and details.
 
     Each edge is decremented at most once, so O(|M| + |N| + E).  ``flip`` (Alg. 6) defaults to |M| = |N|.
+    Reasons are built afterwards for the re-identified pairs only: a candidate that was gone when a pair
+    was made was taken by its final partner, so the post-hoc reason is the one at the time.
     """
-    adj_r, adj_s, r_is_de, R, S = _adjacency(graph)
+    adj = _adjacency(graph)
+    R, S = adj.R, adj.S
     if flip is None:
         flip = len(R) == len(S)
-    deg_r = np.array([len(a) for a in adj_r], np.int64)
-    deg_s = np.array([len(a) for a in adj_s], np.int64)
-    alive_r = np.ones(len(R), bool)
-    alive_s = np.ones(len(S), bool)
-    partner_of_s = np.full(len(S), -1, np.int64)
-    partner_of_r = np.full(len(R), -1, np.int64)
-    q: deque[tuple[int, int]] = deque((0, int(i)) for i in np.flatnonzero(deg_r == 1))
-    if flip:
-        q.extend((1, int(i)) for i in np.flatnonzero(deg_s == 1))
-    out: list[tuple[int, int, str]] = []
-    conflicts: list[str] = []
-
-    def remove_s(s: int) -> None:
-        for r2 in adj_s[s]:
-            if alive_r[r2]:
-                deg_r[r2] -= 1
-                if deg_r[r2] == 1:
-                    q.append((0, int(r2)))
-                elif deg_r[r2] == 0:
-                    conflicts.append(str(R.keys[r2]))
-                    alive_r[r2] = False
-
-    def remove_r(r: int) -> None:
-        for s2 in adj_r[r]:
-            if alive_s[s2]:
-                deg_s[s2] -= 1
-                if flip and deg_s[s2] == 1:
-                    q.append((1, int(s2)))
-
-    while q:
-        which, x = q.popleft()
-        if which == 0:
-            if not alive_r[x] or deg_r[x] != 1:
-                continue
-            cand = adj_r[x]
-            s = int(cand[alive_s[cand]][0])
-            why = _why_i(R.keys[x], S.keys[s], [c for c in cand if c != s], S, R, partner_of_s)
-            out.append((x, s, why))
-            partner_of_r[x], partner_of_s[s] = s, x
-            alive_r[x] = False
-            alive_s[s] = False
-            remove_r(x)
-            remove_s(s)
+    out_r, out_s, out_flip, partner_r, partner_s, alive_r, alive_s, conflict_r = _propagate(
+        adj.r_ptr, adj.r_nb, adj.s_ptr, adj.s_nb, bool(flip))
+    note = " (Flip step: |M| = |N|, so every record has a counterpart)"
+    out = []
+    for r, s, f in zip(out_r.tolist(), out_s.tolist(), out_flip.tolist(), strict=True):
+        if f:
+            cand = adj.of_s(s)
+            why = _why_i(S.keys[s], R.keys[r], cand[cand != r].tolist(), R, S, partner_r, flip_note=note)
         else:
-            if not alive_s[x] or deg_s[x] != 1:
-                continue
-            cand = adj_s[x]
-            r = int(cand[alive_r[cand]][0])
-            why = _why_i(S.keys[x], R.keys[r], [c for c in cand if c != r], R, S, partner_of_r,
-                         flip_note=" (Flip step: |M| = |N|, so every record has a counterpart)")
-            out.append((r, x, why))
-            partner_of_r[r], partner_of_s[x] = x, r
-            alive_s[x] = False
-            alive_r[r] = False
-            remove_s(x)
-            remove_r(r)
-    return out, {"r_is_deidentified": r_is_de, "conflicts": conflicts, "alive_r": alive_r, "alive_s": alive_s,
-                 "adj_r": adj_r, "R": R, "S": S, "flip": flip}
+            cand = adj.of_r(r)
+            why = _why_i(R.keys[r], S.keys[s], cand[cand != s].tolist(), S, R, partner_s)
+        out.append((r, s, why))
+    return out, {"r_is_deidentified": adj.r_is_de, "conflicts": [str(x) for x in R.keys[conflict_r]],
+                 "alive_r": alive_r, "alive_s": alive_s, "adj": adj, "R": R, "S": S, "flip": flip}
 
 
 def _why_i(key: str, match: str, others: list[int], other_side: TrailSide, this_side: TrailSide,
@@ -275,11 +336,15 @@ def reidit_ik(graph: LinkGraph, k: int) -> Reidentification:
         raise ValueError("k must be at least 1")
     triples, info = _run_reidit_i(graph, flip=False)
     rows = _i_pairs(graph, triples, info["r_is_deidentified"])
-    R, S, adj_r = info["R"], info["S"], info["adj_r"]
+    R, S, adj = info["R"], info["S"], info["adj"]
     alive_r, alive_s = info["alive_r"], info["alive_s"]
+    # alive candidates per remaining reserved record, vectorised over the CSR segments
+    live = np.concatenate([[0], np.cumsum(alive_s[adj.r_nb])])
+    n_live = live[adj.r_ptr[1:]] - live[adj.r_ptr[:-1]]
     k_groups = 0
-    for r in np.flatnonzero(alive_r):
-        cand = adj_r[r][alive_s[adj_r[r]]]
+    for r in np.flatnonzero(alive_r & (n_live > 0) & (n_live < k)):
+        nb = adj.of_r(r)
+        cand = nb[alive_s[nb]]
         if 0 < len(cand) < k:
             k_groups += 1
             names = ", ".join(str(S.keys[c]) for c in cand)
@@ -299,12 +364,18 @@ def reidit_m(graph: LinkGraph) -> Reidentification:
     marry one de-identified element: a strongly stable polygamous marriage, Definition 26).
     Unreserved data loops over the identified side.  O(|M| + |N| + E).
     """
-    adj_r, _, r_is_de, R, S = _adjacency(graph)
+    adj = _adjacency(graph)
+    r_is_de, R, S = adj.r_is_de, adj.R, adj.S
     M, N = graph.trails.identified, graph.trails.deidentified
     rows = []
-    for r, cand in enumerate(adj_r):
-        if len(cand) == 1:
-            s = int(cand[0])
+    if graph.trails.reserved == "none":        # Alg. 16 loops over m ∈ M: each identified trail's matches
+        for i in np.flatnonzero(np.diff(adj.s_ptr) == 1):
+            j = int(adj.s_nb[adj.s_ptr[i]])
+            rows.append((str(M.keys[i]), str(N.keys[j]),
+                         f"{M.keys[i]} has exactly one compatible trail: {N.keys[j]} (strongly stable marriage)"))
+    else:
+        for r in np.flatnonzero(np.diff(adj.r_ptr) == 1):
+            s = int(adj.r_nb[adj.r_ptr[r]])
             i, j = (s, r) if r_is_de else (r, s)
             rows.append((str(M.keys[i]), str(N.keys[j]),
                          f"{R.keys[r]} has exactly one compatible trail: {S.keys[s]} (strongly stable marriage)"))
@@ -356,14 +427,15 @@ class _TightSets:
 
     def __init__(self, classes: EdgeClasses) -> None:
         graph = classes.graph
-        self.adj_r, self.adj_s, self.r_is_de, self.R, self.S = _adjacency(graph)
+        self.adj = _adjacency(graph)
+        self.r_is_de, self.R, self.S = self.adj.r_is_de, self.adj.R, self.adj.S
         if self.r_is_de:
             self.mate_r, self.mate_s = classes.mate_deidentified, classes.mate_identified
         else:
             self.mate_r, self.mate_s = classes.mate_identified, classes.mate_deidentified
 
     def reason(self, r: int, s: int, show: int = 6) -> str:
-        others = [int(x) for x in self.adj_r[r] if x != s]
+        others = [int(x) for x in self.adj.of_r(r) if x != s]
         # reverse search: S vertex m' is reached from its mate r' = mate_s[m'] (arc r'→m' is the matched edge);
         # r' is reached from every S vertex linked to it by an unmatched edge (arc m→r').
         seen_r: set[int] = set()
@@ -375,7 +447,7 @@ class _TightSets:
             if rp < 0 or rp in seen_r:
                 continue
             seen_r.add(rp)
-            for m2 in self.adj_r[rp]:
+            for m2 in self.adj.of_r(rp):
                 m2 = int(m2)
                 if m2 != self.mate_r[rp] and m2 not in seen_s:
                     seen_s.add(m2)
