@@ -227,22 +227,28 @@ class LinkGraph:
         return self._expanded[1]
 
     @cached_property
-    def _csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        ei, ej = self.ei, self.ej
-        de_ptr = np.searchsorted(ej, np.arange(self.n_deidentified + 1))
-        order = np.lexsort((ej, ei))
-        id_ptr = np.searchsorted(ei[order], np.arange(self.n_identified + 1))
-        return de_ptr, id_ptr, order, ej[order]
+    def _class_csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple, tuple]:
+        n_ic, n_dc = len(self.id_class_size), len(self.de_class_size)
+        by_j = np.searchsorted(self.class_ej, np.arange(n_dc + 1))          # class edges are sorted by ej
+        order = np.argsort(self.class_ei, kind="stable")
+        by_i = np.searchsorted(self.class_ei[order], np.arange(n_ic + 1))
+        return (by_j, by_i, order, self.class_ej[order], _members(self.id_class, n_ic),
+                _members(self.de_class, n_dc))
 
     def neighbours_of_deidentified(self, j: int) -> np.ndarray:
-        """Identified rows linked to de-identified row ``j`` (excluding symbolic null trails)."""
-        de_ptr = self._csr[0]
-        return self.ei[de_ptr[j]:de_ptr[j + 1]]
+        """Identified rows linked to de-identified row ``j`` (no null trails), from twin classes: never
+        expands the element-level edge list.  O(degree)."""
+        by_j, _, _, _, (ip, im), _ = self._class_csr
+        cj = self.de_class[j]
+        classes = self.class_ei[by_j[cj]:by_j[cj + 1]]
+        return np.concatenate([im[ip[c]:ip[c + 1]] for c in classes]) if len(classes) else np.zeros(0, np.int64)
 
     def neighbours_of_identified(self, i: int) -> np.ndarray:
-        """De-identified rows linked to identified row ``i`` (excluding symbolic null trails)."""
-        _, id_ptr, _, ej_by_i = self._csr
-        return ej_by_i[id_ptr[i]:id_ptr[i + 1]]
+        """De-identified rows linked to identified row ``i`` (no null trails), from twin classes.  O(degree)."""
+        _, by_i, _, cej_sorted, _, (dp, dm) = self._class_csr
+        ci = self.id_class[i]
+        classes = cej_sorted[by_i[ci]:by_i[ci + 1]]
+        return np.concatenate([dm[dp[c]:dp[c + 1]] for c in classes]) if len(classes) else np.zeros(0, np.int64)
 
     def degrees(self) -> tuple[np.ndarray, np.ndarray]:
         """Element-level degrees (identified, de-identified) without null trails, from classes.  O(E_class)."""

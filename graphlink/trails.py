@@ -226,3 +226,19 @@ def trails_from_dense(identified: np.ndarray, deidentified: np.ndarray, *, reser
                          index=pd.Index(locations, name="location"))
     return Trails(locations, side(identified, id_keys, "m"), side(deidentified, de_keys, "n"), reserved,
                   f"{reserved} (given matrices)", sizes)
+
+
+def location_stats(trails: Trails) -> pd.DataFrame:
+    """Per-location sizes, popularity |γ_c| / |M| and binary entropy H(c) in bits (thesis §5.6.1).  O(|C|)."""
+    sizes = trails.sizes
+    p = sizes["identified"].to_numpy(dtype=float) / max(len(trails.identified), 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = -(np.where(p > 0, p * np.log2(p), 0.0) + np.where(p < 1, (1 - p) * np.log2(1 - p), 0.0))
+    return pd.DataFrame({"location": list(sizes.index), "identified": sizes["identified"].to_numpy(),
+                         "deidentified": sizes["deidentified"].to_numpy(), "popularity": p, "entropy (bits)": h})
+
+
+def reidentification_bound(trails: Trails) -> int:
+    """Most trail re-identifications possible: min(|S|, 2^|C| − 1) (thesis §4.3, TR02 §5; the all-``*``
+    trail cannot be re-identified).  |S| is the number of identified elements."""
+    return int(min(len(trails.identified), 2 ** len(trails.locations) - 1))

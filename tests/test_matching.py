@@ -115,3 +115,15 @@ def test_hk_layered_graph_is_fast() -> None:
     er.append(0)
     _, _, nu = maximum_matching(2 * levels + 1, 2 * levels, np.array(el), np.array(er))
     assert nu == 2 * levels
+
+
+def test_class_neighbour_lookup_equals_expanded_edges() -> None:
+    from graphlink.simulate import simulate_uniform
+    from graphlink.trails import build_trails
+
+    g = build_linkgraph(build_trails(simulate_uniform(300, 6, 0.3, withhold=0.3, seed=1)))
+    assert (g.id_class_size > 1).any()                                     # twins present
+    for j in range(g.n_deidentified):
+        assert set(g.neighbours_of_deidentified(j).tolist()) == set(g.ei[g.ej == j].tolist())
+    for i in range(g.n_identified):
+        assert set(g.neighbours_of_identified(i).tolist()) == set(g.ej[g.ei == i].tolist())

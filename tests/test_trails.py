@@ -104,3 +104,13 @@ def test_dense_matches_release_definition() -> None:
                 assert dense[j, c] == 0
             else:
                 assert dense[j, c] == -1
+
+
+def test_location_stats_and_bound() -> None:
+    from graphlink.trails import location_stats, reidentification_bound
+
+    tr = build_trails(read_release(fig34()))
+    stats = location_stats(tr)
+    assert stats["popularity"].tolist() == [0.75, 0.75, 0.75, 0.75]
+    assert abs(stats["entropy (bits)"].iloc[0] - 0.8112781) < 1e-6         # H(0.75)
+    assert reidentification_bound(tr) == 4                                 # min(4 people, 2^4 - 1)
