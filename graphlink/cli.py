@@ -12,6 +12,7 @@ import sys
 import warnings
 
 import typer
+from typer._click import exceptions as _click_exceptions
 
 from graphlink.errors import GraphlinkError
 
@@ -54,12 +55,20 @@ def main() -> None:
     except typer.Abort:
         typer.echo("graphlink: aborted", err=True)
         sys.exit(1)
-    except Exception as exc:  # click usage errors are ClickException
-        import click
+    except Exception as exc:
+        # typer >= 0.29 vendors click as typer._click; plain click may also be raised by extensions
+        click_errors: tuple[type[BaseException], ...] = (_click_exceptions.ClickException,)
+        usage_errors: tuple[type[BaseException], ...] = (_click_exceptions.UsageError,)
+        try:
+            import click
 
-        if isinstance(exc, click.ClickException):
+            click_errors += (click.ClickException,)
+            usage_errors += (click.UsageError,)
+        except ImportError:  # pragma: no cover
+            pass
+        if isinstance(exc, click_errors):
             exc.show()
-            sys.exit(2 if isinstance(exc, click.UsageError) else exc.exit_code)
+            sys.exit(2 if isinstance(exc, usage_errors) else exc.exit_code)
         raise
 
 
