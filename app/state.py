@@ -232,7 +232,7 @@ def leave_one_out(key: str, reserved: str, method: str, k: int | None, _release:
     rows = []
     frame = _release.frame
     for loc in _release.locations:
-        reduced = _release.with_frame(frame[frame["location"] != loc].reset_index(drop=True))
+        reduced = _release.select((frame["location"] != loc).to_numpy())
         try:
             res = reidentify(reduced, method, k=k, reserved=reserved, truth=_release.truth)
             n = reid_count(res)

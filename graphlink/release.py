@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from graphlink.errors import ReleaseError
@@ -65,6 +66,15 @@ class Release:
         """The same release (name, truth) with another long table, validated like any input."""
         return Release(_validate_long(frame, source=self.source or "<frame>"), name=self.name,
                        source=self.source, truth=self.truth)
+
+    def select(self, rows: pd.Series | np.ndarray) -> Release:
+        """The release restricted to ``rows`` (a boolean mask over ``frame``): suppression keeps a subset of
+        already validated rows, so nothing is re-validated.  O(rows)."""
+        mask = np.asarray(rows, dtype=bool)
+        if mask.shape != (len(self.frame),):
+            raise ValueError("select() needs one boolean per row of the release")
+        return Release(self.frame.loc[mask].reset_index(drop=True), name=self.name, source=self.source,
+                       truth=self.truth)
 
     def to_csv(self, path: str | Path) -> None:
         self.frame.to_csv(path, index=False)

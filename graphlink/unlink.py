@@ -660,7 +660,7 @@ def apply_disclosure(release: Any, disclosed: Mapping[Hashable, Iterable[Hashabl
     ok = (lk >= 0) & (ek >= 0)
     keep = ~deid
     keep[np.flatnonzero(deid)] = np.isin(row_key, lk[ok] * n_el + ek[ok])
-    return release.with_frame(frame.loc[keep].reset_index(drop=True))
+    return release.select(keep)
 
 
 def audit_release(release: Any, k: int, reserved: str = "deidentified") -> tuple[Any, Any]:
