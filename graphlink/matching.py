@@ -35,7 +35,7 @@ from typing import Literal
 import numba
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components, maximum_flow
+from scipy.sparse.csgraph import breadth_first_order, connected_components, maximum_flow
 
 from graphlink.linkgraph import LinkGraph
 
@@ -183,25 +183,37 @@ def twin_classify(a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: np.ndarray) 
     u = np.concatenate([np.zeros(n_a, np.int64), 1 + ci, 1 + n_a + np.arange(n_b)])
     v = np.concatenate([1 + np.arange(n_a), 1 + n_a + cj, np.full(n_b, t)])
     cap = np.concatenate([a.astype(np.int32), cap_mid, b.astype(np.int32)])
-    keep = cap > 0
-    u, v, cap = u[keep], v[keep], cap[keep]
     g = sp.csr_matrix((cap, (u, v)), shape=(n, n), dtype=np.int32)
     g.sum_duplicates()
     res = maximum_flow(g, s, t, method="dinic")
-    flow_csr = res.flow.tocsr()
-    f = np.asarray(flow_csr[u, v]).ravel().astype(np.int64)
+    # flow on our arcs: match the (positive) flow entries by key instead of sparse fancy indexing
+    fc = res.flow.tocoo()
+    pos = fc.data > 0
+    fkey = fc.row[pos].astype(np.int64) * n + fc.col[pos].astype(np.int64)
+    fval = fc.data[pos].astype(np.int64)
+    o = np.argsort(fkey)
+    fkey, fval = fkey[o], fval[o]
+    akey = u * n + v
+    f = np.zeros(len(akey), np.int64)
+    if len(fkey):
+        idx = np.minimum(np.searchsorted(fkey, akey), len(fkey) - 1)
+        hit = fkey[idx] == akey
+        f[hit] = fval[idx[hit]]
     fwd = f < cap
     back = f > 0
     rs = np.concatenate([u[fwd], v[back]])
     rd = np.concatenate([v[fwd], u[back]])
     r = sp.csr_matrix((np.ones(len(rs), np.int8), (rs, rd)), shape=(n, n))
     _, scc = connected_components(r, directed=True, connection="strong")
-    # the middle arcs are those with both endpoints in the class layers; rebuild their flow in input order
-    mid_flow = np.asarray(flow_csr[1 + ci, 1 + n_a + cj]).ravel().astype(np.int64) if len(ci) else np.zeros(0, np.int64)
+    reach = np.zeros(n, bool)
+    reach[breadth_first_order(r, s, directed=True, return_predecessors=False)] = True
+    mid_flow = f[n_a:n_a + len(ci)]          # class sizes are ≥ 1, so every arc exists, in input order
     same = scc[1 + ci] == scc[1 + n_a + cj]
     allowed = (mid_flow > 0) | same
     vital = (mid_flow == 1) & ~same & (a[ci] == 1) & (b[cj] == 1)
-    return {"flow": mid_flow, "allowed": allowed, "vital": vital, "nu": int(res.flow_value)}
+    # left classes whose members can be left unmatched (D_left): reachable from s in the residual graph
+    return {"flow": mid_flow, "allowed": allowed, "vital": vital, "nu": int(res.flow_value),
+            "d_left": reach[1:1 + n_a]}
 
 
 @dataclass(frozen=True)
@@ -365,38 +377,24 @@ def _classify_elements(graph: LinkGraph) -> EdgeClasses:
 
 
 def _classify_twins(graph: LinkGraph) -> EdgeClasses:
+    """Twin-class engine.  Null trails are not put into the flow: since z = |S| − |R| ≤ d' (the complete
+    side's deficiency) always holds, the §2.2 closed form applies — real edges keep the classification of
+    the graph without them, and a complete-side class gets an allowed null edge iff it is reachable from
+    the source in the residual graph (its members can be left unmatched)."""
     left_is_id, n_left, n_right = _orient(graph)
     a, b = (graph.id_class_size, graph.de_class_size) if left_is_id else (graph.de_class_size, graph.id_class_size)
     ci, cj = (graph.class_ei, graph.class_ej) if left_is_id else (graph.class_ej, graph.class_ei)
-    z = graph.n_null
-    if z:   # the null trails: one more right class, linked to every left class
-        null_class = len(b)
-        b2 = np.concatenate([b, [z]])
-        ci2 = np.concatenate([ci, np.arange(len(a))])
-        cj2 = np.concatenate([cj, np.full(len(a), null_class)])
-    else:
-        b2, ci2, cj2 = b, ci, cj
-    r = twin_classify(a, b2, ci2, cj2)
-    n_real = len(ci)
-    class_allowed = r["allowed"][:n_real]
-    class_vital = r["vital"][:n_real]
+    r = twin_classify(a, b, ci, cj)
     left_class = graph.id_class if left_is_id else graph.de_class
-    if z:
-        null_allowed = r["allowed"][n_real:][left_class]
-        null_vital = r["vital"][n_real:][left_class]
-    else:
-        null_allowed = np.zeros(n_left, bool)
-        null_vital = np.zeros(n_left, bool)
-    # a concrete maximum matching without nulls (for mate arrays and Hall): element-level HK on the
-    # real graph is cheap relative to what the twin engine saves only if expansion is small, so derive
-    # it from a flow without the null class instead.
-    real = twin_classify(a, b, ci, cj) if z else r
-    mate_l, mate_r = _matching_from_flow(graph, left_is_id, ci, cj, real["flow"], n_left, n_right)
+    d_left = r["d_left"][left_class]
+    null_allowed, null_vital = _null_rule(graph, d_left)
+    mate_l, mate_r = _matching_from_flow(graph, left_is_id, ci, cj, r["flow"], n_left, n_right)
     nu_real = int((mate_l >= 0).sum())
     hall_ok, unmatched = _hall(graph, nu_real, mate_l, mate_r, left_is_id)
-    deg_i, deg_j = _class_degree(graph, class_allowed)
+    deg_i, deg_j = _class_degree(graph, r["allowed"])
     mate_id, mate_de = (mate_l, mate_r) if left_is_id else (mate_r, mate_l)
-    return EdgeClasses(graph, "twins", r["nu"], nu_real, class_allowed, class_vital, deg_i, deg_j,
+    nu = nu_real + min(graph.n_null, n_left - nu_real)
+    return EdgeClasses(graph, "twins", nu, nu_real, r["allowed"], r["vital"], deg_i, deg_j,
                        null_allowed, null_vital, hall_ok, unmatched, mate_id, mate_de)
 
 

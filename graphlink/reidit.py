@@ -188,120 +188,231 @@ def _build_adjacency(graph: LinkGraph) -> _Adjacency:
     return _Adjacency(ptr_r, ss[order_r].astype(np.int64), ptr_s, rr[order_s].astype(np.int64), r_is_de, R, S)
 
 
+@dataclass(frozen=True)
+class _ClassView:
+    """The link graph oriented R (reserved) -> S (complete) on twin classes, with class members."""
+
+    r_ptr: np.ndarray          # R class -> S classes (CSR)
+    r_nb: np.ndarray
+    s_ptr: np.ndarray          # S class -> R classes (CSR)
+    s_nb: np.ndarray
+    r_size: np.ndarray
+    s_size: np.ndarray
+    r_mptr: np.ndarray         # R class -> member rows (CSR, rows ascending)
+    r_mem: np.ndarray
+    s_mptr: np.ndarray
+    s_mem: np.ndarray
+    r_class: np.ndarray        # row -> class
+    s_class: np.ndarray
+    r_is_de: bool
+    R: TrailSide
+    S: TrailSide
+
+    def candidates(self, r: int, limit: int | None = None) -> np.ndarray:
+        """S rows linked to R row ``r`` (up to ``limit``), from classes.  O(degree)."""
+        out: list[np.ndarray] = []
+        n = 0
+        c = self.r_class[r]
+        for sc in self.r_nb[self.r_ptr[c]:self.r_ptr[c + 1]]:
+            m = self.s_mem[self.s_mptr[sc]:self.s_mptr[sc + 1]]
+            out.append(m)
+            n += len(m)
+            if limit is not None and n >= limit:
+                break
+        return np.concatenate(out)[:limit] if out else np.zeros(0, np.int64)
+
+    def candidates_of_s(self, s: int, limit: int | None = None) -> np.ndarray:
+        out: list[np.ndarray] = []
+        n = 0
+        c = self.s_class[s]
+        for rc in self.s_nb[self.s_ptr[c]:self.s_ptr[c + 1]]:
+            m = self.r_mem[self.r_mptr[rc]:self.r_mptr[rc + 1]]
+            out.append(m)
+            n += len(m)
+            if limit is not None and n >= limit:
+                break
+        return np.concatenate(out)[:limit] if out else np.zeros(0, np.int64)
+
+
+def _class_view(graph: LinkGraph) -> _ClassView:
+    """Built once per graph and cached on it.  O(E_class log E_class + |M| + |N|)."""
+    cached = graph.__dict__.get("_reidit_class_view")
+    if cached is not None:
+        return cached
+    from graphlink.linkgraph import _members
+
+    r_is_de, R, S = _orientation(graph)
+    if r_is_de:
+        rc, sc, r_size, s_size, r_class, s_class = (graph.class_ej, graph.class_ei, graph.de_class_size,
+                                                     graph.id_class_size, graph.de_class, graph.id_class)
+    else:
+        rc, sc, r_size, s_size, r_class, s_class = (graph.class_ei, graph.class_ej, graph.id_class_size,
+                                                     graph.de_class_size, graph.id_class, graph.de_class)
+    o = np.argsort(rc, kind="stable")
+    r_ptr = np.searchsorted(rc[o], np.arange(len(r_size) + 1)).astype(np.int64)
+    o2 = np.argsort(sc, kind="stable")
+    s_ptr = np.searchsorted(sc[o2], np.arange(len(s_size) + 1)).astype(np.int64)
+    rmp, rm = _members(r_class, len(r_size))
+    smp, sm = _members(s_class, len(s_size))
+    view = _ClassView(r_ptr, sc[o].astype(np.int64), s_ptr, rc[o2].astype(np.int64), r_size.astype(np.int64),
+                      s_size.astype(np.int64), rmp.astype(np.int64), rm, smp.astype(np.int64), sm,
+                      r_class, s_class, r_is_de, R, S)
+    graph.__dict__["_reidit_class_view"] = view
+    return view
+
+
 @numba.njit(cache=True)
-def _propagate(r_ptr: np.ndarray, r_nb: np.ndarray, s_ptr: np.ndarray, s_nb: np.ndarray,
-               flip: bool) -> tuple:  # pragma: no cover - numba
-    """Degree-one unit propagation with a FIFO queue (REIDIT-I, Alg. 4-6).  O(|R| + |S| + E)."""
-    n_r, n_s = len(r_ptr) - 1, len(s_ptr) - 1
-    deg_r = r_ptr[1:] - r_ptr[:-1]
-    deg_s = s_ptr[1:] - s_ptr[:-1]
-    alive_r = np.ones(n_r, np.bool_)
-    alive_s = np.ones(n_s, np.bool_)
-    partner_r = np.full(n_r, -1, np.int64)
-    partner_s = np.full(n_s, -1, np.int64)
-    conflict_r = np.zeros(n_r, np.bool_)
-    queue = np.empty(n_r + n_s + 1, np.int64)      # a vertex's degree reaches 1 at most once
+def _propagate_classes(r_ptr, r_nb, s_ptr, s_nb, r_size, s_size, r_mptr, r_mem, s_mptr, s_mem,
+                       n_r_rows, n_s_rows, flip):  # pragma: no cover - numba
+    """REIDIT-I unit propagation on twin classes (Alg. 4-6), element-exact without expanding edges.
+
+    Twins share their neighbourhood, so every alive member of a class has the same degree: deg_r[c] is
+    Σ alive S members over the class's S neighbours.  Taking an S member of class i lowers deg_r of every
+    R class linked to i by one (one decrement per class edge, not per element edge); members are taken in
+    row order.  O(|R| + |S| + Σ_pairs deg_class): each link touches its two classes' class edges.
+    """
+    n_rc, n_sc = len(r_size), len(s_size)
+    alive_rc = r_size.copy()
+    alive_sc = s_size.copy()
+    next_r = r_mptr[:-1].copy()          # first untaken member of each class
+    next_s = s_mptr[:-1].copy()
+    deg_r = np.zeros(n_rc, np.int64)
+    for c in range(n_rc):
+        for e in range(r_ptr[c], r_ptr[c + 1]):
+            deg_r[c] += s_size[r_nb[e]]
+    deg_s = np.zeros(n_sc, np.int64)
+    for c in range(n_sc):
+        for e in range(s_ptr[c], s_ptr[c + 1]):
+            deg_s[c] += r_size[s_nb[e]]
+    alive_r = np.ones(n_r_rows, np.bool_)
+    alive_s = np.ones(n_s_rows, np.bool_)
+    partner_r = np.full(n_r_rows, -1, np.int64)
+    partner_s = np.full(n_s_rows, -1, np.int64)
+    conflict_r = np.zeros(n_r_rows, np.bool_)
+    cap = n_r_rows + n_s_rows + n_rc + n_sc + 1
+    queue = np.empty(cap, np.int64)
     qt = 0
-    for r in range(n_r):
-        if deg_r[r] == 1:
-            queue[qt] = r
+    for c in range(n_rc):
+        if deg_r[c] == 1:
+            queue[qt] = c
             qt += 1
     if flip:
-        for x in range(n_s):
-            if deg_s[x] == 1:
-                queue[qt] = n_r + x
+        for c in range(n_sc):
+            if deg_s[c] == 1:
+                queue[qt] = n_rc + c
                 qt += 1
-    out_r = np.empty(min(n_r, n_s), np.int64)
-    out_s = np.empty(min(n_r, n_s), np.int64)
-    out_flip = np.zeros(min(n_r, n_s), np.bool_)
+    m = min(n_r_rows, n_s_rows)
+    out_r = np.empty(m, np.int64)
+    out_s = np.empty(m, np.int64)
+    out_flip = np.zeros(m, np.bool_)
     k = 0
     qh = 0
     while qh < qt:
         item = queue[qh]
         qh += 1
-        if item < n_r:
-            r = item
-            if not alive_r[r] or deg_r[r] != 1:
+        if item < n_rc:
+            rc = item
+            if alive_rc[rc] == 0 or deg_r[rc] != 1:
                 continue
-            s = -1
-            for e in range(r_ptr[r], r_ptr[r + 1]):
-                if alive_s[r_nb[e]]:
-                    s = r_nb[e]
+            sc = -1
+            for e in range(r_ptr[rc], r_ptr[rc + 1]):
+                if alive_sc[r_nb[e]] > 0:
+                    sc = r_nb[e]
                     break
-            via_flip = False
+            via = False
         else:
-            s = item - n_r
-            if not alive_s[s] or deg_s[s] != 1:
+            sc = item - n_rc
+            if alive_sc[sc] == 0 or deg_s[sc] != 1:
                 continue
-            r = -1
-            for e in range(s_ptr[s], s_ptr[s + 1]):
-                if alive_r[s_nb[e]]:
-                    r = s_nb[e]
+            rc = -1
+            for e in range(s_ptr[sc], s_ptr[sc + 1]):
+                if alive_rc[s_nb[e]] > 0:
+                    rc = s_nb[e]
                     break
-            via_flip = True
-        out_r[k] = r
-        out_s[k] = s
-        out_flip[k] = via_flip
-        k += 1
-        partner_r[r] = s
-        partner_s[s] = r
+            via = True
+        r = r_mem[next_r[rc]]
+        s = s_mem[next_s[sc]]
+        next_r[rc] += 1
+        next_s[sc] += 1
+        alive_rc[rc] -= 1
+        alive_sc[sc] -= 1
         alive_r[r] = False
         alive_s[s] = False
-        for e in range(r_ptr[r], r_ptr[r + 1]):          # r is gone: its other candidates lose a record
-            x = r_nb[e]
-            if alive_s[x]:
-                deg_s[x] -= 1
-                if flip and deg_s[x] == 1:
-                    queue[qt] = n_r + x
+        partner_r[r] = s
+        partner_s[s] = r
+        out_r[k] = r
+        out_s[k] = s
+        out_flip[k] = via
+        k += 1
+        if via and alive_sc[sc] > 0 and qt < cap:      # the class's next twin may be degree one too
+            queue[qt] = n_rc + sc
+            qt += 1
+        for e in range(r_ptr[rc], r_ptr[rc + 1]):        # r is gone: S classes linked to rc lose one record
+            c2 = r_nb[e]
+            deg_s[c2] -= 1
+            if flip and deg_s[c2] == 1 and alive_sc[c2] > 0 and qt < cap:
+                queue[qt] = n_rc + c2
+                qt += 1
+        for e in range(s_ptr[sc], s_ptr[sc + 1]):        # s is taken: R classes linked to sc lose a candidate
+            c2 = s_nb[e]
+            deg_r[c2] -= 1
+            if alive_rc[c2] > 0:
+                if deg_r[c2] == 1 and qt < cap:
+                    queue[qt] = c2
                     qt += 1
-        for e in range(s_ptr[s], s_ptr[s + 1]):          # s is taken: records that could be s lose it
-            y = s_nb[e]
-            if alive_r[y]:
-                deg_r[y] -= 1
-                if deg_r[y] == 1:
-                    queue[qt] = y
-                    qt += 1
-                elif deg_r[y] == 0:
-                    conflict_r[y] = True          # Hall violated: this record can be nobody
-                    alive_r[y] = False
-    return out_r[:k], out_s[:k], out_flip[:k], partner_r, partner_s, alive_r, alive_s, conflict_r
+                elif deg_r[c2] == 0:                     # Hall violated: these records can be nobody
+                    for p in range(next_r[c2], r_mptr[c2 + 1]):
+                        conflict_r[r_mem[p]] = True
+                        alive_r[r_mem[p]] = False
+                    next_r[c2] = r_mptr[c2 + 1]
+                    alive_rc[c2] = 0
+    return out_r[:k], out_s[:k], out_flip[:k], partner_r, partner_s, alive_r, alive_s, conflict_r, deg_r
 
 
 def _run_reidit_i(graph: LinkGraph, flip: bool | None = None) -> tuple[list[tuple[int, int, str]], dict]:
-    """Unit propagation (REIDIT-I as a queue, in numba).  Returns (R row, S row, reason) triples and details.
+    """REIDIT-I as unit propagation on twin classes (numba).  Returns (R row, S row, reason) triples.
 
-    Each edge is decremented at most once, so O(|M| + |N| + E).  ``flip`` (Alg. 6) defaults to |M| = |N|.
-    Reasons are built afterwards for the re-identified pairs only: a candidate that was gone when a pair
-    was made was taken by its final partner, so the post-hoc reason is the one at the time.
+    Never expands element-level edges, so low-entropy releases with 1e8+ element edges run in seconds.
+    ``flip`` (Alg. 6) defaults to |M| = |N|.  Reasons are built afterwards for the re-identified pairs
+    only: a candidate that was gone when a pair was made was taken by its final partner, so the post-hoc
+    reason is the one at the time.
     """
-    adj = _adjacency(graph)
-    R, S = adj.R, adj.S
+    v = _class_view(graph)
+    R, S = v.R, v.S
     if flip is None:
         flip = len(R) == len(S)
-    out_r, out_s, out_flip, partner_r, partner_s, alive_r, alive_s, conflict_r = _propagate(
-        adj.r_ptr, adj.r_nb, adj.s_ptr, adj.s_nb, bool(flip))
+    out_r, out_s, out_flip, partner_r, partner_s, alive_r, alive_s, conflict_r, deg_r = _propagate_classes(
+        v.r_ptr, v.r_nb, v.s_ptr, v.s_nb, v.r_size, v.s_size, v.r_mptr, v.r_mem, v.s_mptr, v.s_mem,
+        len(R), len(S), bool(flip))
+    deg_r0 = np.zeros(len(v.r_size), np.int64)
+    np.add.at(deg_r0, np.repeat(np.arange(len(v.r_size)), np.diff(v.r_ptr)), v.s_size[v.r_nb])
     note = " (Flip step: |M| = |N|, so every record has a counterpart)"
     out = []
     for r, s, f in zip(out_r.tolist(), out_s.tolist(), out_flip.tolist(), strict=True):
         if f:
-            cand = adj.of_s(s)
-            why = _why_i(S.keys[s], R.keys[r], cand[cand != r].tolist(), R, S, partner_r, flip_note=note)
+            cand = v.candidates_of_s(s, limit=8)
+            n_other = int(v.r_size[v.s_nb[v.s_ptr[v.s_class[s]]:v.s_ptr[v.s_class[s] + 1]]].sum()) - 1
+            why = _why_i(S.keys[s], R.keys[r], cand[cand != r].tolist(), R, S, partner_r, flip_note=note,
+                         n_others=n_other)
         else:
-            cand = adj.of_r(r)
-            why = _why_i(R.keys[r], S.keys[s], cand[cand != s].tolist(), S, R, partner_s)
+            cand = v.candidates(r, limit=8)
+            why = _why_i(R.keys[r], S.keys[s], cand[cand != s].tolist(), S, R, partner_s,
+                         n_others=int(deg_r0[v.r_class[r]]) - 1)
         out.append((r, s, why))
-    return out, {"r_is_deidentified": adj.r_is_de, "conflicts": [str(x) for x in R.keys[conflict_r]],
-                 "alive_r": alive_r, "alive_s": alive_s, "adj": adj, "R": R, "S": S, "flip": flip}
+    return out, {"r_is_deidentified": v.r_is_de, "conflicts": [str(x) for x in R.keys[conflict_r]],
+                 "alive_r": alive_r, "alive_s": alive_s, "view": v, "deg_r": deg_r, "R": R, "S": S,
+                 "flip": flip}
 
 
 def _why_i(key: str, match: str, others: list[int], other_side: TrailSide, this_side: TrailSide,
-           partner: np.ndarray, flip_note: str = "") -> str:
-    if not others:
+           partner: np.ndarray, flip_note: str = "", n_others: int | None = None) -> str:
+    n_others = len(others) if n_others is None else n_others
+    if n_others <= 0:
         return f"{key} is only compatible with {match}{flip_note}"
     taken = [f"{other_side.keys[o]} ↔ {this_side.keys[partner[o]]}" if partner[o] >= 0
              else f"{other_side.keys[o]} (no candidate left)" for o in others[:6]]
-    more = f" and {len(others) - 6} more" if len(others) > 6 else ""
-    return (f"{key} was compatible with {match} and {len(others)} other(s), which were re-identified first "
+    more = f" and {n_others - len(taken)} more" if n_others > len(taken) else ""
+    return (f"{key} was compatible with {match} and {n_others} other(s), which were re-identified first "
             f"({'; '.join(taken)}{more}), so {key} must be {match}{flip_note}")
 
 
@@ -336,14 +447,12 @@ def reidit_ik(graph: LinkGraph, k: int) -> Reidentification:
         raise ValueError("k must be at least 1")
     triples, info = _run_reidit_i(graph, flip=False)
     rows = _i_pairs(graph, triples, info["r_is_deidentified"])
-    R, S, adj = info["R"], info["S"], info["adj"]
+    R, S, v = info["R"], info["S"], info["view"]
     alive_r, alive_s = info["alive_r"], info["alive_s"]
-    # alive candidates per remaining reserved record, vectorised over the CSR segments
-    live = np.concatenate([[0], np.cumsum(alive_s[adj.r_nb])])
-    n_live = live[adj.r_ptr[1:]] - live[adj.r_ptr[:-1]]
+    n_live = info["deg_r"][v.r_class]          # alive candidates of every remaining record (twins alike)
     k_groups = 0
     for r in np.flatnonzero(alive_r & (n_live > 0) & (n_live < k)):
-        nb = adj.of_r(r)
+        nb = v.candidates(int(r))
         cand = nb[alive_s[nb]]
         if 0 < len(cand) < k:
             k_groups += 1
@@ -364,21 +473,26 @@ def reidit_m(graph: LinkGraph) -> Reidentification:
     marry one de-identified element: a strongly stable polygamous marriage, Definition 26).
     Unreserved data loops over the identified side.  O(|M| + |N| + E).
     """
-    adj = _adjacency(graph)
-    r_is_de, R, S = adj.r_is_de, adj.R, adj.S
+    v = _class_view(graph)
+    r_is_de, R, S = v.r_is_de, v.R, v.S
     M, N = graph.trails.identified, graph.trails.deidentified
     rows = []
+    # class degree = Σ sizes of the linked classes on the other side (twins share it)
+    deg_rc = np.bincount(np.repeat(np.arange(len(v.r_size)), np.diff(v.r_ptr)), weights=v.s_size[v.r_nb],
+                         minlength=len(v.r_size))
+    deg_sc = np.bincount(np.repeat(np.arange(len(v.s_size)), np.diff(v.s_ptr)), weights=v.r_size[v.s_nb],
+                         minlength=len(v.s_size))
     if graph.trails.reserved == "none":        # Alg. 16 loops over m ∈ M: each identified trail's matches
-        for i in np.flatnonzero(np.diff(adj.s_ptr) == 1):
-            j = int(adj.s_nb[adj.s_ptr[i]])
-            rows.append((str(M.keys[i]), str(N.keys[j]),
-                         f"{M.keys[i]} has exactly one compatible trail: {N.keys[j]} (strongly stable marriage)"))
+        for s_row in np.flatnonzero(deg_sc[v.s_class] == 1):
+            r_row = int(v.candidates_of_s(int(s_row))[0])
+            why = f"{M.keys[s_row]} has exactly one compatible trail: {N.keys[r_row]} (strongly stable marriage)"
+            rows.append((str(M.keys[s_row]), str(N.keys[r_row]), why))
     else:
-        for r in np.flatnonzero(np.diff(adj.r_ptr) == 1):
-            s = int(adj.r_nb[adj.r_ptr[r]])
-            i, j = (s, r) if r_is_de else (r, s)
-            rows.append((str(M.keys[i]), str(N.keys[j]),
-                         f"{R.keys[r]} has exactly one compatible trail: {S.keys[s]} (strongly stable marriage)"))
+        for r in np.flatnonzero(deg_rc[v.r_class] == 1):
+            s_row = int(v.candidates(int(r))[0])
+            i, j = (s_row, r) if r_is_de else (r, s_row)
+            why = f"{R.keys[r]} has exactly one compatible trail: {S.keys[s_row]} (strongly stable marriage)"
+            rows.append((str(M.keys[i]), str(N.keys[j]), why))
     res = _pairs_frame(rows)
     return Reidentification("multiple", res, {"reidentified": len(res)})
 

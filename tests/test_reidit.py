@@ -153,3 +153,19 @@ def test_advisor_table_a1() -> None:
     assert advise("one-to-one", "identified").methods[1] == "incomplete"
     assert advise("one-to-many", "identified").methods == ("multiple",)
     assert advise("one-to-many", "deidentified").dominant is None     # the thesis's N/A cell
+
+
+def test_reidit_variants_run_on_twin_classes_without_expanding() -> None:
+    """Low-entropy data: many twins; REIDIT-I/I-K/M must not build the element-level edge list, and
+    must agree with the same algorithms run after expansion on a fresh graph."""
+    rel = simulate_uniform(3000, 6, 0.5, withhold=0.2, reserved="deidentified", seed=11)
+    g = build_linkgraph(build_trails(rel))
+    assert g.n_expanded_edges > 20 * len(g.class_ei)
+    res = {m: reidentify(g, m, k=3, truth=rel.truth) for m in ("incomplete", "incomplete-k", "multiple")}
+    assert "_expanded" not in g.__dict__
+    for r in res.values():
+        assert r.summary["wrong"] == 0
+    g2 = build_linkgraph(build_trails(rel))
+    g2.ei  # noqa: B018  (force the expansion)
+    assert pairs(reidentify(g2, "incomplete")) == pairs(res["incomplete"])
+    assert pairs(res["incomplete"]) <= pairs(true_loves(g2))
