@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components, maximum_bipartite_matching
+
+from graphlink.matching import dm_classify
 
 
 @dataclass
@@ -48,49 +48,15 @@ class ViewAudit:
 
 
 def allowed_edges(n_left: int, n_right: int, ei: np.ndarray, ej: np.ndarray):
-    """Edges in at least one maximum matching (DM via HK + SCC). Returns (allowed mask, mate_left, nu)."""
+    """Edges in at least one maximum matching: the core's Dulmage–Mendelsohn classification
+    (:func:`graphlink.matching.dm_classify`, numba Hopcroft–Karp + SCC).  Returns (allowed mask,
+    mate_left, ν, D_left) where D_left marks left vertices unmatched by some maximum matching."""
     ei = np.asarray(ei, np.int64)
     ej = np.asarray(ej, np.int64)
     if n_left == 0 or n_right == 0 or len(ei) == 0:
-        return np.zeros(len(ei), bool), np.full(n_left, -1, np.int64), 0
-    B = sp.csr_matrix((np.ones(len(ei), np.int8), (ei, ej)), shape=(n_left, n_right))
-    mate_l = np.asarray(maximum_bipartite_matching(B, perm_type="column"), np.int64)
-    mate_r = np.full(n_right, -1, np.int64)
-    ml = np.flatnonzero(mate_l >= 0)
-    mate_r[mate_l[ml]] = ml
-    matched = mate_l[ei] == ej
-    dl, dr = n_left + n_right, n_left + n_right + 1
-    free_l = np.flatnonzero(mate_l < 0)
-    free_r = np.flatnonzero(mate_r < 0)
-    mr = np.flatnonzero(mate_r >= 0)
-    src = np.concatenate([ei[~matched], n_left + ej[matched], ml, np.full(len(free_l), dl),
-                          n_left + free_r, np.full(len(mr), dr)])
-    dst = np.concatenate([n_left + ej[~matched], ei[matched], np.full(len(ml), dl), free_l,
-                          np.full(len(free_r), dr), n_left + mr])
-    n = n_left + n_right + 2
-    D = sp.csr_matrix((np.ones(len(src), np.int8), (src, dst)), shape=(n, n))
-    _, scc = connected_components(D, directed=True, connection="strong")
-    return matched | (scc[ei] == scc[n_left + ej]), mate_l, len(ml)
-
-
-def _deficient_left(n_left, n_right, ei, ej, mate_l) -> np.ndarray:
-    """Left vertices left unmatched by some maximum matching: alternating BFS from free left vertices."""
-    adj = sp.csr_matrix((np.ones(len(ei), np.int8), (ei, ej)), shape=(n_left, n_right))
-    mate_r = np.full(n_right, -1, np.int64)
-    ml = np.flatnonzero(mate_l >= 0)
-    mate_r[mate_l[ml]] = ml
-    seen = mate_l < 0
-    frontier = list(np.flatnonzero(seen))
-    while frontier:
-        nxt = []
-        for u in frontier:
-            for v in adj.indices[adj.indptr[u]:adj.indptr[u + 1]]:
-                w = mate_r[v]
-                if w >= 0 and not seen[w]:
-                    seen[w] = True
-                    nxt.append(w)
-        frontier = nxt
-    return seen
+        return np.zeros(len(ei), bool), np.full(n_left, -1, np.int64), 0, np.ones(n_left, bool)
+    r = dm_classify(n_left, n_right, ei, ej)
+    return r["allowed"], r["mate_left"], r["nu"], r["d_left"]
 
 
 def audit_graph(view: str, k: int, left: Sequence, right: Sequence, ei, ej, *,
@@ -102,7 +68,7 @@ def audit_graph(view: str, k: int, left: Sequence, right: Sequence, ei, ej, *,
     ei = np.asarray(ei, np.int64)
     ej = np.asarray(ej, np.int64)
     null_right = np.zeros(nr, bool) if null_right is None else np.asarray(null_right, bool)
-    allowed, mate_l, nu = allowed_edges(nl, nr, ei, ej)
+    allowed, _, nu, d_left = allowed_edges(nl, nr, ei, ej)
     null_deg = np.zeros(nl, np.int64)
     if n_full_null > 0:
         deficiency = nl - nu
@@ -110,7 +76,7 @@ def audit_graph(view: str, k: int, left: Sequence, right: Sequence, ei, ej, *,
             allowed = np.ones(len(ei), bool)
             null_deg[:] = n_full_null
         else:
-            null_deg[_deficient_left(nl, nr, ei, ej, mate_l)] = n_full_null
+            null_deg[d_left] = n_full_null
     a_ei, a_ej = ei[allowed], ej[allowed]
     to_null = null_right[a_ej]
     deg_l_real = np.bincount(a_ei[~to_null], minlength=nl)
