@@ -138,30 +138,6 @@ def bench_matching(scale: float) -> None:
 
     measure("graphlink dm_classify (numba HK + SCC)", ours)
     measure("scipy maximum_bipartite_matching + SCC (perfect case)", scipy_ref)
-    small = 2000
-    sel = (el < small) & (er < small)
-
-    def nx_enum() -> str:
-        import networkx as nx
-
-        G = nx.Graph()
-        G.add_edges_from((f"l{a}", f"r{b}") for a, b in zip(el[sel], er[sel], strict=True))
-        G.add_nodes_from(f"l{a}" for a in range(small))
-        m = nx.bipartite.hopcroft_karp_matching(G, top_nodes=[f"l{a}" for a in range(small)])
-        # naive true loves: an edge is vital iff removing it shrinks the maximum matching (one HK per edge)
-        base = len(m) // 2
-        vital = 0
-        for a in range(200):
-            u, v = f"l{a}", m.get(f"l{a}")
-            if v is None:
-                continue
-            G.remove_edge(u, v)
-            if len(nx.bipartite.hopcroft_karp_matching(G, top_nodes=[f"l{x}" for x in range(small)])) // 2 < base:
-                vital += 1
-            G.add_edge(u, v)
-        return f"{vital} of 200 matched edges vital (naive: one matching per edge)"
-
-    measure(f"naive remove-and-rematch (networkx), 200 edges of a {small}-vertex slice", nx_enum)
 
 
 def bench_reidit_i(scale: float) -> None:
