@@ -235,7 +235,7 @@ def _neo4j_or_skip(app: AppTest) -> None:
 
 
 @pytest.mark.neo4j
-def test_cypher_console_refuses_writes_and_answers_reads(at: AppTest) -> None:
+def test_cypher_console_refuses_writes_and_answers_reads(neo4j_env: str, at: AppTest) -> None:
     goto(at, "cypher")
     _neo4j_or_skip(at)
     at.text_area(key="cy_query").set_value("CREATE (n:GraphlinkAppTest {x: 1}) RETURN n").run()
@@ -251,7 +251,7 @@ def test_cypher_console_refuses_writes_and_answers_reads(at: AppTest) -> None:
 
 
 @pytest.mark.neo4j
-def test_cypher_examples_on_the_loaded_demo_agree_with_the_library(at: AppTest) -> None:
+def test_cypher_examples_on_the_loaded_demo_agree_with_the_library(neo4j_env: str, at: AppTest) -> None:
     from graphlink.reidit import reidentify
     from graphlink.release import read_release
 
