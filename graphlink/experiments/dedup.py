@@ -225,8 +225,8 @@ def comparison_text(frame: pd.DataFrame, scores: pd.DataFrame, gap: pd.DataFrame
     numbers["meets_upper_bound"] = {m: {"locations": float(r.loc_opt), "records": float(r.rec_opt)}
                                     for m, r in at_bound.iterrows()}
     for m, r in at_bound.iterrows():
-        lines.append(f"{m}: provably optimal (meets the upper bound) for locations in {100 * r.loc_opt:.0f}% and "
-                     f"for records in {100 * r.rec_opt:.0f}% of the (k, run) cases")
+        lines.append(f"{m}: provably optimal (meets the upper bound) for locations in {100 * r.loc_opt:.1f}% and "
+                     f"for records in {100 * r.rec_opt:.1f}% of the (k, run) cases")
     if "certified" in frame:
         numbers["all_certified"] = bool(frame["certified"].all())
         numbers["repair_withheld_total"] = int(frame["repair_withheld"].sum())
