@@ -221,6 +221,14 @@ def count_correct(pairs: pd.DataFrame, truth: pd.DataFrame) -> tuple[int, int]:
     return int(p["identified"].nunique()), int(ok)
 
 
+def preset(small: bool, runs: int | None, small_cfg: dict, full_cfg: dict) -> dict:
+    """An experiment's settings: the quick or the thesis-size preset, with ``runs`` overriding its runs."""
+    cfg = dict(small_cfg if small else full_cfg)
+    if runs is not None:
+        cfg["runs"] = int(runs)
+    return cfg
+
+
 def out_dir(out: Path | str | None) -> Path:
     d = Path(out) if out is not None else Path("experiments")
     d.mkdir(parents=True, exist_ok=True)

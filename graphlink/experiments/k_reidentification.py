@@ -21,6 +21,7 @@ from graphlink.experiments.common import (
     out_dir,
     parallel_map,
     population_trails,
+    preset,
     task_seed,
 )
 from graphlink.experiments.registry import experiment
@@ -64,9 +65,7 @@ def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "exp
     """Write ``k-reidentification.csv`` and ``k-reidentification.png`` (% k-re-identified vs k)."""
     from matplotlib.figure import Figure
 
-    cfg = dict(SMALL if small else FULL)
-    if runs is not None:
-        cfg["runs"] = int(runs)
+    cfg = preset(small, runs, SMALL, FULL)
     d = out_dir(out)
     tasks = [(cfg["subjects"], cfg["locations"], cfg["mean_visits"], cfg["ks"], seed, r)
              for r in range(cfg["runs"])]

@@ -25,6 +25,7 @@ from graphlink.experiments.common import (
     out_dir,
     parallel_map,
     population_trails,
+    preset,
     task_seed,
 )
 from graphlink.experiments.registry import experiment
@@ -72,9 +73,7 @@ def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "exp
     """Write ``optimal-gap.csv`` (per population and method) and ``optimal-gap.png``."""
     from matplotlib.figure import Figure
 
-    cfg = dict(SMALL if small else FULL)
-    if runs is not None:
-        cfg["runs"] = int(runs)
+    cfg = preset(small, runs, SMALL, FULL)
     d = out_dir(out)
     tasks = [(model, dist, p, C, cfg["subjects"], seed, r, di, pi) for model in cfg["models"]
              for di, dist in enumerate(DISTRIBUTIONS) for pi, p in enumerate(cfg["params"])

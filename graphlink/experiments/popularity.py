@@ -19,6 +19,7 @@ from graphlink.experiments.common import (
     ProgressArg,
     out_dir,
     parallel_map,
+    preset,
     reidit_c_matrix,
     task_seed,
 )
@@ -53,9 +54,7 @@ def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "exp
     """Write ``popularity.csv`` (per run) and ``popularity.png`` (means ± sd, both orders)."""
     from matplotlib.figure import Figure
 
-    cfg = dict(SMALL if small else FULL)
-    if runs is not None:
-        cfg["runs"] = int(runs)
+    cfg = preset(small, runs, SMALL, FULL)
     d = out_dir(out)
     tasks = [(n, C, cfg["alpha"], seed + 7919 * i, r) for i, (n, C) in enumerate(cfg["populations"])
              for r in range(cfg["runs"])]

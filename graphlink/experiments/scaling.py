@@ -27,6 +27,7 @@ from graphlink.experiments.common import (
     out_dir,
     parallel_map,
     population_trails,
+    preset,
     task_seed,
 )
 from graphlink.experiments.registry import experiment
@@ -80,9 +81,7 @@ def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "exp
     """Write ``scaling.csv`` and ``scaling.png`` (% re-identified and seconds vs log10 population)."""
     from matplotlib.figure import Figure
 
-    cfg = dict(SMALL if small else FULL)
-    if runs is not None:
-        cfg["runs"] = int(runs)
+    cfg = preset(small, runs, SMALL, FULL)
     d = out_dir(out)
     tasks = [(n, w, seed, r) for n in cfg["sizes"] for w in cfg["copies"] for r in range(cfg["runs"])]
     tasks.sort(key=lambda t: -t[0] * t[1])

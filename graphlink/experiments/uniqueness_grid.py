@@ -31,6 +31,7 @@ from graphlink.experiments.common import (
     fmt_pct,
     out_dir,
     parallel_map,
+    preset,
     reidit_c_matrix,
     task_seed,
 )
@@ -140,9 +141,7 @@ def compute_grid(*, runs: int | None, seed: int, out: Path, small: bool, progres
                  workers: int | None = None, algorithms: tuple[str, ...] = ALGORITHMS) -> pd.DataFrame:
     """Run (or load from the cache in ``out``) the grid; returns the per-point summary."""
     out = out_dir(out)
-    cfg = dict(SMALL if small else FULL)
-    if runs is not None:
-        cfg["runs"] = int(runs)
+    cfg = preset(small, runs, SMALL, FULL)
     settings = {**cfg, "seed": int(seed), "algorithms": list(algorithms)}
     cache, side = out / "uniqueness-grid.csv", out / "uniqueness-grid.json"
     if cache.exists() and side.exists() and json.loads(side.read_text()) == settings:

@@ -21,6 +21,7 @@ from graphlink.experiments.common import (
     out_dir,
     parallel_map,
     population_trails,
+    preset,
     task_seed,
 )
 from graphlink.experiments.registry import experiment
@@ -68,9 +69,7 @@ def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "exp
     """Write ``withholding.csv`` (per run) and ``withholding.png`` (one panel per miss)."""
     from matplotlib.figure import Figure
 
-    cfg = dict(SMALL if small else FULL)
-    if runs is not None:
-        cfg["runs"] = int(runs)
+    cfg = preset(small, runs, SMALL, FULL)
     d = out_dir(out)
     # the same populations (visits) for every miss: the seed does not depend on miss (common random numbers)
     tasks = [(cfg["subjects"], cfg["locations"], cfg["alpha"], m, cfg["steps"], seed, r, mi)
