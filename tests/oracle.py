@@ -89,3 +89,24 @@ def union_degrees_from_oracle(o: dict, nm: int, nn: int) -> tuple[np.ndarray, np
 
 def subsets(xs):
     return itertools.chain.from_iterable(itertools.combinations(xs, r) for r in range(len(xs) + 1))
+
+
+def one_to_many_oracle(M: np.ndarray, N: np.ndarray, surjective: bool) -> dict:
+    """Every consistent one-to-many assignment (Definition 27), by enumeration.
+
+    ``M`` are identified trails (1 = seen, anything else = not seen), ``N`` de-identified trails (1 = seen).
+    Person m may belong to element n iff every location where m was seen has n seen (m ⪯ n).  With
+    ``surjective`` (nothing withheld) every element must stand for at least one person.  Returns the
+    consistent assignments and the certain (in all) and possible (in some) pairs.  O(|N|^|M|).
+    """
+    fits = [[j for j in range(len(N)) if all(N[j][c] == 1 for c in range(len(m)) if m[c] == 1)] for m in M]
+    assignments = []
+    for beta in itertools.product(*fits):
+        if surjective and len(set(beta)) < len(N):
+            continue
+        assignments.append(beta)
+    pairs_of = [set(enumerate(b)) for b in assignments]
+    return {"assignments": assignments,
+            "certain": set.intersection(*pairs_of) if pairs_of else set(),
+            "possible": set().union(*pairs_of) if pairs_of else set(),
+            "fits": fits}

@@ -167,7 +167,8 @@ def population_trails(pop: Population, reserved: str | None = None):
     """FillTrails (thesis Alg. 1, equality reading, as :func:`graphlink.trails.build_trails`) straight from
     the population's masks, without building the long release table: the rows are the elements present in the
     release; the reserved side gets ``*`` where absent except at locations where both sides released the same
-    number of records; the complete side gets 0. ``reserved`` defaults to the population's. O(n·|C|).
+    number of records; the complete side gets 0 (households: the one-to-many fill of
+    :mod:`graphlink.trails`). ``reserved`` defaults to the population's. O(n·|C|).
     Equivalent to ``build_trails(pop.to_release(), reserved)`` (tested)."""
     from graphlink.trails import Trails, TrailSide, full_mask, pack_columns
 
@@ -185,10 +186,13 @@ def population_trails(pop: Population, reserved: str | None = None):
                                   ("deidentified", rel_d, pres_d, pop.deidentified_keys())):
         r, c = np.nonzero(rel[pres])
         ones = pack_columns(r, c, len(pres), C)
-        known = (ones | eq_row) if kind == reserved else full_mask(len(pres), C)
+        if not pop.one_to_one:        # households: the one-to-many fill ('*' wherever a member is absent)
+            known = ones if kind == "identified" else full_mask(len(pres), C)
+        else:
+            known = (ones | eq_row) if kind == reserved else full_mask(len(pres), C)
         sides[kind] = TrailSide(keys[pres], known, ones, C)
     return Trails(list(pop.locations), sides["identified"], sides["deidentified"], reserved,
-                  f"{reserved} (simulation)", sizes)
+                  f"{reserved} (simulation)", sizes, "one-to-one" if pop.one_to_one else "one-to-many", "requested")
 
 
 def release_of(pop: Population, columns: Iterable[int] | None = None):
