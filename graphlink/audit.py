@@ -21,12 +21,16 @@ Complexity: that of :func:`graphlink.matching.classify_edges`, O(E·√V), plus 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from graphlink.linkgraph import LinkGraph
 from graphlink.matching import EdgeClasses, classify_edges
+
+if TYPE_CHECKING:
+    from graphlink.onetomany import ManyClasses
 
 
 @dataclass(frozen=True)
@@ -71,11 +75,15 @@ def union_degree_table(classes: EdgeClasses) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def audit(graph_or_classes: LinkGraph | EdgeClasses, k: int) -> AuditResult:
+def audit(graph_or_classes: LinkGraph | EdgeClasses | ManyClasses, k: int) -> AuditResult:
     """Definition 19 with the decisions in the module docstring.  ``k`` ≥ 1."""
     if k < 1:
         raise ValueError("k must be at least 1")
     if isinstance(graph_or_classes, LinkGraph) and graph_or_classes.trails.one_to_many:
+        from graphlink.onetomany import classify_one_to_many
+
+        graph_or_classes = classify_one_to_many(graph_or_classes)
+    if hasattr(graph_or_classes, "class_possible"):          # onetomany.ManyClasses
         return _audit_one_to_many(graph_or_classes, k)
     classes = graph_or_classes if isinstance(graph_or_classes, EdgeClasses) else classify_edges(graph_or_classes)
     table = union_degree_table(classes)
@@ -94,11 +102,9 @@ def audit(graph_or_classes: LinkGraph | EdgeClasses, k: int) -> AuditResult:
                        classes.nu_real, classes.hall_ok, classes.unmatched, counts)
 
 
-def _audit_one_to_many(graph: LinkGraph, k: int) -> AuditResult:
+def _audit_one_to_many(mc: ManyClasses, k: int) -> AuditResult:
     """Definition 19 on one-to-many data: union-degree = possible partners (module docstring)."""
-    from graphlink.onetomany import classify_one_to_many
-
-    mc = classify_one_to_many(graph)
+    graph = mc.graph
     frames = []
     for side, keys, deg in (("identified", graph.trails.identified.keys, mc.union_degree_identified),
                             ("deidentified", graph.trails.deidentified.keys, mc.union_degree_deidentified)):

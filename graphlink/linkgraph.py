@@ -22,6 +22,7 @@ padded with ``n_null = |S| − |R|`` symbolic null trails, each linked to every 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -36,8 +37,9 @@ from graphlink.trails import Trails, TrailSide
 Side = Literal["identified", "deidentified"]
 Progress = Callable[[float, str], None]
 
-#: Refuse to expand more element-level edges than this (memory ~16 B/edge); twin classes still work.
-MAX_EXPANDED_EDGES = 300_000_000
+#: Refuse to expand more element-level edges than this (memory ~16 B/edge); every analysis works on twin classes
+#: instead.  ``GRAPHLINK_MAX_EXPANDED_EDGES`` overrides it (the tests set it low so small releases cross it).
+MAX_EXPANDED_EDGES = int(os.environ.get("GRAPHLINK_MAX_EXPANDED_EDGES", 300_000_000))
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,18 @@ class LinkGraph:
     @property
     def n_expanded_edges(self) -> int:
         return int(np.sum(self.id_class_size[self.class_ei] * self.de_class_size[self.class_ej]))
+
+    @property
+    def expandable(self) -> bool:
+        """Whether element-level edges may be materialised (at most ``MAX_EXPANDED_EDGES``)."""
+        return self.n_expanded_edges <= MAX_EXPANDED_EDGES
+
+    @property
+    def prefers_twins(self) -> bool:
+        """Whether analyses should run on twin classes: the element graph is not expandable, or is much larger
+        than the class graph (> 4 × class edges and > 2e6 edges)."""
+        expanded = self.n_expanded_edges
+        return not self.expandable or (expanded > 4 * max(1, len(self.class_ei)) and expanded > 2_000_000)
 
     @cached_property
     def _expanded(self) -> tuple[np.ndarray, np.ndarray]:

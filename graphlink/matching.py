@@ -320,8 +320,7 @@ def classify_edges(graph: LinkGraph, *, engine: Literal["auto", "elements", "twi
             f"({graph.trails.model.label}): use graphlink.onetomany.classify_one_to_many (or --method multiple / "
             "true-loves, which handle it)")
     if engine == "auto":
-        expanded = graph.n_expanded_edges
-        engine = "twins" if (expanded > 4 * max(1, len(graph.class_ei)) and expanded > 2_000_000) else "elements"
+        engine = "twins" if graph.prefers_twins else "elements"
     if engine == "elements":
         return _classify_elements(graph)
     return _classify_twins(graph)

@@ -25,6 +25,7 @@ consistent assignment.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -51,6 +52,58 @@ class ManyClasses:
     union_degree_identified: np.ndarray     # possible partners per element
     union_degree_deidentified: np.ndarray
 
+    # the EdgeClasses vocabulary, so views written for one-to-one graphs (the app's graph view) work unchanged
+    @property
+    def class_allowed(self) -> np.ndarray:
+        return self.class_possible
+
+    @property
+    def class_vital(self) -> np.ndarray:
+        return self.class_certain
+
+    @property
+    def hall_ok(self) -> bool:
+        return self.consistent
+
+    @property
+    def unmatched(self) -> list[str]:
+        return self.orphans + self.uncovered
+
+    @cached_property
+    def true_love_pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """(identified rows, de-identified rows) of the certain pairs (every member of a certain class edge)."""
+        g = self.graph
+        ii, jj = [], []
+        for e in np.flatnonzero(self.class_certain):
+            ms = np.flatnonzero(g.id_class == g.class_ei[e])
+            n = np.flatnonzero(g.de_class == g.class_ej[e])
+            ii.append(ms)
+            jj.append(np.repeat(n[:1], len(ms)))
+        if not ii:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return np.concatenate(ii).astype(np.int64), np.concatenate(jj).astype(np.int64)
+
+    @property
+    def n_true_loves(self) -> int:
+        return len(self.true_love_pairs[0])
+
+    @cached_property
+    def _mates(self) -> tuple[np.ndarray, np.ndarray]:
+        from graphlink.matching import _matching_from_flow
+
+        g = self.graph
+        return _matching_from_flow(g, True, g.class_ei, g.class_ej, self.class_flow, g.n_identified,
+                                   g.n_deidentified)
+
+    @property
+    def mate_identified(self) -> np.ndarray:
+        """A maximum matching covering the de-identified side (unreserved reading), -1 elsewhere."""
+        return self._mates[0]
+
+    @property
+    def mate_deidentified(self) -> np.ndarray:
+        return self._mates[1]
+
     @property
     def diagnostic(self) -> str:
         """One line on why no consistent assignment exists ('' when one does)."""
@@ -75,8 +128,7 @@ def _surjective(graph: LinkGraph, engine: str) -> tuple:
     a, b = _class_sizes(graph)
     ci, cj = graph.class_ei, graph.class_ej
     if engine == "auto":
-        expanded = graph.n_expanded_edges
-        engine = "twins" if (expanded > 4 * max(1, len(ci)) and expanded > 2_000_000) else "elements"
+        engine = "twins" if graph.prefers_twins else "elements"
     if engine == "twins":
         r = twin_classify(a, b, ci, cj)
         return engine, r["nu"], r["allowed"], r["vital"], r["flow"].astype(np.int64), r["d_left"], None

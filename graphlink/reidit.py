@@ -107,18 +107,6 @@ def reidit_c(trails: Trails) -> Reidentification:
                                                              "deidentified": len(N)})
 
 
-def trail_strings(side: TrailSide, rows: np.ndarray) -> list[str]:
-    """Trails of ``rows`` as '0'/'1'/'*' strings, vectorised (one bytes view per row).  O(len(rows)·|C|)."""
-    from graphlink.trails import unpack
-
-    if len(rows) == 0:
-        return []
-    k = unpack(side.known[rows], side.n_locations)
-    o = unpack(side.ones[rows], side.n_locations)
-    chars = np.where(k, np.where(o, ord("1"), ord("0")), ord("*")).astype(np.uint8)
-    return [b.decode() for b in np.ascontiguousarray(chars).view(f"S{side.n_locations}").ravel()]
-
-
 def _full_row(side: TrailSide) -> np.ndarray:
     from graphlink.trails import full_mask
 
@@ -581,15 +569,20 @@ class _TightSets:
         self.s_flow = csr(sc[pos], rc[pos], len(v.s_size))      # S class -> R classes matched into it
         self.r_flow = csr(rc[pos], sc[pos], len(v.r_size))      # R class -> S classes its members are matched to
 
-    def _names(self, ptr: np.ndarray, mem: np.ndarray, keys: np.ndarray, classes: np.ndarray, show: int,
-               sep: str) -> tuple[str, int]:
-        rows = np.sort(np.concatenate([mem[ptr[c]:ptr[c + 1]] for c in classes])) if len(classes) else []
+    @staticmethod
+    def _rows(ptr: np.ndarray, mem: np.ndarray, classes: np.ndarray) -> np.ndarray:
+        return np.sort(np.concatenate([mem[ptr[c]:ptr[c + 1]] for c in classes])) if len(classes) else \
+            np.zeros(0, np.int64)
+
+    @staticmethod
+    def _names(keys: np.ndarray, rows: np.ndarray, show: int, sep: str) -> str:
         text = sep.join(str(keys[x]) for x in rows[:show])
         if len(rows) > show:
             text += f" {'or' if sep == ' or ' else 'and'} {len(rows) - show} more"
-        return text, len(rows)
+        return text
 
-    def one_to_one(self, r: int, s: int, show: int = 6) -> str:
+    def tight_set(self, r: int, s: int) -> tuple[np.ndarray, np.ndarray]:
+        """One-to-one forced pair (r, s): (U, N(U)) as reserved rows and complete rows, |U| = |N(U)|."""
         from graphlink.kernels import closure
 
         v = self.v
@@ -597,25 +590,35 @@ class _TightSets:
         start = v.r_nb[v.r_ptr[rc]:v.r_ptr[rc + 1]]
         start = start[start != sc]
         reached_s, reached_r = closure(start, *self.s_flow, v.r_ptr, v.r_nb, len(v.s_size), len(v.r_size), -1)
-        names_u, n_u = self._names(v.r_mptr, v.r_mem, v.R.keys, reached_r, show, ", ")
-        names_n, n_n = self._names(v.s_mptr, v.s_mem, v.S.keys, reached_s, show, " or ")
-        count = f" ({n_u} records, {n_n} candidates)" if n_u > 1 else ""
-        return f"{names_u} can only be {names_n}{count}, so {v.R.keys[r]} must be {v.S.keys[s]}"
+        return self._rows(v.r_mptr, v.r_mem, reached_r), self._rows(v.s_mptr, v.s_mem, reached_s)
 
-    def one_to_many(self, m: int, n: int, show: int = 6) -> str:
+    def one_to_one(self, r: int, s: int, show: int = 6) -> str:
+        v = self.v
+        u, nu = self.tight_set(r, s)
+        count = f" ({len(u)} records, {len(nu)} candidates)" if len(u) > 1 else ""
+        return (f"{self._names(v.R.keys, u, show, ', ')} can only be {self._names(v.S.keys, nu, show, ' or ')}"
+                f"{count}, so {v.R.keys[r]} must be {v.S.keys[s]}")
+
+    def coverage_set(self, m: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """One-to-many pair (m, n) forced by coverage: (W, C) as element rows and person rows (m excluded), where
+        every element of W must stand for someone and only C ∪ {m} fit them, |W| = |C| + 1."""
         from graphlink.kernels import closure
 
         v = self.v                                      # one-to-many: R = identified people, S = shared elements
         mc, nc = v.r_class[m], v.s_class[n]
         reached_s, reached_r = closure(np.array([nc], np.int64), v.s_ptr, v.s_nb, *self.r_flow, len(v.s_size),
                                        len(v.r_size), mc)
-        names_w, n_w = self._names(v.s_mptr, v.s_mem, v.S.keys, reached_s, show, ", ")
-        if n_w == 1:
+        return self._rows(v.s_mptr, v.s_mem, reached_s), self._rows(v.r_mptr, v.r_mem, reached_r)
+
+    def one_to_many(self, m: int, n: int, show: int = 6) -> str:
+        v = self.v
+        w, people = self.coverage_set(m, n)
+        if len(w) == 1:
             return (f"{v.S.keys[n]} stands for at least one person and only {v.R.keys[m]} fits it, so "
                     f"{v.R.keys[m]} must be {v.S.keys[n]}")
-        names_p, n_p = self._names(v.r_mptr, v.r_mem, v.R.keys, reached_r, show, ", ")
-        return (f"{names_w} must each stand for at least one person and only {v.R.keys[m]} and {names_p} fit them "
-                f"({n_w} elements, {n_p + 1} people), so {v.R.keys[m]} must be {v.S.keys[n]}")
+        return (f"{self._names(v.S.keys, w, show, ', ')} must each stand for at least one person and only "
+                f"{v.R.keys[m]} and {self._names(v.R.keys, people, show, ', ')} fit them ({len(w)} elements, "
+                f"{len(people) + 1} people), so {v.R.keys[m]} must be {v.S.keys[n]}")
 
 
 def certain_one_to_many(graph: LinkGraph, *, explain: bool | None = None) -> Reidentification:

@@ -110,3 +110,33 @@ def one_to_many_oracle(M: np.ndarray, N: np.ndarray, surjective: bool) -> dict:
             "certain": set.intersection(*pairs_of) if pairs_of else set(),
             "possible": set().union(*pairs_of) if pairs_of else set(),
             "fits": fits}
+
+
+def element_tight_set(graph, classes, r: int, s: int) -> tuple[set[int], set[int]]:
+    """The tight set behind a forced one-to-one pair, searched on the *expanded* element graph with the same
+    maximum matching (what the explanation computed before it moved to twin classes).
+
+    r is a reserved-side row, s a complete-side row.  Reverse search: complete vertex x is reached; its mate r'
+    joins U; every complete neighbour of r' other than its mate is reached.  O(element edges)."""
+    r_is_de = graph.trails.star_side == "deidentified"
+    ei, ej = np.asarray(graph.ei), np.asarray(graph.ej)
+    rr, ss = (ej, ei) if r_is_de else (ei, ej)
+    nbrs: dict[int, set[int]] = {}
+    for a, b in zip(rr.tolist(), ss.tolist(), strict=True):
+        nbrs.setdefault(a, set()).add(b)
+    mate_r = classes.mate_deidentified if r_is_de else classes.mate_identified
+    mate_s = classes.mate_identified if r_is_de else classes.mate_deidentified
+    seen_s = set(nbrs.get(r, set())) - {s}
+    stack = list(seen_s)
+    seen_r: set[int] = set()
+    while stack:
+        x = stack.pop()
+        rp = int(mate_s[x])
+        if rp < 0 or rp in seen_r:
+            continue
+        seen_r.add(rp)
+        for y in nbrs.get(rp, set()):
+            if y != mate_r[rp] and y not in seen_s:
+                seen_s.add(y)
+                stack.append(y)
+    return seen_r, seen_s

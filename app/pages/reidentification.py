@@ -41,6 +41,9 @@ for m in chosen:
                                             release)
     except Exception as exc:  # e.g. ModelAssumptionError: show it for that method, keep the others
         errors[m] = str(exc)
+        continue
+    if results[m].summary.get("model_ok") is False:   # no pair is certain: say why instead of listing guesses
+        errors[m] = results.pop(m).summary.get("diagnostic") or "the data breaks the model"
 
 cols = st.columns(max(len(chosen), 1))
 for col, m in zip(cols, chosen, strict=False):

@@ -17,8 +17,10 @@ from rich.table import Table
 
 from graphlink.audit import audit as run_audit
 from graphlink.errors import ModelAssumptionError
+from graphlink.fileio import atomic_path
 from graphlink.linkgraph import build_linkgraph
 from graphlink.matching import classify_edges
+from graphlink.onetomany import classify_one_to_many
 from graphlink.reidit import METHODS, reidentify
 from graphlink.release import Release, read_release, read_truth
 from graphlink.trails import Trails, build_trails
@@ -37,6 +39,13 @@ class Fmt(StrEnum):
     table = "table"
     csv = "csv"
     json = "json"
+
+
+class TrailsFmt(StrEnum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+    parquet = "parquet"
 
 
 class AuditFmt(StrEnum):
@@ -99,13 +108,20 @@ def _print_frame(df: pd.DataFrame, title: str | None = None) -> None:
     Console().print(table)
 
 
-def _trails_frame(tr: Trails) -> pd.DataFrame:
-    parts = []
+def _print_summary(summary, name: str) -> None:
+    """The trails summary as a few small rich tables (never one row per element)."""
+    con = Console()
+    sizes = summary.sizes
+    shown = sizes if len(sizes) <= 40 else pd.concat([sizes.head(20), sizes.tail(20)])
+    title = f"Per-location sizes of {name} ({len(sizes)} locations" + ("" if len(sizes) <= 40 else ", first and "
+                                                                      "last 20") + ")"
+    _print_frame(shown, title=title)
     for side in ("identified", "deidentified"):
-        f = tr.frame(side).reset_index().rename(columns={side: "element"})
-        f.insert(0, "side", side)
-        parts.append(f)
-    return pd.concat(parts, ignore_index=True)
+        con.print(f"[bold]{side}[/bold]: {summary.elements[side]:,} elements, {summary.distinct[side]:,} distinct "
+                  "trails")
+        _print_frame(summary.common[side], title=f"Most common {side} trails")
+        _print_frame(summary.preview[side], title=f"First {side} rows")
+    con.print("Full matrices: [bold]--format csv|parquet --out FILE[/bold]")
 
 
 def model_note(tr: Trails) -> None:
@@ -131,23 +147,43 @@ def register(app: typer.Typer) -> None:
 
     @app.command("trails")
     def trails_cmd(release: ReleaseArg, reserved: ReservedO = ReservedOpt.auto, multiplicity: MultO = MultOpt.auto,
-                   fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
+                   fmt: Annotated[TrailsFmt, typer.Option("--format", help="table/json: a summary; csv/parquet: the "
+                                                          "full matrices (csv to stdout unless --out)")]
+                   = TrailsFmt.table,
+                   out: Annotated[Path | None, typer.Option("--out", help="Write the full matrices here")] = None,
+                   top: Annotated[int, typer.Option("--top", min=1, help="Most common trails shown")] = 10,
                    id_key: IdKey = None, deid_key: DeidKey = None) -> None:
-        """Build the identified (M) and de-identified (N) trail matrices (FillTrails, thesis Alg. 1)."""
+        """Build the identified (M) and de-identified (N) trail matrices (FillTrails, thesis Alg. 1).
+
+        The table and json formats summarise them (sizes, model, distinct and most common trails, a preview);
+        csv and parquet write the full matrices, streamed in chunks."""
+        from graphlink import trailsio
+
+        if fmt is TrailsFmt.parquet and out is None:
+            raise typer.BadParameter("parquet output needs --out FILE", param_hint="--out")
         rel = load(release, id_key, deid_key)
         with step("building trails"):
             tr = build_trails(rel, reserved.value, multiplicity.value)
         model_note(tr)
-        frame = _trails_frame(tr)
-        if fmt is Fmt.csv:
-            frame.to_csv(sys.stdout, index=False)
-        elif fmt is Fmt.json:
-            typer.echo(json.dumps({"locations": tr.locations, "reserved": tr.reserved, "reason": tr.reason,
-                                   "model": model_dict(tr),
-                                   "sizes": tr.sizes.reset_index().to_dict(orient="records"),
-                                   "trails": frame.to_dict(orient="records")}, indent=2))
-        else:
-            _print_frame(frame, title=f"Trails of {rel.name} ({len(tr.locations)} locations)")
+        if fmt in (TrailsFmt.csv, TrailsFmt.parquet):
+            with step("writing the trail matrices"):
+                if fmt is TrailsFmt.parquet:
+                    with atomic_path(out) as tmp:
+                        rows = trailsio.write_parquet(tr, tmp)
+                elif out is not None:
+                    with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
+                        rows = trailsio.write_csv(tr, fh)
+                else:
+                    rows = trailsio.write_csv(tr, sys.stdout)
+            if out is not None:
+                err.print(f"wrote {rows:,} trails ({len(tr.locations)} locations) to {out}")
+            return
+        summary = trailsio.summarize(tr, top=top)
+        if fmt is TrailsFmt.json:
+            typer.echo(json.dumps({"reserved": tr.reserved, "reason": tr.reason, **summary.to_dict()}, indent=2,
+                                  default=str))
+            return
+        _print_summary(summary, rel.name)
 
     @app.command("reidentify")
     def reidentify_cmd(release: ReleaseArg,
@@ -202,13 +238,12 @@ def register(app: typer.Typer) -> None:
             graph = build_linkgraph(tr)
         model_note(tr)
         with step("classifying edges (maximum matching + SCC)"):
-            classes = None if tr.one_to_many else classify_edges(graph)
-            result = run_audit(classes if classes is not None else graph, k)
+            classes = classify_one_to_many(graph) if tr.one_to_many else classify_edges(graph)
+            result = run_audit(classes, k)
         if store is Store.neo4j:
             with step("writing to Neo4j"), contextlib.closing(_store()) as st:
                 st.load_release(rel, name or rel.name)
-                if classes is not None:
-                    st.write_link_graph(name or rel.name, classes)
+                st.write_link_graph(name or rel.name, classes)
                 run = st.write_audit(name or rel.name, result)
             err.print(f"stored as run {run} in {st.uri}")
         if fmt is AuditFmt.json:
