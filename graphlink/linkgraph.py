@@ -141,6 +141,29 @@ class LinkGraph:
         classes = cej_sorted[by_i[ci]:by_i[ci + 1]]
         return np.concatenate([dm[dp[c]:dp[c + 1]] for c in classes]) if len(classes) else np.zeros(0, np.int64)
 
+    @classmethod
+    def from_classes(cls, trails: Trails, id_class: np.ndarray, de_class: np.ndarray, class_ei: np.ndarray,
+                     class_ej: np.ndarray, *, n_null: int | None = None,
+                     null_side: Side | None = None) -> LinkGraph:
+        """A link graph from twin classes and class edges computed elsewhere (e.g. by the Spark engine).
+
+        ``id_class``/``de_class`` give each element's class, numbered 0..k-1 in order of first appearance (as
+        :func:`build_linkgraph` numbers them); ``class_ei``/``class_ej`` are the linked class pairs, any order.
+        The null padding (§4.2.4) defaults to that of ``trails``; a part of a larger graph passes the whole
+        graph's ``n_null``/``null_side``.  O(|M| + |N| + E_class log E_class).
+        """
+        id_class = np.asarray(id_class, np.int64)
+        de_class = np.asarray(de_class, np.int64)
+        n_ic = int(id_class.max()) + 1 if len(id_class) else 0
+        n_dc = int(de_class.max()) + 1 if len(de_class) else 0
+        id_size = np.bincount(id_class, minlength=n_ic).astype(np.int64)
+        de_size = np.bincount(de_class, minlength=n_dc).astype(np.int64)
+        cei, cej = np.asarray(class_ei, np.int64), np.asarray(class_ej, np.int64)
+        order = np.lexsort((cei, cej))
+        if n_null is None:
+            n_null, null_side = _null_padding(trails, len(id_class), len(de_class))
+        return cls(trails, id_class, de_class, id_size, de_size, cei[order], cej[order], int(n_null), null_side)
+
     def degrees(self) -> tuple[np.ndarray, np.ndarray]:
         """Element-level degrees (identified, de-identified) without null trails, from classes.  O(E_class)."""
         di_class = np.bincount(self.class_ei, weights=self.de_class_size[self.class_ej],
@@ -159,8 +182,6 @@ def build_linkgraph(trails: Trails, *, method: Literal["auto", "mask", "brutefor
     M, N = trails.identified, trails.deidentified
     id_rep, id_class = row_classes(M.known, M.ones)
     de_rep, de_class = row_classes(N.known, N.ones)
-    id_size = np.bincount(id_class, minlength=len(id_rep)).astype(np.int64)
-    de_size = np.bincount(de_class, minlength=len(de_rep)).astype(np.int64)
 
     if trails.star_side == "identified":
         R, S, r_rep, s_rep = M, N, id_rep, de_rep
@@ -168,14 +189,8 @@ def build_linkgraph(trails: Trails, *, method: Literal["auto", "mask", "brutefor
         R, S, r_rep, s_rep = N, M, de_rep, id_rep
     r_idx, s_idx = class_links(R.known[r_rep], R.ones[r_rep], S.ones[s_rep], method=method, progress=progress)
     if trails.star_side == "identified":
-        cei, cej = r_idx, s_idx
-    else:
-        cei, cej = s_idx, r_idx
-    order = np.lexsort((cei, cej))
-    cei, cej = cei[order], cej[order]
-
-    n_null, null_side = _null_padding(trails, len(M), len(N))
-    return LinkGraph(trails, id_class, de_class, id_size, de_size, cei, cej, n_null, null_side)
+        return LinkGraph.from_classes(trails, id_class, de_class, r_idx, s_idx)
+    return LinkGraph.from_classes(trails, id_class, de_class, s_idx, r_idx)
 
 
 def _null_padding(trails: Trails, n_m: int, n_n: int) -> tuple[int, Side | None]:
