@@ -76,7 +76,12 @@ class ModelWarning(ReleaseWarning):
 
 @dataclass(frozen=True)
 class Fill:
-    """Packed trail words of both sides under one model (what :func:`graphlink.trails.build_trails` keeps)."""
+    """Packed trail words of both sides under one model (what :func:`graphlink.trails.build_trails` keeps).
+
+    ``id_weight``/``de_weight`` (optional) say how many elements each row stands for, so an engine that holds
+    twin classes elsewhere (:mod:`graphlink.spark`) can pass a few member rows per class instead of every element;
+    ``None`` means one element per row.
+    """
 
     id_known: np.ndarray
     id_ones: np.ndarray
@@ -84,6 +89,8 @@ class Fill:
     de_ones: np.ndarray
     id_keys: np.ndarray
     de_keys: np.ndarray
+    id_weight: np.ndarray | None = None
+    de_weight: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -172,9 +179,15 @@ def _unlinked(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray) -> np
     return np.flatnonzero(hit[r_class] < 0)
 
 
-def _saturated(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray) -> bool:
+def _count(rows: np.ndarray, weight: np.ndarray | None) -> int:
+    """How many elements the rows stand for (see :class:`Fill`)."""
+    return len(rows) if weight is None else int(weight[rows].sum())
+
+
+def _saturated(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, r_weight: np.ndarray | None = None,
+               s_weight: np.ndarray | None = None) -> bool:
     """Whether a matching covers every reserved row (Hall's condition), on twin classes by max-flow with class
-    sizes as capacities.  O(max-flow on the class graph)."""
+    sizes as capacities (rows weighted as in :class:`Fill`).  O(max-flow on the class graph)."""
     import scipy.sparse as sp
     from scipy.sparse.csgraph import maximum_flow
 
@@ -182,8 +195,8 @@ def _saturated(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray) -> b
 
     r_rep, r_class = row_classes(r_known, r_ones)
     s_rep, s_class = row_classes(s_ones)
-    a = np.bincount(r_class, minlength=len(r_rep))
-    b = np.bincount(s_class, minlength=len(s_rep))
+    a = np.bincount(r_class, weights=r_weight, minlength=len(r_rep)).astype(np.int64)
+    b = np.bincount(s_class, weights=s_weight, minlength=len(s_rep)).astype(np.int64)
     ci, cj = class_links(r_known[r_rep], r_ones[r_rep], s_ones[s_rep])
     n_a, n_b = len(a), len(b)
     src, dst = 0, 1 + n_a + n_b
@@ -277,10 +290,10 @@ def decide(sizes: pd.DataFrame, n_identified: int, n_deidentified: int, fill: Fi
     one = fill("deidentified", ONE_TO_ONE)
     orphans_n = _unlinked(one.de_known, one.de_ones, one.id_ones)
     _, size_reason = decide_reserved(sizes, "auto")
-    refuted_one = (f"{len(orphans_n):,} de-identified element(s) ({_names(one.de_keys, orphans_n)}) fit no "
-                   "identified trail, so they cannot be one person's records with some withheld")
-    refuted_many = (f"{len(orphans_m):,} identified trail(s) ({_names(many.id_keys, orphans_m)}) are contained in "
-                    "no de-identified trail, so no shared element explains them")
+    refuted_one = (f"{_count(orphans_n, one.de_weight):,} de-identified element(s) ({_names(one.de_keys, orphans_n)}) "
+                   "fit no identified trail, so they cannot be one person's records with some withheld")
+    refuted_many = (f"{_count(orphans_m, many.id_weight):,} identified trail(s) ({_names(many.id_keys, orphans_m)}) "
+                    "are contained in no de-identified trail, so no shared element explains them")
     if len(orphans_n) and not len(orphans_m):
         return Model("identified", ONE_TO_MANY, f"{refuted_one}; every identified trail is contained in a "
                      f"de-identified one: {many_reason}", "links"), many
@@ -290,7 +303,7 @@ def decide(sizes: pd.DataFrame, n_identified: int, n_deidentified: int, fill: Fi
     if not len(orphans_n) and not len(orphans_m):
         # one-to-many with the identified side reserved needs nothing more (members may be withheld); one-to-one
         # needs every de-identified element matched to a distinct person (Hall's condition)
-        if not _saturated(one.de_known, one.de_ones, one.id_ones):
+        if not _saturated(one.de_known, one.de_ones, one.id_ones, one.de_weight, one.id_weight):
             return Model("identified", ONE_TO_MANY, "the de-identified elements cannot all be matched to "
                          f"distinct identified people (Hall's condition fails one-to-one): {many_reason}",
                          "links"), many
