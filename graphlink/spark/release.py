@@ -1,0 +1,214 @@
+"""Reading and validating a release in Spark (thesis ch. 3; the rules of :mod:`graphlink.release`, distributed).
+
+Input: the long table ``location, kind, element`` as CSV or Parquet — a file, a folder of part files, or any URI
+Spark reads (``s3a://``, ``hdfs://``, ``gs://``, ``abfss://``) — or a Spark/pandas DataFrame.  Validation gives the
+local engine's one-line errors (:class:`graphlink.errors.ReleaseError` naming file, row and column) and its
+duplicate warning, computed by one aggregation over the rows; a row number is only looked up (one count) when
+there is something to report.  Per-location folders (``<location>/identified.csv``) are read by the core reader
+on the driver and then distributed.
+
+Every row keeps ``_row``, its position in the input (``monotonically_increasing_id``: file order for one file,
+Spark's split order for a folder of parts), so "first appearance" — the order of locations, elements and twin
+classes in :mod:`graphlink.trails` — is the same as the local engine's.
+
+Cost: one pass over the rows for validation, one shuffle (group by the row) to collapse exact duplicates.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from graphlink.errors import ReleaseError
+from graphlink.release import COLUMNS, KINDS, Release, ReleaseWarning, read_release, read_truth
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+#: Python's str.strip() whitespace, as a Java regex (the local engine strips with str.strip)
+_WS = r"[\s\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+
+
+@dataclass(frozen=True)
+class SparkRelease:
+    """A validated release held by Spark: ``rows`` has ``location, kind, element, _row`` with exact duplicates
+    collapsed (the first occurrence kept), ``kind`` normalised to identified/deidentified, keys stripped."""
+
+    rows: DataFrame
+    name: str
+    source: str | None
+    truth: pd.DataFrame | None = None
+
+
+def strip(col: Column) -> Column:
+    from pyspark.sql import functions as F
+
+    return F.regexp_replace(col, rf"(?U)^{_WS}+|{_WS}+$", "")
+
+
+def read(spark: SparkSession, source: Any, *, name: str | None = None, truth: Any = None,
+         id_key: list[str] | None = None, deid_key: list[str] | None = None,
+         fmt: str | None = None) -> SparkRelease:
+    """Read and validate a release (module docstring).  ``fmt`` (``csv``/``parquet``) overrides the suffix."""
+    from pyspark.sql import DataFrame as SparkFrame
+
+    truth_frame = read_truth(truth) if truth is not None else None
+    if isinstance(source, Release):
+        return _from_pandas(spark, source.frame, name or source.name, source.source,
+                            truth_frame if truth_frame is not None else source.truth)
+    if isinstance(source, pd.DataFrame):
+        rel = read_release(source, name=name)
+        return _from_pandas(spark, rel.frame, rel.name, None, truth_frame)
+    if isinstance(source, SparkFrame):
+        rows = _validate(source, "<DataFrame>", file_rows=False)
+        return SparkRelease(rows, name or "release", None, truth_frame)
+    text = str(source)
+    if not _SCHEME.match(text) or text.startswith("file://"):
+        path = Path(text[len("file://"):] if text.startswith("file://") else text)
+        if not path.exists():
+            raise ReleaseError("no such file or folder", file=str(path))
+        if path.is_dir() and _per_location_folder(path):
+            rel = read_release(path, id_key=id_key, deid_key=deid_key, name=name)
+            return _from_pandas(spark, rel.frame, rel.name, str(path), truth_frame)
+        label, stem = str(path), path.stem
+        kind = fmt or _format_of(path)
+    else:
+        label, stem = text, Path(text.rstrip("/")).stem
+        kind = fmt or ("parquet" if text.rstrip("/").lower().endswith((".parquet", ".pq")) else "csv")
+    frame = _read_table(spark, text, kind, label)
+    return SparkRelease(_validate(frame, label, file_rows=True, what=kind), name or stem, label, truth_frame)
+
+
+def _per_location_folder(path: Path) -> bool:
+    return any(sub.is_dir() and ((sub / "identified.csv").exists() or (sub / "deidentified.csv").exists())
+               for sub in path.iterdir())
+
+
+def _format_of(path: Path) -> str:
+    if path.is_dir():
+        parts = [p.suffix.lower() for p in path.rglob("*") if p.is_file() and not p.name.startswith(("_", "."))]
+        return "parquet" if any(s in (".parquet", ".pq") for s in parts) else "csv"
+    return "parquet" if path.suffix.lower() in (".parquet", ".pq") else "csv"
+
+
+def _from_pandas(spark: SparkSession, frame: pd.DataFrame, name: str, source: str | None,
+                 truth: pd.DataFrame | None) -> SparkRelease:
+    """An already validated pandas release, distributed (row order kept as ``_row``)."""
+    pdf = pd.DataFrame({c: frame[c].astype(str).to_numpy(dtype=object) for c in COLUMNS})
+    pdf["_row"] = range(len(pdf))
+    rows = spark.createDataFrame(pdf, "location string, kind string, element string, _row long")
+    return SparkRelease(rows, name, source, truth)
+
+
+def _spark_error(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:300] if text else type(exc).__name__
+
+
+def _read_table(spark: SparkSession, path: str, kind: str, label: str) -> DataFrame:
+    """The raw table with every column as a string and a ``_row`` position; CSV rows with more fields than the
+    header are refused as pandas refuses them (fewer fields read as empty values)."""
+    from pyspark.errors import PySparkException
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    try:
+        if kind == "parquet":
+            df = spark.read.parquet(path)
+            df = df.select(*[F.col(f"`{c}`").cast("string").alias(c) if c in COLUMNS else F.col(f"`{c}`")
+                             for c in df.columns])
+            return df.withColumn("_row", F.monotonically_increasing_id())
+        reader = (spark.read.option("header", True).option("escape", '"').option("ignoreLeadingWhiteSpace", True)
+                  .option("encoding", "UTF-8"))
+        cols = reader.csv(path).columns
+        if not cols:
+            raise ReleaseError("the file is empty (expected a header row: location,kind,element)", file=label)
+        schema = T.StructType([T.StructField(c, T.StringType()) for c in cols]
+                              + [T.StructField("_corrupt", T.StringType())])
+        df = (reader.schema(schema).option("mode", "PERMISSIVE").option("columnNameOfCorruptRecord", "_corrupt")
+              .csv(path).withColumn("_row", F.monotonically_increasing_id()))
+    except ReleaseError:
+        raise
+    except PySparkException as exc:
+        if "PATH_NOT_FOUND" in str(exc) or "does not exist" in str(exc):
+            raise ReleaseError("no such file or folder", file=label) from None
+        raise ReleaseError(f"cannot read it as {'Parquet' if kind == 'parquet' else 'CSV'}: {_spark_error(exc)}",
+                           file=label) from None
+    df = df.cache()
+    wide = df.filter(F.col("_corrupt").isNotNull()).select("_row", "_corrupt").collect()
+    for row in sorted(wide, key=lambda r: r["_row"]):
+        fields = next(csv.reader([row["_corrupt"]], skipinitialspace=True), [])
+        if len(fields) > len(cols):
+            line = _position(df, row["_row"]) + 2
+            raise ReleaseError(f"cannot read it as CSV: Error tokenizing data. C error: Expected {len(cols)} fields "
+                               f"in line {line}, saw {len(fields)}\n", file=label)
+    return df.drop("_corrupt")
+
+
+def _position(df: DataFrame, row_id: int) -> int:
+    """0-based position of the row with ``_row == row_id`` (one count; only when reporting an error)."""
+    from pyspark.sql import functions as F
+
+    return int(df.filter(F.col("_row") < row_id).count())
+
+
+def _validate(df: DataFrame, label: str, *, file_rows: bool, what: str = "csv") -> DataFrame:
+    """The checks of :func:`graphlink.release._validate_long`, in the same order and with the same messages."""
+    from pyspark.errors import PySparkException
+    from pyspark.sql import functions as F
+
+    if "_row" not in df.columns:
+        df = df.withColumn("_row", F.monotonically_increasing_id())
+    missing = [c for c in COLUMNS if c not in df.columns]
+    if missing:
+        found = ", ".join(c for c in df.columns if c != "_row") or "none"
+        raise ReleaseError(f"missing column(s) {', '.join(repr(c) for c in missing)}; expected columns "
+                           f"location, kind, element (found: {found})", file=label)
+    clean = df.select(*[strip(F.col(f"`{c}`").cast("string")).alias(c) for c in COLUMNS], "_row")
+    kind = F.regexp_replace(F.lower(F.col("kind")), "[-_]", "")
+    blank = {c: F.col(c).isNull() | (F.col(c) == "") for c in COLUMNS}
+    bad_kind = ~blank["kind"] & ~kind.isin(*KINDS)
+    aggs = [F.count(F.lit(1)).alias("n")]
+    for c in ("location", "element", "kind"):
+        aggs += [F.sum(blank[c].cast("long")).alias(f"blank_{c}"),
+                 F.min(F.when(blank[c], F.col("_row"))).alias(f"at_{c}")]
+    aggs += [F.sum(bad_kind.cast("long")).alias("bad_kind"),
+             F.min(F.when(bad_kind, F.col("_row"))).alias("at_kind_bad")]
+    try:
+        stats = clean.agg(*aggs).collect()[0]
+    except PySparkException as exc:
+        raise ReleaseError(f"cannot read it as {'Parquet' if what == 'parquet' else 'CSV'}: {_spark_error(exc)}",
+                           file=label) from None
+
+    def row_of(row_id: int) -> int:
+        pos = _position(clean, row_id)
+        return pos + 2 if file_rows else pos
+
+    if not stats["n"]:
+        raise ReleaseError("the release is empty: no disclosed elements", file=label)
+    for c in ("location", "element", "kind"):
+        if stats[f"blank_{c}"]:
+            raise ReleaseError(f"empty value where a {c} key was expected ({stats[f'blank_{c}']} row(s) like this)",
+                               file=label, row=row_of(stats[f"at_{c}"]), column=c)
+    if stats["bad_kind"]:
+        value = clean.filter(F.col("_row") == stats["at_kind_bad"]).select("kind").collect()[0][0]
+        raise ReleaseError(f"unknown kind {value!r}; expected 'identified' or 'deidentified' ({stats['bad_kind']} "
+                           "row(s) like this)", file=label, row=row_of(stats["at_kind_bad"]), column="kind")
+    normal = clean.withColumn("kind", kind)
+    first = normal.groupBy(*COLUMNS).agg(F.min("_row").alias("_row"), F.count(F.lit(1)).alias("_n"))
+    first = first.persist()
+    dups = first.filter(F.col("_n") > 1).agg(F.sum(F.col("_n") - 1).alias("n")).collect()[0]["n"]
+    if dups:
+        twice = first.filter(F.col("_n") > 1).select(*COLUMNS, F.col("_row").alias("_first"))
+        at = (normal.join(twice, list(COLUMNS)).filter(F.col("_row") > F.col("_first"))
+              .agg(F.min("_row")).collect()[0][0])
+        warnings.warn(f"{label}: collapsed {dups} exact duplicate row(s) (first at row {row_of(at)})",
+                      ReleaseWarning, stacklevel=3)
+    return first.drop("_n")

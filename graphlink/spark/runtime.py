@@ -1,0 +1,120 @@
+"""The Spark session graphlink runs on: one per process, created on first use, reused after.
+
+The master is ``master`` > ``SPARK_MASTER`` > ``local[*]``; anything Spark reads (``spark.*`` settings in
+``spark-defaults.conf``, ``SPARK_CONF_DIR``) still applies.  In local mode graphlink also
+
+* runs the Python workers with this interpreter (so ``applyInPandas`` finds graphlink and its numba kernels);
+* sizes shuffles for one machine (``GRAPHLINK_SPARK_PARTITIONS``, default 4 × cores) and sets the driver heap
+  (``GRAPHLINK_SPARK_MEMORY``, default 2g; the local executors share it) and the spill folder
+  (``GRAPHLINK_SPARK_LOCAL_DIR``);
+* logs errors only (``log4j2.properties`` next to this module) and hides the console progress bar.
+
+``neo4j=True`` adds the Neo4j Connector for Apache Spark (``CONNECTOR``, resolved from Maven Central through
+Ivy at session start; ``spark.jars.packages``) — it must be known before the JVM starts, so ask for it on the
+first call in a process.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from graphlink.errors import GraphlinkError
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+#: Neo4j Connector for Apache Spark (Scala 2.13 build; its DataSource V2 write and read paths run on Spark 4)
+CONNECTOR = os.environ.get("GRAPHLINK_NEO4J_CONNECTOR",
+                           "org.neo4j:neo4j-connector-apache-spark_2.13:5.3.8_for_spark_3")
+MAVEN_CENTRAL = os.environ.get("GRAPHLINK_MAVEN_REPO", "https://repo1.maven.org/maven2/")
+_HERE = Path(__file__).resolve().parent
+
+
+class SparkUnavailable(GraphlinkError):
+    """pyspark is not installed or no JVM can start (exit 2: the user must fix the environment)."""
+
+    exit_code = 2
+
+
+def quiet_pandas_warning() -> None:
+    """pyspark 4.3 warns on every pandas conversion that pandas 3 is 'not yet fully supported'; graphlink's
+    tests pin the conversions it uses, so the warning is noise."""
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
+
+
+def _ivy_settings() -> str:
+    """An Ivy settings file that resolves from Maven Central only (Spark's default chain also asks
+    repos.spark-packages.org for every parent POM, which prints a wall of errors where it is unreachable)."""
+    path = Path(os.environ.get("GRAPHLINK_IVY_SETTINGS",
+                               Path(tempfile.gettempdir()) / f"graphlink-ivysettings-{os.getuid()}.xml"))
+    text = f"""<ivysettings>
+  <settings defaultResolver="central"/>
+  <resolvers>
+    <ibiblio name="central" m2compatible="true" root="{MAVEN_CENTRAL}"/>
+  </resolvers>
+</ivysettings>
+"""
+    if not path.exists() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return str(path)
+
+
+def resolve_master(master: str | None = None) -> str:
+    return master or os.environ.get("SPARK_MASTER") or "local[*]"
+
+
+def get_session(master: str | None = None, *, neo4j: bool = False) -> SparkSession:
+    """The process's Spark session (created on first call; see the module docstring).  Raises
+    :class:`SparkUnavailable` (one line) when pyspark is missing or the JVM does not start."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise SparkUnavailable("the Spark engine needs pyspark: pip install 'graphlink[spark]' (and Java 17)") \
+            from None
+    quiet_pandas_warning()
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        want = resolve_master(master) if master else None
+        if want and active.sparkContext.master != want:
+            raise SparkUnavailable(f"a Spark session on {active.sparkContext.master} is already running in this "
+                                   f"process; cannot switch to {want}")
+        if neo4j and CONNECTOR not in (active.conf.get("spark.jars.packages", "") or ""):
+            raise SparkUnavailable("the running Spark session was started without the Neo4j connector; start it "
+                                   "with get_session(neo4j=True) first")
+        return active
+    url = resolve_master(master)
+    builder = (SparkSession.builder.master(url).appName("graphlink")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+               .config("spark.driver.extraJavaOptions",
+                       f"-Dlog4j2.configurationFile=file:{_HERE / 'log4j2.properties'}"))
+    if url.startswith("local"):
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        cores = os.cpu_count() or 2
+        if url.startswith("local[") and url[6:-1].isdigit():
+            cores = int(url[6:-1])
+        builder = (builder.config("spark.sql.shuffle.partitions",
+                                  os.environ.get("GRAPHLINK_SPARK_PARTITIONS", str(4 * cores)))
+                   .config("spark.driver.memory", os.environ.get("GRAPHLINK_SPARK_MEMORY", "2g"))
+                   .config("spark.ui.enabled", "false"))
+        if os.environ.get("GRAPHLINK_SPARK_LOCAL_DIR"):
+            builder = builder.config("spark.local.dir", os.environ["GRAPHLINK_SPARK_LOCAL_DIR"])
+    if neo4j:
+        builder = builder.config("spark.jars.packages", CONNECTOR).config("spark.jars.ivySettings", _ivy_settings())
+    try:
+        spark = builder.getOrCreate()
+    except Exception as exc:  # JVM missing, Ivy cannot resolve the connector, bad master URL
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise SparkUnavailable(f"cannot start Spark on {url}: {first[:300]}") from None
+    spark.sparkContext.setLogLevel("ERROR")
+    for name in ("DataFrameQueryContextLogger", "SQLQueryContextLogger"):   # pyspark logs every analysis error
+        logging.getLogger(name).disabled = True                          # as JSON; graphlink reports its own
+    return spark
