@@ -1,4 +1,6 @@
 """Shared fixtures. Neo4j for tests: NEO4J_URI  >  local launcher (Maven jars)  >  testcontainers  >  skip.
+Spark for tests: one ``local[2]`` session for the whole run (``spark`` fixture); without pyspark or Java the Spark
+tests are skipped, with ``GRAPHLINK_SPARK_REQUIRED=1`` (CI) that is a failure instead.
 
 * ``NEO4J_URI`` (+ ``NEO4J_AUTH``): any running Neo4j 5.x (a user's server, Aura, docker compose). Tests only
   touch releases named ``test-...`` and drop them afterwards; nothing else on that server is changed.
@@ -90,3 +92,27 @@ def neo4j_env(neo4j_server, monkeypatch):
     monkeypatch.setenv("NEO4J_URI", uri)
     monkeypatch.setenv("NEO4J_AUTH", "none" if auth is None else f"{auth[0]}/{auth[1]}")
     return uri
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One ``local[2]`` SparkSession for the whole test session, with the Neo4j connector when Maven Central
+    answers (the connector test then needs it); small shuffles for small test data."""
+    def missing(msg: str) -> None:
+        if os.environ.get("GRAPHLINK_SPARK_REQUIRED") == "1":
+            pytest.fail(f"GRAPHLINK_SPARK_REQUIRED=1 but {msg}", pytrace=False)
+        pytest.skip(msg)
+
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        missing("pyspark is not installed (pip install '.[spark]')")
+    from graphlink.spark.runtime import SparkUnavailable, get_session
+
+    os.environ.setdefault("GRAPHLINK_SPARK_PARTITIONS", "4")
+    try:
+        session = get_session("local[2]", neo4j=True)
+    except SparkUnavailable as exc:
+        missing(str(exc))
+    yield session
+    session.stop()

@@ -163,6 +163,11 @@ def _r_s(st: SparkTrails) -> tuple[int, int]:
 
 def run(st: SparkTrails, task: dict, cc: str = "auto") -> pd.DataFrame:
     """Run one task (see ``_run_bucket``) on every bucket; returns the collected output rows."""
+    return run_frame(st, task, cc).toPandas()
+
+
+def run_frame(st: SparkTrails, task: dict, cc: str = "auto") -> DataFrame:
+    """Run one task (see ``_run_bucket``) on every bucket; the output rows stay in Spark (persisted)."""
     from pyspark.sql import functions as F
 
     lab = labels(st, cc)
@@ -181,9 +186,8 @@ def run(st: SparkTrails, task: dict, cc: str = "auto") -> pd.DataFrame:
     def apply(_key: Any, left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:
         return _run_bucket(ctx, left, right)
 
-    out = (els.groupBy("bucket").cogroup(eds.groupBy("bucket")).applyInPandas(apply, SCHEMA)
-           .persist(storage_level()))
-    return out.toPandas()
+    return (els.groupBy("bucket").cogroup(eds.groupBy("bucket")).applyInPandas(apply, SCHEMA)
+            .persist(storage_level()))
 
 
 # -------------------------------------------------------------------------------------------- 3. per bucket
@@ -448,6 +452,12 @@ def _budget(pairs: pd.DataFrame, forced: np.ndarray, n_forced: int, explain: boo
             pairs.at[i, "reason"] = text(pairs.at[i, "identified"], pairs.at[i, "deidentified"])
 
 
+def _caveat(pairs: pd.DataFrame, caveat: str) -> None:
+    """The whole release breaks the model: every reason says so (a bucket only knew about itself)."""
+    pairs["reason"] = pd.Series([r if r.endswith(caveat) else r + caveat for r in pairs["reason"]], dtype=object,
+                                index=pairs.index)
+
+
 def reidentify(st: SparkTrails, method: str, *, k: int | None = None, explain: bool | None = None,
                cc: str = "auto") -> Reidentification:
     """:func:`graphlink.reidit.reidentify` (without truth) on the component split (module docstring)."""
@@ -489,7 +499,7 @@ def _merge_true_loves(st: SparkTrails, out: pd.DataFrame, explain: bool | None) 
         _budget(pairs, forced, n_forced, explain, lambda m, n: f"{m} must be {n}: without them some de-identified "
                 "elements would stand for nobody (run with --explain to list them)")
         if not consistent:
-            pairs["reason"] = [r if r.endswith(CAVEAT_MANY) else r + CAVEAT_MANY for r in pairs["reason"]]
+            _caveat(pairs, CAVEAT_MANY)
         summary: dict = {"reidentified": len(pairs), "multiplicity": "one-to-many", "maximum_matching_size": nu,
                          "model_ok": consistent, "engine": _many_engine(st)}
         if not consistent:
@@ -503,7 +513,7 @@ def _merge_true_loves(st: SparkTrails, out: pd.DataFrame, explain: bool | None) 
         f"{d if star == 'deidentified' else i} must be {i if star == 'deidentified' else d}: its other candidates "
         "are each needed by a tight set of records (run with --explain to list it)"))
     if not ok:
-        pairs["reason"] = [r if r.endswith(CAVEAT_ONE) else r + CAVEAT_ONE for r in pairs["reason"]]
+        _caveat(pairs, CAVEAT_ONE)
     unmatched = _listed(out, "unmatched")
     summary = {"reidentified": len(pairs), "maximum_matching_size": nu_real, "model_ok": ok,
                "unmatched": unmatched[:50], "engine": _engine(st)}

@@ -122,6 +122,12 @@ class SparkTrails:
     def one_to_many(self) -> bool:
         return self.model.multiplicity == ONE_TO_MANY
 
+    # the Trails vocabulary for the model, so the CLI's model notes read either engine's trails
+    reserved = property(lambda self: self.model.reserved)
+    multiplicity = property(lambda self: self.model.multiplicity)
+    reason = property(lambda self: self.model.reason)
+    decided_by = property(lambda self: self.model.decided_by)
+
     def known_rule(self, side: Side) -> Literal["full", "ones|eq", "ones"]:
         """How a side's known words follow from its ones words under the model (FillTrails, Alg. 1)."""
         m = self.model

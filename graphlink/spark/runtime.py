@@ -43,9 +43,10 @@ class SparkUnavailable(GraphlinkError):
 
 
 def quiet_pandas_warning() -> None:
-    """pyspark 4.3 warns on every pandas conversion that pandas 3 is 'not yet fully supported'; graphlink's
-    tests pin the conversions it uses, so the warning is noise."""
+    """pyspark 4.3 warns on every pandas conversion that pandas 3 is 'not yet fully supported' (and about a
+    pandas keyword it still passes); graphlink's tests pin the conversions it uses, so these are noise."""
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
+    warnings.filterwarnings("ignore", message="The copy keyword is deprecated", module="pyspark")
 
 
 def _ivy_settings() -> str:

@@ -1,0 +1,75 @@
+"""The command line's Spark branch (``graphlink trails|reidentify|audit ... --engine spark``): the steps of
+:mod:`graphlink.commands.core` on :mod:`graphlink.spark`, returning the same objects so the commands format both
+engines' results with the same code."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+from graphlink.audit import AuditResult
+from graphlink.reidit import Reidentification
+from graphlink.spark import engine
+from graphlink.spark.fill import SparkTrails, build
+from graphlink.spark.release import SparkRelease, read
+from graphlink.spark.runtime import get_session
+from graphlink.trails import Trails
+from graphlink.trailsio import TrailSummary
+
+
+def _split(key: str | None) -> list[str] | None:
+    return [c.strip() for c in key.split(",") if c.strip()] if key else None
+
+
+def load_trails(release: Path, id_key: str | None, deid_key: str | None, reserved: str, multiplicity: str,
+                master: str | None, truth: Path | None = None, *, neo4j: bool = False) -> tuple[SparkRelease,
+                                                                                                  SparkTrails]:
+    """Read, validate and fill the release in Spark (``neo4j``: start the session with the Neo4j connector)."""
+    spark = get_session(master, neo4j=neo4j)
+    rel = read(spark, str(release), id_key=_split(id_key), deid_key=_split(deid_key), truth=truth)
+    return rel, build(rel, reserved, multiplicity)  # type: ignore[arg-type]
+
+
+def matrices(tr: SparkTrails) -> Trails:
+    """The full trail matrices for the csv/parquet writers (collected to the driver)."""
+    return tr.to_trails()
+
+
+def summary(tr: SparkTrails, top: int) -> TrailSummary:
+    return tr.summary(top=top)
+
+
+def reidentify(tr: SparkTrails, method: str, k: int | None, explain: bool | None) -> Reidentification:
+    return engine.reidentify(tr, method, k=k, explain=explain)
+
+
+def audit(tr: SparkTrails, k: int) -> AuditResult:
+    return engine.audit(tr, k)
+
+
+def _connect() -> Any:
+    from graphlink.store.neo4j import connect
+
+    return connect()
+
+
+def store_reidentification(tr: SparkTrails, name: str, result: Reidentification) -> tuple[str, str]:
+    """Load the release and write the pairs with the Neo4j connector.  Returns (server URI, run id)."""
+    from graphlink.spark import neo4j
+
+    with contextlib.closing(_connect()) as st:
+        neo4j.write_release(tr, st, name)
+        run = neo4j.write_reidentification(st, name, result, spark=tr.classes.sparkSession)
+        return st.uri, run
+
+
+def store_audit(tr: SparkTrails, name: str, result: AuditResult) -> tuple[str, str]:
+    """Load the release, write its link graph and the audit with the Neo4j connector.  Returns (URI, run id)."""
+    from graphlink.spark import neo4j
+
+    with contextlib.closing(_connect()) as st:
+        neo4j.write_release(tr, st, name)
+        neo4j.write_link_graph(tr, st, name)
+        run = neo4j.write_audit(st, name, result, spark=tr.classes.sparkSession)
+        return st.uri, run

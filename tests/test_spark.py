@@ -1,0 +1,283 @@
+"""The Spark engine (graphlink.spark) against the local engine, the oracle: the thesis example, releases built from the
+core properties' hypothesis instances, 1e5-subject simulations (uniform, households, low entropy), bad input and
+the CLI.  Real Spark in local[2] (one session for the whole run, ``spark`` fixture)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphlink import spark as gs
+from graphlink.audit import audit
+from graphlink.errors import GraphlinkError, ModelAssumptionError, ReleaseError
+from graphlink.linkgraph import build_linkgraph
+from graphlink.matching import classify_edges
+from graphlink.onetomany import classify_one_to_many
+from graphlink.reidit import reidentify
+from graphlink.release import ReleaseWarning, read_release
+from graphlink.simulate import simulate_households, simulate_probabilities, simulate_uniform
+from graphlink.spark import components
+from graphlink.trails import build_trails
+from graphlink.trailsio import summarize
+from tests.test_lowentropy import PROFILE, twin_heavy
+from tests.test_matching import instances
+from tests.test_onetomany import many_instances
+
+pytestmark = [pytest.mark.spark,
+              pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
+              pytest.mark.filterwarnings("ignore:The copy keyword is deprecated")]
+ROOT = Path(__file__).resolve().parent.parent
+FIG34 = ROOT / "graphlink" / "data" / "thesis_fig3_4.csv"
+ONE_TO_ONE = ("complete", "incomplete", "incomplete-k", "multiple", "true-loves")
+ONE_TO_MANY = ("multiple", "true-loves")
+
+
+def local_run(rel, reserved: str = "auto", multiplicity: str = "auto"):
+    """The local engine's trails, graph and classification (the oracle)."""
+    tr = build_trails(rel, reserved, multiplicity)
+    g = build_linkgraph(tr)
+    return tr, g, (classify_one_to_many(g) if tr.one_to_many else classify_edges(g))
+
+
+def assert_trails_equal(st_, tr) -> None:
+    got = st_.to_trails()
+    assert (got.reserved, got.multiplicity, got.reason, got.decided_by) == \
+        (tr.reserved, tr.multiplicity, tr.reason, tr.decided_by)
+    assert got.locations == tr.locations
+    pd.testing.assert_frame_equal(got.sizes, tr.sizes)
+    for side in ("identified", "deidentified"):
+        a, b = getattr(got, side), getattr(tr, side)
+        assert list(a.keys) == list(b.keys)
+        assert np.array_equal(a.known, b.known) and np.array_equal(a.ones, b.ones)
+    assert st_.summary(top=5, preview=5).to_dict() == summarize(tr, top=5, preview=5).to_dict()
+
+
+def assert_same(got, want, *, ordered: bool = True, reasons: bool = True) -> None:
+    """Same pairs (and reasons, order), same summary."""
+    a, b = got.pairs, want.pairs
+    if not ordered:
+        a = a.sort_values(["identified", "deidentified"]).reset_index(drop=True)
+        b = b.sort_values(["identified", "deidentified"]).reset_index(drop=True)
+    cols = ["identified", "deidentified", "reason"] if reasons else ["identified", "deidentified"]
+    pd.testing.assert_frame_equal(a[cols], b[cols])
+    assert got.summary == want.summary
+    assert got.method == want.method
+
+
+def assert_all_methods(st_, tr, g, classes, *, k: int = 2, split: str = "driver") -> None:
+    """Every method and the audit at two k: Spark (``split``) == local."""
+    ordered = split == "driver"
+    for method in (ONE_TO_MANY if tr.one_to_many else ONE_TO_ONE):
+        want = reidentify(g, method, k=k)
+        got = gs.reidentify(st_, method, k=k, split=split)
+        assert_same(got, want, ordered=ordered or method in ("true-loves", "multiple", "complete"))
+    for kk in (1, k + 1):
+        assert gs.audit(st_, kk, split=split).to_dict() == audit(classes, kk).to_dict()
+
+
+# --------------------------------------------------------------------------------------------- thesis example
+def test_thesis_example_equals_local(spark) -> None:
+    rel = read_release(FIG34)
+    tr, g, classes = local_run(rel)
+    st_ = gs.trails(str(FIG34), spark=spark)
+    assert_trails_equal(st_, tr)
+    for split in ("driver", "components"):
+        assert_all_methods(st_, tr, g, classes, split=split)
+    tl = gs.reidentify(st_, "true-loves")
+    assert set(zip(tl.pairs["identified"], tl.pairs["deidentified"], strict=True)) == {
+        ("Ali", "actg"), ("Bob", "ctga"), ("Charlie", "tgac"), ("Dan", "gatc")}
+    assert tl.pairs["reason"].iloc[-1] == "actg can only be Ali, so gatc must be Dan"
+
+
+# --------------------------------------------------------------------------------- hypothesis-generated releases
+@st.composite
+def releases(draw):
+    """Long tables from the core properties' trail instances (one-to-one, twin-heavy, one-to-many): an element is
+    disclosed where its trail has a 1, rows in a random order; the data model is left to auto or stated."""
+    family = draw(st.sampled_from(["one-to-one", "twins", "one-to-many"]))
+    if family == "one-to-many":
+        M, N = draw(many_instances())
+        reserved = draw(st.sampled_from(["identified", "none"]))
+    else:
+        M, N, reserved = draw(instances() if family == "one-to-one" else twin_heavy())
+    rows = [(f"c{c}", "identified", f"m{i}") for i, c in zip(*np.nonzero(np.asarray(M) == 1), strict=True)]
+    rows += [(f"c{c}", "deidentified", f"n{j}") for j, c in zip(*np.nonzero(np.asarray(N) == 1), strict=True)]
+    order = draw(st.permutations(range(len(rows)))) if rows else []
+    frame = pd.DataFrame([rows[i] for i in order], columns=["location", "kind", "element"], dtype=object)
+    return frame, draw(st.sampled_from(["auto", reserved]))
+
+
+def _outcome(fn):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fn(), None
+    except (ReleaseError, ModelAssumptionError) as exc:
+        return None, (type(exc), str(exc))
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(releases())
+def test_hypothesis_releases_equal_local(spark, inst) -> None:
+    frame, reserved = inst
+    want, want_err = _outcome(lambda: local_run(read_release(frame), reserved))
+    got, got_err = _outcome(lambda: gs.trails(frame, reserved=reserved, spark=spark))
+    assert got_err == want_err
+    if want_err:
+        return
+    tr, g, classes = want
+    assert_trails_equal(got, tr)
+    assert_all_methods(got, tr, g, classes, split="driver")
+    for split in ("components",):
+        assert gs.audit(got, 2, split=split).to_dict() == audit(classes, 2).to_dict()
+        assert_same(gs.reidentify(got, "true-loves", split=split), reidentify(g, "true-loves"))
+
+
+# ------------------------------------------------------------------------------------------ 1e5 simulations
+@pytest.fixture(scope="module")
+def simulations(tmp_path_factory) -> dict[str, tuple]:
+    """1e5-subject releases written as Parquet (uniform one-to-one with withholding, households, low entropy)."""
+    d = tmp_path_factory.mktemp("spark-sims")
+    out = {}
+    for name, rel, reserved in (
+            ("uniform", simulate_uniform(100_000, 24, 0.12, withhold=0.3, seed=4), "auto"),
+            ("households", simulate_households(40_000, 0.15, locations=24, seed=5), "auto"),
+            ("low-entropy", simulate_probabilities(100_000, PROFILE, withhold=0.5, reserved="identified", seed=6),
+             "auto")):
+        path = d / f"{name}.parquet"
+        rel.to_parquet(path)
+        out[name] = (path, read_release(path), reserved)
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["uniform", "households", "low-entropy"])
+def test_1e5_simulations_equal_local(spark, simulations, name) -> None:
+    path, rel, reserved = simulations[name]
+    tr, g, classes = local_run(rel, reserved)
+    assert len(tr.identified) >= 90_000 or name == "households"
+    st_ = gs.trails(str(path), reserved=reserved, spark=spark)
+    assert_trails_equal(st_, tr)
+    methods = ONE_TO_MANY if tr.one_to_many else ("complete", "incomplete", "true-loves")
+    for method in methods:
+        want = reidentify(g, method, k=2)
+        assert_same(gs.reidentify(st_, method, split="driver"), want)
+        if method != "complete":
+            assert_same(gs.reidentify(st_, method, split="components"), want,
+                        ordered=method != "incomplete", reasons=method != "true-loves")
+    for split in ("driver", "components"):
+        assert gs.audit(st_, 2, split=split).to_dict() == audit(classes, 2).to_dict()
+    if name == "low-entropy":
+        assert g.n_expanded_edges > 100 * len(g.class_ei)
+
+
+def test_components_by_distributed_stars_equal_driver_labels(spark) -> None:
+    st_ = gs.trails(simulate_uniform(2000, 60, 0.3, withhold=0.3, seed=9), reserved="deidentified", spark=spark)
+    by_stars = components.labels(st_, cc="spark").toPandas().sort_values("cid").reset_index(drop=True)
+    on_driver = components.labels(st_, cc="driver").toPandas().sort_values("cid").reset_index(drop=True)
+    pd.testing.assert_frame_equal(by_stars, on_driver)
+    sizes = by_stars["comp"].value_counts()
+    assert len(sizes) > 1000 and (sizes > 2).sum() > 20 and sizes.max() > 100     # many, some large
+
+
+# ------------------------------------------------------------------------------------------------ bad input
+BAD_CSV = {
+    "missing-column": "location,kind\nA,identified\n",
+    "unknown-kind": "location,kind,element\nA,identified,x\nA,person,y\nB,person,z\n",
+    "blank-location": "location,kind,element\nA,identified,x\n ,deidentified,y\n",
+    "blank-element": "location,kind,element\nA,identified,x\nA,deidentified,   \n",
+    "missing-field": "location,kind,element\nA,identified,x\nA,deidentified\n",
+    "too-many-fields": "location,kind,element\nA,identified,x\nA,deidentified,y,z\n",
+    "empty-file": "",
+    "header-only": "location,kind,element\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CSV))
+def test_bad_csv_gives_the_local_error(spark, tmp_path, case) -> None:
+    path = tmp_path / f"{case}.csv"
+    path.write_text(BAD_CSV[case])
+    with pytest.raises(ReleaseError) as want:
+        read_release(path)
+    with pytest.raises(ReleaseError) as got:
+        gs.trails(str(path), spark=spark)
+    assert str(got.value) == str(want.value)
+
+
+def test_bad_parquet_missing_file_duplicates_and_model_errors(spark, tmp_path) -> None:
+    pq = tmp_path / "blank.parquet"
+    pd.DataFrame({"location": ["A", "B"], "kind": ["identified", "identified"], "element": ["x", None]}).to_parquet(pq)
+    nokind = tmp_path / "nokind.parquet"
+    pd.DataFrame({"location": ["A"], "element": ["x"]}).to_parquet(nokind)
+    for path in (pq, nokind, tmp_path / "nope.csv"):
+        with pytest.raises(ReleaseError) as want:
+            read_release(path)
+        with pytest.raises(ReleaseError) as got:
+            gs.trails(str(path), spark=spark)
+        assert str(got.value) == str(want.value)
+    dup = tmp_path / "dup.csv"
+    dup.write_text("location,kind,element\nA,Identified,x\nA,de-identified,y\nA,identified, x\nB,identified,x\n"
+                   "B,deidentified,y\n")
+    with pytest.warns(UserWarning) as want_w:
+        tr = build_trails(read_release(dup))
+    with pytest.warns(UserWarning) as got_w:
+        st_ = gs.trails(str(dup), spark=spark)
+    def released(ws):
+        return [str(w.message) for w in ws if issubclass(w.category, ReleaseWarning)]
+
+    assert released(got_w) == released(want_w) and len(released(want_w)) == 1
+    assert_trails_equal(st_, tr)
+    mixed = tmp_path / "mixed.csv"          # sizes differ in both directions and no household explains them
+    mixed.write_text("location,kind,element\nA,identified,x\nA,identified,y\nA,deidentified,n\n"
+                     "B,identified,x\nB,deidentified,n\nB,deidentified,q\n")
+    with pytest.raises(ModelAssumptionError) as want_m:
+        build_trails(read_release(mixed))
+    with pytest.raises(ModelAssumptionError) as got_m:
+        gs.trails(str(mixed), spark=spark)
+    assert str(got_m.value) == str(want_m.value)
+
+
+# ------------------------------------------------------------------------------------------------------ CLI
+def run_cli(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
+    """``graphlink ARGS`` in this process (the session fixture's local[2] serves --engine spark)."""
+    from graphlink import cli
+
+    monkeypatch.setattr(sys, "argv", ["graphlink", *args])
+    code = 0
+    try:
+        cli.main()
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_engine_spark_equals_local(spark, monkeypatch, capsys, tmp_path) -> None:
+    spark_opts = ["--engine", "spark", "--spark-master", "local[2]"]
+    for args in (["reidentify", str(FIG34), "--method", "true-loves", "--format", "json"],
+                 ["audit", str(FIG34), "--k", "2", "--format", "json"],
+                 ["trails", str(FIG34), "--format", "json"]):
+        code_l, out_l, _ = run_cli(monkeypatch, capsys, *args)
+        code_s, out_s, err_s = run_cli(monkeypatch, capsys, *args, *spark_opts)
+        assert code_l == code_s == 0, err_s
+        assert json.loads(out_s) == json.loads(out_l)
+    bad = tmp_path / "bad.csv"
+    bad.write_text(BAD_CSV["unknown-kind"])
+    code, out, err = run_cli(monkeypatch, capsys, "audit", str(bad), "--k", "2", *spark_opts)
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == [f"graphlink: error: {bad}, row 3, column 'kind': unknown kind 'person'; "
+                                        "expected 'identified' or 'deidentified' (2 row(s) like this)"]
+
+
+def test_engine_errors_are_one_line(spark) -> None:
+    with pytest.raises(GraphlinkError, match="already running"):
+        gs.session("local[1]")
