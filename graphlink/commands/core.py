@@ -58,6 +58,11 @@ class Store(StrEnum):
     neo4j = "neo4j"
 
 
+class EngineOpt(StrEnum):
+    local = "local"
+    spark = "spark"
+
+
 class Mult(StrEnum):
     one_to_one = "one-to-one"
     one_to_many = "one-to-many"
@@ -80,6 +85,10 @@ MultO = Annotated[MultOpt, typer.Option("--multiplicity", help="one-to-one, or o
                                         "people per de-identified element, e.g. households); auto decides")]
 IdKey = Annotated[str | None, typer.Option("--id-key", help="Folder input: identified key column(s), comma-separated")]
 DeidKey = Annotated[str | None, typer.Option("--deid-key", help="Folder input: de-identified key column(s)")]
+EngineO = Annotated[EngineOpt, typer.Option("--engine", help="local (this machine) or spark (Apache Spark: "
+                                            "pip install 'graphlink[spark]'; paths or any URI Spark reads)")]
+MasterO = Annotated[str | None, typer.Option("--spark-master", help="Spark master URL for --engine spark "
+                                             "(default: SPARK_MASTER, else local[*])")]
 
 
 @contextlib.contextmanager
@@ -142,6 +151,21 @@ def _store():
     return connect()
 
 
+def _trails(release: Path, id_key: str | None, deid_key: str | None, reserved: ReservedOpt, multiplicity: MultOpt,
+            engine: EngineOpt, master: str | None, truth: Path | None = None, store: bool = False):
+    """(release, trails) from the chosen engine: core Release/Trails, or graphlink.spark's (same interface for the
+    model notes; the Spark branch's steps are in graphlink/spark/cli.py)."""
+    if engine is EngineOpt.spark:
+        from graphlink.spark import cli as spark_cli
+
+        with step(f"reading {release} and building trails in Spark"):
+            return spark_cli.load_trails(release, id_key, deid_key, reserved.value, multiplicity.value, master,
+                                         truth, neo4j=store)
+    rel = load(release, id_key, deid_key, truth)
+    with step("building trails"):
+        return rel, build_trails(rel, reserved.value, multiplicity.value)
+
+
 def register(app: typer.Typer) -> None:
     register_advisor(app)
 
@@ -152,7 +176,8 @@ def register(app: typer.Typer) -> None:
                    = TrailsFmt.table,
                    out: Annotated[Path | None, typer.Option("--out", help="Write the full matrices here")] = None,
                    top: Annotated[int, typer.Option("--top", min=1, help="Most common trails shown")] = 10,
-                   id_key: IdKey = None, deid_key: DeidKey = None) -> None:
+                   id_key: IdKey = None, deid_key: DeidKey = None, engine: EngineO = EngineOpt.local,
+                   spark_master: MasterO = None) -> None:
         """Build the identified (M) and de-identified (N) trail matrices (FillTrails, thesis Alg. 1).
 
         The table and json formats summarise them (sizes, model, distinct and most common trails, a preview);
@@ -161,11 +186,14 @@ def register(app: typer.Typer) -> None:
 
         if fmt is TrailsFmt.parquet and out is None:
             raise typer.BadParameter("parquet output needs --out FILE", param_hint="--out")
-        rel = load(release, id_key, deid_key)
-        with step("building trails"):
-            tr = build_trails(rel, reserved.value, multiplicity.value)
+        rel, tr = _trails(release, id_key, deid_key, reserved, multiplicity, engine, spark_master)
         model_note(tr)
+        spark = engine is EngineOpt.spark
         if fmt in (TrailsFmt.csv, TrailsFmt.parquet):
+            if spark:
+                from graphlink.spark import cli as spark_cli
+
+                tr = spark_cli.matrices(tr)
             with step("writing the trail matrices"):
                 if fmt is TrailsFmt.parquet:
                     with atomic_path(out) as tmp:
@@ -178,7 +206,7 @@ def register(app: typer.Typer) -> None:
             if out is not None:
                 err.print(f"wrote {rows:,} trails ({len(tr.locations)} locations) to {out}")
             return
-        summary = trailsio.summarize(tr, top=top)
+        summary = tr.summary(top=top) if spark else trailsio.summarize(tr, top=top)
         if fmt is TrailsFmt.json:
             typer.echo(json.dumps({"reserved": tr.reserved, "reason": tr.reason, **summary.to_dict()}, indent=2,
                                   default=str))
@@ -195,22 +223,31 @@ def register(app: typer.Typer) -> None:
                        fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
                        store: Annotated[Store, typer.Option("--store", help="Write results to Neo4j")] = Store.none,
                        name: Annotated[str | None, typer.Option("--name", help="Release name in the store")] = None,
-                       id_key: IdKey = None, deid_key: DeidKey = None) -> None:
+                       id_key: IdKey = None, deid_key: DeidKey = None, engine: EngineO = EngineOpt.local,
+                       spark_master: MasterO = None) -> None:
         """Re-identify elements from their trails; every pair carries its reason."""
         m = method.value
         if m == "incomplete-k" and k is None:
             raise typer.BadParameter("--method incomplete-k needs --k", param_hint="--k")
-        rel = load(release, id_key, deid_key, truth)
-        with step("building trails"):
-            tr = build_trails(rel, reserved.value, multiplicity.value)
+        rel, tr = _trails(release, id_key, deid_key, reserved, multiplicity, engine, spark_master, truth,
+                          store is Store.neo4j)
         model_note(tr)
         with step(f"running {m}"):
-            result = reidentify(tr, m, k=k, truth=rel.truth, explain=explain or None)
+            if engine is EngineOpt.spark:
+                from graphlink.spark import cli as spark_cli
+
+                result = spark_cli.reidentify(tr, m, k, explain or None)
+            else:
+                result = reidentify(tr, m, k=k, truth=rel.truth, explain=explain or None)
         if result.summary.get("model_ok") is False:
             # no pair is certain when the model's assumptions fail: say why instead of printing guesses
             raise ModelAssumptionError(result.summary.get("diagnostic") or "the data breaks the model")
         result.summary["model"] = model_dict(tr)
-        if store is Store.neo4j:
+        if store is Store.neo4j and engine is EngineOpt.spark:
+            with step("writing to Neo4j (Spark connector)"):
+                uri, run = spark_cli.store_reidentification(tr, name or rel.name, result)
+            err.print(f"stored as run {run} in {uri}")
+        elif store is Store.neo4j:
             with step("writing to Neo4j"), contextlib.closing(_store()) as st:
                 st.load_release(rel, name or rel.name)
                 run = st.write_reidentification(name or rel.name, result)
@@ -230,17 +267,27 @@ def register(app: typer.Typer) -> None:
                   fmt: Annotated[AuditFmt, typer.Option("--format")] = AuditFmt.table,
                   store: Annotated[Store, typer.Option("--store")] = Store.none,
                   name: Annotated[str | None, typer.Option("--name")] = None,
-                  id_key: IdKey = None, deid_key: DeidKey = None) -> None:
+                  id_key: IdKey = None, deid_key: DeidKey = None, engine: EngineO = EngineOpt.local,
+                  spark_master: MasterO = None) -> None:
         """Exact k-unlinkability audit (Definition 19) via the union of all maximum matchings."""
-        rel = load(release, id_key, deid_key)
-        with step("building trails and link graph"):
-            tr = build_trails(rel, reserved.value, multiplicity.value)
-            graph = build_linkgraph(tr)
+        rel, tr = _trails(release, id_key, deid_key, reserved, multiplicity, engine, spark_master,
+                          store=store is Store.neo4j)
         model_note(tr)
-        with step("classifying edges (maximum matching + SCC)"):
-            classes = classify_one_to_many(graph) if tr.one_to_many else classify_edges(graph)
-            result = run_audit(classes, k)
-        if store is Store.neo4j:
+        if engine is EngineOpt.spark:
+            from graphlink.spark import cli as spark_cli
+
+            with step("classifying edges in Spark"):
+                result = spark_cli.audit(tr, k)
+            if store is Store.neo4j:
+                with step("writing to Neo4j (Spark connector)"):
+                    uri, run = spark_cli.store_audit(tr, name or rel.name, result)
+                err.print(f"stored as run {run} in {uri}")
+        else:
+            with step("building the link graph and classifying edges (maximum matching + SCC)"):
+                graph = build_linkgraph(tr)
+                classes = classify_one_to_many(graph) if tr.one_to_many else classify_edges(graph)
+                result = run_audit(classes, k)
+        if store is Store.neo4j and engine is EngineOpt.local:
             with step("writing to Neo4j"), contextlib.closing(_store()) as st:
                 st.load_release(rel, name or rel.name)
                 st.write_link_graph(name or rel.name, classes)

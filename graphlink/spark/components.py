@@ -87,16 +87,23 @@ def _stars(e: DataFrame) -> DataFrame:
 
 
 def labels(st: SparkTrails, cc: str = "auto") -> DataFrame:
-    """Component label ``comp`` (smallest class id in the component) for every class ``cid``."""
+    """Component label ``comp`` (smallest class id in the component) for every class ``cid``; cached per trails
+    and method."""
     from pyspark.sql import functions as F
+
+    cache = st.__dict__.setdefault("_cache", {})
+    if ("labels", cc) in cache:
+        return cache[("labels", cc)]
 
     e = edges(st).select(F.col("id_cid").alias("a"), F.col("de_cid").alias("b"))
     if cc == "driver" or (cc == "auto" and e.count() <= CC_DRIVER_EDGES):
         lab = _driver_labels(e.toPandas(), st.classes.sparkSession)
     else:
         lab = _stars(e)
-    return (st.classes.select("cid").join(lab, "cid", "left")
-            .select("cid", F.coalesce("comp", "cid").alias("comp")))
+    out = (st.classes.select("cid").join(lab, "cid", "left")
+           .select("cid", F.coalesce("comp", "cid").alias("comp")).persist(storage_level()))
+    cache[("labels", cc)] = out
+    return out
 
 
 def _driver_labels(e: pd.DataFrame, spark: Any) -> DataFrame:
