@@ -224,3 +224,48 @@ def csr(src: np.ndarray, dst: np.ndarray, n_src: int) -> tuple[np.ndarray, np.nd
     order = np.argsort(src, kind="stable")
     ptr = np.searchsorted(src[order], np.arange(n_src + 1)).astype(np.int64)
     return ptr, np.asarray(dst, np.int64)[order]
+
+
+@numba.njit(inline="always", cache=True)
+def _blocks_agree(ci: np.ndarray, cj: np.ndarray, a: int, b: int) -> bool:  # pragma: no cover - numba
+    for r in range(ci.shape[1]):  # noqa: SIM110  (numba: an early-exit loop)
+        x, y = ci[a, r], cj[b, r]
+        if x >= 0 and y >= 0 and x != y:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def _block_pairs(t_ei: np.ndarray, t_ej: np.ndarray, ptr_i: np.ndarray, sub_i: np.ndarray, ptr_j: np.ndarray,
+                 sub_j: np.ndarray, codes_i: np.ndarray, codes_j: np.ndarray,
+                 out_i: np.ndarray, out_j: np.ndarray, fill: bool) -> int:  # pragma: no cover - numba
+    n = 0
+    for e in range(t_ei.shape[0]):
+        for p in range(ptr_i[t_ei[e]], ptr_i[t_ei[e] + 1]):
+            a = sub_i[p]
+            for q in range(ptr_j[t_ej[e]], ptr_j[t_ej[e] + 1]):
+                b = sub_j[q]
+                if _blocks_agree(codes_i, codes_j, a, b):
+                    if fill:
+                        out_i[n] = a
+                        out_j[n] = b
+                    n += 1
+    return n
+
+
+def block_pairs(t_ei: np.ndarray, t_ej: np.ndarray, ptr_i: np.ndarray, sub_i: np.ndarray, ptr_j: np.ndarray,
+                sub_j: np.ndarray, codes_i: np.ndarray, codes_j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Refine trail-class edges by attribute blocks (attribute linkage sets, TR02 Def. 3.1).
+
+    Trail class t has sub-classes ``sub[ptr[t]:ptr[t+1]]`` (its members split by block codes); for every trail
+    edge (t_ei[e], t_ej[e]) the sub-class pairs whose codes agree on every relation (equal, or -1 = unknown on
+    either side) become edges.  Two passes (count, fill).  O(Σ_e |sub(t_i)|·|sub(t_j)|·R): at most the element
+    edge count times the number of relations.
+    """
+    args = (np.asarray(t_ei, np.int64), np.asarray(t_ej, np.int64), ptr_i.astype(np.int64), sub_i.astype(np.int64),
+            ptr_j.astype(np.int64), sub_j.astype(np.int64), np.ascontiguousarray(codes_i, np.int64),
+            np.ascontiguousarray(codes_j, np.int64))
+    n = _block_pairs(*args, np.zeros(0, np.int64), np.zeros(0, np.int64), False)
+    out_i, out_j = np.empty(n, np.int64), np.empty(n, np.int64)
+    _block_pairs(*args, out_i, out_j, True)
+    return out_i, out_j

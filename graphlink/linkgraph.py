@@ -150,17 +150,32 @@ class LinkGraph:
         return di_class[self.id_class].astype(np.int64), dj_class[self.de_class].astype(np.int64)
 
 
+@dataclass(frozen=True)
+class Blocks:
+    """Attribute blocks of an attribute linkage set (TR02 Definition 3.1; :mod:`graphlink.als` builds them).
+
+    Per element and relation an integer code, -1 when the value is unknown.  An identified and a de-identified
+    element are *compatible* when, for every relation, their codes are equal or one of them is unknown.  The
+    link graph then keeps an edge only where both the trails and the blocks allow it.
+    """
+
+    identified: np.ndarray            # (|M|, R) int64
+    deidentified: np.ndarray          # (|N|, R) int64
+    names: tuple[str, ...] = ()       # one label per relation (for explanations)
+
+
 def build_linkgraph(trails: Trails, *, method: Literal["auto", "mask", "bruteforce"] = "auto",
-                    progress: Progress | None = None) -> LinkGraph:
+                    progress: Progress | None = None, blocks: Blocks | None = None) -> LinkGraph:
     """Link edges between identified and de-identified trails (Definition 17), twin-compressed.
 
-    O(|M| log |M| + |N| log |N|) for the twin classes plus the class-link cost of :func:`class_links`.
+    With ``blocks`` (an attribute linkage set), an edge also needs compatible attribute blocks, and twin classes
+    are (trail, block) groups: every analysis (matching, true loves, audit, REIDIT) then runs on the constrained
+    graph unchanged.  O(|M| log |M| + |N| log |N|) for the twin classes plus the class-link cost of
+    :func:`class_links` (plus :func:`graphlink.kernels.block_pairs` with blocks).
     """
     M, N = trails.identified, trails.deidentified
     id_rep, id_class = row_classes(M.known, M.ones)
     de_rep, de_class = row_classes(N.known, N.ones)
-    id_size = np.bincount(id_class, minlength=len(id_rep)).astype(np.int64)
-    de_size = np.bincount(de_class, minlength=len(de_rep)).astype(np.int64)
 
     if trails.star_side == "identified":
         R, S, r_rep, s_rep = M, N, id_rep, de_rep
@@ -171,11 +186,35 @@ def build_linkgraph(trails: Trails, *, method: Literal["auto", "mask", "brutefor
         cei, cej = r_idx, s_idx
     else:
         cei, cej = s_idx, r_idx
+    if blocks is not None:
+        id_class, de_class, cei, cej = _refine(blocks, M, N, id_class, de_class, cei, cej)
+    id_size = np.bincount(id_class).astype(np.int64) if len(id_class) else np.zeros(0, np.int64)
+    de_size = np.bincount(de_class).astype(np.int64) if len(de_class) else np.zeros(0, np.int64)
     order = np.lexsort((cei, cej))
     cei, cej = cei[order], cej[order]
 
     n_null, null_side = _null_padding(trails, len(M), len(N))
     return LinkGraph(trails, id_class, de_class, id_size, de_size, cei, cej, n_null, null_side)
+
+
+def _refine(blocks: Blocks, M: TrailSide, N: TrailSide, id_class: np.ndarray, de_class: np.ndarray,
+            cei: np.ndarray, cej: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Split trail classes by attribute blocks and keep the compatible sub-class pairs of every trail edge."""
+    from graphlink.kernels import block_pairs
+
+    codes_m = np.ascontiguousarray(blocks.identified, np.int64).reshape(len(M), -1)
+    codes_n = np.ascontiguousarray(blocks.deidentified, np.int64).reshape(len(N), -1)
+    if codes_m.shape[1] != codes_n.shape[1]:
+        raise ValueError("both sides need one block code per relation")
+    refined = []
+    for cls, codes in ((id_class, codes_m), (de_class, codes_n)):
+        rep, sub = row_classes(cls.astype(np.uint64).reshape(-1, 1), codes.view(np.uint64))
+        parent = cls[rep]                                   # trail class of every sub-class
+        ptr, members_of = members(parent, int(cls.max()) + 1 if len(cls) else 0)
+        refined.append((sub, ptr, members_of, codes[rep]))
+    (id_sub, pi, si, ci), (de_sub, pj, sj, cj) = refined
+    ei, ej = block_pairs(cei, cej, pi, si, pj, sj, ci, cj)
+    return id_sub, de_sub, ei, ej
 
 
 def _null_padding(trails: Trails, n_m: int, n_n: int) -> tuple[int, Side | None]:
