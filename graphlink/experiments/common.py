@@ -96,6 +96,14 @@ def parallel_map(fn: Callable[[Any], Any], tasks: Sequence[Any], *, workers: int
     return results
 
 
+def gather_rows(measure: Callable[[Any], list[dict[str, Any]]], tasks: Sequence[Any], *, workers: int | None = None,
+                progress: ProgressArg = None, description: str = "simulating") -> pd.DataFrame:
+    """Run ``measure`` on every task (:func:`parallel_map`) and stack the row dicts each returns into one
+    table, in task order."""
+    parts = parallel_map(measure, tasks, workers=workers, progress=progress, description=description)
+    return pd.DataFrame([row for part in parts for row in part])
+
+
 def _worker_init() -> None:
     """One numba thread per worker process: the pool already uses every core (no oversubscription)."""
     os.environ["NUMBA_NUM_THREADS"] = "1"
