@@ -9,21 +9,12 @@ synthetic analogue, so only the shape of the curve is comparable. O(runs · |k| 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from graphlink.experiments.common import (
-    ExperimentResult,
-    ProgressArg,
-    gather_rows,
-    out_dir,
-    population_trails,
-    preset,
-    task_seed,
-)
+from graphlink.experiments.common import ExperimentResult, RunSettings, population_trails, task_seed, with_presets
 from graphlink.experiments.figures import figure, label, mean_sd, save
 from graphlink.experiments.registry import experiment
 from graphlink.simulate import draw_population
@@ -61,15 +52,13 @@ def _measure(task: tuple) -> list[dict[str, Any]]:
 
 
 @experiment("k-reidentification", "Figure 9.1 / Table 9.1: samples k-re-identified by REIDIT-I-K, k = 2..50")
-def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "experiments", small: bool = False,
-        progress: ProgressArg = None, workers: int | None = None) -> ExperimentResult:
+@with_presets(SMALL, FULL)
+def run(s: RunSettings) -> ExperimentResult:
     """Write ``k-reidentification.csv`` and ``k-reidentification.png`` (% k-re-identified vs k)."""
-    cfg = preset(small, runs, SMALL, FULL)
-    d = out_dir(out)
-    tasks = [(cfg["subjects"], cfg["locations"], cfg["mean_visits"], cfg["ks"], seed, r)
+    cfg, d = s.cfg, s.out
+    tasks = [(cfg["subjects"], cfg["locations"], cfg["mean_visits"], cfg["ks"], s.seed, r)
              for r in range(cfg["runs"])]
-    df = gather_rows(_measure, tasks, workers=1 if small else workers, progress=progress,
-                     description="k-reidentification")
+    df = s.rows(_measure, tasks, "k-reidentification")
     df.to_csv(d / "k-reidentification.csv", index=False)
     g = df.groupby("k").agg(fraction=("fraction", "mean"), sd=("fraction", "std")).reset_index()
     g["sd"] = g["sd"].fillna(0.0)

@@ -14,20 +14,11 @@ O(points · runs · (n·|C| + E·√V)).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from graphlink.experiments.common import (
-    ExperimentResult,
-    ProgressArg,
-    gather_rows,
-    out_dir,
-    population_trails,
-    preset,
-    task_seed,
-)
+from graphlink.experiments.common import ExperimentResult, RunSettings, population_trails, task_seed, with_presets
 from graphlink.experiments.figures import figure, label, save
 from graphlink.experiments.registry import experiment
 from graphlink.experiments.uniqueness_grid import DISTRIBUTIONS, probabilities, zero_star_trails
@@ -69,15 +60,14 @@ def _measure(task: tuple) -> list[dict[str, Any]]:
 
 
 @experiment("optimal-gap", "Ours: exact true loves vs REIDIT-I vs REIDIT-C across the uniform/Zipf grid")
-def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "experiments", small: bool = False,
-        progress: ProgressArg = None, workers: int | None = None) -> ExperimentResult:
+@with_presets(SMALL, FULL)
+def run(s: RunSettings) -> ExperimentResult:
     """Write ``optimal-gap.csv`` (per population and method) and ``optimal-gap.png``."""
-    cfg = preset(small, runs, SMALL, FULL)
-    d = out_dir(out)
-    tasks = [(model, dist, p, C, cfg["subjects"], seed, r, di, pi) for model in cfg["models"]
+    cfg, d = s.cfg, s.out
+    tasks = [(model, dist, p, C, cfg["subjects"], s.seed, r, di, pi) for model in cfg["models"]
              for di, dist in enumerate(DISTRIBUTIONS) for pi, p in enumerate(cfg["params"])
              for C in cfg["locations"] for r in range(cfg["runs"])]
-    df = gather_rows(_measure, tasks, workers=1 if small else workers, progress=progress, description="optimal gap")
+    df = s.rows(_measure, tasks, "optimal gap")
     df["fraction"] = df["reidentified"] / df["subjects"]
     df.to_csv(d / "optimal-gap.csv", index=False)
     g = df.groupby(["model", "distribution", "locations", "param", "method"])["fraction"].mean().reset_index()

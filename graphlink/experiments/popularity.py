@@ -8,20 +8,11 @@ re-identified by REIDIT-C (unique trail, Alg. 2/3, by sorting). O(runs · |C| ·
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from graphlink.experiments.common import (
-    ExperimentResult,
-    ProgressArg,
-    gather_rows,
-    out_dir,
-    preset,
-    reidit_c_matrix,
-    task_seed,
-)
+from graphlink.experiments.common import ExperimentResult, RunSettings, reidit_c_matrix, task_seed, with_presets
 from graphlink.experiments.figures import figure, label, save
 from graphlink.experiments.registry import experiment
 from graphlink.simulate import zipf_population
@@ -49,14 +40,13 @@ def _measure(task: tuple) -> list[dict[str, Any]]:
 
 @experiment("popularity", "Figures 5.5/5.6: REIDIT-C as Zipf locations are added most->least visited and "
             "the reverse")
-def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "experiments", small: bool = False,
-        progress: ProgressArg = None, workers: int | None = None) -> ExperimentResult:
+@with_presets(SMALL, FULL)
+def run(s: RunSettings) -> ExperimentResult:
     """Write ``popularity.csv`` (per run) and ``popularity.png`` (means ± sd, both orders)."""
-    cfg = preset(small, runs, SMALL, FULL)
-    d = out_dir(out)
-    tasks = [(n, C, cfg["alpha"], seed + 7919 * i, r) for i, (n, C) in enumerate(cfg["populations"])
+    cfg, d = s.cfg, s.out
+    tasks = [(n, C, cfg["alpha"], s.seed + 7919 * i, r) for i, (n, C) in enumerate(cfg["populations"])
              for r in range(cfg["runs"])]
-    df = gather_rows(_measure, tasks, workers=1 if small else workers, progress=progress, description="popularity")
+    df = s.rows(_measure, tasks, "popularity")
     df.to_csv(d / "popularity.csv", index=False)
     g = df.groupby(["population", "subjects", "locations", "order", "locations_added"]).agg(
         discovered=("discovered", "mean"), reidentified=("reidentified", "mean"),

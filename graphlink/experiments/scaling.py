@@ -14,21 +14,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from graphlink.errors import ModelAssumptionError
-from graphlink.experiments.common import (
-    ExperimentResult,
-    ProgressArg,
-    gather_rows,
-    out_dir,
-    population_trails,
-    preset,
-    task_seed,
-)
+from graphlink.experiments.common import ExperimentResult, RunSettings, population_trails, task_seed, with_presets
 from graphlink.experiments.figures import figure, label, save
 from graphlink.experiments.registry import experiment
 from graphlink.simulate import draw_population
@@ -76,16 +67,14 @@ def _measure(task: tuple) -> list[dict[str, Any]]:
 
 @experiment("scaling", "Figure 5.9: REIDIT-C/I re-identified counts and runtimes for 1e2..1e6 subjects over "
             "24/48/72 locations")
-def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "experiments", small: bool = False,
-        progress: ProgressArg = None, workers: int | None = None) -> ExperimentResult:
+@with_presets(SMALL, FULL)
+def run(s: RunSettings) -> ExperimentResult:
     """Write ``scaling.csv`` and ``scaling.png`` (% re-identified and seconds vs log10 population)."""
-    cfg = preset(small, runs, SMALL, FULL)
-    d = out_dir(out)
-    tasks = [(n, w, seed, r) for n in cfg["sizes"] for w in cfg["copies"] for r in range(cfg["runs"])]
+    cfg, d = s.cfg, s.out
+    tasks = [(n, w, s.seed, r) for n in cfg["sizes"] for w in cfg["copies"] for r in range(cfg["runs"])]
     tasks.sort(key=lambda t: -t[0] * t[1])
     # the largest populations need the memory of the whole machine: run them one at a time
-    df = gather_rows(_measure, tasks, workers=1 if small or max(cfg["sizes"]) > 100_000 else workers,
-                     progress=progress, description="scaling")
+    df = s.rows(_measure, tasks, "scaling", serial=max(cfg["sizes"]) > 100_000)
     df = df.sort_values(["algorithm", "locations", "subjects", "run"])
     df.to_csv(d / "scaling.csv", index=False)
     g = df.groupby(["algorithm", "locations", "subjects"]).agg(fraction=("fraction", "mean"),

@@ -10,20 +10,11 @@ re-identified (mean ± sd). O(runs · |miss| · |k| · (n·|C| + E)).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from graphlink.experiments.common import (
-    ExperimentResult,
-    ProgressArg,
-    gather_rows,
-    out_dir,
-    population_trails,
-    preset,
-    task_seed,
-)
+from graphlink.experiments.common import ExperimentResult, RunSettings, population_trails, task_seed, with_presets
 from graphlink.experiments.figures import figure, label, mean_sd, save
 from graphlink.experiments.registry import experiment
 from graphlink.simulate import Population, zipf_population
@@ -65,15 +56,14 @@ def _measure(task: tuple) -> list[dict[str, Any]]:
 
 @experiment("withholding", "Figure 5.8: REIDIT-I as the reserved side withholds records with miss = 0.1, "
             "0.5, 0.9")
-def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "experiments", small: bool = False,
-        progress: ProgressArg = None, workers: int | None = None) -> ExperimentResult:
+@with_presets(SMALL, FULL)
+def run(s: RunSettings) -> ExperimentResult:
     """Write ``withholding.csv`` (per run) and ``withholding.png`` (one panel per miss)."""
-    cfg = preset(small, runs, SMALL, FULL)
-    d = out_dir(out)
+    cfg, d = s.cfg, s.out
     # the same populations (visits) for every miss: the seed does not depend on miss (common random numbers)
-    tasks = [(cfg["subjects"], cfg["locations"], cfg["alpha"], m, cfg["steps"], seed, r, mi)
+    tasks = [(cfg["subjects"], cfg["locations"], cfg["alpha"], m, cfg["steps"], s.seed, r, mi)
              for mi, m in enumerate(cfg["miss"]) for r in range(cfg["runs"])]
-    df = gather_rows(_measure, tasks, workers=1 if small else workers, progress=progress, description="withholding")
+    df = s.rows(_measure, tasks, "withholding")
     df.to_csv(d / "withholding.csv", index=False)
     g = df.groupby(["miss", "locations"]).agg(
         deidentified_trails=("deidentified_trails", "mean"), identified_trails=("identified_trails", "mean"),
