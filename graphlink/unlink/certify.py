@@ -16,8 +16,18 @@ import pandas as pd
 from graphlink.errors import ModelAssumptionError
 
 
-def check_model(release: Any) -> None:
-    """Definition 21 needs Ω reserved to Γ (or unreserved): |ω_c| ≤ |γ_c| at every location."""
+def check_model(release: Any, multiplicity: str = "auto") -> None:
+    """Definition 21 needs one-to-one data with Ω reserved to Γ (or unreserved): |ω_c| ≤ |γ_c| at every location.
+
+    One-to-many releases (several people per de-identified element, thesis Appendix A; the data model is decided
+    by :mod:`graphlink.model`) are refused: k-unlinkability by suppression is defined for one-to-one links."""
+    from graphlink.trails import build_trails
+
+    if multiplicity != "one-to-one" and build_trails(release, "auto", multiplicity).one_to_many:
+        raise ModelAssumptionError(
+            "unlink protects one-to-one releases (thesis ch. 7, Definition 21), but this release is read as "
+            "one-to-many: several identified people share a de-identified element (Appendix A); state "
+            "--multiplicity one-to-one if every de-identified element belongs to one person")
     sizes = release.sizes()
     bad = sizes.index[sizes["deidentified"] > sizes["identified"]].tolist()
     if bad:
@@ -57,7 +67,7 @@ def audit_release(release: Any, k: int, reserved: str = "deidentified") -> tuple
     from graphlink.matching import classify_edges
     from graphlink.trails import build_trails
 
-    classes = classify_edges(build_linkgraph(build_trails(release, reserved)))
+    classes = classify_edges(build_linkgraph(build_trails(release, reserved, "one-to-one")))
     return audit(classes, k), classes
 
 

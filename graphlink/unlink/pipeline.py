@@ -54,7 +54,7 @@ class UnlinkResult:
 
 def unlink(release: Any, k: int, method: str = "force-dedup", seed: int | None = 0, *,
            certify_output: bool = True, audit_before: bool = True, max_rounds: int = 1000,
-           progress: Callable[[str], None] | None = None) -> UnlinkResult:
+           progress: Callable[[str], None] | None = None, multiplicity: str = "auto") -> UnlinkResult:
     """Unlink a release by suppression (Definition 21) and certify it with the exact audit.
 
     Runs ``method`` (greedy-dedup, force-dedup, flow-dedup) with seeded tie-breaking, writes the release
@@ -68,7 +68,7 @@ def unlink(release: Any, k: int, method: str = "force-dedup", seed: int | None =
     if not hasattr(release, "frame"):
         from graphlink.release import read_release
         release = read_release(release)
-    check_model(release)
+    check_model(release, multiplicity)
     t0 = time.perf_counter()
     inst = Instance.from_frame(release.frame)
     alloc = allocate(inst, k, method, seed)
