@@ -155,3 +155,15 @@ def test_bad_input_exits_2_with_one_line(tmp_path: Path) -> None:
     line = bad("anonymize", pt, "--qi", QI, "--k", "2", "--algorithm", "mu-argus", "--identifying", "Race=9",
                "--out", str(tmp_path / "o.csv"))
     assert "--identifying" in line
+
+
+def test_dataset_export_round_trip(tmp_path: Path) -> None:
+    out = run("dataset", "acs12", "--out", str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    d = ok_json("anonymize", str(tmp_path / "acs12.csv"), "--qi", "age,gender,race,edu", "--k", "10",
+                "--hierarchies", str(tmp_path / "hierarchies"), "--max-suppression", "0.02",
+                "--out", str(tmp_path / "a.csv"))
+    released = pd.read_csv(tmp_path / "a.csv", dtype=str, keep_default_na=False)
+    assert len(released) == 2000 - d["suppressed_rows"] and d["suppressed_rows"] <= 40
+    assert is_k_anonymous(released, ["age", "gender", "race", "edu"], 10)
+    assert "unknown dataset" in bad("dataset", "adult", "--out", str(tmp_path))

@@ -105,7 +105,7 @@ def test_intervals_contain_their_values(values: list[int], widths: tuple[int, ..
     h = H.intervals("x", values, widths=widths)
     for v in set(values):
         for level, w in enumerate(widths, start=1):
-            m = re.fullmatch(r"(-?\d+)-(-?\d+)", h.generalize(str(v), level))
+            m = re.fullmatch(r"\[?(-?\d+)(?:-|, )(-?\d+)\]?", h.generalize(str(v), level))
             lo, hi = int(m.group(1)), int(m.group(2))
             assert lo <= v <= hi and hi - lo + 1 == w and lo % w == 0
 

