@@ -6,7 +6,8 @@
     graphlink qi attack unsorted|complementary|temporal FIRST SECOND --qi A,B,C [--hierarchies DIR] [--on C]
     graphlink qi hierarchy TABLE --column C --kind digits|dates|intervals|flat|iupac --out C.csv
     graphlink qi dataset acs12|cps1988|sweeney --out DIR         (real data + shipped hierarchies)
-    graphlink qi load TABLE --qi A,B,C [--hierarchies DIR] --name NAME [--k K --algorithm …]   (Neo4j)
+    graphlink qi load TABLE --qi A,B,C [--hierarchies DIR] --name NAME [--domain D] [--key C]   (Neo4j)
+    graphlink qi anonymize … --store neo4j [--name NAME]                                    (Neo4j)
 
 Bad input (unknown column, a value missing from a hierarchy, k larger than the table, a malformed hierarchy
 file) exits 2 with one line naming file, row, column and what was expected.
@@ -45,6 +46,7 @@ Fmt = StrEnum("Fmt", {"table": "table", "json": "json"})                       #
 Algorithm = StrEnum("Algorithm", {a.replace("-", "_"): a for a in ALGORITHMS})  # type: ignore[misc]
 Loss = StrEnum("Loss", {x.replace("-", "_"): x for x in LOSSES})               # type: ignore[misc]
 Attack = StrEnum("Attack", {a: a for a in ATTACKS})                             # type: ignore[misc]
+Store = StrEnum("Store", {"neo4j": "neo4j"})                                    # type: ignore[misc]
 Kind = StrEnum("Kind", {x: x for x in ("digits", "dates", "intervals", "flat", "iupac")})  # type: ignore[misc]
 
 TableArg = Annotated[Path, typer.Argument(help="The table: CSV (read as text) or Parquet", show_default=False)]
@@ -207,6 +209,10 @@ def anonymize_cmd(table: TableArg, qi: QiOpt,
                       "--identifying", help="mu-argus: identifying class per QI (0-3), e.g. BirthDate=3,ZIP=2")] = None,
                   max_combination: Annotated[int, typer.Option(
                       "--max-combination", min=1, help="mu-argus: largest attribute combination tested")] = 3,
+                  store: Annotated[Store | None, typer.Option("--store", help="Also write the release to Neo4j (the "
+                                                                       "table is loaded first if needed)")] = None,
+                  name: Annotated[str | None, typer.Option("--name", help="Name of the QI table in Neo4j "
+                                                                          "(default: the file stem)")] = None,
                   fmt: FmtOpt = Fmt.table) -> None:
     """Generalize (and suppress) until the table is k-anonymous over the QI; write it with the same columns."""
     cols = split(qi)
@@ -217,10 +223,25 @@ def anonymize_cmd(table: TableArg, qi: QiOpt,
     with status(f"{algorithm.value}: anonymizing {t.n:,} rows"):
         res = anonymize(t, k, algorithm.value, max_suppression=max_suppression, loss=loss.value, **options)
     write_frame(res.frame(), out)
+    summary = res.summary()
+    if store == Store.neo4j:
+        summary["run"] = _store_release(t, res, name or table.stem)
     if fmt == Fmt.json:
-        emit_json(res.summary())
+        emit_json(summary)
     else:
         print_anonymization(res, out)
+        if "run" in summary:
+            typer.echo(f"written to Neo4j as QI table {name or table.stem!r}, release {summary['run']} "
+                       f"(graphlink cypher qi_release_classes --param run={summary['run']})")
+
+
+def _store_release(t: QITable, res: Anonymization, name: str) -> str:
+    from graphlink.store import qi as qstore
+    from graphlink.store.neo4j import connect
+
+    with connect() as st:
+        qstore.load_table(st, t, name)
+        return qstore.write_release(st, name, res)
 
 
 @qi_app.command("attack")
@@ -290,6 +311,29 @@ def hierarchy_cmd(table: TableArg,
     out.parent.mkdir(parents=True, exist_ok=True)
     h.to_csv(out)
     typer.echo(f"{out}: {len(h.values)} values, height {h.height}")
+
+
+@qi_app.command("load")
+def load_cmd(table: TableArg, qi: QiOpt,
+             name: Annotated[str, typer.Option("--name", help="Name of the QI table in Neo4j", show_default=False)],
+             hierarchies: HierOpt = None,
+             domain: Annotated[str | None, typer.Option(
+                 "--domain", help="Hierarchy namespace (default: --name); give an identified table the domain of "
+                                  "a released one to link them (cypher/qi_links.cypher)")] = None,
+             key: Annotated[str | None, typer.Option("--key", help="Column kept on each record (e.g. a name)")] = None,
+             sensitive: Annotated[str | None, typer.Option("--sensitive", help="Sensitive column kept on each "
+                                                                               "record")] = None,
+             replace: Annotated[bool, typer.Option("--replace", help="Replace a table of that name")] = False) -> None:
+    """Load a QI table, its values and hierarchies into Neo4j (records, QI values, generalization levels)."""
+    from graphlink.store import qi as qstore
+    from graphlink.store.neo4j import connect
+
+    t = load_table(table, split(qi), hierarchies)
+    with connect() as st, status(f"loading {t.n:,} records into Neo4j"):
+        info = qstore.load_table(st, t, name, domain=domain, key=key, sensitive=sensitive, replace=replace)
+    typer.echo(f"QI table {name!r}: {info.get('rows', t.n):,} records, domain {info.get('domain')!r}"
+               f"{' (already loaded)' if info.get('skipped') else ''}; try: graphlink cypher qi_classes "
+               f"--param table={name}")
 
 
 @qi_app.command("dataset")
