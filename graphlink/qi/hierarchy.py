@@ -187,15 +187,20 @@ def _validate(rows: list[list[str]], where: str) -> None:
                                    column=f"level {c + 1}")
 
 
+def parse_csv(text: str, name: str, source: str | None = None) -> Hierarchy:
+    """An ARX hierarchy from CSV text (``;``-separated, one row per value; blank lines ignored)."""
+    rows = [row for row in csv.reader(io.StringIO(text), delimiter=DELIMITER) if row and any(c.strip() for c in row)]
+    return Hierarchy(name, [[c.strip() for c in row] for row in rows], source=source)
+
+
 def read_csv(path: str | Path, name: str | None = None) -> Hierarchy:
-    """Read an ARX hierarchy CSV (``;``-separated; the attribute name defaults to the file stem)."""
+    """Read an ARX hierarchy CSV (the attribute name defaults to the file stem)."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise ReleaseError(f"cannot read hierarchy ({exc.__class__.__name__}: {exc})", file=str(p)) from None
-    rows = [row for row in csv.reader(io.StringIO(text), delimiter=DELIMITER) if row and any(c.strip() for c in row)]
-    return Hierarchy(name or p.stem, [[c.strip() for c in row] for row in rows], source=str(p))
+    return parse_csv(text, name or p.stem, str(p))
 
 
 def read_dir(directory: str | Path, columns: Iterable[str] | None = None) -> dict[str, Hierarchy]:
