@@ -39,7 +39,8 @@ def run_optimal(table: QITable, k: int, *, max_suppression: float = 0.0, loss: s
     res = optimal(table, k, max_suppression=max_suppression, loss=loss, progress=progress)
     return Anonymization(table, "optimal", k, np.array(res.node.levels), res.node.row_mask(table),
                          time.perf_counter() - t0,
-                         {"loss": loss, "max_suppressed_rows": res.limit, "lattice": res.stats.to_dict()})
+                         {"loss": loss, "max_suppressed_rows": res.limit, "lattice": res.stats.to_dict()},
+                         measures=res.node.measures)
 
 
 def enforce(res: Anonymization) -> Anonymization:

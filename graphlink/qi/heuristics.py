@@ -12,15 +12,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from graphlink.errors import ReleaseError
-from graphlink.qi.lattice import check_k, evaluate
+from graphlink.qi.lattice import check_k
 from graphlink.qi.result import Anonymization
 from graphlink.qi.table import QITable, pack
-
-
-def _distinct_at(table: QITable, i: int, level: int) -> int:
-    """Distinct values of QI ``i`` at ``level`` among the table's rows."""
-    h = table.hierarchies[i]
-    return int(np.unique(h.ancestors[level][table.freq_codes[:, i]]).size)
 
 
 def datafly(table: QITable, k: int, *, max_suppressed: int | None = None) -> Anonymization:
@@ -34,23 +28,25 @@ def datafly(table: QITable, k: int, *, max_suppressed: int | None = None) -> Ano
 
     Step 4 (complementary suppression so that the suppressed tuples, released as all-``*`` rows, are k
     themselves) is moot here: suppressed rows are removed (ARX semantics). Full-domain output; not minimal
-    (SW-A: "crude decisions"). O(steps · d·m), steps ≤ Σ heights.
+    (SW-A: "crude decisions"). ``freq`` is rolled up from step to step, so a step costs O(|freq|·m) and
+    ``freq`` shrinks as it goes; steps ≤ Σ heights.
     """
     check_k(table, k)
     t0 = time.perf_counter()
     limit = k if max_suppressed is None else int(max_suppressed)
-    levels = [0] * table.m
+    freq = table.bottom
     steps = []
     while True:
-        node = evaluate(table, levels, k, limit)
-        if node.anonymous:
+        outliers = int(freq.counts[freq.counts < k].sum())
+        if outliers <= limit:
             break
-        distinct = [_distinct_at(table, i, lv) if lv < h else -1
-                    for i, (lv, h) in enumerate(zip(levels, table.heights, strict=True))]
+        distinct = [int(np.count_nonzero(np.bincount(freq.columns[i]))) if lv < h else -1
+                    for i, (lv, h) in enumerate(zip(freq.levels, table.heights, strict=True))]
         j = int(np.argmax(distinct))
-        steps.append({"attribute": table.qi[j], "distinct": distinct[j], "outlier_rows": node.suppressed_rows})
-        levels[j] += 1
-    return Anonymization(table, "datafly", k, np.array(levels), node.row_mask(table), time.perf_counter() - t0,
+        steps.append({"attribute": table.qi[j], "distinct": distinct[j], "outlier_rows": outliers})
+        freq = table.groups([lv + (i == j) for i, lv in enumerate(freq.levels)], freq)
+    suppressed = (table.class_sizes(freq.levels) < k)[table.row_freq]
+    return Anonymization(table, "datafly", k, np.array(freq.levels), suppressed, time.perf_counter() - t0,
                          {"max_suppressed_rows": limit, "steps": steps})
 
 

@@ -39,11 +39,12 @@ import numpy as np
 import pandas as pd
 
 from graphlink.errors import ReleaseError
-from graphlink.qi.metrics import LOSSES, Measures, node_measures, static_bounds
-from graphlink.qi.table import QITable
+from graphlink.qi.metrics import LOSSES, Measures, group_loss, node_measures, static_bounds
+from graphlink.qi.table import Groups, QITable
 
 Progress = Callable[[float, str], None] | None
 MAX_NODES = 5_000_000
+SNAPSHOTS = 16          # grouped nodes kept to roll up from
 UNKNOWN, ANONYMOUS, FAILS = 0, 1, -1
 
 
@@ -141,7 +142,8 @@ class SearchStats:
 
 
 class _Search:
-    """Shared state of the lattice traversals: status per node, tagging, Flash-style path probing."""
+    """Shared state of the lattice traversals: status per node, tagging, Flash-style path probing, and the
+    last grouped nodes (snapshots) that later nodes above them are rolled up from."""
 
     def __init__(self, table: QITable, k: int, max_suppression: float, loss: str, progress: Progress) -> None:
         check_k(table, k)
@@ -156,32 +158,42 @@ class _Search:
         self.bound = self.static.copy()
         self.loss_of = np.full(n_nodes, np.nan)
         self.s_up = np.full(n_nodes, table.n, dtype=np.int64)   # upper bound on suppressed rows
-        self.nodes: dict[int, Node] = {}
+        self.snapshots: list[Groups] = []
         self.stats = SearchStats(n_nodes)
         self.best, self.best_loss = -1, math.inf
 
-    def check(self, v: int) -> Node:
-        node = evaluate(self.table, self.lat.levels[v], self.k, self.limit)
-        self.nodes[v] = node
+    def groups(self, levels: tuple[int, ...]) -> Groups:
+        """The node's classes, rolled up from the smallest snapshot below it (else the frequency table)."""
+        below = [g for g in self.snapshots if all(a <= b for a, b in zip(g.levels, levels, strict=True))]
+        g = self.table.groups(levels, min(below, key=len) if below else None)
+        if len(g) <= len(self.table.freq_counts) // 4:   # worth keeping: much smaller than the table
+            self.snapshots = [*self.snapshots[-(SNAPSHOTS - 1):], g]
+        return g
+
+    def check(self, v: int) -> bool:
+        """Evaluate node ``v`` from the data; tag its up-set or down-set; return whether it is anonymous."""
+        levels = tuple(int(x) for x in self.lat.levels[v])
+        suppressed, value = group_loss(self.table, self.groups(levels), self.k, self.loss, float(self.static[v]))
+        anonymous = suppressed <= self.limit
         self.stats.evaluated += 1
-        if node.anonymous:
+        if anonymous:
             up = self.lat.upset(v)
             self.stats.tagged += int((self.status[up] == UNKNOWN).sum()) - int(self.status[v] == UNKNOWN)
             self.status[up] = ANONYMOUS
-            np.minimum(self.s_up, np.where(up, node.suppressed_rows, self.table.n), out=self.s_up)
-            self._record(v, node.measures.loss(self.loss))
+            np.minimum(self.s_up, np.where(up, suppressed, self.table.n), out=self.s_up)
+            self._record(v, value)
         else:
             down = self.lat.downset(v)
             self.stats.tagged += int((self.status[down] == UNKNOWN).sum()) - int(self.status[v] == UNKNOWN)
             self.status[down] = FAILS
         if self.loss == "dm-star":   # monotone: nothing above can have a smaller DM*
             up = self.lat.upset(v)
-            self.bound[up] = np.maximum(self.bound[up], float(node.measures.dm_star))
+            self.bound[up] = np.maximum(self.bound[up], value)
         if self.progress:
             done = int((self.status != UNKNOWN).sum())
             self.progress(done / self.lat.size, f"{self.stats.evaluated} nodes evaluated, {done:,} of "
                                                 f"{self.lat.size:,} decided")
-        return node
+        return anonymous
 
     def _record(self, v: int, value: float) -> None:
         self.loss_of[v] = value
@@ -254,7 +266,7 @@ def optimal(table: QITable, k: int, *, max_suppression: float = 0.0, loss: str =
                 s._record(v, float(s.static[v]))
             else:
                 s.check(v)
-    best = s.nodes.get(s.best) or evaluate(table, s.lat.levels[s.best], k, s.limit)
+    best = evaluate(table, s.lat.levels[s.best], k, s.limit)
     s.stats.seconds = time.perf_counter() - t0
     return SearchResult(best, loss, k, s.limit, s.stats, s.lat)
 

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from graphlink.qi.table import QITable, pack
+from graphlink.qi.table import Groups, QITable, pack
 
 LOSSES = ("prec", "dm-star", "entropy")   # what the optimal search can minimise
 
@@ -70,12 +70,10 @@ def entropy_table(table: QITable, i: int) -> np.ndarray:
     key = ("entropy", i)
     if key not in table._cache:
         h = table.hierarchies[i]
-        col = table.codes[:, i]
-        nv = len(h.values)
-        cv = np.bincount(col, minlength=nv).astype(np.float64)
+        cv = np.bincount(table.bottom.columns[i], weights=table.freq_counts, minlength=len(h.values))
         rows = []
-        for anc in h.ancestors:
-            cg = np.bincount(anc[col], minlength=h.cardinality(len(rows))).astype(np.float64)[anc]
+        for level, anc in enumerate(h.ancestors):
+            cg = np.bincount(anc, weights=cv, minlength=h.cardinality(level))[anc]   # rows under each label
             with np.errstate(divide="ignore", invalid="ignore"):
                 rows.append(np.where(cv > 0, np.log2(np.where(cv > 0, cg / np.maximum(cv, 1), 1.0)), 0.0))
         table._cache[key] = np.stack(rows)
@@ -88,16 +86,22 @@ def measure_units(table: QITable, *, codes: np.ndarray, weights: np.ndarray, cel
     (m,), class ``sizes`` (u,) in the generalized table, and the ``suppressed`` mask (u,). O(u·m)."""
     n, m = table.n, table.m
     heights = np.asarray(table.heights, dtype=np.float64)
-    lv = np.broadcast_to(np.asarray(cell_levels, dtype=np.int64), codes.shape)
+    cell_levels = np.asarray(cell_levels, dtype=np.int64)
     kept = ~suppressed
     w = weights.astype(np.int64)
     s = int(w[suppressed].sum())
-    prec_loss = float((w[kept] * (lv[kept] / heights).sum(axis=1)).sum()) + s * m
     bits = np.zeros(len(w), dtype=np.float64)
-    for i in range(m):
-        ent = entropy_table(table, i)
-        li = np.where(suppressed, table.hierarchies[i].height, lv[:, i])
-        bits += ent[li, codes[:, i]]
+    if cell_levels.ndim == 1:   # a full-domain node: one level per QI, gathers on whole columns
+        prec_loss = (n - s) * float((cell_levels / heights).sum()) + s * m
+        for i, h in enumerate(table.hierarchies):
+            ent, col = entropy_table(table, i), codes[:, i]
+            b = ent[cell_levels[i]][col]
+            bits += np.where(suppressed, ent[h.height][col], b) if s else b
+    else:
+        prec_loss = float((w[kept] * (cell_levels[kept] / heights).sum(axis=1)).sum()) + s * m
+        for i, h in enumerate(table.hierarchies):
+            li = np.where(suppressed, h.height, cell_levels[:, i])
+            bits += entropy_table(table, i)[li, codes[:, i]]
     classes = float((w[kept] / sizes[kept]).sum())
     return Measures(
         k=int(sizes[kept].min()) if kept.any() else 0,
@@ -135,7 +139,7 @@ def measure(table: QITable, cell_levels: np.ndarray | Sequence[int], suppressed:
 
 def node_measures(table: QITable, levels: Sequence[int], sizes: np.ndarray, suppressed: np.ndarray) -> Measures:
     """Measures of a full-domain node from its frequency-table class sizes (O(d·m), d distinct combinations)."""
-    return measure_units(table, codes=table.freq_codes, weights=table.freq_counts,
+    return measure_units(table, codes=table.bottom.columns.T, weights=table.freq_counts,
                          cell_levels=np.asarray(levels, dtype=np.int64), sizes=sizes, suppressed=suppressed,
                          height=int(sum(levels)))
 
@@ -163,3 +167,34 @@ def static_bounds(table: QITable, levels: np.ndarray, loss: str) -> np.ndarray:
     if loss == "dm-star":
         return np.full(len(levels), float(table.n))
     raise ValueError(f"unknown loss {loss!r}; expected one of {', '.join(LOSSES)}")
+
+
+def suppression_bits(table: QITable, i: int, level: int) -> np.ndarray:
+    """Per level-``level`` code of QI ``i``: the bits one cell of that label loses more when suppressed,
+    ``log2(n / c(g))`` (its entropy term goes from ``log2(c(g)/c(v))`` to ``log2(n/c(v))``); cached."""
+    key = ("suppression_bits", i, level)
+    if key not in table._cache:
+        h = table.hierarchies[i]
+        cover = np.bincount(h.ancestors[level][table.codes[:, i]], minlength=h.cardinality(level)).astype(np.float64)
+        with np.errstate(divide="ignore"):
+            table._cache[key] = np.where(cover > 0, np.log2(table.n / np.maximum(cover, 1)), 0.0)
+    return table._cache[key]
+
+
+def group_loss(table: QITable, groups: Groups, k: int, loss: str, bound: float) -> tuple[int, float]:
+    """``(suppressed rows, loss)`` of a full-domain node from its classes alone (no per-row data), with the
+    rows of classes smaller than k suppressed; ``bound`` is the node's :func:`static_bounds` value.
+
+    Prec: ``B + s·(1 − B)/n`` (B the bound, exact at s = 0); DM*: ``Σ |E|²``; entropy: the bound plus
+    ``log2(n/c(g))`` per suppressed cell. O(g·m) for g classes.
+    """
+    small = groups.counts < k
+    s = int(groups.counts[small].sum())
+    if loss == "prec":
+        return s, bound + s * (1.0 - bound) / table.n
+    if loss == "dm-star":
+        return s, float((groups.counts.astype(np.float64) ** 2).sum())
+    extra = np.zeros(int(small.sum()))
+    for i, lv in enumerate(groups.levels):
+        extra += suppression_bits(table, i, lv)[groups.columns[i][small]]
+    return s, bound + float((groups.counts[small] * extra).sum())

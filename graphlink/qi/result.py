@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from graphlink.qi.metrics import Measures, cell_class_sizes, measure
+from graphlink.qi.metrics import Measures, cell_class_sizes, measure, node_measures
 from graphlink.qi.table import QITable
 
 
@@ -24,12 +24,19 @@ class Anonymization:
     seconds: float = 0.0
     info: dict = field(default_factory=dict)
     alternatives: list[np.ndarray] = field(default_factory=list, repr=False)   # other equally good cell levels
-    measures: Measures = field(init=False)
+    measures: Measures | None = None   # computed on creation unless the algorithm already has them
 
     def __post_init__(self) -> None:
         self.cell_levels = np.asarray(self.cell_levels, dtype=np.int64)
         self.suppressed = np.asarray(self.suppressed, dtype=bool)
-        self.measures = measure(self.table, self.cell_levels, self.suppressed)
+        if self.measures is not None:
+            return
+        if self.full_domain:   # on the frequency table: suppressed rows are whole classes, hence whole entries
+            t = self.table
+            self.measures = node_measures(t, self.cell_levels, t.class_sizes(self.cell_levels),
+                                          self.suppressed[t.freq_first])
+        else:
+            self.measures = measure(self.table, self.cell_levels, self.suppressed)
 
     @property
     def full_domain(self) -> bool:
@@ -53,7 +60,11 @@ class Anonymization:
 
     def unprotected_rows(self) -> np.ndarray:
         """Released rows whose class is smaller than the requested k (empty for a correct output)."""
-        sizes = cell_class_sizes(self.table, self.cell_levels)
+        t = self.table
+        if self.full_domain:
+            sizes = t.class_sizes(self.cell_levels)[t.row_freq]
+        else:
+            sizes = cell_class_sizes(t, self.cell_levels)
         return np.flatnonzero((sizes < self.k_requested) & ~self.suppressed)
 
     def summary(self) -> dict:

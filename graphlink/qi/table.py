@@ -64,6 +64,22 @@ def check_columns(frame: pd.DataFrame, columns: Sequence[str], source: str | Non
         raise ReleaseError(f"{role} columns repeat: {', '.join(columns)}", file=source)
 
 
+@dataclass(frozen=True)
+class Groups:
+    """The equivalence classes of a full-domain node: one row per class, its QI codes at ``levels`` and its size.
+
+    What a lattice search carries from node to node: a node above ``levels`` is grouped from these rows
+    (roll-up) instead of from the table.
+    """
+
+    levels: tuple[int, ...]
+    columns: np.ndarray     # (m, g) int32: per QI, each class's code (attribute-major: gathers stay contiguous)
+    counts: np.ndarray      # (g,) int64
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+
 @dataclass(eq=False)
 class QITable:
     """The QI columns of a table as integer codes, with their hierarchies (see module docstring).
@@ -100,7 +116,7 @@ class QITable:
     def _freq(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         keys, _ = pack([self.codes[:, i] for i in range(self.m)], [len(h.values) for h in self.hierarchies])
         uniq, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
-        return self.codes[first], counts.astype(np.int64), inverse.astype(np.int64)
+        return self.codes[first], counts.astype(np.int64), inverse.astype(np.int64), first.astype(np.int64)
 
     @property
     def freq_codes(self) -> np.ndarray:
@@ -116,6 +132,11 @@ class QITable:
     def row_freq(self) -> np.ndarray:
         """(n,) int64: each row's combination."""
         return self._freq[2]
+
+    @property
+    def freq_first(self) -> np.ndarray:
+        """(d,) int64: the first row holding each combination."""
+        return self._freq[3]
 
     # ------------------------------------------------------------------ generalization by gathers
     def column_codes(self, attr: str, level: int) -> np.ndarray:
@@ -136,8 +157,9 @@ class QITable:
 
     def freq_keys(self, levels: Sequence[int]) -> tuple[np.ndarray, int]:
         """Packed int64 class keys of the frequency-table rows at a full-domain node, and the key-space bound."""
-        fc = self.freq_codes
-        cols = [h.ancestors[lv][fc[:, i]] for i, (h, lv) in enumerate(zip(self.hierarchies, levels, strict=True))]
+        fc = self.bottom.columns
+        cols = [fc[i] if lv == 0 else h.ancestors[lv][fc[i]]
+                for i, (h, lv) in enumerate(zip(self.hierarchies, levels, strict=True))]
         return pack(cols, self.cardinalities(levels))
 
     def class_sizes(self, levels: Sequence[int]) -> np.ndarray:
@@ -153,6 +175,42 @@ class QITable:
             return sizes[keys]
         ids, uniq = pd.factorize(keys)
         return np.bincount(ids, weights=counts).astype(np.int64)[ids]
+
+    def level_map(self, i: int, a: int, b: int) -> np.ndarray:
+        """For QI ``i``, the level-``b`` code of every level-``a`` code (``b >= a``; cached)."""
+        key = ("level_map", i, a, b)
+        if key not in self._cache:
+            h = self.hierarchies[i]
+            first = np.unique(h.ancestors[a], return_index=True)[1]   # a ground row under each level-a code
+            self._cache[key] = h.ancestors[b][first].astype(np.int32)
+        return self._cache[key]
+
+    @property
+    def bottom(self) -> Groups:
+        """The frequency table as the classes of the bottom node (every QI at level 0)."""
+        if "bottom" not in self._cache:
+            self._cache["bottom"] = Groups((0,) * self.m, np.ascontiguousarray(self.freq_codes.T), self.freq_counts)
+        return self._cache["bottom"]
+
+    def groups(self, levels: Sequence[int], base: Groups | None = None) -> Groups:
+        """The classes of the full-domain node ``levels``, rolled up from ``base`` (a node at or below it;
+        default the frequency table): one gather per QI on ``base``'s rows, one hash group-by. O(|base|·m)."""
+        base = base or self.bottom
+        levels = tuple(int(x) for x in levels)
+        cols = [col if a == b else self.level_map(i, a, b)[col]
+                for i, (col, a, b) in enumerate(zip(base.columns, base.levels, levels, strict=True))]
+        cards = self.cardinalities(levels)
+        keys, bound = pack(cols, cards)
+        if bound <= max(4 * len(keys), 1 << 16) and bound == int(np.prod(cards, dtype=np.float64)):
+            sizes = np.bincount(keys, weights=base.counts, minlength=bound)    # dense: no hashing, no overflow
+            present = np.flatnonzero(sizes)
+            columns = np.stack(np.unravel_index(present, cards)).astype(np.int32)
+            return Groups(levels, columns, sizes[present].astype(np.int64))
+        ids, uniq = pd.factorize(keys)
+        first = np.empty(len(uniq), dtype=np.int64)
+        first[ids[::-1]] = np.arange(len(ids) - 1, -1, -1)          # first row of every class
+        columns = np.stack([c[first] for c in cols]) if cols else np.zeros((0, len(uniq)), dtype=np.int32)
+        return Groups(levels, columns, np.bincount(ids, weights=base.counts).astype(np.int64))
 
     def cell_ids(self, cell_levels: np.ndarray) -> np.ndarray:
         """Per row and QI, one integer for the generalized label (level, code) of a cell-level generalization."""
