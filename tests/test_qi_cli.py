@@ -22,11 +22,16 @@ HIER = str(SWEENEY / "hierarchies")
 def run(*args: str) -> subprocess.CompletedProcess:
     """``graphlink qi ARGS`` in this process through the console-script entry (same error mapping, no
     interpreter start-up per call)."""
+    return run_cli("qi", *args)
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    """``graphlink ARGS`` in this process."""
     import graphlink.cli as cli
 
     out, err = io.StringIO(), io.StringIO()
     argv = sys.argv
-    sys.argv = ["graphlink", "qi", *args]
+    sys.argv = ["graphlink", *args]
     code = 0
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

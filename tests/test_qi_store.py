@@ -16,7 +16,7 @@ from graphlink.qi.heuristics import datafly
 from graphlink.qi.table import encode
 from graphlink.store import qi as qstore
 from tests.qi_helpers import QI4, fig4_table, sweeney, sweeney_hierarchies
-from tests.test_qi_cli import run
+from tests.test_qi_cli import run, run_cli
 
 pytestmark = pytest.mark.neo4j
 
@@ -111,3 +111,7 @@ def test_cli_load_and_store_release(neo4j_env, neo4j_store, names, tmp_path) -> 
     got = neo4j_store.run_file("qi_release_classes", {"run": run_id})
     assert _cypher_classes(got) == _classes(pd.read_csv(tmp_path / "m.csv", dtype=str))
     assert int(got["k"].iloc[0]) >= 2
+    # docs/qi.md's analyst query, through `graphlink cypher`
+    out = run_cli("cypher", "qi_classes", "--param", f"table={name}", "--param", 'levels={"BirthDate": 2}')
+    assert out.returncode == 0, out.stderr
+    assert "7 row(s)" in out.stdout
