@@ -9,6 +9,7 @@ import streamlit as st
 
 from app import state
 from app.components import sidebar
+from app.components.tables import show_table
 
 st.title("Cypher console")
 st.caption("Read-only: queries run through `Store.run_cypher(..., write=False)`, which plans each query with "
@@ -97,4 +98,4 @@ if st.button("Run query", type="primary", key="cy_run"):
         st.error(f"{'Refused' if refused else 'Query failed'}: {exc}", icon=":material/block:")
         st.stop()
     st.success(f"{len(frame):,} row(s).")
-    st.dataframe(frame, hide_index=True, width="stretch")
+    show_table(frame)
