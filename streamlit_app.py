@@ -29,6 +29,7 @@ PAGES = {
         st.Page("app/pages/trails.py", title="Trails", icon=":material/grid_on:"),
         st.Page("app/pages/linkgraph.py", title="Link graph", icon=":material/hub:"),
         st.Page("app/pages/reidentification.py", title="Re-identification", icon=":material/person_search:"),
+        st.Page("app/pages/qi.py", title="Quasi-identifiers", icon=":material/badge:"),
     ],
     "Protect and query": [
         st.Page("app/pages/protect.py", title="Protect", icon=":material/shield:"),
