@@ -143,3 +143,25 @@ def test_fraud_mode_flags_unrelated_cards_on_one_face() -> None:
     assert list(out.index) == ["face1", "face2"]
     assert not out.loc["face1", "flagged"] and out.loc["face2", "flagged"]
     assert "identity theft" in out.loc["face2", "reason"]
+
+
+def test_hierarchy_relation_uses_the_qi_hierarchies(tmp_path) -> None:
+    """<dob, dob generalized to the year level of an ARX hierarchy>: the relation maps through graphlink.qi."""
+    from graphlink.qi import hierarchy
+
+    dobs = ["1970-06-02", "1965-01-31", "1990-12-12"]
+    h = hierarchy.dates("dob", dobs)
+    h.to_csv(tmp_path / "dob.csv")
+    level = next(lv for lv in range(h.height) if h.generalize("1970-06-02", lv) == "1970")
+    (tmp_path / "als.yaml").write_text(f"relations:\n  - {{identified: dob, deidentified: yob, hierarchy: dob.csv, "
+                                       f"level: {level}}}\n")
+    a = als.read_als(tmp_path / "als.yaml")
+    ident = pd.DataFrame({"dob": dobs}, index=["ann", "bob", "cy"])
+    deid = pd.DataFrame({"yob": ["1990", "1970", "1965"]}, index=["s1", "s2", "s3"])
+    b = als.blocks(a, ident, deid, np.array(["ann", "bob", "cy"], dtype=object),
+                   np.array(["s1", "s2", "s3"], dtype=object))
+    assert [[agree(b.identified[i], b.deidentified[j]) for j in range(3)] for i in range(3)] == \
+        [[False, True, False], [False, False, True], [True, False, False]]
+    bad = pd.DataFrame({"dob": ["1999-01-01"]}, index=["dee"])
+    with pytest.raises(ReleaseError, match="not in its hierarchy"):
+        als.blocks(a, bad, deid, np.array(["dee"], dtype=object), np.array(["s1", "s2", "s3"], dtype=object))
