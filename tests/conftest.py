@@ -3,7 +3,8 @@
 * ``NEO4J_URI`` (+ ``NEO4J_AUTH``): any running Neo4j 5.x (a user's server, Aura, docker compose). Tests only
   touch releases named ``test-...`` and drop them afterwards; nothing else on that server is changed.
 * Otherwise a throw-away local server on a free port in a temporary home, from the runtime that
-  ``bash scripts/setup-neo4j.sh`` resolved (``.graphlink/neo4j/runtime``). It exits with the test session.
+  ``bash scripts/setup-neo4j.sh`` resolved (``.graphlink/neo4j/runtime``), with authentication on and a generated
+  password, like the project's server. It exits with the test session.
 * Otherwise ``testcontainers`` (``neo4j:5.26-community``) when a Docker daemon answers.
 * Otherwise the Neo4j tests are skipped; with ``NEO4J_REQUIRED=1`` (CI) that is a failure instead.
 """
@@ -48,7 +49,7 @@ def neo4j_server(tmp_path_factory):
     if server.runtime_version(paths) and server.find_java():
         srv = server.EphemeralServer(tmp_path_factory.mktemp("neo4j-home"), paths)
         try:
-            yield srv.uri, None, "local"
+            yield srv.uri, srv.auth, "local"
         finally:
             srv.stop()
         return

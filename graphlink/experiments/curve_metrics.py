@@ -20,6 +20,7 @@ from graphlink import theory
 from graphlink.experiments.common import ExperimentResult, ProgressArg, out_dir
 from graphlink.experiments.registry import experiment
 from graphlink.experiments.uniqueness_grid import ALGORITHMS, DISTRIBUTIONS, compute_grid
+from graphlink.fileio import save_figure, write_frame
 
 
 def curve_metrics(summary: pd.DataFrame) -> pd.DataFrame:
@@ -53,8 +54,7 @@ def run_auc(*, runs: int | None = None, seed: int = 0, out: Path | str | None = 
     d = out_dir(out)
     m = curve_metrics(compute_grid(runs=runs, seed=seed, out=d, small=small, progress=progress,
                                    workers=workers))
-    m[["algorithm", "distribution", "locations", "auc", "peak_param", "peak_mean"]].to_csv(d / "auc.csv",
-                                                                                       index=False)
+    write_frame(m[["algorithm", "distribution", "locations", "auc", "peak_param", "peak_mean"]], d / "auc.csv")
     fig = Figure(figsize=(10, 4), dpi=90)
     axes = fig.subplots(1, 2, sharey=True)
     for ax, alg in zip(axes, ALGORITHMS, strict=True):
@@ -68,7 +68,7 @@ def run_auc(*, runs: int | None = None, seed: int = 0, out: Path | str | None = 
     axes[0].legend()
     fig.suptitle("Figure 5.16 reproduced: area under the 10-point mean re-identification curves")
     fig.tight_layout()
-    fig.savefig(d / "auc.png")
+    save_figure(fig, d / "auc.png")
     text = "\n".join([_dominance(m, a) for a in ALGORITHMS] + [
         "thesis: REIDIT-I — Zipf always dominates; REIDIT-C — Zipf dominates except between ≈8 and 18 "
         "locations, where uniform does"])
@@ -88,7 +88,7 @@ def run_shift_shape(*, runs: int | None = None, seed: int = 0, out: Path | str |
     d = out_dir(out)
     m = curve_metrics(compute_grid(runs=runs, seed=seed, out=d, small=small, progress=progress,
                                    workers=workers))
-    m[["algorithm", "distribution", "locations", "shape", "shift"]].to_csv(d / "shift-shape.csv", index=False)
+    write_frame(m[["algorithm", "distribution", "locations", "shape", "shift"]], d / "shift-shape.csv")
     fig = Figure(figsize=(10, 4), dpi=90)
     axes = fig.subplots(1, 2)
     for ax, metric, title in zip(axes, ("shape", "shift"), ("Figure 5.17: shape κ (eq. 5.3)",
@@ -102,7 +102,7 @@ def run_shift_shape(*, runs: int | None = None, seed: int = 0, out: Path | str |
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(d / "shift-shape.png")
+    save_figure(fig, d / "shift-shape.png")
     lines, valley = [], {}
     for alg in ALGORITHMS:
         for dist in DISTRIBUTIONS:

@@ -25,6 +25,7 @@ from graphlink.experiments.common import (
     task_seed,
 )
 from graphlink.experiments.registry import experiment
+from graphlink.fileio import save_figure, write_frame
 from graphlink.simulate import draw_population
 
 FULL = {"subjects": 1149, "locations": 174, "mean_visits": 1.5, "runs": 10, "ks": list(range(2, 51))}
@@ -72,7 +73,7 @@ def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "exp
     parts = parallel_map(_measure, tasks, workers=1 if small else workers, progress=progress,
                          description="k-reidentification")
     df = pd.DataFrame([r for p in parts for r in p])
-    df.to_csv(d / "k-reidentification.csv", index=False)
+    write_frame(df, d / "k-reidentification.csv")
     g = df.groupby("k").agg(fraction=("fraction", "mean"), sd=("fraction", "std")).reset_index()
     g["sd"] = g["sd"].fillna(0.0)
     fig = Figure(figsize=(7, 4), dpi=90)
@@ -86,7 +87,7 @@ def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "exp
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(d / "k-reidentification.png")
+    save_figure(fig, d / "k-reidentification.png")
     at = {int(k): float(v) for k, v in zip(g["k"], g["fraction"], strict=True)}
     wrong = int((df["k_reidentified"] - df["correct"]).sum())
     text = ("k-re-identified: " + ", ".join(f"k={k}: {100 * at[k]:.1f}%" for k in (2, 5, 10, 50) if k in at) +

@@ -30,6 +30,7 @@ from graphlink.experiments.common import (
 )
 from graphlink.experiments.registry import experiment
 from graphlink.experiments.uniqueness_grid import DISTRIBUTIONS, probabilities, zero_star_trails
+from graphlink.fileio import save_figure, write_frame
 from graphlink.simulate import draw_population
 
 FULL = {"subjects": 1000, "runs": 10, "locations": [10, 20], "params": [0.1, 0.3, 0.5, 0.7, 0.9],
@@ -82,7 +83,7 @@ def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "exp
                          description="optimal gap")
     df = pd.DataFrame([r for p in parts for r in p])
     df["fraction"] = df["reidentified"] / df["subjects"]
-    df.to_csv(d / "optimal-gap.csv", index=False)
+    write_frame(df, d / "optimal-gap.csv")
     g = df.groupby(["model", "distribution", "locations", "param", "method"])["fraction"].mean().reset_index()
     models, Cs = cfg["models"], cfg["locations"]
     fig = Figure(figsize=(4.2 * len(Cs) * 2, 3.4 * len(models)), dpi=80)
@@ -102,7 +103,7 @@ def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "exp
         axes[r][0].set_ylabel("% re-identified with certainty")
     axes[0][0].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(d / "optimal-gap.png")
+    save_figure(fig, d / "optimal-gap.png")
 
     piv = df.pivot_table(index=["model", "distribution", "locations", "param", "run"], columns="method",
                          values="reidentified").reset_index()

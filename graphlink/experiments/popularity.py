@@ -24,6 +24,7 @@ from graphlink.experiments.common import (
     task_seed,
 )
 from graphlink.experiments.registry import experiment
+from graphlink.fileio import save_figure, write_frame
 from graphlink.simulate import zipf_population
 
 #: (subjects, locations): many subjects per location (like CF) and few (like Homenet, ratio -> 0)
@@ -61,7 +62,7 @@ def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "exp
     parts = parallel_map(_measure, tasks, workers=1 if small else workers, progress=progress,
                          description="popularity")
     df = pd.DataFrame([r for p in parts for r in p])
-    df.to_csv(d / "popularity.csv", index=False)
+    write_frame(df, d / "popularity.csv")
     g = df.groupby(["population", "subjects", "locations", "order", "locations_added"]).agg(
         discovered=("discovered", "mean"), reidentified=("reidentified", "mean"),
         sd=("reidentified", "std")).reset_index()
@@ -82,7 +83,7 @@ def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "exp
     axes[0][0].legend(fontsize=8)
     fig.suptitle(f"Zipf alpha = {cfg['alpha']}, {cfg['runs']} populations each")
     fig.tight_layout()
-    fig.savefig(d / "popularity.png")
+    save_figure(fig, d / "popularity.png")
 
     lines, summary = [], {}
     for pop in pops:

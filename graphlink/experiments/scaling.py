@@ -31,6 +31,7 @@ from graphlink.experiments.common import (
     task_seed,
 )
 from graphlink.experiments.registry import experiment
+from graphlink.fileio import save_figure, write_frame
 from graphlink.simulate import draw_population
 
 SITE_PROFILE = 0.5 * np.arange(1, 25, dtype=float) ** -0.6
@@ -89,7 +90,7 @@ def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "exp
     parts = parallel_map(_measure, tasks, workers=1 if small or max(cfg["sizes"]) > 100_000 else workers,
                          progress=progress, description="scaling")
     df = pd.DataFrame([r for p in parts for r in p]).sort_values(["algorithm", "locations", "subjects", "run"])
-    df.to_csv(d / "scaling.csv", index=False)
+    write_frame(df, d / "scaling.csv")
     g = df.groupby(["algorithm", "locations", "subjects"]).agg(fraction=("fraction", "mean"),
                                                                 seconds=("seconds", "mean")).reset_index()
     fig = Figure(figsize=(11, 7), dpi=85)
@@ -113,7 +114,7 @@ def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "exp
             ax.grid(alpha=0.3)
             ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(d / "scaling.png")
+    save_figure(fig, d / "scaling.png")
     text = ("slope of the re-identified fraction per log10(population): " +
             ", ".join(f"{k}: {v:+.2f}" for k, v in slopes.items()) +
             "\nthesis (REIDIT-I, Homenet profile): ≈ −0.27, −0.20, −0.08 for 24, 48, 72 locations (falling with "

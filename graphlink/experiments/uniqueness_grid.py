@@ -36,6 +36,7 @@ from graphlink.experiments.common import (
     task_seed,
 )
 from graphlink.experiments.registry import experiment
+from graphlink.fileio import save_figure, write_frame, write_text
 from graphlink.simulate import draw_population, zipf_probabilities
 
 FULL = {"subjects": 1000, "runs": 100,
@@ -155,10 +156,10 @@ def compute_grid(*, runs: int | None, seed: int, out: Path, small: bool, progres
                          description="uniqueness grid")
     runs_df = pd.DataFrame([r for part in parts for r in part])
     summary = summarise(runs_df)
-    runs_df.sort_values(["algorithm", "distribution", "locations", "param", "run"]).to_csv(
-        out / "uniqueness-grid-runs.csv", index=False)
-    summary.to_csv(cache, index=False)
-    side.write_text(json.dumps(settings))
+    write_frame(runs_df.sort_values(["algorithm", "distribution", "locations", "param", "run"]),
+                out / "uniqueness-grid-runs.csv")
+    write_frame(summary, cache)
+    write_text(side, json.dumps(settings))
     return summary
 
 
@@ -196,7 +197,7 @@ def plot_grid(summary: pd.DataFrame, path: Path) -> None:
     fig.suptitle(f"Figures 5.12–5.15 reproduced: {int(summary['subjects'].iloc[0])} subjects, "
                  f"{int(summary['runs'].iloc[0])} populations per point")
     fig.tight_layout(rect=(0, 0, 0.9, 1))
-    fig.savefig(path)
+    save_figure(fig, path)
 
     for alg in ALGORITHMS:
         for dist in DISTRIBUTIONS:
@@ -224,7 +225,7 @@ def plot_grid(summary: pd.DataFrame, path: Path) -> None:
             fig.suptitle(f"{alg}, {dist}: % re-identified (blue, ±1 sd; dashed = exact/bound) and "
                          f"entropy H(X) in bits (red, right axis)", fontsize=10)
             fig.tight_layout()
-            fig.savefig(path.with_name(f"{path.stem}-{alg.lower()}-{dist}.png"))
+            save_figure(fig, path.with_name(f"{path.stem}-{alg.lower()}-{dist}.png"))
 
 
 def thesis_comparison(summary: pd.DataFrame) -> tuple[str, dict[str, float]]:

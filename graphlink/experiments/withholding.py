@@ -25,6 +25,7 @@ from graphlink.experiments.common import (
     task_seed,
 )
 from graphlink.experiments.registry import experiment
+from graphlink.fileio import save_figure, write_frame
 from graphlink.simulate import Population, zipf_population
 
 FULL = {"subjects": 1000, "locations": 40, "alpha": 0.6, "runs": 20, "steps": list(range(4, 41, 4)),
@@ -77,7 +78,7 @@ def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "exp
     parts = parallel_map(_measure, tasks, workers=1 if small else workers, progress=progress,
                          description="withholding")
     df = pd.DataFrame([r for p in parts for r in p])
-    df.to_csv(d / "withholding.csv", index=False)
+    write_frame(df, d / "withholding.csv")
     g = df.groupby(["miss", "locations"]).agg(
         deidentified_trails=("deidentified_trails", "mean"), identified_trails=("identified_trails", "mean"),
         reidentified=("reidentified", "mean"), sd=("reidentified", "std")).reset_index()
@@ -98,7 +99,7 @@ def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "exp
     fig.suptitle(f"Figure 5.8 reproduced: Zipf alpha={cfg['alpha']}, {cfg['subjects']} subjects, "
                  f"{cfg['runs']} populations per point")
     fig.tight_layout()
-    fig.savefig(d / "withholding.png")
+    save_figure(fig, d / "withholding.png")
 
     last = g[g.locations == max(cfg["steps"])]
     half = []
