@@ -41,11 +41,15 @@ class QueryRefusedError(StoreError):
 @dataclass(frozen=True)
 class Token:
     """A lexical token: ``word`` (bare identifier or keyword), ``quoted`` (backticked name), ``string``,
-    ``number``, ``param`` (``$name``) or ``punct`` (one character). ``pos`` is the offset in the query."""
+    ``number``, ``param`` (``$name``) or ``punct`` (one character). ``query[pos:end]`` is its source text."""
 
     kind: str
     text: str
     pos: int
+    end: int
+
+
+_LINE_BREAKS = "\n\r\x0b\x0c\x85\u2028\u2029"
 
 
 def _is_word_char(ch: str) -> bool:
@@ -64,9 +68,10 @@ def tokenize(query: str) -> list[Token]:
         ch = query[i]
         if ch.isspace():
             i += 1
-        elif query.startswith("//", i):
-            end = query.find("\n", i)
-            i = n if end < 0 else end + 1
+        elif query.startswith("//", i):  # ends at any line break (ending early only examines more text)
+            i += 2
+            while i < n and query[i] not in _LINE_BREAKS:
+                i += 1
         elif query.startswith("/*", i):
             end = query.find("*/", i + 2)
             if end < 0:
@@ -78,11 +83,11 @@ def tokenize(query: str) -> list[Token]:
                 j += 2 if query[j] == "\\" else 1
             if j >= n:
                 raise _refuse(query, i, "unterminated string literal")
-            tokens.append(Token("string", query[i + 1:j], i))
+            tokens.append(Token("string", query[i + 1:j], i, j + 1))
             i = j + 1
         elif ch == "`":
             name, end = _backticked(query, i)
-            tokens.append(Token("quoted", name, i))
+            tokens.append(Token("quoted", name, i, end))
             i = end
         elif ch == "$":
             j = i + 1
@@ -92,24 +97,24 @@ def tokenize(query: str) -> list[Token]:
                 while j < n and _is_word_char(query[j]):
                     j += 1
                 name = query[i + 1:j]
-            tokens.append(Token("param", name, i))
+            tokens.append(Token("param", name, i, j))
             i = j
         elif ch.isdigit():  # digits only: a letter glued to a number starts a word, so no keyword hides in it
             j = i
             while j < n and query[j].isdigit():
                 j += 1
-            tokens.append(Token("number", query[i:j], i))
+            tokens.append(Token("number", query[i:j], i, j))
             i = j
         elif _is_word_char(ch):
             j = i
             while j < n and _is_word_char(query[j]):
                 j += 1
-            tokens.append(Token("word", query[i:j], i))
+            tokens.append(Token("word", query[i:j], i, j))
             i = j
         elif ord(ch) > 127:  # Cypher's punctuation is ASCII: anything else separates words, like a space
             i += 1
         else:
-            tokens.append(Token("punct", ch, i))
+            tokens.append(Token("punct", ch, i, i + 1))
             i += 1
     return tokens
 
