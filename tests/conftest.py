@@ -64,6 +64,21 @@ def neo4j_server(tmp_path_factory):
     _missing("no Neo4j: set NEO4J_URI, run `bash scripts/setup-neo4j.sh` (Java 17 + Maven), or start Docker")
 
 
+@pytest.fixture
+def neo4j_runtime():
+    """The resolved local runtime (``server.Paths``) for tests that start servers of their own; skip without
+    one (fail under ``NEO4J_REQUIRED=1`` unless ``NEO4J_URI`` names the server to use instead)."""
+    from graphlink.store import server
+
+    paths = server.Paths.default()
+    if not server.runtime_version(paths) or not server.find_java():
+        msg = "no local Neo4j runtime: run `bash scripts/setup-neo4j.sh` (Java 17 + Maven)"
+        if os.environ.get("NEO4J_REQUIRED") == "1" and not os.environ.get("NEO4J_URI"):
+            pytest.fail(msg, pytrace=False)
+        pytest.skip(msg)
+    return paths
+
+
 @pytest.fixture(scope="session")
 def neo4j_store(neo4j_server):
     """One :class:`graphlink.store.neo4j.Store` for the session, schema applied."""

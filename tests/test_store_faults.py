@@ -28,17 +28,6 @@ pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
 NAME = "faulty"
 
 
-@pytest.fixture
-def runtime() -> server.Paths:
-    paths = server.Paths.default()
-    if not server.runtime_version(paths) or not server.find_java():
-        msg = "no local Neo4j runtime: run `bash scripts/setup-neo4j.sh` (Java 17 + Maven)"
-        if os.environ.get("NEO4J_REQUIRED") == "1" and not os.environ.get("NEO4J_URI"):
-            pytest.fail(msg, pytrace=False)
-        pytest.skip(msg)
-    return paths
-
-
 @pytest.fixture(scope="module")
 def release_csv(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pd.DataFrame]:
     """About 100,000 disclosures (10 load batches): long enough to be interrupted in the middle."""
@@ -49,9 +38,9 @@ def release_csv(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pd.Data
 
 
 @pytest.fixture
-def throwaway(runtime: server.Paths, tmp_path: Path) -> Iterator[dict]:
+def throwaway(neo4j_runtime: server.Paths, tmp_path: Path) -> Iterator[dict]:
     """A server of our own; ``box["server"]`` is replaced when a test restarts it on the same home."""
-    box = {"home": tmp_path / "home", "server": server.EphemeralServer(tmp_path / "home", runtime)}
+    box = {"home": tmp_path / "home", "server": server.EphemeralServer(tmp_path / "home", neo4j_runtime)}
     yield box
     box["server"].stop()
 

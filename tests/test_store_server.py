@@ -7,7 +7,6 @@ without starting anything.
 
 from __future__ import annotations
 
-import os
 import socket
 
 import pytest
@@ -17,14 +16,9 @@ from graphlink.store import server
 
 
 @pytest.fixture
-def tmp_paths(tmp_path):
+def tmp_paths(tmp_path, neo4j_runtime):
     """A private base folder whose runtime/ points at the resolved jars (skip/fail if there are none)."""
-    real = server.Paths.default()
-    if not server.runtime_version(real) or not server.find_java():
-        msg = "no local Neo4j runtime: run `bash scripts/setup-neo4j.sh` (Java 17 + Maven)"
-        if os.environ.get("NEO4J_REQUIRED") == "1" and not os.environ.get("NEO4J_URI"):
-            pytest.fail(msg, pytrace=False)
-        pytest.skip(msg)
+    real = neo4j_runtime
     paths = server.Paths(tmp_path / "neo4j")
     paths.base.mkdir()
     (paths.base / "runtime").symlink_to(real.runtime, target_is_directory=True)
