@@ -153,9 +153,9 @@ def _listening(port: int) -> set[str]:
     return found
 
 
-def _start(cmd: list[str], port: int, env: dict, log: Path) -> subprocess.Popen:
+def _start(cmd: list[str], port: int, env: dict, log: Path, cwd: Path = ROOT) -> subprocess.Popen:
     with log.open("wb") as fh:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT)
     try:
         wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc, log.read_text, timeout=90)
     except BaseException:
@@ -167,10 +167,12 @@ def _start(cmd: list[str], port: int, env: dict, log: Path) -> subprocess.Popen:
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads listening sockets from /proc/net")
 def test_streamlit_with_committed_config_listens_on_loopback_only(tmp_path: Path) -> None:
+    """Started from another folder: Streamlit still reads the config next to streamlit_app.py."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMLIT_SERVER_")}
     proc = _start([sys.executable, "-m", "streamlit", "run", APP, "--server.headless", "true",
-                   "--server.port", str(port), "--server.fileWatcherType", "none"], port, env, tmp_path / "log")
+                   "--server.port", str(port), "--server.fileWatcherType", "none"], port, env, tmp_path / "log",
+                  cwd=tmp_path)
     try:
         listening = _listening(port)
     finally:
