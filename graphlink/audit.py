@@ -11,18 +11,26 @@ trail.  Decisions written down here (the thesis leaves them open; algorithms.md 
 * A vertex with no non-null edge in T (only null edges, or none at all) is exempt by clause (2) — it can
   never be linked to a disclosed record.  Null trails themselves are exempt.
 
+One-to-many releases (Appendix A): the union T becomes the set of *possible* pairs, those that hold in some
+consistent assignment (:mod:`graphlink.onetomany`); an element is k-unlinkable when it has at least k possible
+partners or none.  There are no null trails there (|N| < |M|).
+
 Complexity: that of :func:`graphlink.matching.classify_edges`, O(E·√V), plus O(V).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from graphlink.linkgraph import LinkGraph
 from graphlink.matching import EdgeClasses, classify_edges
+
+if TYPE_CHECKING:
+    from graphlink.onetomany import ManyClasses
 
 
 @dataclass(frozen=True)
@@ -67,10 +75,16 @@ def union_degree_table(classes: EdgeClasses) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def audit(graph_or_classes: LinkGraph | EdgeClasses, k: int) -> AuditResult:
+def audit(graph_or_classes: LinkGraph | EdgeClasses | ManyClasses, k: int) -> AuditResult:
     """Definition 19 with the decisions in the module docstring.  ``k`` ≥ 1."""
     if k < 1:
         raise ValueError("k must be at least 1")
+    if isinstance(graph_or_classes, LinkGraph) and graph_or_classes.trails.one_to_many:
+        from graphlink.onetomany import classify_one_to_many
+
+        graph_or_classes = classify_one_to_many(graph_or_classes)
+    if hasattr(graph_or_classes, "class_possible"):          # onetomany.ManyClasses
+        return _audit_one_to_many(graph_or_classes, k)
     classes = graph_or_classes if isinstance(graph_or_classes, EdgeClasses) else classify_edges(graph_or_classes)
     table = union_degree_table(classes)
     violating = (table["union_degree_non_null"] > 0) & (table["union_degree"] < k)
@@ -86,3 +100,30 @@ def audit(graph_or_classes: LinkGraph | EdgeClasses, k: int) -> AuditResult:
     }
     return AuditResult(k, bool(len(violations) == 0), violations.reset_index(drop=True), classes.n_true_loves,
                        classes.nu_real, classes.hall_ok, classes.unmatched, counts)
+
+
+def _audit_one_to_many(mc: ManyClasses, k: int) -> AuditResult:
+    """Definition 19 on one-to-many data: union-degree = possible partners (module docstring)."""
+    graph = mc.graph
+    frames = []
+    for side, keys, deg in (("identified", graph.trails.identified.keys, mc.union_degree_identified),
+                            ("deidentified", graph.trails.deidentified.keys, mc.union_degree_deidentified)):
+        frames.append(pd.DataFrame({"side": side, "element": keys, "union_degree": deg,
+                                    "union_degree_non_null": deg}))
+    table = pd.concat(frames, ignore_index=True)
+    violating = (table["union_degree"] > 0) & (table["union_degree"] < k)
+    violations = table[violating].sort_values(["union_degree", "side", "element"], kind="stable")
+    a = graph.id_class_size
+    certain = int(a[graph.class_ei[mc.class_certain]].sum())
+    counts = {
+        "identified": int(graph.n_identified),
+        "deidentified": int(graph.n_deidentified),
+        "null_trails": 0,
+        "violations_identified": int((violations["side"] == "identified").sum()),
+        "violations_deidentified": int((violations["side"] == "deidentified").sum()),
+        "link_edges": int(graph.n_expanded_edges),
+        "union_edges": int(np.sum(mc.union_degree_identified)),
+        "multiplicity": "one-to-many",
+    }
+    return AuditResult(k, bool(len(violations) == 0), violations.reset_index(drop=True), certain, mc.nu,
+                       mc.consistent, mc.orphans + mc.uncovered, counts)

@@ -106,3 +106,17 @@ def neo4j_env(neo4j_server, monkeypatch):
     monkeypatch.setenv("NEO4J_URI", uri)
     monkeypatch.setenv("NEO4J_AUTH", "none" if auth is None else f"{auth[0]}/{auth[1]}")
     return uri
+
+
+@pytest.fixture
+def at(monkeypatch):
+    """The Streamlit app (``streamlit_app.py``) under AppTest, started on the thesis demo release."""
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("GRAPHLINK_DEMO", "thesis")
+    app = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "streamlit_app.py"), default_timeout=120)
+    app.run()
+    assert not app.exception, app.exception
+    return app

@@ -13,6 +13,7 @@ import streamlit as st
 
 from app import state
 from app.components import exposure, sidebar
+from app.components.tables import show_table
 
 st.title("Cypher console")
 allowed, why_not = exposure.cypher_console_allowed()
@@ -109,4 +110,4 @@ if st.button("Run query", type="primary", key="cy_run"):
             st.error(f"Query failed: {exc}", icon=":material/block:")
         st.stop()
     st.success(f"{len(frame):,} row(s).")
-    st.dataframe(frame, hide_index=True, width="stretch")
+    show_table(frame)

@@ -8,7 +8,10 @@ so every node carries ``release`` and every lookup is scoped to one release::
     (:Identified {release, key})   -[:DISCLOSED_AT]->(:Location)
     (:Deidentified {release, key}) -[:DISCLOSED_AT]->(:Location)
     (:Entity {release, id})-[:APPEARS_AS]->(:Identified | :Deidentified)          simulated ground truth
-    (:Identified)-[:LINK {allowed, vital, matched, run}]->(:Deidentified)          written link graph
+    (:TrailClass {release, side, cid, trail, size, null_degree, run})                  written link graph, by
+    (:Identified | :Deidentified)-[:IN_CLASS]->(:TrailClass)                          twin class (classgraph.py)
+    (:TrailClass)-[:LINK {allowed, vital, flow, run}]->(:TrailClass)
+    (:Identified)-[:LINK {allowed, vital, matched, run}]->(:Deidentified)          (small releases only)
     (:Identified)-[:REIDENTIFIED {method, run, reason}]->(:Deidentified)           written re-identifications
     (:Analysis {run, release, kind, method, params, at, ...})-[:ON]->(:Release)     provenance of each run
 
@@ -326,7 +329,7 @@ class Store:
 
     def drop_release(self, name: str) -> None:
         """Delete a release and everything scoped to it (batched, so large releases fit in memory)."""
-        for label in ("Analysis", "Entity", "Identified", "Deidentified", "Location"):
+        for label in ("Analysis", "TrailClass", "Entity", "Identified", "Deidentified", "Location"):
             self._run_auto(f"MATCH (n:{label} {{release: $name}}) "
                            "CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS", {"name": name})
         self._query("MATCH (r:Release {name: $name}) DETACH DELETE r", {"name": name})
@@ -349,43 +352,15 @@ class Store:
             self._query(query, {"release": name, "run": run, "rows": list(chunk), **params})
 
     def write_link_graph(self, name: str, classes: Any) -> str:
-        """Write the link graph of ``matching.EdgeClasses`` as ``LINK {allowed, vital, matched, run}`` edges.
+        """Write a classified link graph (``matching.EdgeClasses`` or ``onetomany.ManyClasses``) at twin-class
+        level, plus element-level LINK edges for small releases; replaces the release's previous link graph.
 
-        Replaces the release's previous LINK edges (one link graph per release); the new run is recorded as an
-        ``(:Analysis {kind: 'link-graph'})`` node. ``matched`` marks the edges of the engine's maximum matching.
-        Elements with allowed edges to null trails (withheld records) get ``null_union_degree`` / ``null_run``,
-        so cypher/k_unlinkability.cypher reproduces the engine's audit (Definition 19) exactly.
-        Returns the run id. Cost: O(E) writes.
+        See :mod:`graphlink.store.classgraph` for the graph model.  Returns the run id.
+        Cost: O(|M| + |N| + class edges) writes.
         """
-        g = classes.graph
-        ikeys = g.trails.identified.keys
-        dkeys = g.trails.deidentified.keys
-        ei = [int(x) for x in g.ei]
-        ej = [int(x) for x in g.ej]
-        mate = classes.mate_identified
-        rows = [{"i": str(ikeys[a]), "d": str(dkeys[b]), "allowed": bool(al), "vital": bool(vi),
-                 "matched": bool(int(mate[a]) == b)}
-                for a, b, al, vi in zip(ei, ej, classes.allowed, classes.vital, strict=True)]
-        self._run_auto("MATCH (:Identified {release: $name})-[l:LINK]->() "
-                       "CALL (l) { DELETE l } IN TRANSACTIONS OF 10000 ROWS", {"name": name})
-        self._query("MATCH (a:Analysis {release: $name, kind: 'link-graph'}) DETACH DELETE a", {"name": name})
-        run = self._new_analysis(name, "link-graph", "link-graph", {"edges": len(rows)},
-                                 {"edges": len(rows), "maximum_matching_size": int(getattr(classes, "nu", -1)),
-                                  "n_null": int(getattr(g, "n_null", 0) or 0)})
-        self._write_pairs("""UNWIND $rows AS row
-                             MATCH (i:Identified {release: $release, key: row.i})
-                             MATCH (d:Deidentified {release: $release, key: row.d})
-                             MERGE (i)-[l:LINK]->(d)
-                             SET l.allowed = row.allowed, l.vital = row.vital, l.matched = row.matched,
-                                 l.run = $run""", name, run, rows)
-        for kind, keys, non_null in (("identified", ikeys, classes.union_degree_identified),
-                                     ("deidentified", dkeys, classes.union_degree_deidentified)):
-            extra_null = np.asarray(classes.union_degree_total(kind)) - np.asarray(non_null)
-            nrows = [{"k": str(keys[i]), "n": int(extra_null[i])} for i in np.flatnonzero(extra_null)]
-            self._write_pairs(f"""UNWIND $rows AS row
-                                  MATCH (x:{LABEL[kind]} {{release: $release, key: row.k}})
-                                  SET x.null_union_degree = row.n, x.null_run = $run""", name, run, nrows)
-        return run
+        from graphlink.store import classgraph
+
+        return classgraph.write(self, name, classes)
 
     def write_reidentification(self, name: str, result: Any) -> str:
         """Write a ``reidit.Reidentification`` as ``REIDENTIFIED {method, run, reason}`` edges plus its Analysis.
@@ -432,11 +407,9 @@ class Store:
                                   ORDER BY identified, deidentified""", {"run": run})
 
     def read_link_graph(self, name: str) -> pd.DataFrame:
-        """The release's written LINK edges: identified, deidentified, allowed, vital, matched, run."""
-        return self.run_cypher("""MATCH (i:Identified {release: $name})-[l:LINK]->(d:Deidentified)
-                                  RETURN i.key AS identified, d.key AS deidentified, l.allowed AS allowed,
-                                         l.vital AS vital, l.matched AS matched, l.run AS run
-                                  ORDER BY deidentified, identified""", {"name": name})
+        """The release's written link graph as element pairs (through its classes, cypher/link_pairs.cypher):
+        identified, deidentified, allowed, vital, run.  O(element edges): small releases."""
+        return self.run_file("link_pairs", {"release": name})
 
     def analyses(self, name: str) -> pd.DataFrame:
         """Provenance: every Analysis node of a release (run, kind, method, params, at), newest first."""
