@@ -7,7 +7,11 @@ without starting anything.
 
 from __future__ import annotations
 
+import base64
+import json
 import socket
+import urllib.error
+import urllib.request
 
 import pytest
 
@@ -47,7 +51,8 @@ def test_start_status_stop_restart_keeps_data(tmp_paths, monkeypatch):
         busy.listen()
         taken = busy.getsockname()[1]
         lines: list[str] = []
-        st = server.start(port=taken, http_port=None, paths=tmp_paths, echo=lines.append)
+        http_port = server.free_port()
+        st = server.start(port=taken, http_port=http_port, paths=tmp_paths, echo=lines.append)
     assert st.running and st.pid and st.version and st.version.startswith("5.26")
     assert st.uri != f"bolt://127.0.0.1:{taken}" and any("taken" in line for line in lines)
     assert server.start(paths=tmp_paths, echo=lines.append).message == "already running"
@@ -63,6 +68,17 @@ def test_start_status_stop_restart_keeps_data(tmp_paths, monkeypatch):
     for bad in (None, ("neo4j", "neo4j")):
         with GraphDatabase.driver(st.uri, auth=bad) as drv, pytest.raises(AuthError):
             drv.verify_connectivity()
+    # the HTTP API (and Neo4j Browser) on loopback asks for the same password
+    tx = f"http://127.0.0.1:{http_port}/db/neo4j/tx/commit"
+    body = json.dumps({"statements": [{"statement": "RETURN 1 AS one"}]}).encode()
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(urllib.request.Request(tx, data=body, headers=headers), timeout=30)
+    assert refused.value.code == 401
+    token = base64.b64encode(f"neo4j:{password}".encode()).decode()
+    with urllib.request.urlopen(urllib.request.Request(tx, data=body, headers={
+            **headers, "Authorization": f"Basic {token}"}), timeout=30) as resp:
+        assert json.load(resp)["results"][0]["data"][0]["row"] == [1]
     res = CliRunner().invoke(app, ["neo4j", "status"])
     assert res.exit_code == 0 and f"password in {tmp_paths.password_file}" in res.output
     assert password not in res.output
