@@ -372,11 +372,11 @@ def explain(key: str, reserved: str, side: str, element: str, _release: Any) -> 
 @st.cache_resource(max_entries=64, show_spinner="Protecting the release (suppression + exact audit)…")
 def protect(key: str, k: int, method: str, secure: bool, seed: int, _release: Any) -> Any:
     """``graphlink.unlink.unlink`` (or the secure STRANON run certified by ``unlink.finish``)."""
-    from graphlink import unlink
+    from graphlink.unlink import disclosed_of, finish, unlink
 
     if not secure:
-        return unlink.unlink(_release, k, method, seed)
+        return unlink(_release, k, method, seed)
     from graphlink.secure import secure_unlink
 
     produced = secure_unlink(_release, k, method, seed).release
-    return unlink.finish(_release, unlink.disclosed_of(produced), k, f"{method} (secure)", seed)
+    return finish(_release, disclosed_of(produced), k, f"{method} (secure)", seed)

@@ -29,6 +29,7 @@ from functools import cached_property
 from typing import Literal
 
 import numpy as np
+import pandas as pd
 
 from graphlink.errors import ModelAssumptionError
 from graphlink.kernels import class_links, members, row_classes
@@ -59,6 +60,16 @@ class LinkGraph:
     class_ej: np.ndarray
     n_null: int
     null_side: Side | None
+
+    def _repr_html_(self) -> str:
+        from graphlink.display import html
+
+        counts = pd.DataFrame({"": ["identified", "de-identified"],
+                               "elements": [self.n_identified, self.n_deidentified],
+                               "twin classes": [len(self.id_class_size), len(self.de_class_size)]})
+        return html(f"Link graph ({self.trails.model.label})",
+                    {"element edges": f"{self.n_expanded_edges:,}", "class edges": f"{len(self.class_ei):,}",
+                     "null trails": self.n_null}, {"sizes": counts})
 
     @property
     def n_identified(self) -> int:
@@ -167,6 +178,29 @@ class Blocks:
 def build_linkgraph(trails: Trails, *, method: Literal["auto", "mask", "bruteforce"] = "auto",
                     progress: Progress | None = None, blocks: Blocks | None = None) -> LinkGraph:
     """Link edges between identified and de-identified trails (Definition 17), twin-compressed.
+
+    Parameters
+    ----------
+    trails : Trails
+        From :func:`graphlink.trails.build_trails`.
+    method : {"auto", "mask", "bruteforce"}
+        Class-link method (module docstring); ``auto`` picks the cheaper.
+    blocks : Blocks, optional
+        Attribute blocks of an attribute linkage set (:mod:`graphlink.als`).
+
+    Returns
+    -------
+    LinkGraph
+        Twin classes, class edges and the symbolic null trails; element edges on demand.
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> graph = gl.build_linkgraph(gl.build_trails(gl.thesis_example()))
+    >>> graph.n_expanded_edges, len(graph.class_ei), graph.n_null
+    (5, 5, 0)
+    >>> [str(graph.trails.identified.keys[i]) for i in graph.neighbours_of_deidentified(3)]
+    ['Ali', 'Dan']
 
     With ``blocks`` (an attribute linkage set), an edge also needs compatible attribute blocks, and twin classes
     are (trail, block) groups: every analysis (matching, true loves, audit, REIDIT) then runs on the constrained

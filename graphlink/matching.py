@@ -34,6 +34,7 @@ from typing import Literal
 
 import numba
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components, maximum_flow
 
@@ -240,6 +241,18 @@ class EdgeClasses:
     mate_identified: np.ndarray           # a maximum matching; -1 = free (or matched to a null trail)
     mate_deidentified: np.ndarray
     class_flow: np.ndarray                # per class edge: member pairs matched in that maximum matching
+
+    def _repr_html_(self) -> str:
+        from graphlink.display import html
+
+        g = self.graph
+        ud = pd.DataFrame({"side": ["identified", "de-identified"],
+                           "mean union degree": [float(np.mean(self.union_degree_identified)) if g.n_identified
+                                                 else 0.0, float(np.mean(self.union_degree_deidentified))
+                                                 if g.n_deidentified else 0.0]})
+        return html("Edge classification (Dulmage–Mendelsohn)",
+                    {"engine": self.engine, "maximum matching": self.nu_real, "true loves": self.n_true_loves,
+                     "Hall's condition": "holds" if self.hall_ok else "fails"}, {"union degrees": ud})
 
     @property
     def complete_side(self) -> Literal["identified", "deidentified"]:

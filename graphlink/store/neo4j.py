@@ -92,7 +92,34 @@ def _hint(uri: str) -> str:
 
 
 def connect(uri: str | None = None, auth: Any = None) -> Store:
-    """Open a :class:`Store` and check that the server answers; StoreError (one line) if it does not."""
+    """Open the Neo4j store and check that the server answers.
+
+    Parameters
+    ----------
+    uri : str, optional
+        Bolt URI; default ``NEO4J_URI``, else the project's local server (``graphlink neo4j start``).
+    auth : tuple, optional
+        ``(user, password)``; default ``NEO4J_AUTH``, else the local server's credentials.
+
+    Returns
+    -------
+    Store
+        Loads releases (idempotent, batched), writes results back, runs Cypher (read-only unless asked).
+
+    Raises
+    ------
+    StoreError
+        One line: the server does not answer, refuses the credentials, or the URI is invalid.
+
+    Examples
+    --------
+    Needs a running server (the live tests cover these calls):
+
+    >>> import graphlink as gl
+    >>> with gl.connect() as store:                                        # doctest: +SKIP
+    ...     store.load_release(gl.thesis_example(), name="fig34")
+    ...     store.run_file("reidit_c", {"release": "fig34"})
+    """
     from neo4j import GraphDatabase, exceptions
 
     uri = resolve_uri(uri)

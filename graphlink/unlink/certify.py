@@ -21,9 +21,8 @@ def check_model(release: Any, multiplicity: str = "auto") -> None:
 
     One-to-many releases (several people per de-identified element, thesis Appendix A; the data model is decided
     by :mod:`graphlink.model`) are refused: k-unlinkability by suppression is defined for one-to-one links."""
-    from graphlink.trails import build_trails
 
-    if multiplicity != "one-to-one" and build_trails(release, "auto", multiplicity).one_to_many:
+    if multiplicity != "one-to-one" and _reads_one_to_many(release, multiplicity):
         raise ModelAssumptionError(
             "unlink protects one-to-one releases (thesis ch. 7, Definition 21), but this release is read as "
             "one-to-many: several identified people share a de-identified element (Appendix A); state "
@@ -35,6 +34,20 @@ def check_model(release: Any, multiplicity: str = "auto") -> None:
             "unlink suppresses de-identified records only (thesis Definition 21), which needs every location "
             f"to disclose at most as many de-identified as identified records; violated at: "
             f"{', '.join(map(str, bad[:10]))}{' ...' if len(bad) > 10 else ''}")
+
+
+def _reads_one_to_many(release: Any, multiplicity: str) -> bool:
+    from graphlink.trails import build_trails
+
+    try:
+        return build_trails(release, "auto", multiplicity).one_to_many
+    except ModelAssumptionError as exc:
+        if "cannot tell" not in str(exc):
+            raise
+        raise ModelAssumptionError(
+            "cannot tell whether this release is one-to-one (de-identified records withheld) or one-to-many "
+            "(several people per de-identified element): state --multiplicity one-to-one to protect it; "
+            "protection by suppression (Definition 21) is defined for one-to-one data only") from None
 
 
 def apply_disclosure(release: Any, disclosed: Mapping[Hashable, Iterable[Hashable]]) -> Any:
