@@ -245,15 +245,21 @@ class Population:
         return read_release(frame, name=name or self.name, truth=self.truth_frame())
 
     def write(self, out: str | Path, truth: str | Path | None = None) -> None:
-        """Write the release (CSV; Parquet when ``out`` ends in ``.parquet``) and optionally the truth CSV."""
-        out = Path(out)
-        frame = self.frame()
-        if out.suffix.lower() in (".parquet", ".pq"):
-            frame.to_parquet(out, index=False)
-        else:
-            frame.to_csv(out, index=False)
-        if truth is not None:
-            self.truth_frame().to_csv(Path(truth), index=False)
+        """Write the release (CSV; Parquet when ``out`` ends in ``.parquet``) and optionally the truth CSV.
+
+        Atomic (:mod:`graphlink.fileio`): both files are written completely before either replaces its target,
+        so an interrupted run leaves the previous files, never a partial release or a release without its truth.
+        """
+        from contextlib import ExitStack
+
+        from graphlink.fileio import atomic_path, frame_writer
+
+        with ExitStack() as stack:
+            tmp_out = stack.enter_context(atomic_path(out))
+            frame_writer(self.frame(), out)(tmp_out)
+            if truth is not None:
+                tmp_truth = stack.enter_context(atomic_path(truth))
+                self.truth_frame().to_csv(tmp_truth, index=False)
 
     # statistics used by the experiments ----------------------------------------------------------
     def visit_frequencies(self) -> np.ndarray:

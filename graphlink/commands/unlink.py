@@ -40,11 +40,11 @@ def _secure_disclosure(release: Any, k: int, method: str, seed: int | None) -> t
 
 
 def _write(release: Any, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix.lower() in (".parquet", ".pq"):
-        release.to_parquet(path)
-    else:
-        release.to_csv(path)
+    """Atomically (graphlink.fileio): an interrupted run leaves the previous file, never a partial release."""
+    from graphlink.fileio import write_with
+
+    parquet = path.suffix.lower() in (".parquet", ".pq")
+    write_with(path, release.to_parquet if parquet else release.to_csv)
 
 
 def _table(summary: dict[str, Any]) -> None:

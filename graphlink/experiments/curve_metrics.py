@@ -21,6 +21,7 @@ from graphlink.experiments.common import ExperimentResult, ProgressArg, out_dir
 from graphlink.experiments.figures import figure, label, save
 from graphlink.experiments.registry import experiment
 from graphlink.experiments.uniqueness_grid import ALGORITHMS, DISTRIBUTIONS, compute_grid
+from graphlink.fileio import write_frame
 
 
 def curve_metrics(summary: pd.DataFrame) -> pd.DataFrame:
@@ -52,8 +53,7 @@ def run_auc(*, runs: int | None = None, seed: int = 0, out: Path | str | None = 
     d = out_dir(out)
     m = curve_metrics(compute_grid(runs=runs, seed=seed, out=d, small=small, progress=progress,
                                    workers=workers))
-    m[["algorithm", "distribution", "locations", "auc", "peak_param", "peak_mean"]].to_csv(d / "auc.csv",
-                                                                                       index=False)
+    write_frame(m[["algorithm", "distribution", "locations", "auc", "peak_param", "peak_mean"]], d / "auc.csv")
     fig, axes = figure(1, 2, size=(10, 4), sharey=True)
     for i, (ax, alg) in enumerate(zip(axes[0], ALGORITHMS, strict=True)):
         for dist, style in zip(DISTRIBUTIONS, ("o-", "s--"), strict=True):
@@ -80,7 +80,7 @@ def run_shift_shape(*, runs: int | None = None, seed: int = 0, out: Path | str |
     d = out_dir(out)
     m = curve_metrics(compute_grid(runs=runs, seed=seed, out=d, small=small, progress=progress,
                                    workers=workers))
-    m[["algorithm", "distribution", "locations", "shape", "shift"]].to_csv(d / "shift-shape.csv", index=False)
+    write_frame(m[["algorithm", "distribution", "locations", "shape", "shift"]], d / "shift-shape.csv")
     fig, axes = figure(1, 2, size=(10, 4))
     for i, (ax, metric, title) in enumerate(zip(axes[0], ("shape", "shift"), (
             "Figure 5.17: shape κ (eq. 5.3)", "Figure 5.18: shift σ (eq. 5.2)"), strict=True)):

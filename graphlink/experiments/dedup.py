@@ -31,6 +31,7 @@ import pandas as pd
 from graphlink.experiments.common import ExperimentResult, ProgressArg, gather_rows, out_dir, task_seed
 from graphlink.experiments.figures import figure, label, mean_sd, save
 from graphlink.experiments.registry import experiment
+from graphlink.fileio import write_frame, write_text
 
 FULL: dict[str, Any] = {"subjects": 1000, "locations": 100, "p": 0.5, "ks": list(range(2, 101)), "runs": 25,
                         "methods": ["greedy-dedup", "force-dedup", "flow-dedup"],
@@ -254,17 +255,17 @@ def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "exp
     summary = summarize(frame)
     scores = pd.concat([t_test_scores(frame, "locations_disclosing"), t_test_scores(frame, "disclosed")])
     csv = d / "dedup.csv"
-    frame.to_csv(csv, index=False)
-    summary.to_csv(d / "dedup-summary.csv", index=False)
-    scores.to_csv(d / "dedup-ttest.csv", index=False)
+    write_frame(frame, csv)
+    write_frame(summary, d / "dedup-summary.csv")
+    write_frame(scores, d / "dedup-ttest.csv")
     extra = [d / "dedup-summary.csv", d / "dedup-ttest.csv"]
     if gap_frame is not None:
-        gap_frame.to_csv(d / "dedup-gap.csv", index=False)
+        write_frame(gap_frame, d / "dedup-gap.csv")
         extra.append(d / "dedup-gap.csv")
     pngs = plot(summary, scores, gap_frame, s, d)
     text, numbers = comparison_text(frame, scores, gap_frame)
     numbers["settings"] = s
-    (d / "dedup-settings.json").write_text(json.dumps({"settings": s, "seed": seed, "numbers": numbers},
-                                                      indent=2, default=str))
+    write_text(d / "dedup-settings.json", json.dumps({"settings": s, "seed": seed, "numbers": numbers},
+                                                     indent=2, default=str))
     extra += [d / "dedup-settings.json", *pngs[1:]]
     return ExperimentResult("dedup", frame, csv, pngs[0], text, numbers, extra)

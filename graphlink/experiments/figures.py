@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from graphlink.fileio import save_figure
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -55,5 +57,5 @@ def save(fig: Figure, path: Path, *, suptitle: str | None = None, suptitle_size:
     if suptitle is not None:
         fig.suptitle(suptitle, **({} if suptitle_size is None else {"fontsize": suptitle_size}))
     fig.tight_layout(rect=rect)
-    fig.savefig(path)
+    save_figure(fig, path)
     return path

@@ -27,6 +27,7 @@ import pandas as pd
 
 from graphlink.experiments.common import ExperimentResult, ProgressArg, out_dir, parallel_map, preset, task_seed
 from graphlink.experiments.registry import experiment
+from graphlink.fileio import save_figure, write_frame
 from graphlink.simulate import household_population
 
 FULL = {"households": 400, "sites": 100, "runs": 20, "steps": [5, 10, 20, 30, 40, 60, 80, 100],
@@ -86,7 +87,7 @@ def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "exp
     parts = parallel_map(_measure, tasks, workers=1 if small else workers, progress=progress,
                          description="households")
     df = pd.DataFrame([r for p in parts for r in p])
-    df.to_csv(d / "households.csv", index=False)
+    write_frame(df, d / "households.csv")
     g = df.groupby(["withhold", "websites"]).mean(numeric_only=True).reset_index()
     fig = Figure(figsize=(11, 3.8), dpi=85)
     axes = fig.subplots(1, len(cfg["withhold"]), sharey=True, squeeze=False)[0]
@@ -104,7 +105,7 @@ def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "exp
     fig.suptitle(f"Appendix A reproduced: {cfg['households']} households (Homenet size mix), {cfg['runs']} "
                  "populations per point")
     fig.tight_layout()
-    fig.savefig(d / "households.png")
+    save_figure(fig, d / "households.png")
 
     wrong = int(df["wrong"].fillna(0).sum() + df.get("wrong_coverage", pd.Series(dtype=float)).fillna(0).sum())
     old_wrong = int(df["wrong_size_reading"].sum())

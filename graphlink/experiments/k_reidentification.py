@@ -17,6 +17,7 @@ import pandas as pd
 from graphlink.experiments.common import ExperimentResult, RunSettings, population_trails, task_seed, with_presets
 from graphlink.experiments.figures import figure, label, mean_sd, save
 from graphlink.experiments.registry import experiment
+from graphlink.fileio import write_frame
 from graphlink.simulate import draw_population
 
 FULL = {"subjects": 1149, "locations": 174, "mean_visits": 1.5, "runs": 10, "ks": list(range(2, 51))}
@@ -59,7 +60,7 @@ def run(s: RunSettings) -> ExperimentResult:
     tasks = [(cfg["subjects"], cfg["locations"], cfg["mean_visits"], cfg["ks"], s.seed, r)
              for r in range(cfg["runs"])]
     df = s.rows(_measure, tasks, "k-reidentification")
-    df.to_csv(d / "k-reidentification.csv", index=False)
+    write_frame(df, d / "k-reidentification.csv")
     g = df.groupby("k").agg(fraction=("fraction", "mean"), sd=("fraction", "std")).reset_index()
     g["sd"] = g["sd"].fillna(0.0)
     fig, axes = figure(size=(7, 4))

@@ -22,6 +22,7 @@ from graphlink.experiments.common import ExperimentResult, RunSettings, populati
 from graphlink.experiments.figures import figure, label, save
 from graphlink.experiments.registry import experiment
 from graphlink.experiments.uniqueness_grid import DISTRIBUTIONS, probabilities, zero_star_trails
+from graphlink.fileio import write_frame
 from graphlink.simulate import draw_population
 
 FULL = {"subjects": 1000, "runs": 10, "locations": [10, 20], "params": [0.1, 0.3, 0.5, 0.7, 0.9],
@@ -69,7 +70,7 @@ def run(s: RunSettings) -> ExperimentResult:
              for C in cfg["locations"] for r in range(cfg["runs"])]
     df = s.rows(_measure, tasks, "optimal gap")
     df["fraction"] = df["reidentified"] / df["subjects"]
-    df.to_csv(d / "optimal-gap.csv", index=False)
+    write_frame(df, d / "optimal-gap.csv")
     g = df.groupby(["model", "distribution", "locations", "param", "method"])["fraction"].mean().reset_index()
     models, Cs = cfg["models"], cfg["locations"]
     fig, axes = figure(len(models), 2 * len(Cs), size=(4.2 * len(Cs) * 2, 3.4 * len(models)), dpi=80)

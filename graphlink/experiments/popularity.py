@@ -15,6 +15,7 @@ import numpy as np
 from graphlink.experiments.common import ExperimentResult, RunSettings, reidit_c_matrix, task_seed, with_presets
 from graphlink.experiments.figures import figure, label, save
 from graphlink.experiments.registry import experiment
+from graphlink.fileio import write_frame
 from graphlink.simulate import zipf_population
 
 #: (subjects, locations): many subjects per location (like CF) and few (like Homenet, ratio -> 0)
@@ -47,7 +48,7 @@ def run(s: RunSettings) -> ExperimentResult:
     tasks = [(n, C, cfg["alpha"], s.seed + 7919 * i, r) for i, (n, C) in enumerate(cfg["populations"])
              for r in range(cfg["runs"])]
     df = s.rows(_measure, tasks, "popularity")
-    df.to_csv(d / "popularity.csv", index=False)
+    write_frame(df, d / "popularity.csv")
     g = df.groupby(["population", "subjects", "locations", "order", "locations_added"]).agg(
         discovered=("discovered", "mean"), reidentified=("reidentified", "mean"),
         sd=("reidentified", "std")).reset_index()

@@ -22,6 +22,7 @@ from graphlink.errors import ModelAssumptionError
 from graphlink.experiments.common import ExperimentResult, RunSettings, population_trails, task_seed, with_presets
 from graphlink.experiments.figures import figure, label, save
 from graphlink.experiments.registry import experiment
+from graphlink.fileio import write_frame
 from graphlink.simulate import draw_population
 
 SITE_PROFILE = 0.5 * np.arange(1, 25, dtype=float) ** -0.6
@@ -76,7 +77,7 @@ def run(s: RunSettings) -> ExperimentResult:
     # the largest populations need the memory of the whole machine: run them one at a time
     df = s.rows(_measure, tasks, "scaling", serial=max(cfg["sizes"]) > 100_000)
     df = df.sort_values(["algorithm", "locations", "subjects", "run"])
-    df.to_csv(d / "scaling.csv", index=False)
+    write_frame(df, d / "scaling.csv")
     g = df.groupby(["algorithm", "locations", "subjects"]).agg(fraction=("fraction", "mean"),
                                                                 seconds=("seconds", "mean")).reset_index()
     fig, axes = figure(2, 2, size=(11, 7), dpi=85)

@@ -37,6 +37,7 @@ from graphlink.experiments.common import (
 )
 from graphlink.experiments.figures import figure, label, mean_sd, save
 from graphlink.experiments.registry import experiment
+from graphlink.fileio import write_frame, write_text
 from graphlink.simulate import draw_population, zipf_probabilities
 
 FULL = {"subjects": 1000, "runs": 100,
@@ -155,10 +156,10 @@ def compute_grid(*, runs: int | None, seed: int, out: Path, small: bool, progres
     runs_df = gather_rows(_measure, tasks, workers=workers if not small else 1, progress=progress,
                           description="uniqueness grid")
     summary = summarise(runs_df)
-    runs_df.sort_values(["algorithm", "distribution", "locations", "param", "run"]).to_csv(
-        out / "uniqueness-grid-runs.csv", index=False)
-    summary.to_csv(cache, index=False)
-    side.write_text(json.dumps(settings))
+    write_frame(runs_df.sort_values(["algorithm", "distribution", "locations", "param", "run"]),
+                out / "uniqueness-grid-runs.csv")
+    write_frame(summary, cache)
+    write_text(side, json.dumps(settings))
     return summary
 
 

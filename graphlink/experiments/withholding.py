@@ -17,6 +17,7 @@ import pandas as pd
 from graphlink.experiments.common import ExperimentResult, RunSettings, population_trails, task_seed, with_presets
 from graphlink.experiments.figures import figure, label, mean_sd, save
 from graphlink.experiments.registry import experiment
+from graphlink.fileio import write_frame
 from graphlink.simulate import Population, zipf_population
 
 FULL = {"subjects": 1000, "locations": 40, "alpha": 0.6, "runs": 20, "steps": list(range(4, 41, 4)),
@@ -64,7 +65,7 @@ def run(s: RunSettings) -> ExperimentResult:
     tasks = [(cfg["subjects"], cfg["locations"], cfg["alpha"], m, cfg["steps"], s.seed, r, mi)
              for mi, m in enumerate(cfg["miss"]) for r in range(cfg["runs"])]
     df = s.rows(_measure, tasks, "withholding")
-    df.to_csv(d / "withholding.csv", index=False)
+    write_frame(df, d / "withholding.csv")
     g = df.groupby(["miss", "locations"]).agg(
         deidentified_trails=("deidentified_trails", "mean"), identified_trails=("identified_trails", "mean"),
         reidentified=("reidentified", "mean"), sd=("reidentified", "std")).reset_index()
