@@ -473,6 +473,22 @@ def class_max_flow(a: np.ndarray, b: np.ndarray, ptr: np.ndarray, nb: np.ndarray
     return f, x, y, value, phases
 
 
+@numba.njit(inline="always", cache=True)
+def _tarjan_arc(v: int, w: int, st: np.ndarray, low: np.ndarray, acc: np.ndarray, n: int) -> bool:  # pragma: no cover
+    """Tarjan's treatment of arc v → w; True when w is new (a tree arc to descend), else low/acc updated.
+
+    ``st[w]``: -1 = not entered, < n = its index while on the stack, ≥ n = finished: n + 2·component + (reaches t)."""
+    sw = st[w]
+    if sw == -1:
+        return True
+    if sw < n:
+        if sw < low[v]:
+            low[v] = sw
+    elif (sw - n) & 1:
+        acc[v] = True
+    return False
+
+
 @numba.njit(cache=True)
 def residual_scc(a: np.ndarray, b: np.ndarray, ptr: np.ndarray, nb: np.ndarray, f: np.ndarray, x: np.ndarray,
                  y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - numba
@@ -481,10 +497,10 @@ def residual_scc(a: np.ndarray, b: np.ndarray, ptr: np.ndarray, nb: np.ndarray, 
 
     Nodes: 0 = s, 1..n_a = source classes, then the sink-side classes, last = t.  Residual arcs: s → u while
     x_u > 0, u → s while u sends flow, u → v while f < min(a_u, b_v), v → u while f > 0, v → t while y_v > 0,
-    t → v while v receives flow.  Iterative Tarjan (1972), O(V + E).  Started from s first, so the nodes s
-    reaches are those numbered in the first tree; "reaches t" is a flag per component, final when the component
-    is popped (every arc out of a component leads to a component completed earlier, or to its own).
-    Returns (component per node, reached from s, reaches t).
+    t → v while v receives flow.  Iterative Tarjan (1972), O(V + E), one read of a per-node state per arc that
+    does not descend.  Started from s first, so the nodes s reaches are those numbered in the first tree;
+    "reaches t" is a flag per component, final when the component is popped (every arc out of a component leads
+    to a component finished earlier, or into its own).  Returns (component per node, reached from s, reaches t).
     """
     n_a = a.shape[0]
     n_b = b.shape[0]
@@ -492,10 +508,9 @@ def residual_scc(a: np.ndarray, b: np.ndarray, ptr: np.ndarray, nb: np.ndarray, 
     t_node = n - 1
     # backward arcs v -> u (edges with flow), as a CSR over the sink-side classes
     qptr = np.zeros(n_b + 1, np.int64)
-    for u in range(n_a):
-        for k in range(ptr[u], ptr[u + 1]):
-            if f[k] > 0:
-                qptr[nb[k] + 1] += 1
+    for k in range(nb.shape[0]):
+        if f[k] > 0:
+            qptr[nb[k] + 1] += 1
     for v in range(n_b):
         qptr[v + 1] += qptr[v]
     qcur = qptr[:-1].copy()
@@ -506,32 +521,29 @@ def residual_scc(a: np.ndarray, b: np.ndarray, ptr: np.ndarray, nb: np.ndarray, 
                 v = nb[k]
                 qnb[qcur[v]] = u
                 qcur[v] += 1
-    index = np.full(n, -1, np.int64)
+    st = np.full(n, -1, np.int64)
     low = np.empty(n, np.int64)
-    onstack = np.zeros(n, np.bool_)
-    comp = np.full(n, -1, np.int64)
-    acc = np.zeros(n, np.bool_)                 # some arc from this node leads to a component that reaches t
-    creach = np.zeros(n, np.bool_)              # per component: reaches t
+    acc = np.zeros(n, np.bool_)                 # some arc from this node leads to a finished component reaching t
+    comp = np.empty(n, np.int64)
     it = np.empty(n, np.int64)
     sstack = np.empty(n, np.int64)
     cstack = np.empty(n, np.int64)
     counter = 0
     ncomp = 0
     sp = 0
-    reached = 0
+    from_s = np.zeros(n, np.bool_)
     for root in range(n):
-        if index[root] != -1:
+        if st[root] != -1:
             continue
         top = -1
         w = root                                              # the node to enter next, -1 = none
         while True:
             if w != -1:
-                index[w] = counter
+                st[w] = counter
                 low[w] = counter
                 counter += 1
                 sstack[sp] = w
                 sp += 1
-                onstack[w] = True
                 acc[w] = w == t_node
                 it[w] = 0 if (w == 0 or w == t_node) else (ptr[w - 1] if w <= n_a else qptr[w - 1 - n_a])
                 top += 1
@@ -542,76 +554,85 @@ def residual_scc(a: np.ndarray, b: np.ndarray, ptr: np.ndarray, nb: np.ndarray, 
             if v == 0:                                        # s
                 while p < n_a:
                     p += 1
-                    if x[p - 1] > 0:
+                    if x[p - 1] > 0 and _tarjan_arc(v, p, st, low, acc, n):
                         w = p
                         break
             elif v == t_node:                                 # t
                 while p < n_b:
                     p += 1
-                    if y[p - 1] < b[p - 1]:
+                    if y[p - 1] < b[p - 1] and _tarjan_arc(v, n_a + p, st, low, acc, n):
                         w = n_a + p
                         break
-            elif v <= n_a:                                    # source class u
+            elif v <= n_a:                                    # source class u: almost all of the arcs
                 u = v - 1
                 end = ptr[u + 1]
                 au = a[u]
-                while p < end:
+                lv = low[v]
+                av = acc[v]
+                while p < end:                                # the arc test of _tarjan_arc, kept in registers
                     c = nb[p]
+                    fp = f[p]
                     p += 1
-                    if f[p - 1] < min(au, b[c]):
+                    if fp != 0 and fp >= min(au, b[c]):
+                        continue
+                    sw = st[1 + n_a + c]
+                    if sw == -1:
                         w = 1 + n_a + c
                         break
+                    if sw < n:
+                        if sw < lv:
+                            lv = sw
+                    elif (sw - n) & 1:
+                        av = True
+                low[v] = lv
+                acc[v] = av
                 if w == -1 and p == end:
                     p += 1
-                    if x[u] < au:
+                    if x[u] < au and _tarjan_arc(v, 0, st, low, acc, n):
                         w = 0
             else:                                             # sink-side class c
                 c = v - 1 - n_a
                 end = qptr[c + 1]
-                if p < end:
-                    w = 1 + qnb[p]
+                while p < end:
                     p += 1
-                elif p == end:
+                    if _tarjan_arc(v, 1 + qnb[p - 1], st, low, acc, n):
+                        w = 1 + qnb[p - 1]
+                        break
+                if w == -1 and p == end:
                     p += 1
-                    if y[c] > 0:
+                    if y[c] > 0 and _tarjan_arc(v, t_node, st, low, acc, n):
                         w = t_node
             it[v] = p
             if w != -1:
-                if index[w] != -1:                            # already entered: not a tree arc
-                    if onstack[w]:
-                        if index[w] < low[v]:
-                            low[v] = index[w]
-                    elif creach[comp[w]]:
-                        acc[v] = True
-                    w = -1
                 continue
-            top -= 1
-            if low[v] == index[v]:
+            top -= 1                                          # v is finished
+            if low[v] == st[v]:                               # v roots a component: the stack from v up
+                q = sp - 1
                 r = False
                 while True:
-                    sp -= 1
-                    u = sstack[sp]
-                    onstack[u] = False
-                    comp[u] = ncomp
-                    r = r or acc[u]
-                    if u == v:
+                    r = r or acc[sstack[q]]
+                    if sstack[q] == v:
                         break
-                creach[ncomp] = r
+                    q -= 1
+                code = n + 2 * ncomp + (1 if r else 0)
+                for z in range(q, sp):
+                    comp[sstack[z]] = ncomp
+                    st[sstack[z]] = code
+                sp = q
                 ncomp += 1
             if top < 0:
                 break
             u = cstack[top]
             if low[v] < low[u]:
                 low[u] = low[v]
-            if comp[v] != -1 and creach[comp[v]]:
+            if st[v] >= n and (st[v] - n) & 1:
                 acc[u] = True
         if root == 0:
-            reached = counter
-    from_s = np.zeros(n, np.bool_)
-    to_t = np.zeros(n, np.bool_)
+            for v in range(n):
+                from_s[v] = st[v] != -1
+    to_t = np.empty(n, np.bool_)
     for v in range(n):
-        from_s[v] = index[v] < reached
-        to_t[v] = creach[comp[v]]
+        to_t[v] = (st[v] - n) & 1 == 1
     return comp, from_s, to_t
 
 
@@ -620,16 +641,19 @@ def classify_positions(a: np.ndarray, b: np.ndarray, ptr: np.ndarray, nb: np.nda
                        comp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - numba
     """Per edge position: allowed (f > 0 or both ends in one SCC), vital (one pair, matched, SCCs differ).  O(E)."""
     n_a = a.shape[0]
+    comp_b = comp[1 + n_a:1 + n_a + b.shape[0]].astype(np.int32)      # the random reads: keep them small
     allowed = np.empty(nb.shape[0], np.bool_)
-    vital = np.empty(nb.shape[0], np.bool_)
+    vital = np.zeros(nb.shape[0], np.bool_)
     for u in range(n_a):
         cu = comp[1 + u]
         one = a[u] == 1
         for k in range(ptr[u], ptr[u + 1]):
             c = nb[k]
-            same = cu == comp[1 + n_a + c]
-            allowed[k] = f[k] > 0 or same
-            vital[k] = f[k] == 1 and not same and one and b[c] == 1
+            same = comp_b[c] == cu
+            fk = f[k]
+            allowed[k] = same or fk > 0
+            if one and fk == 1 and not same and b[c] == 1:
+                vital[k] = True
     return allowed, vital
 
 
