@@ -23,7 +23,10 @@ Two exact engines:
   scipy/scipy#26147, unfixed in 1.17), then scipy's iterative SCC.  O(E·√V).
 * twin classes (algorithms.md §2.3): identical trails form classes with multiplicities; a max-flow with
   capacities min(a_i, b_j) plus an SCC pass on the residual graph classifies class edges.  Used when the
-  element-level graph would be much larger than the class graph (low-entropy data).
+  element-level graph would be much larger than the class graph (low-entropy data).  The max-flow is
+  Hopcroft–Karp generalised to capacities and the SCC an iterative Tarjan, both in numba on the class
+  graph's arrays (:func:`twin_flow`); scipy's Dinic ``maximum_flow`` stays as the reference
+  (``twin_classify(..., method="scipy")``).
 """
 
 from __future__ import annotations
@@ -180,9 +183,10 @@ def twin_classify(a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: np.ndarray, 
     residual graph).
 
     ``method="numba"`` (default, :func:`twin_flow`): capacitated Hopcroft–Karp + iterative Tarjan on the class
-    graph's own arrays, O(E·√V)-style phases of O(V + E) each, about 15 bytes per class edge on top of the
-    inputs and outputs.  ``method="scipy"``: scipy's Dinic ``maximum_flow`` and sparse ``connected_components``
-    on a CSR copy of the network — the reference the tests and ``benchmarks/bench_core.py`` compare against.
+    graph's own arrays: phases of O(V + E) each (O(√V) of them on unit capacities), about 7 bytes per class
+    edge at the peak, ``flow`` as int32.  ``method="scipy"``: scipy's Dinic ``maximum_flow`` and sparse
+    ``connected_components`` on a CSR copy of the network — the reference the tests and
+    ``benchmarks/bench_core.py`` compare against.
     """
     if method == "numba":
         return twin_flow(a, b, ci, cj)
@@ -247,8 +251,10 @@ def twin_flow(a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: np.ndarray, *, c
     The engine runs on the side the class edges are grouped by (``LinkGraph`` keeps them sorted by the
     de-identified class), so no E-sized permutation is built: reversing every arc of the network swaps the
     roles of the sides and leaves flows and SCCs unchanged, and "reachable from s" becomes "reaches t".
-    Unsorted input is counting-sorted once.  Memory: about 15 bytes per class edge besides the inputs.
-    With ``classify=False`` only the flow is computed (flow, nu).
+    Unsorted input is counting-sorted once.  ``flow`` is int32 (class sizes fit), which halves the largest
+    array: the peak is about 6–7 bytes per class edge besides the inputs (97 MiB measured on a 1.6e7-edge
+    class graph; the scipy path needs about 125 bytes per edge).  With ``classify=False`` only the flow is
+    computed (flow, nu).
     """
     from graphlink.kernels import class_max_flow, classify_positions, counting_order, group_pointers, residual_scc
 
@@ -270,7 +276,7 @@ def twin_flow(a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: np.ndarray, *, c
             ptr, _ = group_pointers(ci[order], n_a)
             transposed, src_cap, dst_cap, nb = False, a, b, cj[order]
     f, x, y, value, _ = class_max_flow(src_cap, dst_cap, ptr, nb)
-    out: dict = {"flow": f.astype(np.int64), "nu": int(value)}
+    out: dict = {"flow": f, "nu": int(value)}
     if classify:
         comp, from_s, to_t = residual_scc(src_cap, dst_cap, ptr, nb, f, x, y)
         out["allowed"], out["vital"] = classify_positions(src_cap, dst_cap, ptr, nb, f, comp)
@@ -307,7 +313,7 @@ class EdgeClasses:
     unmatched: list[str]                  # elements that no maximum matching can cover (when Hall fails)
     mate_identified: np.ndarray           # a maximum matching; -1 = free (or matched to a null trail)
     mate_deidentified: np.ndarray
-    class_flow: np.ndarray                # per class edge: member pairs matched in that maximum matching
+    class_flow: np.ndarray                # per class edge: member pairs matched in that maximum matching (int)
 
     @property
     def complete_side(self) -> Literal["identified", "deidentified"]:
@@ -472,7 +478,7 @@ def _classify_twins(graph: LinkGraph) -> EdgeClasses:
     mate_id, mate_de = (mate_l, mate_r) if left_is_id else (mate_r, mate_l)
     nu = nu_real + min(graph.n_null, n_left - nu_real)
     return EdgeClasses(graph, "twins", nu, nu_real, r["allowed"], r["vital"], deg_i, deg_j,
-                       null_allowed, null_vital, hall_ok, unmatched, mate_id, mate_de, np.asarray(r["flow"], np.int64))
+                       null_allowed, null_vital, hall_ok, unmatched, mate_id, mate_de, r["flow"])
 
 
 def _matching_from_flow(graph: LinkGraph, left_is_id: bool, ci: np.ndarray, cj: np.ndarray, flow: np.ndarray,
@@ -485,5 +491,5 @@ def _matching_from_flow(graph: LinkGraph, left_is_id: bool, ci: np.ndarray, cj: 
     ls, rs = (graph.id_class_size, graph.de_class_size) if left_is_id else (graph.de_class_size, graph.id_class_size)
     lptr, lmem = _members(lc, len(ls))
     rptr, rmem = _members(rc, len(rs))
-    return pair_members(np.asarray(ci, np.int64), np.asarray(cj, np.int64), np.asarray(flow, np.int64), lptr, lmem,
+    return pair_members(np.asarray(ci, np.int64), np.asarray(cj, np.int64), np.ascontiguousarray(flow), lptr, lmem,
                         rptr, rmem, n_left, n_right)
