@@ -638,23 +638,32 @@ def residual_scc(a: np.ndarray, b: np.ndarray, ptr: np.ndarray, nb: np.ndarray, 
 
 @numba.njit(cache=True)
 def classify_positions(a: np.ndarray, b: np.ndarray, ptr: np.ndarray, nb: np.ndarray, f: np.ndarray,
-                       comp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - numba
-    """Per edge position: allowed (f > 0 or both ends in one SCC), vital (one pair, matched, SCCs differ).  O(E)."""
+                       comp: np.ndarray) -> tuple:  # pragma: no cover - numba
+    """Per edge position: allowed (f > 0 or both ends in one SCC), vital (one pair, matched, SCCs differ); and per
+    class the union-degree of its members (Σ of the other side's class sizes over its allowed edges).  O(E)."""
     n_a = a.shape[0]
     comp_b = comp[1 + n_a:1 + n_a + b.shape[0]].astype(np.int32)      # the random reads: keep them small
     allowed = np.empty(nb.shape[0], np.bool_)
     vital = np.zeros(nb.shape[0], np.bool_)
+    deg_a = np.zeros(n_a, np.int64)
+    deg_b = np.zeros(b.shape[0], np.int64)
     for u in range(n_a):
         cu = comp[1 + u]
-        one = a[u] == 1
+        au = a[u]
+        du = 0
         for k in range(ptr[u], ptr[u + 1]):
             c = nb[k]
             same = comp_b[c] == cu
             fk = f[k]
-            allowed[k] = same or fk > 0
-            if one and fk == 1 and not same and b[c] == 1:
-                vital[k] = True
-    return allowed, vital
+            ok = same or fk > 0
+            allowed[k] = ok
+            if ok:
+                du += b[c]
+                deg_b[c] += au
+                if fk == 1 and not same and au == 1 and b[c] == 1:
+                    vital[k] = True
+        deg_a[u] = du
+    return allowed, vital, deg_a, deg_b
 
 
 @numba.njit(cache=True)

@@ -179,8 +179,9 @@ def twin_classify(a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: np.ndarray, 
     Left classes have multiplicities ``a``, right classes ``b``; class edges (ci, cj) get capacity
     min(a_i, b_j) (not ∞: an uncapacitated arc would leave a residual 2-cycle that fakes "not vital").
     Returns per class edge (input order): flow, allowed, vital (only possible between singleton classes); the
-    flow value ν; and d_left, the left classes whose members can be left unmatched (reachable from s in the
-    residual graph).
+    flow value ν; d_left, the left classes whose members can be left unmatched (reachable from s in the
+    residual graph); and degree_left / degree_right, each class's union-degree (Σ of the other side's class
+    sizes over its allowed edges).
 
     ``method="numba"`` (default, :func:`twin_flow`): capacitated Hopcroft–Karp + iterative Tarjan on the class
     graph's own arrays: phases of O(V + E) each (O(√V) of them on unit capacities), about 7 bytes per class
@@ -231,8 +232,11 @@ def twin_classify(a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: np.ndarray, 
     same = scc[1 + ci] == scc[1 + n_a + cj]
     allowed = (mid_flow > 0) | same
     vital = (mid_flow == 1) & ~same & (a[ci] == 1) & (b[cj] == 1)
+    from graphlink.kernels import masked_class_degrees
+
+    deg_l, deg_r = masked_class_degrees(ci, cj, allowed, a, b)
     return {"flow": mid_flow, "allowed": allowed, "vital": vital, "nu": int(res.flow_value),
-            "d_left": reach[1:1 + n_a]}
+            "d_left": reach[1:1 + n_a], "degree_left": deg_l, "degree_right": deg_r}
 
 
 def twin_flow(a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: np.ndarray, *, classify: bool = True) -> dict:
@@ -246,7 +250,8 @@ def twin_flow(a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: np.ndarray, *, c
        of the flow, and it needs no proof that its pairs extend to a maximum flow.)
     2. Strongly connected components of the residual graph, s and t included (iterative Tarjan 1972, O(V + E),
        :func:`graphlink.kernels.residual_scc`), and reachability from s (d_left).
-    3. allowed = f > 0 or same SCC; vital = f = 1, a_i = b_j = 1, SCCs differ.  O(E).
+    3. allowed = f > 0 or same SCC; vital = f = 1, a_i = b_j = 1, SCCs differ; class union-degrees in the
+       same pass.  O(E).
 
     The engine runs on the side the class edges are grouped by (``LinkGraph`` keeps them sorted by the
     de-identified class), so no E-sized permutation is built: reversing every arc of the network swaps the
@@ -279,9 +284,10 @@ def twin_flow(a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: np.ndarray, *, c
     out: dict = {"flow": f, "nu": int(value)}
     if classify:
         comp, from_s, to_t = residual_scc(src_cap, dst_cap, ptr, nb, f, x, y)
-        out["allowed"], out["vital"] = classify_positions(src_cap, dst_cap, ptr, nb, f, comp)
+        out["allowed"], out["vital"], deg_src, deg_dst = classify_positions(src_cap, dst_cap, ptr, nb, f, comp)
         n_src = len(src_cap)
         out["d_left"] = to_t[1 + n_src:1 + n_src + n_a] if transposed else from_s[1:1 + n_a]
+        out["degree_left"], out["degree_right"] = (deg_dst, deg_src) if transposed else (deg_src, deg_dst)
     if order is not None:
         for key in ("flow", "allowed", "vital"):
             if key in out:
@@ -372,15 +378,6 @@ class EdgeClasses:
     def null_union_degree(self) -> int:
         """Union-degree of each null trail (they are interchangeable)."""
         return int(self.null_allowed.sum())
-
-
-def _class_degree(graph: LinkGraph, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    from graphlink.kernels import masked_class_degrees
-
-    di, dj = masked_class_degrees(np.asarray(graph.class_ei, np.int64), np.asarray(graph.class_ej, np.int64),
-                                  np.ascontiguousarray(mask, np.bool_), np.asarray(graph.id_class_size, np.int64),
-                                  np.asarray(graph.de_class_size, np.int64))
-    return di[graph.id_class], dj[graph.de_class]
 
 
 def classify_edges(graph: LinkGraph, *, engine: Literal["auto", "elements", "twins"] = "auto") -> EdgeClasses:
@@ -474,7 +471,9 @@ def _classify_twins(graph: LinkGraph) -> EdgeClasses:
     mate_l, mate_r = _matching_from_flow(graph, left_is_id, ci, cj, r["flow"], n_left, n_right)
     nu_real = int((mate_l >= 0).sum())
     hall_ok, unmatched = _hall(graph, nu_real, mate_l, mate_r, left_is_id)
-    deg_i, deg_j = _class_degree(graph, r["allowed"])
+    deg_l, deg_r = r["degree_left"], r["degree_right"]
+    deg_i, deg_j = (deg_l, deg_r) if left_is_id else (deg_r, deg_l)
+    deg_i, deg_j = deg_i[graph.id_class], deg_j[graph.de_class]
     mate_id, mate_de = (mate_l, mate_r) if left_is_id else (mate_r, mate_l)
     nu = nu_real + min(graph.n_null, n_left - nu_real)
     return EdgeClasses(graph, "twins", nu, nu_real, r["allowed"], r["vital"], deg_i, deg_j,

@@ -1,8 +1,9 @@
 """The numba twin-class engine (capacitated Hopcroft–Karp + residual Tarjan) against scipy's Dinic reference.
 
-Allowed, vital and d_left are properties of the class graph alone (not of the maximum flow found), so both
-engines must return them identically; the flows may differ but each must be a valid maximum flow.  The element
-level is covered by the brute-force oracles of test_matching / test_onetomany / test_lowentropy.
+Allowed, vital, d_left and the class union-degrees are properties of the class graph alone (not of the
+maximum flow found), so both engines must return them identically; the flows may differ but each must be a
+valid maximum flow.  The element level is covered by the brute-force oracles of test_matching /
+test_onetomany / test_lowentropy.
 """
 
 from __future__ import annotations
@@ -53,8 +54,11 @@ def _same_as_scipy(a, b, ci, cj) -> None:
     ours = twin_classify(a, b, ci, cj)
     ref = twin_classify(a, b, ci, cj, method="scipy")
     _check_max_flow(a, b, ci, cj, ours["flow"], ours["nu"], ref["nu"])
-    for key in ("allowed", "vital", "d_left"):
+    for key in ("allowed", "vital", "d_left", "degree_left", "degree_right"):
         assert np.array_equal(ours[key], ref[key]), key
+    ok = ours["allowed"]
+    assert np.array_equal(ours["degree_left"], np.bincount(ci[ok], weights=b[cj[ok]], minlength=len(a)))
+    assert np.array_equal(ours["degree_right"], np.bincount(cj[ok], weights=a[ci[ok]], minlength=len(b)))
     assert twin_flow(a, b, ci, cj, classify=False)["nu"] == ref["nu"]
 
 
