@@ -226,10 +226,12 @@ def attribute(plan: Plan, leak: pd.DataFrame, *, source: str | None = None) -> A
             f"exact match: every leaked {rows_word} has {exact[0]}'s generalization pattern "
             f"({plan.pattern(L[r])}){extra}{note}"), candidates=[exact], candidate_sets=1, minimum_size=1, **base)
     if len(exact) > 1:
+        also = [x for x in could if x not in exact]
+        extra = f"; {_listing(also)} could also produce them by generalizing further" if also else ""
         return Attribution([], False, 0, reason=(
             f"cannot be attributed: the leaked rows fit the patterns of {_listing(exact)} alike (their labels occur "
-            f"at several levels of the hierarchies), so the pattern does not tell them apart{note}"),
-            candidates=[[x] for x in exact[:MAX_LISTED]], candidate_sets=len(exact), minimum_size=1, **base)
+            f"at several levels of the hierarchies), so the pattern does not tell them apart{extra}{note}"),
+            candidates=[[x] for x in could[:MAX_LISTED]], candidate_sets=len(could), minimum_size=1, **base)
 
     # step 3b: minimum sets of recipients whose knowledge covers every QI at the observed granularity
     full = (1 << m) - 1
