@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from pathlib import Path
 
 import pandas as pd
 from hypothesis import strategies as st
 
+from graphlink.fingerprint import EXAMPLES
 from graphlink.fingerprint.plan import Plan
 from graphlink.fingerprint.release import release_frame
 from graphlink.qi import hierarchy as H
 from graphlink.qi.table import QITable, encode, read_table
 
-ROOT = Path(__file__).resolve().parent.parent
-FP = ROOT / "graphlink" / "data" / "fingerprint"
+FP = EXAMPLES
 FP_HIER = FP / "hierarchies"
 
 

@@ -14,9 +14,14 @@ Built on :mod:`graphlink.qi` (hierarchies, the encoded table, the lattice, the l
 below the planning level. See docs/fingerprint.md.
 """
 
+from pathlib import Path
+
 from graphlink.fingerprint.attribute import Attribution, attribute
 from graphlink.fingerprint.plan import LOSSES, Discretisation, Plan, Recipient, make_plan, plan_from_nodes
 from graphlink.fingerprint.release import release_frame, table_fingerprint
 
-__all__ = ["LOSSES", "Attribution", "Discretisation", "Plan", "Recipient", "attribute", "make_plan",
+#: FP's worked examples: table1.csv, table6.csv and their hierarchies (graphlink/data/fingerprint)
+EXAMPLES = Path(__file__).resolve().parent.parent / "data" / "fingerprint"
+
+__all__ = ["EXAMPLES", "LOSSES", "Attribution", "Discretisation", "Plan", "Recipient", "attribute", "make_plan",
            "plan_from_nodes", "release_frame", "table_fingerprint"]
