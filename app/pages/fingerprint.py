@@ -4,15 +4,14 @@ who leaked it (Schrittwieser et al., FP §3). Every number comes from ``graphlin
 from __future__ import annotations
 
 import hashlib
-import io
 import json
-from pathlib import Path
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 
 from app.components import charts
+from app.components.qi_upload import Matrices, read_upload, upload_table
 from graphlink.fingerprint import EXAMPLES, LOSSES, Plan, attribute, make_plan, release_frame
 from graphlink.fingerprint.release import table_fingerprint
 from graphlink.qi import datasets
@@ -31,7 +30,6 @@ DEFAULTS = {"fp1": (("sex", "birthdate"), 2, 2, "samarati", "1", "2", "exact", 0
             "acs12": (None, 5, 10, "precision", "", "", "auto", 1.0),
             "sweeney": (None, 2, 3, "precision", "", "", "auto", 0.0)}
 DISC = ["auto", "exact", "round", "width"]
-Matrices = dict[str, list[list[str]]]
 
 
 @st.cache_data(max_entries=8, show_spinner="Loading the dataset…")
@@ -42,11 +40,6 @@ def load_source(name: str) -> tuple[pd.DataFrame, Matrices, tuple[str, ...]]:
         return frame, {c: h.matrix.tolist() for c, h in hs.items() if c in frame.columns}, ()
     ds = datasets.load(name)
     return ds.frame, {c: h.matrix.tolist() for c, h in ds.hierarchies.items()}, ds.qi
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def read_upload(data: bytes) -> pd.DataFrame:
-    return pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, na_values=[""])
 
 
 @st.cache_resource(max_entries=16, show_spinner="Encoding the quasi-identifier…")
@@ -95,22 +88,7 @@ st.caption("Give every recipient of a table its **own k-anonymous generalization
 
 source = st.selectbox("Data", list(SOURCES), key="fp_source")
 if SOURCES[source] is None:
-    up = st.file_uploader("Table (CSV)", type=["csv"], key="fp_upload")
-    hup = st.file_uploader("Hierarchies: ARX CSVs named <column>.csv", type=["csv"], accept_multiple_files=True,
-                           key="fp_upload_hier")
-    if up is None:
-        st.info("Upload a CSV table, or pick one of the bundled datasets.")
-        st.stop()
-    frame = read_upload(up.getvalue())
-    hier: Matrices = {}
-    try:
-        for f in hup or []:
-            col = Path(f.name).stem
-            hier[col] = H.parse_csv(f.getvalue().decode("utf-8-sig"), col, f.name).matrix.tolist()
-    except Exception as exc:  # ReleaseError names file, row and column
-        st.error(f"Invalid hierarchy: {exc}")
-        st.stop()
-    token = hashlib.sha256(up.getvalue() + repr(sorted(hier.items())).encode()).hexdigest()[:16]
+    frame, hier, token = upload_table("fp")
     d_qi, d_k, d_r, d_loss, d_lo, d_hi, d_disc, d_sup = (tuple(frame.columns[:2]), 2, 2, "precision", "", "",
                                                          "auto", 0.0)
 else:
