@@ -61,11 +61,18 @@ class Attribution:
     minimum_size: int | None = None
     unexplained_rows: list[int] = field(default_factory=list)
     missing_qi: list[str] = field(default_factory=list)
-    row_levels: pd.DataFrame | None = field(default=None, repr=False)
+    masks: np.ndarray | None = field(default=None, repr=False)
+    qi: list[str] = field(default_factory=list, repr=False)
 
     @property
     def attributed(self) -> bool:
         return bool(self.recipients)
+
+    def row_levels(self) -> pd.DataFrame:
+        """Per leaked row and QI, the levels at which its label occurs (the pattern read in step 2)."""
+        if self.masks is None:
+            return pd.DataFrame()
+        return pd.DataFrame({q: [_bits(int(x)) for x in self.masks[:, i]] for i, q in enumerate(self.qi)})
 
     def to_dict(self) -> dict:
         return {"recipients": self.recipients, "exact": self.exact, "explained_rows": self.explained_rows,
@@ -97,15 +104,24 @@ def leak_masks(plan: Plan, leak: pd.DataFrame, source: str | None = None) -> tup
             masks[:, i] = 1 << h.height
             continue
         table = level_masks(h)
-        labels = as_labels(leak[q]).tolist()
-        for r, lab in enumerate(labels):
-            m = table.get(str(lab))
-            if m is None:
-                raise ReleaseError(f"value '{lab}' occurs at no level of the plan's hierarchy for {q}; this leaked "
-                                   "row fits no node of the plan (a leak of another table?)", file=source,
-                                   row=r + 2 if source else r, column=q)
-            masks[r, i] = m
+        codes, labels = pd.factorize(as_labels(leak[q]))
+        per_label = np.array([table.get(str(lab), 0) for lab in labels], dtype=np.int64)
+        if (per_label == 0).any():
+            bad = int(np.flatnonzero(per_label == 0)[0])
+            r = int(np.flatnonzero(codes == bad)[0])
+            raise ReleaseError(f"value '{labels[bad]}' occurs at no level of the plan's hierarchy for {q}; this "
+                               "leaked row fits no node of the plan (a leak of another table?)", file=source,
+                               row=r + 2 if source else r, column=q)
+        masks[:, i] = per_label[codes]
     return masks, missing
+
+
+def _bit_range(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell, the highest and the lowest set bit of its level mask (computed once per distinct mask)."""
+    uniq, inverse = np.unique(masks, return_inverse=True)
+    high = np.array([int(x).bit_length() - 1 for x in uniq], dtype=np.int64)
+    low = np.array([(int(x) & -int(x)).bit_length() - 1 for x in uniq], dtype=np.int64)
+    return high[inverse].reshape(masks.shape), low[inverse].reshape(masks.shape)
 
 
 def minimum_covers(covers: Sequence[int], full: int) -> tuple[int | None, list[frozenset[int]]]:
@@ -164,10 +180,7 @@ def attribute(plan: Plan, leak: pd.DataFrame, *, source: str | None = None) -> A
     line = (lambda r: r + 2) if source else (lambda r: r)
     masks, missing = leak_masks(plan, leak, source)
     present = [i for i, q in enumerate(qi) if q not in missing]
-    upper = np.array([[int(x).bit_length() - 1 for x in row] for row in masks], dtype=np.int64).reshape(len(leak), m)
-    lowest = np.array([[(int(x) & -int(x)).bit_length() - 1 for x in row] for row in masks],
-                      dtype=np.int64).reshape(len(leak), m)
-    row_levels = pd.DataFrame({q: [sorted(_bits(int(x))) for x in masks[:, i]] for i, q in enumerate(qi)})
+    upper, lowest = _bit_range(masks)
 
     # rows finer than anything any recipient received
     floor = L.min(axis=0)
@@ -185,7 +198,7 @@ def attribute(plan: Plan, leak: pd.DataFrame, *, source: str | None = None) -> A
         exact = [names[r] for r in np.flatnonzero(fits)]
     pattern: dict[str, int | None] = {q: None for q in missing}
     base = dict(pattern=pattern, exact_matches=exact, unexplained_rows=unexplained, missing_qi=missing,
-                rows=len(leak), row_levels=row_levels)
+                rows=len(leak), masks=masks, qi=list(qi))
 
     def label_at(i: int, level: int) -> str:
         rows = np.flatnonzero(((masks[:, i] >> level) & 1).astype(bool))

@@ -49,7 +49,7 @@ import pandas as pd
 from graphlink.errors import ReleaseError
 from graphlink.qi.hierarchy import Hierarchy
 from graphlink.qi.lattice import Lattice, check_k, suppression_limit
-from graphlink.qi.metrics import group_loss, node_measures, static_bounds
+from graphlink.qi.metrics import group_loss, static_bounds
 from graphlink.qi.table import Groups, QITable
 
 Progress = Callable[[float, str], None] | None
@@ -80,8 +80,7 @@ def node_loss(table: QITable, groups: Groups, k: int, loss: str, entropy_bound: 
     if loss == "samarati":
         return float(sum(levels))
     if loss == "precision":
-        ratio = float(sum(lv / h for lv, h in zip(levels, table.heights, strict=True)))
-        return ratio + s * (table.m - ratio) / table.n
+        return _precision(table, levels, s)
     if loss == "dm-star":
         return float((groups.counts.astype(np.float64) ** 2).sum())
     if loss == "entropy":
@@ -89,6 +88,12 @@ def node_loss(table: QITable, groups: Groups, k: int, loss: str, entropy_bound: 
             static_bounds(table, np.asarray([levels]), "entropy")[0])
         return group_loss(table, groups, k, "entropy", bound)[1]
     raise ReleaseError(f"unknown loss {loss!r}; expected one of {', '.join(LOSSES)}")
+
+
+def _precision(table: QITable, levels: Sequence[int], suppressed: int) -> float:
+    """FP's precision loss ``Σ lᵢ/hᵢ``, with s suppressed rows ``m·(1 − Prec)``: ``r + s·(m − r)/n``."""
+    ratio = float(sum(int(lv) / h for lv, h in zip(levels, table.heights, strict=True)))
+    return ratio + suppressed * (table.m - ratio) / table.n
 
 
 def _check_loss(loss: str) -> None:
@@ -131,6 +136,7 @@ class _MiddleSearch:
         self.decided_at = np.full(self.lat.size, -1, dtype=np.int64)
         self.trace: list[tuple[tuple[int, ...], bool]] = []
         self.tagged = 0
+        self.undecided = self.lat.size
         self.visited: set[tuple[int, int]] = set()
 
     def decide(self, v: int) -> bool:
@@ -141,6 +147,7 @@ class _MiddleSearch:
         self.trace.append((tuple(int(x) for x in self.levels[v]), anonymous))
         mask = (self.lat.upset(v) if anonymous else self.lat.downset(v)) & (self.status == UNKNOWN)
         self.tagged += int(mask.sum()) - 1
+        self.undecided -= int(mask.sum())
         self.status[mask] = ANONYMOUS if anonymous else FAILS
         self.decided_at[mask] = step
         if self.progress:
@@ -156,7 +163,7 @@ class _MiddleSearch:
     def kmin(self, b: int, t: int) -> None:
         """Steps 4-5 on the sub-lattice from ``b`` up to ``t``: its middle-height nodes, each either ruling out
         what lies below it (and the search continues above) or tagging what lies above (continue below)."""
-        if (b, t) in self.visited:
+        if self.undecided == 0 or (b, t) in self.visited:
             return
         self.visited.add((b, t))
         sub = self.between(b, t)
@@ -171,6 +178,8 @@ class _MiddleSearch:
         mid = (hb + ht) // 2
         for v in np.flatnonzero(sub & (self.height == mid))[::-1]:   # decreasing lexicographic levels
             v = int(v)
+            if self.undecided == 0:
+                return
             if self.status[v] == UNKNOWN:
                 self.decide(v)
             if self.status[v] == ANONYMOUS:
@@ -182,7 +191,7 @@ class _MiddleSearch:
         bottom, top = self.lat.bottom, self.lat.top
         self.kmin(bottom, top)
         mid = int(self.height[top]) // 2
-        while (self.status == UNKNOWN).any():   # step 6: another start nearest the middle height
+        while self.undecided:   # step 6: another start nearest the middle height
             und = np.flatnonzero(self.status == UNKNOWN)
             v = int(und[np.lexsort((-und, np.abs(self.height[und] - mid)))[0]])
             if self.decide(v):
@@ -227,17 +236,31 @@ def solutions(table: QITable, search: SearchTrace, k: int, loss: str, *, l_min: 
     lat = search.lattice
     ids = np.flatnonzero(search.anonymous)
     ent = static_bounds(table, lat.levels[ids], "entropy") if loss == "entropy" else None
+    counts = table.freq_counts
     rows = []
     for j, v in enumerate(ids):
-        g = table.groups(lat.levels[v])
-        small = g.counts < k
-        kept = g.counts[~small]
+        levels = lat.levels[v]
+        if loss == "entropy":
+            g = table.groups(levels)
+            sizes, weights = g.counts, g.counts
+            value = node_loss(table, g, k, loss, float(ent[j]) if ent is not None else None)
+        else:   # per frequency-table row: the size of its class (one gather + bincount, O(d·m))
+            sizes, weights = table.class_sizes(levels), counts
+        small = sizes < k
+        s = int(weights[small].sum())
+        kept = sizes[~small]
+        if loss == "samarati":
+            value = float(levels.sum())
+        elif loss == "precision":
+            value = _precision(table, levels, s)
+        elif loss == "dm-star":
+            value = float((weights * sizes.astype(np.float64)).sum())
         rows.append({
-            "node": int(v), **dict(zip(table.qi, (int(x) for x in lat.levels[v]), strict=True)),
-            "height": int(lat.height_sum[v]),
-            "loss": node_loss(table, g, k, loss, None if ent is None else float(ent[j])),
-            "k": int(kept.min()) if len(kept) else 0, "suppressed_rows": int(g.counts[small].sum()),
-            "classes": int(len(kept)), "dm_star": int((g.counts.astype(np.int64) ** 2).sum()),
+            "node": int(v), **dict(zip(table.qi, (int(x) for x in levels), strict=True)),
+            "height": int(lat.height_sum[v]), "loss": value,
+            "k": int(kept.min()) if len(kept) else 0, "suppressed_rows": s,
+            "classes": int(round(float((weights[~small] / np.maximum(sizes[~small], 1)).sum()))),
+            "dm_star": int((weights * sizes.astype(np.int64)).sum()),
             "order": int(search.decided_at[v]),
         })
     frame = pd.DataFrame(rows, columns=["node", *table.qi, "height", "loss", "k", "suppressed_rows", "classes",
@@ -303,7 +326,7 @@ class Discretisation:
         return float(key), float(key)
 
 
-def _window(losses: np.ndarray, n: int) -> int:
+def narrowest_window(losses: np.ndarray, n: int) -> int:
     """Start of the narrowest run of ``n`` consecutive sorted losses (ties: the lowest loss). O(len)."""
     spans = losses[n - 1:] - losses[:len(losses) - n + 1]
     return int(np.flatnonzero(spans <= spans.min() + _EPS)[0])
@@ -320,7 +343,7 @@ def cluster(candidates: pd.DataFrame, n: int, disc: Discretisation, anchor: floa
     if disc.mode == "auto":
         if len(losses) < n:
             raise _too_few(n, len(losses), "usable nodes")
-        i = _window(losses, n)
+        i = narrowest_window(losses, n)
         lo, hi = float(losses[i]), float(losses[i + n - 1])
         inside = int(((losses >= lo - _EPS) & (losses <= hi + _EPS)).sum())
         chosen_cluster = {"lo": lo, "hi": hi, "nodes": inside}
@@ -333,7 +356,7 @@ def cluster(candidates: pd.DataFrame, n: int, disc: Discretisation, anchor: floa
         info = {"lo": lo, "hi": hi, "nodes": int(len(pos))}
         clusters.append(info)
         if chosen is None and len(pos) >= n:
-            chosen = pos[_window(losses[pos], n) + np.arange(n)]
+            chosen = pos[narrowest_window(losses[pos], n) + np.arange(n)]
             chosen_cluster = info
     if chosen is None or chosen_cluster is None:
         largest = max((c["nodes"] for c in clusters), default=0)
@@ -426,15 +449,16 @@ def distinguishable(table: QITable, nodes: np.ndarray, k: int, masks: list[list[
     return keep
 
 
-def distinguishing_rows(table: QITable, nodes: np.ndarray, k: int, masks: list[list[np.ndarray]] | None = None
-                        ) -> list[int]:
+def distinguishing_rows(table: QITable, nodes: np.ndarray, k: int, masks: list[list[np.ndarray]] | None = None,
+                        groups: Sequence[Groups] | None = None) -> list[int]:
     """Per node (row of ``nodes``): how many of its released rows fit no other node's pattern — a single such
-    record names its recipient (FP §2.5). O(R·u·m) for u distinct released level-mask patterns."""
+    record names its recipient (FP §2.5). O(R·u·m) for u distinct released level-mask patterns (plus one
+    group-by per node unless its ``groups`` are given)."""
     masks = masks if masks is not None else _code_masks(table)
     nodes = np.asarray(nodes, dtype=np.int64)
     out = []
     for r in range(len(nodes)):
-        g = table.groups(nodes[r])
+        g = groups[r] if groups is not None else table.groups(nodes[r])
         rows = g.counts >= k if (g.counts < k).any() else np.ones(len(g), dtype=bool)
         pat = np.stack([masks[i][int(nodes[r, i])][g.columns[i][rows]] for i in range(table.m)], axis=1)
         uniq, inverse = np.unique(pat, axis=0, return_inverse=True)
@@ -611,15 +635,17 @@ def recipient_names(recipients: int | Sequence[str]) -> list[str]:
 
 def _recipients(table: QITable, names: Sequence[str], nodes: np.ndarray, k: int, loss: str,
                 masks: list[list[np.ndarray]]) -> list[Recipient]:
-    dist = distinguishing_rows(table, nodes, k, masks)
+    groups = [table.groups(lv) for lv in nodes]
+    dist = distinguishing_rows(table, nodes, k, masks, groups)
     out = []
-    for name, lv, d in zip(names, nodes, dist, strict=True):
-        g = table.groups(lv)
-        sizes = table.class_sizes(lv)
-        small = sizes < k
-        meas = node_measures(table, lv, sizes, small)
-        out.append(Recipient(name, tuple(int(x) for x in lv), node_loss(table, g, k, loss), meas.k,
-                             meas.suppressed_rows, table.n - meas.suppressed_rows, meas.prec, meas.dm_star, d))
+    for name, lv, g, d in zip(names, nodes, groups, dist, strict=True):
+        small = g.counts < k
+        s = int(g.counts[small].sum())
+        kept = g.counts[~small]
+        prec = 1.0 - _precision(table, lv, s) / table.m     # Sweeney's Prec (docs/qi.md)
+        out.append(Recipient(name, tuple(int(x) for x in lv), node_loss(table, g, k, loss),
+                             int(kept.min()) if len(kept) else 0, s, table.n - s, prec,
+                             int((g.counts.astype(np.int64) ** 2).sum()), d))
     return out
 
 

@@ -32,10 +32,18 @@ def table_fingerprint(frame: pd.DataFrame) -> str:
     h = hashlib.sha256(json.dumps(cols).encode())
     if len(frame):
         by_name = {str(c): c for c in frame.columns}
-        cells = [as_labels(frame[by_name[c]]).to_numpy(dtype=object) for c in cols]
+        cells = [_labels(frame[by_name[c]]) for c in cols]
         rows = sorted("\x1f".join(map(str, r)) for r in zip(*cells, strict=True))
         h.update("\x1e".join(rows).encode("utf-8"))
     return h.hexdigest()
+
+
+def _labels(series: pd.Series) -> np.ndarray:
+    """``as_labels`` as an object array, without the conversion when the column already holds only strings."""
+    values = series.to_numpy(dtype=object)
+    if series.dtype == object and all(type(v) is str for v in values):
+        return values
+    return as_labels(series).to_numpy(dtype=object)
 
 
 def write_text(path: str | Path, text: str) -> None:
