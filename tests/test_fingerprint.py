@@ -158,6 +158,18 @@ def test_robustness_example_of_section_4() -> None:
     assert evaded.recipients == [] and sorted(map(tuple, evaded.candidates)) == [("U1",), ("U2",)]
 
 
+def test_collusion_exposure_of_complementary_releases() -> None:
+    """Two 2-anonymous copies of FP Table 6 — (m/f, 1970, *) and (p, 1970, 100X/101X) — whose holders, linking
+    them, know (sex, year, 100X/101X): four singletons (SW-K §4's complementary releases)."""
+    t6 = fp_table("table6")
+    plan = plan_from_nodes(t6, 2, {"x": (0, 2, 2), "y": (1, 2, 1)})
+    assert [r.k for r in plan.recipients] == [2, 2]
+    meet = t6.generalized_frame(np.array([0, 2, 1]))[["sex", "birthdate", "zip"]]
+    assert int(classes_oracle(meet, ["sex", "birthdate", "zip"]).max()) == 1
+    assert plan.collusion == {"pairs": 1, "pairs_below_k": 1, "examples": [{"recipients": ["x", "y"],
+                                                                            "meet": [0, 2, 1]}]}
+
+
 def test_bad_leaks_and_plans() -> None:
     plan = seed_plan()
     with pytest.raises(ReleaseError, match="value 'x' occurs at no level .* fits no node"):
@@ -257,6 +269,9 @@ def test_plan_nodes_are_distinct_anonymous_and_tightest(t, k, r, loss, disc) -> 
     for rec in plan.recipients:
         ok, _, k_actual = _oracle_anonymous(t, rec.levels, k, 0)
         assert ok and rec.k == k_actual
+    below = sum(not _oracle_anonymous(t, np.minimum(a.levels, b.levels), k, 0)[0]
+                for a, b in itertools.combinations(plan.recipients, 2))
+    assert plan.collusion["pairs_below_k"] == below
     usable = plan.solutions[plan.solutions["usable"]]
     losses = sorted(usable["loss"])
     if disc == "auto" and len(losses) <= 10:

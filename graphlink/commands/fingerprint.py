@@ -75,6 +75,11 @@ def read_recipients(value: str) -> int | list[str]:
 
 def _plan_rows(plan: Plan) -> list[tuple[str, Any]]:
     c, s, srch, col = plan.capacity, plan.loss_spread, plan.search, plan.collusion
+    if not srch:   # a plan made by hand (plan_from_nodes): no search, no clusters
+        return [("recipients", len(plan.recipients)), ("k", plan.k), ("loss", plan.loss),
+                ("fingerprint capacity: upper bound Π nᵢ (FP §4)", f"{c['upper_bound']:,}"),
+                ("loss spread (max − min)", f"{s['spread']:.4g}"),
+                ("pairs whose joint data is below k", f"{col['pairs_below_k']:,} of {col['pairs']:,}")]
     return [
         ("recipients", len(plan.recipients)), ("k", plan.k), ("loss", f"{plan.loss} ({plan.discretisation})"),
         ("fingerprint capacity: upper bound Π nᵢ (FP §4)", f"{c['upper_bound']:,}"),

@@ -34,6 +34,7 @@ assignment are O(N log N); the collusion check O(R²·m) for R recipients.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import secrets
@@ -672,6 +673,10 @@ def make_plan(table: QITable, k: int, recipients: int | Sequence[str], *, loss: 
               frame_fingerprint: str | None = None, progress: Progress = None) -> Plan:
     """Plan one k-anonymous generalization per recipient (FP §3.1, all nine steps; module docstring).
 
+    ``frame_fingerprint`` is the :func:`~graphlink.fingerprint.release.table_fingerprint` of the table as read
+    (default: computed from ``table.frame``); releases check it. ``progress`` receives ``(fraction, message)``
+    during the search.
+
     ``recipients`` is a count (names ``R1 … RN``) or a list of names. ``loss`` is one of :data:`LOSSES` and
     ``[l_min, l_max]`` bounds it (step 7); ``discretisation`` clusters the losses (step 8,
     :class:`Discretisation`). The recipients get the nodes of the chosen cluster in order of loss, then of
@@ -757,6 +762,12 @@ def plan_from_nodes(table: QITable, k: int, assignments: Mapping[str, Sequence[i
     recips = _recipients(table, names, nodes, k, loss, _code_masks(table))
     losses = np.array([r.loss for r in recips])
     lat = Lattice(table.heights)
+    status = np.zeros(lat.size, dtype=np.int8)     # the pairs' meets, decided on the data (no search here)
+    for a, b in itertools.combinations(range(len(nodes)), 2):
+        meet = np.minimum(nodes[a], nodes[b])
+        g = table.groups(meet)
+        ok = int(g.counts[g.counts < k].sum()) <= limit
+        status[lat.node(meet)] = ANONYMOUS if ok else FAILS
     return Plan(qi=table.qi, hierarchies=dict(zip(table.qi, table.hierarchies, strict=True)), k=k,
                 max_suppression=max_suppression, loss=loss, recipients=recips,
                 table={"fingerprint": table_fingerprint(table.frame), "rows": table.n,
@@ -765,4 +776,5 @@ def plan_from_nodes(table: QITable, k: int, assignments: Mapping[str, Sequence[i
                 capacity={"upper_bound": int(lat.size),
                           "levels": {q: h + 1 for q, h in zip(table.qi, table.heights, strict=True)}},
                 loss_spread={"min": float(losses.min()), "max": float(losses.max()),
-                             "spread": float(losses.max() - losses.min())})
+                             "spread": float(losses.max() - losses.min())},
+                collusion=_collusion(nodes, names, lat, status))
