@@ -7,6 +7,7 @@ Exit codes: 0 ok, 2 bad input (one-line message on stderr), 1 internal error.
 from __future__ import annotations
 
 import importlib
+import logging
 import pkgutil
 import sys
 import warnings
@@ -45,6 +46,8 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 def main() -> None:
     """Console-script entry: maps library errors to exit codes without tracebacks."""
     warnings.showwarning = _show_warning
+    # the Neo4j driver logs each retry and dropped connection; the StoreError it ends in is the one line we print
+    logging.getLogger("neo4j").addHandler(logging.NullHandler())
     try:
         app(standalone_mode=False)
     except GraphlinkError as exc:

