@@ -1,6 +1,7 @@
 // Leaks attributed against a stored fingerprint plan (graphlink fingerprint attribute … --store neo4j): who each
 // was attributed to (exact match or the smallest colluding set), or, when it could not be attributed, why and
-// the candidate sets. Newest first.
+// the candidate sets. Newest first. Cost O(leaks + their edges).
+// Output: leak, source, rows, exact, recipients, reason, candidates ([{set, members}]), at.
 //
 // @param plan  the plan id
 

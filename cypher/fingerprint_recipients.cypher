@@ -1,6 +1,8 @@
 // The pattern-list of a stored fingerprint plan (FP §3.1 step 9): every recipient, the generalization it
 // received (its level per quasi-identifier), that release's loss and actual k, and how many of its rows name it
-// alone. Lowest loss first.
+// alone. Lowest loss first. One row per recipient; cost O(R·m) for R recipients and m QIs. The same as
+// `graphlink fingerprint plan`'s pattern-list (the plan file is the source of truth).
+// Output: recipient, pattern, levels (["qi=level", …]), loss, k, suppressed_rows, distinguishing_rows.
 //
 // @param plan  the plan id (graphlink fingerprint plan … --store neo4j prints it)
 

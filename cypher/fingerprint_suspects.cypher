@@ -2,7 +2,9 @@
 // level seen in the leak (graphlink fingerprint attribute prints it as "pattern"; a QI not in the map counts as
 // suppressed). A recipient can produce the leak if it received every QI at that level or finer (it can only
 // generalize further); "exact" when its levels are those of the leak. Exact matches first. The smallest
-// colluding sets are computed by graphlink fingerprint attribute (a set cover), not here.
+// colluding sets are computed by graphlink fingerprint attribute (a set cover), not here: prefer the library
+// for a verdict; this query answers "who could have" in the graph. Cost O(R·m).
+// Output: recipient, pattern, exact.
 //
 // @param plan  the plan id
 // @param levels={}  map QI -> finest level seen in the leak, e.g. {"sex": 0, "birthdate": 2}

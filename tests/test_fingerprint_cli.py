@@ -3,6 +3,7 @@ independently of the code that wrote them, and bad input exiting 2 with one line
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -66,6 +67,15 @@ def test_plan_release_attribute_on_the_seed(seed_plan: Path, tmp_path: Path) -> 
     assert (d["recipients"], d["exact"], d["explained_rows"]) == (["R2"], True, 1)
     table = fp("attribute", str(seed_plan), str(one))
     assert table.returncode == 0 and "R2" in table.stdout and "exact match" in table.stdout
+
+
+def test_plan_pattern_list_as_csv(tmp_path: Path) -> None:
+    out = fp("plan", T1, "--qi", "sex,birthdate", "--k", "2", "--recipients", "2", "--hierarchies", str(FP_HIER),
+             "--loss", "samarati", "--l-min", "1", "--l-max", "2", "--discretise", "exact", "--out",
+             str(tmp_path / "p.json"), "--format", "csv")
+    assert out.returncode == 0, out.stderr
+    rows = pd.read_csv(io.StringIO(out.stdout))
+    assert rows[["recipient", "sex", "birthdate", "k"]].values.tolist() == [["R1", 1, 1, 2], ["R2", 0, 2, 2]]
 
 
 def test_collusion_and_unattributable_leaks(tmp_path: Path) -> None:

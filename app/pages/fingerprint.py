@@ -12,6 +12,7 @@ import streamlit as st
 
 from app.components import charts
 from app.components.qi_upload import Matrices, read_upload, upload_table
+from app.components.tables import show_table
 from graphlink.fingerprint import EXAMPLES, LOSSES, Plan, attribute, make_plan, release_frame
 from graphlink.fingerprint.release import table_fingerprint
 from graphlink.qi import datasets
@@ -151,10 +152,9 @@ m[4].metric("Pairs jointly below k", f"{plan.collusion['pairs_below_k']:,} of {p
                  "nodes); for these pairs that joint table is not k-anonymous (FP §4, SW-K §4)")
 st.altair_chart(loss_chart(plan), use_container_width=True)
 st.markdown("**Pattern-list** (recipient → generalization level per QI)")
-st.dataframe(pd.DataFrame([{"recipient": r.name, **dict(zip(plan.qi, r.levels, strict=True)), "loss": r.loss,
+show_table(pd.DataFrame([{"recipient": r.name, **dict(zip(plan.qi, r.levels, strict=True)), "loss": r.loss,
                             "k": r.k, "rows suppressed": r.suppressed_rows, "Prec": round(r.prec, 4),
-                            "rows naming it alone": r.distinguishing_rows} for r in plan.recipients]),
-             hide_index=True)
+                            "rows naming it alone": r.distinguishing_rows} for r in plan.recipients]))
 st.caption(f"Lattice search (FP §3.1 steps 4–6): {plan.search['tested']:,} of {plan.search['nodes']:,} nodes "
            f"tested, {plan.search['tagged']:,} decided by monotone tagging; {plan.search['seconds']:.3f} s.")
 st.download_button("Download the plan (JSON)", (json.dumps(plan.to_dict(), indent=1) + "\n").encode(),
@@ -163,7 +163,7 @@ st.download_button("Download the plan (JSON)", (json.dumps(plan.to_dict(), inden
 st.subheader("Release")
 target = st.selectbox("Recipient", plan.names, key="fp_release_who")
 released = release_frame(plan, table, target)
-st.dataframe(released.head(200), hide_index=True)
+show_table(released.head(200))
 st.download_button(f"Download {target}'s release (CSV)", released.to_csv(index=False).encode(),
                    file_name=f"{token}_{target}.csv", mime="text/csv", key="fp_release_download")
 
@@ -204,8 +204,8 @@ else:
 st.markdown("**Finest level seen per QI:** " + ", ".join(
     f"`{q}` = {'absent' if lv is None else lv}" for q, lv in res.pattern.items()))
 if not res.recipients and res.candidates:
-    st.dataframe(pd.DataFrame({"candidate set": [", ".join(c) for c in res.candidates]}), hide_index=True)
+    show_table(pd.DataFrame({"candidate set": [", ".join(c) for c in res.candidates]}))
 with st.expander("The leaked rows"):
-    st.dataframe(leak.head(200), hide_index=True)
+    show_table(leak.head(200))
 st.caption("Attribution reads the labels only (FP §3.2): a recipient can generalize further but not invent finer "
            "values, so the smallest set of recipients holding every observed granularity is the suspect.")

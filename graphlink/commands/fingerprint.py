@@ -3,7 +3,7 @@
     graphlink fingerprint plan TABLE --qi A,B,C --k K --recipients N|NAMES.csv [--hierarchies DIR] --out PLAN.json
               [--loss precision|samarati|dm-star|entropy] [--l-min X] [--l-max Y]
               [--discretise auto|exact|round:D|width:W] [--max-suppression F] [--seed S]
-              [--store neo4j [--name NAME]] [--format table|json]
+              [--store neo4j [--name NAME]] [--format table|json|csv]
     graphlink fingerprint release PLAN.json TABLE --recipient NAME --out OUT.csv [--drop COLS] [--keep-order]
     graphlink fingerprint attribute PLAN.json LEAK.csv [--format table|json] [--store neo4j [--name NAME]]
     graphlink fingerprint load PLAN.json [--name NAME]                                        (Neo4j)
@@ -22,8 +22,6 @@ import pandas as pd
 import typer
 
 from graphlink.commands.qi import (
-    Fmt,
-    FmtOpt,
     HierOpt,
     QiOpt,
     TableArg,
@@ -45,6 +43,8 @@ fp_app = typer.Typer(name="fingerprint", no_args_is_help=True, add_completion=Fa
                           "equal loss, and name the recipient(s) behind a leak (Schrittwieser et al.).")
 
 Loss = StrEnum("Loss", {x.replace("-", "_"): x for x in LOSSES})   # type: ignore[misc]
+Fmt = StrEnum("Fmt", {"table": "table", "json": "json", "csv": "csv"})  # type: ignore[misc]
+FmtOpt = Annotated[Fmt, typer.Option("--format", help="Output format (csv: plan's pattern-list only)")]
 Store = StrEnum("Store", {"neo4j": "neo4j"})                        # type: ignore[misc]
 PlanArg = Annotated[Path, typer.Argument(help="The plan file written by `graphlink fingerprint plan`",
                                          show_default=False)]
@@ -139,6 +139,9 @@ def plan_cmd(table: TableArg, qi: QiOpt,
     if fmt == Fmt.json:
         emit_json(summary)
         return
+    if fmt == Fmt.csv:
+        typer.echo(_recipients_frame(plan).to_csv(index=False), nl=False)
+        return
     print_pairs(f"fingerprint plan → {out}", _plan_rows(plan))
     print_frame(_recipients_frame(plan), "pattern-list (recipient → generalization level per QI)")
     if "plan_id" in summary:
@@ -190,6 +193,8 @@ def attribute_cmd(plan: PlanArg,
 
         with connect() as st:
             d["leak_id"] = fstore.write_attribution(st, p, res, source=str(leak), plan_name=name)
+    if fmt == Fmt.csv:
+        raise ReleaseError("attribute prints a verdict, not a table: use --format table or json")
     if fmt == Fmt.json:
         emit_json(d)
     else:
