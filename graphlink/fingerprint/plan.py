@@ -597,7 +597,7 @@ class Plan:
                    search=dict(d.get("search", {})), collusion=dict(d.get("collusion", {})))
 
     def save(self, path: str | Path) -> None:
-        """Write the plan file (JSON; atomically when ``graphlink.fileio`` is available)."""
+        """Write the plan file (JSON, atomically)."""
         from graphlink.fingerprint.release import write_text
 
         write_text(path, json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n")

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from graphlink.errors import ReleaseError
+from graphlink.fileio import atomic_path
 from graphlink.qi.table import QITable, as_labels, encode
 
 if TYPE_CHECKING:
@@ -47,31 +48,18 @@ def _labels(series: pd.Series) -> np.ndarray:
 
 
 def write_text(path: str | Path, text: str) -> None:
-    """Write a text file atomically with ``graphlink.fileio.atomic_path`` when this branch has it (main does),
-    else plainly."""
-    p = Path(path)
-    try:
-        from graphlink.fileio import atomic_path  # type: ignore[import-not-found]
-    except ImportError:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
-        return
-    with atomic_path(p) as tmp:
+    """Write a text file atomically (``graphlink.fileio``: complete or not at all)."""
+    with atomic_path(path) as tmp:
         Path(tmp).write_text(text, encoding="utf-8")
 
 
 def write_frame(frame: pd.DataFrame, path: str | Path) -> None:
-    """Write a released table as CSV or Parquet (by suffix), atomically when ``graphlink.fileio`` exists."""
-    p = Path(path)
-    parquet = p.suffix.lower() in (".parquet", ".pq")
-    try:
-        from graphlink.fileio import atomic_path  # type: ignore[import-not-found]
-    except ImportError:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        frame.to_parquet(p, index=False) if parquet else frame.to_csv(p, index=False)
-        return
-    with atomic_path(p) as tmp:
-        frame.to_parquet(tmp, index=False) if parquet else frame.to_csv(tmp, index=False)
+    """Write a released table as CSV or Parquet (by suffix), atomically."""
+    with atomic_path(path) as tmp:
+        if Path(path).suffix.lower() in (".parquet", ".pq"):
+            frame.to_parquet(tmp, index=False)
+        else:
+            frame.to_csv(tmp, index=False)
 
 
 def check_table(plan: Plan, frame: pd.DataFrame, source: str | None = None) -> None:
