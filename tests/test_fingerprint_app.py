@@ -44,6 +44,7 @@ def test_seed_example_plan_release_and_leaks(page: AppTest) -> None:
     page.selectbox(key="fp_release_who").set_value("R2").run()
     release = page.dataframe[1].value
     assert sorted(release["birthdate"]) == ["1970"] * 4 and sorted(release["sex"]) == ["f", "f", "m", "m"]
+    assert list(release.columns) == ["sex", "birthdate", "disease"]      # the names are left out by default
     page.text_area(key="fp_leak_text").input("sex,birthdate,disease\nm,1970,chest pain\n").run()
     assert not page.exception, page.exception
     v = metrics(page)

@@ -165,8 +165,12 @@ st.download_button("Download the plan (JSON)", (json.dumps(plan.to_dict(), inden
                    file_name=f"{token}_fingerprint_plan.json", mime="application/json", key="fp_plan_download")
 
 st.subheader("Release")
-target = st.selectbox("Recipient", plan.names, key="fp_release_who")
-released = release_frame(plan, table, target)
+r1, r2 = st.columns([1, 2])
+target = r1.selectbox("Recipient", plan.names, key="fp_release_who")
+others = [c for c in frame.columns if c not in plan.qi]
+drop = r2.multiselect("Leave out (direct identifiers)", others, key=f"fp_drop_{token}",
+                      default=[c for c in others if str(c).lower() in ("name", "id", "ssn")])
+released = release_frame(plan, table, target, drop=drop)
 show_table(released.head(200))
 st.download_button(f"Download {target}'s release (CSV)", released.to_csv(index=False).encode(),
                    file_name=f"{token}_{target}.csv", mime="text/csv", key="fp_release_download")
