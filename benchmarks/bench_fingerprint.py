@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -71,7 +72,7 @@ def main() -> None:
                 "spread": p.loss_spread, "collusion": p.collusion["pairs_below_k"], "pairs": p.collusion["pairs"],
                 "search_s": p.search["search_seconds"]}
 
-    def best_of(label: str, fn) -> tuple[float, float, dict]:   # noqa: ANN001 - a zero-argument case
+    def best_of(label: str, fn: Callable[[], dict]) -> tuple[float, float, dict]:
         runs = [measure(f"{label} (run {i + 1}/{args.repeat})", fn) for i in range(args.repeat)]
         return min(x[0] for x in runs), max(x[1] for x in runs), runs[0][2]
 
