@@ -59,8 +59,12 @@ def _usage_message(exc: BaseException) -> str:
     message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
     if ctx is None:
         return message
-    command = ctx.command_path.partition(" ")[2]
-    return f"{command + ': ' if command else ''}{message} (see '{ctx.command_path} --help')"
+    names = []                     # the sub-command path without the program name (python -m ... or graphlink)
+    while ctx.parent is not None:
+        names.append(ctx.info_name)
+        ctx = ctx.parent
+    command = " ".join(reversed(names))
+    return f"{command + ': ' if command else ''}{message} (see 'graphlink {command + ' ' if command else ''}--help')"
 
 
 def main() -> None:

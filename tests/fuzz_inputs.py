@@ -409,10 +409,21 @@ def _zip(members: list[ZipMember]) -> bytes:
             info.compress_type = zipfile.ZIP_DEFLATED
             if m.symlink:
                 info.external_attr = (stat.S_IFLNK | 0o777) << 16
-            if m.encrypted_flag:
-                info.flag_bits |= 0x1
             zf.writestr(info, m.data)
-    return buf.getvalue()
+    data = buf.getvalue()
+    return flag_encrypted(data) if any(m.encrypted_flag for m in members) else data
+
+
+def flag_encrypted(data: bytes) -> bytes:
+    """The zip with every member marked encrypted (bit 0 of the general-purpose flags in the local and
+    central headers); zipfile cannot write encrypted members, and the reader must refuse before reading."""
+    out = bytearray(data)
+    for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        start = out.find(signature)
+        while start >= 0:
+            out[start + offset] |= 0x1
+            start = out.find(signature, start + 4)
+    return bytes(out)
 
 
 def zip_bomb(unzipped: int) -> bytes:
