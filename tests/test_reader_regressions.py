@@ -155,8 +155,13 @@ def test_parquet_repeated_column_is_one_line(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------------------------------------- truth
-def test_truth_missing_value_is_refused_not_read_as_nan(tmp_path: Path) -> None:
-    """Was: a short row's missing key became the string 'nan' and was accepted as a truth pair."""
+def test_truth_null_or_missing_value_is_refused(tmp_path: Path) -> None:
+    """Was: a null in a Parquet truth file became the string 'None' and was accepted as a key."""
+    p = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"identified": ["Ali", "Bob"], "deidentified": ["actg", None]}), p)
+    with pytest.raises(ReleaseError) as exc:
+        read_truth(p)
+    assert (exc.value.row, exc.value.column) == (2, "deidentified")
     with pytest.raises(ReleaseError) as exc:
         read_truth(csv_file(tmp_path, "identified,deidentified\nAli,actg\nBob\n"))
     assert (exc.value.row, exc.value.column) == (3, "deidentified")
@@ -267,9 +272,10 @@ def test_warnings_are_held_back_when_the_command_fails(tmp_path: Path) -> None:
 
 
 def test_control_characters_from_a_file_are_escaped_in_the_message(tmp_path: Path) -> None:
-    p = csv_file(tmp_path, HEADER + "H1,\x1b[31mred,x\n")
+    """Was: a header name's escape sequence went to the terminal raw ("found: location, <ESC>[31mkind")."""
+    p = csv_file(tmp_path, "location,\x1b[31mkind,element\nH1,identified,x\n")
     out = run_cli(["trails", str(p)])
-    assert out.code == 2 and "\x1b" not in out.stderr and "\\x1b[31mred" in out.stderr
+    assert out.code == 2 and "\x1b" not in out.stderr and "\\x1b[31mkind" in out.stderr
 
 
 def test_out_of_memory_is_exit_2_in_a_real_process(tmp_path: Path) -> None:
