@@ -34,6 +34,11 @@ KIND_BAD = ["secret", "", " ", "NA", "null", "id", "identifed", "identified!", "
 LONG = ["location", "kind", "element"]
 
 
+def rarely(n: int) -> st.SearchStrategy[bool]:
+    """True about once in ``n`` draws (hypothesis favours boundary integers, so not ``integers(0, n) == 0``)."""
+    return st.sampled_from([False] * (n - 1) + [True])
+
+
 def examples(default: int) -> int:
     """Examples per property: ``default`` (CI), or ``GRAPHLINK_FUZZ_EXAMPLES`` for a long local run."""
     return int(os.environ.get("GRAPHLINK_FUZZ_EXAMPLES", default))
@@ -143,8 +148,9 @@ def damaged_logical(draw: st.DrawFn, base: st.SearchStrategy[Logical]) -> Logica
 
 # ----------------------------------------------------------------------------------------- serialising
 @st.composite
-def serialise(draw: st.DrawFn, t: Logical) -> bytes:
-    """CSV bytes for a logical table, written the ways real tools do, maybe re-encoded and damaged."""
+def serialise(draw: st.DrawFn, t: Logical, clean: bool = False) -> bytes:
+    """CSV bytes for a logical table, written the ways real tools do, maybe re-encoded and damaged
+    (``clean``: UTF-8, with or without a byte-order mark, and never damaged)."""
     style = draw(st.sampled_from(["minimal", "all", "nonnumeric", "raw"]))
     end = draw(st.sampled_from(["\n", "\r\n", "\r"]))
     space = draw(st.sampled_from(["", "", " ", "\t"]))
@@ -160,6 +166,8 @@ def serialise(draw: st.DrawFn, t: Logical) -> bytes:
         lines.append(buf.getvalue().replace(",", "," + space) if space and style == "all" else buf.getvalue())
     lead = draw(st.sampled_from(["", "", "", "\n", " \n\n", ",,\n"]))
     text = lead + end.join(lines) + draw(st.sampled_from([end, "", end + end, end + "  "]))
+    if clean:
+        return text.encode(draw(st.sampled_from(["utf-8", "utf-8", "utf-8-sig"])))
     encoding = draw(st.sampled_from(["utf-8"] * 8 + ["utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "latin-1",
                                                         "cp1252", "utf-32"]))
     data = text.encode(encoding, errors="replace")
@@ -321,41 +329,50 @@ class FolderCase:
 
 
 @st.composite
-def folder_table(draw: st.DrawFn, role: str, composite: bool) -> bytes:
-    """identified.csv (name[,dob]) or deidentified.csv (dna) in the location's own schema, maybe damaged."""
-    if role == "identified":
-        header = ["name", "dob"] if composite else draw(st.sampled_from([["element"], ["name"], ["name", "zip"]]))
-    else:
-        header = draw(st.sampled_from([["dna"], ["element"], ["dna", "other"]]))
+def folder_table(draw: st.DrawFn, header: list[str]) -> bytes:
+    """identified.csv / deidentified.csv in the location's own schema: usually clean UTF-8, sometimes
+    damaged like any other CSV."""
     rows = draw(st.lists(st.lists(nasty_text(), min_size=len(header), max_size=len(header)), max_size=5))
-    return draw(serialise(draw(st.one_of(st.just(Logical(header, rows)),
-                                         damaged_logical(st.just(Logical(header, rows)))))))
+    table = Logical(header, rows)
+    if draw(rarely(3)):
+        return draw(serialise(draw(damaged_logical(st.just(table)))))
+    return draw(serialise(table, clean=True))
+
+
+#: per-location table schemas and the key option that names their key (None: found without the option)
+ID_SCHEMAS = [(["element"], None), (["name"], None), (["name", "dob"], ["name", "dob"]), (["name", "zip"], ["name"])]
+DEID_SCHEMAS = [(["dna"], None), (["element"], None), (["dna", "other"], ["dna"])]
+WRONG_KEYS = [["nope"], ["name", "name"], ["element"], ["name", "dob"]]
 
 
 @st.composite
 def folder_case(draw: st.DrawFn) -> FolderCase:
-    composite = draw(st.booleans())
-    names = draw(st.lists(st.one_of(st.sampled_from(["H1", "H2", "H3", "H1 ", " ", ".hidden", "Hôpital"]),
-                                    st.from_regex(r"[A-Za-z0-9 _-]{1,8}", fullmatch=True)),
-                          min_size=0, max_size=3, unique=True))
+    names = draw(st.lists(st.one_of(st.from_regex(r"[A-Za-z0-9][A-Za-z0-9 _-]{0,7}", fullmatch=True),
+                                    st.sampled_from(["H1", "H2", "H3", "Hôpital", "日本"])),
+                          min_size=1, max_size=3, unique_by=lambda n: n.strip()))
+    if draw(rarely(6)):
+        names.append(draw(st.sampled_from(["H1 ", " ", ".hidden", "\t"])))           # odd folder names
+    (id_header, id_key), (de_header, de_key) = draw(st.sampled_from(ID_SCHEMAS)), draw(st.sampled_from(DEID_SCHEMAS))
+    if draw(rarely(6)):
+        id_key = draw(st.sampled_from(WRONG_KEYS))
+    if draw(rarely(8)):
+        de_key = draw(st.sampled_from([["nope"], ["dna", "dna"]]))
     tables = {}
     for folder in names:
-        for role in ("identified", "deidentified"):
-            if draw(st.integers(0, 12)) == 0:
+        for role, header in (("identified", id_header), ("deidentified", de_header)):
+            if draw(rarely(12)):
                 continue                                            # a missing table
-            tables[(folder, f"{role}.csv")] = draw(folder_table(role, composite))
+            tables[(folder, f"{role}.csv")] = draw(folder_table(header))
     stray = draw(st.dictionaries(st.sampled_from(["README.txt", "H9.csv", "notes.md"]), st.binary(max_size=20),
-                                 max_size=1))
+                                 max_size=1)) if draw(rarely(4)) else {}
     links: list[tuple[str, str]] = []
-    if names and draw(st.integers(0, 4)) == 0:
+    if draw(rarely(5)):
         links.append((draw(st.sampled_from(["L-link", "zz-link"])), names[0]))      # a linked location folder
-    if draw(st.integers(0, 8)) == 0:
+    if draw(rarely(10)):
         links.append(("broken", "does-not-exist"))
-    if draw(st.integers(0, 8)) == 0:
+    if draw(rarely(10)):
         links.append(("loop", "loop"))
-    keys = st.sampled_from([None, ["name", "dob"], ["name"], ["element"], ["nope"], ["name", "name"]])
-    return FolderCase(tables, stray, links, id_key=draw(keys), deid_key=draw(st.sampled_from([None, ["dna"],
-                                                                                               ["element"]])))
+    return FolderCase(tables, stray, links, id_key=id_key, deid_key=de_key)
 
 
 # -------------------------------------------------------------------------------------------------- zip
