@@ -175,7 +175,9 @@ RELEASE_COMMANDS: list[list[str]] = [
 LONG_ONLY_COMMANDS: list[list[str]] = [
     ["unlink", PATH, "--k", "2", "--method", "greedy-dedup", "--out", OUT],
     ["unlink", PATH, "--k", "2", "--method", "force-dedup", "--out", OUT],
+    ["unlink", PATH, "--k", "2", "--method", "greedy-dedup", "--secure", "--out", OUT],
     ["advise", "--release", PATH],
+    ["secure-demo", "--release", PATH, "--in-process", "--format", "json"],
 ]
 
 READERS: list[Reader] = [
