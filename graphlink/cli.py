@@ -83,8 +83,7 @@ def main() -> None:
         usage_errors += (click.UsageError,)
     except ImportError:  # pragma: no cover
         pass
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("default")
+    with warnings.catch_warnings(record=True) as caught:      # the usual filters still decide what is shown
         try:
             app(standalone_mode=False)
             code = 0

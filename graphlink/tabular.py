@@ -10,9 +10,9 @@ one-line :class:`~graphlink.errors.ReleaseError` naming file, row and column.  T
     Windows-1252) are refused, naming the row of the first bad byte.
   * Comma-separated; ``"`` quotes a field (``""`` inside quotes is one quote) and a quoted field may span
     lines.  Spaces after a comma are skipped, so ``a, "b,c"`` has two fields (a tab is not skipped:
-    ``a,<tab>"b,c"`` has three).  A ``"`` inside an
-    unquoted field is an ordinary character; text after a closing quote is appended (``"ab"c`` is
-    ``abc``).  A quote that is never closed is refused.  Lines end with LF, CRLF or CR.
+    ``a,<tab>"b,c"`` has three).  A ``"`` inside an unquoted field is an ordinary character; text after
+    a closing quote is appended (``"ab"c`` is ``abc``).  A quote that is never closed is refused.  Lines
+    end with LF, CRLF or CR (also inside an unquoted field: :func:`write_csv` quotes such values).
   * The first row with a non-blank field is the header; header names are stripped of surrounding
     whitespace.  Blank lines before it are skipped.
   * A row with more fields than the header is refused; missing trailing fields read as empty.
@@ -28,7 +28,9 @@ one-line :class:`~graphlink.errors.ReleaseError` naming file, row and column.  T
   * Row N is the N-th record (the first record is row 1).
 
 CSV values are returned stripped of surrounding whitespace (``str.strip``); Parquet values as stored.
-The callers strip again (Parquet) and refuse empty keys.
+The callers strip again (Parquet) and refuse empty keys.  Reading is O(file size) with pandas' C parser;
+the exact (slow) scan in :func:`_records` only runs to find a header after blank lines or to name a row
+in a message.  ``tests/fuzz_oracle.py`` re-implements these rules independently for the fuzz tests.
 """
 
 from __future__ import annotations
