@@ -74,3 +74,21 @@ def test_cypher_contract(neo4j_server) -> None:
             check_contract(run_cli(argv), argv)
 
     prop()
+
+
+def test_names_and_values_print_as_text_not_markup(neo4j_server, neo4j_store, tmp_path: Path) -> None:
+    """Was: a release name or a query value like '[/b]' crashed the progress bar / result table with rich's
+    MarkupError (exit 1)."""
+    name = f"test-fuzz-[/b]-{uuid.uuid4().hex[:6]}"
+    release = tmp_path / "r.csv"
+    release.write_text("location,kind,element\nH1,identified,[/b]\nH1,deidentified,x\n")
+    query = tmp_path / "q.cypher"
+    query.write_text("RETURN '[/b]' AS `[red]col`;\n")
+    with server_env(neo4j_server):
+        try:
+            loaded = run_cli(["load", str(release), "--name", name])
+        finally:
+            neo4j_store.drop_release(name)
+        shown = run_cli(["cypher", str(query)])
+    assert loaded.code == 0 and name in loaded.stdout, loaded.stderr
+    assert shown.code == 0 and "[/b]" in shown.stdout and "[red]col" in shown.stdout, shown.stderr
