@@ -29,6 +29,7 @@ PAGES = {
         st.Page("app/pages/trails.py", title="Trails", icon=":material/grid_on:"),
         st.Page("app/pages/linkgraph.py", title="Link graph", icon=":material/hub:"),
         st.Page("app/pages/reidentification.py", title="Re-identification", icon=":material/person_search:"),
+        st.Page("app/pages/qi.py", title="Quasi-identifiers", icon=":material/badge:"),
     ],
     "Protect and query": [
         st.Page("app/pages/protect.py", title="Protect", icon=":material/shield:"),
@@ -40,10 +41,11 @@ PAGES = {
                      visibility="hidden")],
 }
 
-# start on a demo release (GRAPHLINK_DEMO=thesis|simulated|none; default thesis) so the first screen has data
+# start on a demo release (GRAPHLINK_DEMO=thesis|simulated|households|none; default thesis) so the first screen has data
 if "autoload_done" not in st.session_state:
     st.session_state["autoload_done"] = True
-    demo = {"thesis": state.DEMO_THESIS, "simulated": state.DEMO_SIMULATED}.get(
+    demo = {"thesis": state.DEMO_THESIS, "simulated": state.DEMO_SIMULATED,
+            "households": state.DEMO_HOUSEHOLDS}.get(
         os.environ.get("GRAPHLINK_DEMO", "thesis").strip().lower())
     if demo is not None and state.current() is None:
         try:

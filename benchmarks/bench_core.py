@@ -1,10 +1,14 @@
 """Core hot paths, each against the naive formulation in the same run.
 
-    python benchmarks/bench_core.py [--scale 1.0] [--only reidit_c,links,matching,reidit_i]
+    python benchmarks/bench_core.py [--scale 1.0] [--only reidit_c,links,matching,reidit_i,low_entropy]
 
 Targets (issue #2, 2 cores / 24 GB): REIDIT-C 1e6×1e6×200 locations < 20 s; link edges reserved
 1e5×1e5×200 locations, 30 % '*' < 30 s; true loves + union-degrees 1e6+1e6 vertices, 1e7 edges < 60 s and
 4 GB; REIDIT-I queue vs the thesis's REIDIT-I-Precomp at 1e4×1e4 (ratio).
+
+``low_entropy`` (issue #15): the thesis's §5.4 setting as a user runs it — 1e5 and 1e6 subjects over 24 sites
+(visit probability 0.5·r^-0.6 for the site of rank r, identified side withholds half), every CLI command timed
+as a subprocess with its peak RSS, plus the element-vs-class edge counts that make the expansion impossible.
 """
 
 from __future__ import annotations
@@ -151,8 +155,52 @@ def bench_reidit_i(scale: float) -> None:
     print(f"  ratio Precomp/queue: {t_p / t_q:.0f}×  (same pairs: {a == b})")
 
 
+def _run_cli(args: list[str]) -> tuple[float, float, int]:
+    """Run ``graphlink ARGS`` as a user would; (wall seconds, peak RSS MiB of the process, exit code)."""
+    import os
+    import subprocess
+    import time
+
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "graphlink.cli", *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        print(f"    exit {proc.returncode}: {err.strip().splitlines()[-1] if err.strip() else ''}")
+    return time.perf_counter() - t0, usage.ru_maxrss / 1024, proc.returncode
+
+
+def bench_low_entropy(scale: float) -> None:
+    import tempfile
+
+    from graphlink.simulate import simulate_probabilities
+
+    profile = [0.5 * r ** -0.6 for r in range(1, 25)]
+    for subjects in (int(100_000 * scale), int(1_000_000 * scale)):
+        with tempfile.TemporaryDirectory(prefix="graphlink-bench-") as tmp:
+            path, truth = f"{tmp}/low.parquet", f"{tmp}/truth.csv"
+            rel = simulate_probabilities(subjects, profile, withhold=0.5, reserved="identified", seed=5)
+            rel.frame.to_parquet(path)
+            rel.truth.to_csv(truth, index=False)
+            g = build_linkgraph(__import__("graphlink.trails", fromlist=["build_trails"]).build_trails(rel))
+            print(f"low entropy: {subjects:,} subjects × 24 sites, {len(rel.frame):,} rows; "
+                  f"{g.n_expanded_edges:,} element edges, {len(g.class_ei):,} class edges")
+            del g, rel
+            cmds = [["trails", path], ["trails", path, "--format", "parquet", "--out", f"{tmp}/trails.parquet"],
+                    *[["reidentify", path, "--method", m, "--truth", truth, "--format", "csv"]
+                      for m in ("complete", "incomplete", "multiple", "true-loves")],
+                    ["reidentify", path, "--method", "incomplete-k", "--k", "2", "--format", "csv"],
+                    ["audit", path, "--k", "2", "--format", "json"]]
+            for args in cmds:
+                dt, rss, code = _run_cli(args)
+                label = " ".join(a if not a.startswith(tmp) else Path(a).name for a in args)
+                print(f"  graphlink {label:<60} {dt:8.2f} s   peak RSS {rss:7.0f} MiB   exit {code}", flush=True)
+
+
 CASES = {"reidit_c": bench_reidit_c, "links": bench_links, "links_masks": bench_links_masks,
-         "matching": bench_matching, "reidit_i": bench_reidit_i}
+         "matching": bench_matching, "reidit_i": bench_reidit_i, "low_entropy": bench_low_entropy}
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

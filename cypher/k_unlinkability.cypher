@@ -1,9 +1,10 @@
-// k-unlinkability violators (thesis Definition 19) from a written link graph (LINK edges, Store.write_link_graph).
-// The union degree of an element is the number of its edges that lie in some maximum matching: its allowed LINK
-// edges plus its allowed edges to null trails (the withheld records, thesis §4.2.4; written on the element as
-// null_union_degree for that run). It violates k-unlinkability when its union degree is below $k, unless none of
-// those edges goes to a disclosed record (Definition 19 clause 2: it can never be linked). Same decisions as
-// graphlink.audit.audit().
+// k-unlinkability violators (thesis Definition 19) from a written link graph (Store.write_link_graph), through its
+// twin classes.  The union degree of an element is the number of its edges that lie in some maximum matching:
+// the sizes of the classes its class reaches by allowed LINKs, plus its allowed edges to null trails (the
+// withheld records, thesis §4.2.4: the class's null_degree).  It violates k-unlinkability when its union degree is
+// below $k, unless none of those edges goes to a disclosed record (Definition 19 clause 2: it can never be
+// linked).  Same decisions as graphlink.audit.audit(); one-to-many link graphs count possible partners.
+// Cost: O(classes + class edges + violators).
 // Output: side, element, union_degree, union_degree_non_null, run (sorted by union_degree, side, element).
 //
 // @param release  name of the release
@@ -14,14 +15,13 @@
 MATCH (a:Analysis {release: $release, kind: 'link-graph'})
 WHERE $run IS NULL OR a.run = $run
 WITH a ORDER BY a.at DESC LIMIT 1
-CALL () {
-  MATCH (x:Identified {release: $release}) RETURN x, 'identified' AS side
-  UNION ALL
-  MATCH (x:Deidentified {release: $release}) RETURN x, 'deidentified' AS side
+MATCH (c:TrailClass {release: $release, run: a.run})
+CALL (c) {
+  MATCH (c)-[l:LINK]-(o:TrailClass) WHERE l.allowed
+  RETURN sum(o.size) AS non_null
 }
-WITH a, side, x, COUNT { (x)-[l:LINK]-() WHERE l.run = a.run AND l.allowed } AS non_null
-WITH a, side, x, non_null,
-     non_null + CASE WHEN x.null_run = a.run THEN x.null_union_degree ELSE 0 END AS union_degree
+WITH a, c, non_null, non_null + c.null_degree AS union_degree
 WHERE non_null > 0 AND union_degree < $k
-RETURN side, x.key AS element, union_degree, non_null AS union_degree_non_null, a.run AS run
+MATCH (x)-[:IN_CLASS]->(c)
+RETURN c.side AS side, x.key AS element, union_degree, non_null AS union_degree_non_null, a.run AS run
 ORDER BY union_degree, side, element;

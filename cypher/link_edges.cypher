@@ -1,29 +1,34 @@
 // Link edges computed in Cypher (thesis Definitions 6/17): identified m links de-identified n iff at every
-// location the reserved side's value is '*' or equals the other side's value (trails per trails.cypher).
+// location the reserved side's value is '*' or equals the other side's value (trails per trails.cypher, with the
+// same data model: the engine's recorded on the Release node, else the one-to-one size test).
 //
 // With x on the reserved side (de-identified when unreserved: the relation is then trail equality) and y on the
 // complete side, writing P(x), Q(y) for the locations where they were disclosed and E for the locations where both
 // tables have the same size, x links y iff  P(x) ⊆ Q(y)  and  (Q(y) \ P(x)) ∩ E = ∅.
 // Candidates y are taken from x's rarest location only, then checked: fine for small and medium releases
 // (cost ~ sum over x of |rarest location| x degree). Large releases: graphlink's engine (graphlink.linkgraph).
+// One-to-many data: x is the identified side and E is empty (no equality rule).
 // Output: identified, deidentified (sorted by de-identified, then identified); empty for a 'mixed' release.
 //
 // @param release  name of the release
 
 // @name link_edges
+MATCH (r:Release {name: $release})
 MATCH (loc:Location {release: $release})
-WITH loc ORDER BY loc.index
-WITH collect({loc: loc,
-              gi: COUNT { (loc)<-[:DISCLOSED_AT]-(:Identified) },
-              gd: COUNT { (loc)<-[:DISCLOSED_AT]-(:Deidentified) }}) AS sizes
-WITH sizes,
-     CASE WHEN all(s IN sizes WHERE s.gi = s.gd) THEN 'none'
-          WHEN all(s IN sizes WHERE s.gd <= s.gi) THEN 'deidentified'
-          WHEN all(s IN sizes WHERE s.gi <= s.gd) THEN 'identified'
-          ELSE 'mixed' END AS reserved
+WITH r, loc ORDER BY loc.index
+WITH r, collect({loc: loc,
+                 gi: COUNT { (loc)<-[:DISCLOSED_AT]-(:Identified) },
+                 gd: COUNT { (loc)<-[:DISCLOSED_AT]-(:Deidentified) }}) AS sizes
+WITH sizes, coalesce(r.model_multiplicity, 'one-to-one') AS multiplicity,
+     coalesce(r.model_reserved,
+              CASE WHEN all(s IN sizes WHERE s.gi = s.gd) THEN 'none'
+                   WHEN all(s IN sizes WHERE s.gd <= s.gi) THEN 'deidentified'
+                   WHEN all(s IN sizes WHERE s.gi <= s.gd) THEN 'identified'
+                   ELSE 'mixed' END) AS reserved
 WHERE reserved <> 'mixed'
-WITH sizes, [s IN sizes WHERE s.gi = s.gd | s.loc] AS equal,
-     CASE reserved WHEN 'identified' THEN 'identified' ELSE 'deidentified' END AS xside
+WITH sizes, CASE multiplicity WHEN 'one-to-many' THEN [] ELSE [s IN sizes WHERE s.gi = s.gd | s.loc] END AS equal,
+     CASE WHEN reserved = 'identified' OR multiplicity = 'one-to-many' THEN 'identified'
+          ELSE 'deidentified' END AS xside
 CALL (xside) {
   MATCH (x:Deidentified {release: $release}) WHERE xside = 'deidentified' RETURN x
   UNION ALL

@@ -25,6 +25,10 @@ FOR (e:Deidentified) REQUIRE (e.release, e.key) IS UNIQUE;
 CREATE CONSTRAINT entity_key IF NOT EXISTS
 FOR (t:Entity) REQUIRE (t.release, t.id) IS UNIQUE;
 
+// One node per twin class of a written link graph (identical trails on one side; Store.write_link_graph).
+CREATE CONSTRAINT trailclass_key IF NOT EXISTS
+FOR (c:TrailClass) REQUIRE (c.release, c.side, c.cid) IS UNIQUE;
+
 // One node per analysis run (link graph, re-identification, audit): provenance of written results.
 CREATE CONSTRAINT analysis_run IF NOT EXISTS
 FOR (a:Analysis) REQUIRE a.run IS UNIQUE;
@@ -34,6 +38,7 @@ CREATE INDEX identified_release IF NOT EXISTS FOR (e:Identified) ON (e.release);
 CREATE INDEX deidentified_release IF NOT EXISTS FOR (e:Deidentified) ON (e.release);
 CREATE INDEX location_release IF NOT EXISTS FOR (l:Location) ON (l.release);
 CREATE INDEX analysis_release IF NOT EXISTS FOR (a:Analysis) ON (a.release, a.kind);
+CREATE INDEX trailclass_release IF NOT EXISTS FOR (c:TrailClass) ON (c.release);
 
 // Results of one run.
 CREATE INDEX link_run IF NOT EXISTS FOR ()-[r:LINK]-() ON (r.run);

@@ -11,18 +11,26 @@ trail.  Decisions written down here (the thesis leaves them open; algorithms.md 
 * A vertex with no non-null edge in T (only null edges, or none at all) is exempt by clause (2) — it can
   never be linked to a disclosed record.  Null trails themselves are exempt.
 
+One-to-many releases (Appendix A): the union T becomes the set of *possible* pairs, those that hold in some
+consistent assignment (:mod:`graphlink.onetomany`); an element is k-unlinkable when it has at least k possible
+partners or none.  There are no null trails there (|N| < |M|).
+
 Complexity: that of :func:`graphlink.matching.classify_edges`, O(E·√V), plus O(V).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from graphlink.linkgraph import LinkGraph
 from graphlink.matching import EdgeClasses, classify_edges
+
+if TYPE_CHECKING:
+    from graphlink.onetomany import ManyClasses
 
 
 @dataclass(frozen=True)
@@ -37,6 +45,16 @@ class AuditResult:
     hall_ok: bool
     unmatched: list[str]
     counts: dict
+
+    def _repr_html_(self) -> str:
+        from graphlink.display import html
+
+        verdict = "k-unlinkable" if self.k_unlinkable else "NOT k-unlinkable"
+        return html(f"k = {self.k}: {verdict}", {"true loves": self.true_loves,
+                                                 "maximum matching": self.maximum_matching_size,
+                                                 "violations": len(self.violations),
+                                                 "Hall's condition": "holds" if self.hall_ok else "fails"},
+                    {"violations": self.violations})
 
     def to_dict(self) -> dict:
         return {
@@ -67,10 +85,40 @@ def union_degree_table(classes: EdgeClasses) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def audit(graph_or_classes: LinkGraph | EdgeClasses, k: int) -> AuditResult:
-    """Definition 19 with the decisions in the module docstring.  ``k`` ≥ 1."""
+def audit(graph_or_classes: LinkGraph | EdgeClasses | ManyClasses, k: int) -> AuditResult:
+    """Audit k-unlinkability exactly (thesis Definition 19, with the decisions in the module docstring).
+
+    Parameters
+    ----------
+    graph_or_classes : LinkGraph, EdgeClasses or ManyClasses
+        A link graph (classified here) or its classification, one-to-one or one-to-many.
+    k : int
+        The protection level, at least 1.
+
+    Returns
+    -------
+    AuditResult
+        ``k_unlinkable``, the ``violations`` (side, element, union degree), true loves, the maximum matching
+        size and whether Hall's condition holds.
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> graph = gl.build_linkgraph(gl.build_trails(gl.thesis_example()))
+    >>> result = gl.audit(graph, 2)
+    >>> result.k_unlinkable, result.true_loves, len(result.violations)
+    (False, 4, 8)
+
+    Complexity: O(E·√V) for the classification (or one class-level max-flow), plus O(V).
+    """
     if k < 1:
         raise ValueError("k must be at least 1")
+    if isinstance(graph_or_classes, LinkGraph) and graph_or_classes.trails.one_to_many:
+        from graphlink.onetomany import classify_one_to_many
+
+        graph_or_classes = classify_one_to_many(graph_or_classes)
+    if hasattr(graph_or_classes, "class_possible"):          # onetomany.ManyClasses
+        return _audit_one_to_many(graph_or_classes, k)
     classes = graph_or_classes if isinstance(graph_or_classes, EdgeClasses) else classify_edges(graph_or_classes)
     table = union_degree_table(classes)
     violating = (table["union_degree_non_null"] > 0) & (table["union_degree"] < k)
@@ -86,3 +134,30 @@ def audit(graph_or_classes: LinkGraph | EdgeClasses, k: int) -> AuditResult:
     }
     return AuditResult(k, bool(len(violations) == 0), violations.reset_index(drop=True), classes.n_true_loves,
                        classes.nu_real, classes.hall_ok, classes.unmatched, counts)
+
+
+def _audit_one_to_many(mc: ManyClasses, k: int) -> AuditResult:
+    """Definition 19 on one-to-many data: union-degree = possible partners (module docstring)."""
+    graph = mc.graph
+    frames = []
+    for side, keys, deg in (("identified", graph.trails.identified.keys, mc.union_degree_identified),
+                            ("deidentified", graph.trails.deidentified.keys, mc.union_degree_deidentified)):
+        frames.append(pd.DataFrame({"side": side, "element": keys, "union_degree": deg,
+                                    "union_degree_non_null": deg}))
+    table = pd.concat(frames, ignore_index=True)
+    violating = (table["union_degree"] > 0) & (table["union_degree"] < k)
+    violations = table[violating].sort_values(["union_degree", "side", "element"], kind="stable")
+    a = graph.id_class_size
+    certain = int(a[graph.class_ei[mc.class_certain]].sum())
+    counts = {
+        "identified": int(graph.n_identified),
+        "deidentified": int(graph.n_deidentified),
+        "null_trails": 0,
+        "violations_identified": int((violations["side"] == "identified").sum()),
+        "violations_deidentified": int((violations["side"] == "deidentified").sum()),
+        "link_edges": int(graph.n_expanded_edges),
+        "union_edges": int(np.sum(mc.union_degree_identified)),
+        "multiplicity": "one-to-many",
+    }
+    return AuditResult(k, bool(len(violations) == 0), violations.reset_index(drop=True), certain, mc.nu,
+                       mc.consistent, mc.orphans + mc.uncovered, counts)

@@ -8,6 +8,7 @@ holds every command that reads a file to that contract on generated malformed in
 from __future__ import annotations
 
 import importlib
+import logging
 import pkgutil
 import sys
 import unicodedata
@@ -83,6 +84,8 @@ def main() -> None:
         usage_errors += (click.UsageError,)
     except ImportError:  # pragma: no cover
         pass
+    # the Neo4j driver logs each retry and dropped connection; the StoreError it ends in is the one line we print
+    logging.getLogger("neo4j").addHandler(logging.NullHandler())
     with warnings.catch_warnings(record=True) as caught:      # the usual filters still decide what is shown
         try:
             app(standalone_mode=False)

@@ -22,145 +22,25 @@ padded with ``n_null = |S| − |R|`` symbolic null trails, each linked to every 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
 
-import numba
 import numpy as np
+import pandas as pd
 
 from graphlink.errors import ModelAssumptionError
+from graphlink.kernels import class_links, members, row_classes
 from graphlink.trails import Trails, TrailSide
 
 Side = Literal["identified", "deidentified"]
 Progress = Callable[[float, str], None]
 
-#: Refuse to expand more element-level edges than this (memory ~16 B/edge); twin classes still work.
-MAX_EXPANDED_EDGES = 300_000_000
-
-
-def _row_classes(*arrays: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Group identical rows of the horizontally stacked uint64 arrays.
-
-    Returns (representative row index per class, class id per row), classes in first-appearance order.
-    O(n log n) via a structured view.
-    """
-    stacked = np.ascontiguousarray(np.hstack(arrays)) if len(arrays) > 1 else np.ascontiguousarray(arrays[0])
-    n = stacked.shape[0]
-    if n == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    view = stacked.view(np.dtype((np.void, stacked.dtype.itemsize * stacked.shape[1]))).ravel()
-    _, first, inverse = np.unique(view, return_index=True, return_inverse=True)
-    # renumber classes in order of first appearance so results are deterministic and readable
-    order = np.argsort(first, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    return first[order].astype(np.int64), rank[inverse.ravel()].astype(np.int64)
-
-
-def _fingerprint(words: np.ndarray) -> np.ndarray:
-    """64-bit row fingerprint (xor of word × odd constant, rotated per word); collisions are verified."""
-    h = np.zeros(words.shape[0], dtype=np.uint64)
-    mult = np.uint64(0x9E3779B97F4A7C15)
-    with np.errstate(over="ignore"):
-        for w in range(words.shape[1]):
-            x = words[:, w] * mult
-            x ^= x >> np.uint64(29)
-            h = (h * np.uint64(0xBF58476D1CE4E5B9)) ^ x
-    return h
-
-
-@numba.njit(parallel=True, cache=True)
-def _count_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray) -> np.ndarray:  # pragma: no cover
-    n_r, n_w = r_known.shape
-    n_s = s_ones.shape[0]
-    counts = np.zeros(n_r, np.int64)
-    for i in numba.prange(n_r):
-        c = 0
-        for j in range(n_s):
-            ok = True
-            for w in range(n_w):
-                if ((s_ones[j, w] ^ r_ones[i, w]) & r_known[i, w]) != 0:
-                    ok = False
-                    break
-            if ok:
-                c += 1
-        counts[i] = c
-    return counts
-
-
-@numba.njit(parallel=True, cache=True)
-def _fill_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray,
-                offsets: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
-    n_r, n_w = r_known.shape
-    n_s = s_ones.shape[0]
-    for i in numba.prange(n_r):
-        pos = offsets[i]
-        for j in range(n_s):
-            ok = True
-            for w in range(n_w):
-                if ((s_ones[j, w] ^ r_ones[i, w]) & r_known[i, w]) != 0:
-                    ok = False
-                    break
-            if ok:
-                out[pos] = j
-                pos += 1
-
-
-def _links_bruteforce(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    counts = _count_links(r_known, r_ones, s_ones)
-    offsets = np.zeros(len(counts) + 1, np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    out = np.empty(int(offsets[-1]), np.int64)
-    _fill_links(r_known, r_ones, s_ones, offsets, out)
-    return np.repeat(np.arange(len(counts), dtype=np.int64), counts), out
-
-
-def _links_by_mask(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray,
-                   progress: Progress | None) -> tuple[np.ndarray, np.ndarray]:
-    mask_rep, mask_of = _row_classes(r_known)
-    out_r, out_s = [], []
-    for t, m in enumerate(mask_rep):
-        rs = np.flatnonzero(mask_of == t)
-        K = r_known[m]
-        masked = s_ones & K
-        fs = _fingerprint(masked)
-        order = np.argsort(fs, kind="stable")
-        fs_sorted = fs[order]
-        fr = _fingerprint(r_ones[rs])
-        lo = np.searchsorted(fs_sorted, fr, side="left")
-        hi = np.searchsorted(fs_sorted, fr, side="right")
-        cnt = hi - lo
-        if cnt.sum():
-            rr = np.repeat(rs, cnt)
-            starts = np.repeat(lo - np.concatenate(([0], np.cumsum(cnt)[:-1])), cnt)
-            ss = order[np.arange(int(cnt.sum())) + starts]
-            ok = np.all(masked[ss] == r_ones[rr], axis=1)        # verify: fingerprints may collide
-            out_r.append(rr[ok])
-            out_s.append(ss[ok])
-        if progress and (t % 16 == 0):
-            progress((t + 1) / len(mask_rep), "linking (grouped by * pattern)")
-    if not out_r:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    return np.concatenate(out_r).astype(np.int64), np.concatenate(out_s).astype(np.int64)
-
-
-def class_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, *,
-                method: Literal["auto", "mask", "bruteforce"] = "auto",
-                progress: Progress | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """All (r, s) with ((s.ones ^ r.ones) & r.known) == 0, as two int64 arrays (unsorted)."""
-    n_r, n_s = r_known.shape[0], s_ones.shape[0]
-    if n_r == 0 or n_s == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    if method == "auto":
-        n_masks = len(_row_classes(r_known)[0])
-        # mask path ≈ #K·|S|·~30 ns (hash + sort); brute force ≈ |R|·|S|·~0.5 ns on two cores
-        method = "mask" if n_masks * 60 <= n_r else "bruteforce"
-    if method == "mask":
-        return _links_by_mask(r_known, r_ones, s_ones, progress)
-    return _links_bruteforce(np.ascontiguousarray(r_known), np.ascontiguousarray(r_ones),
-                             np.ascontiguousarray(s_ones))
+#: Refuse to expand more element-level edges than this (memory ~16 B/edge); every analysis works on twin classes
+#: instead.  ``GRAPHLINK_MAX_EXPANDED_EDGES`` overrides it (the tests set it low so small releases cross it).
+MAX_EXPANDED_EDGES = int(os.environ.get("GRAPHLINK_MAX_EXPANDED_EDGES", 300_000_000))
 
 
 @dataclass(frozen=True)
@@ -181,6 +61,16 @@ class LinkGraph:
     n_null: int
     null_side: Side | None
 
+    def _repr_html_(self) -> str:
+        from graphlink.display import html
+
+        counts = pd.DataFrame({"": ["identified", "de-identified"],
+                               "elements": [self.n_identified, self.n_deidentified],
+                               "twin classes": [len(self.id_class_size), len(self.de_class_size)]})
+        return html(f"Link graph ({self.trails.model.label})",
+                    {"element edges": f"{self.n_expanded_edges:,}", "class edges": f"{len(self.class_ei):,}",
+                     "null trails": self.n_null}, {"sizes": counts})
+
     @property
     def n_identified(self) -> int:
         return len(self.trails.identified)
@@ -193,6 +83,18 @@ class LinkGraph:
     def n_expanded_edges(self) -> int:
         return int(np.sum(self.id_class_size[self.class_ei] * self.de_class_size[self.class_ej]))
 
+    @property
+    def expandable(self) -> bool:
+        """Whether element-level edges may be materialised (at most ``MAX_EXPANDED_EDGES``)."""
+        return self.n_expanded_edges <= MAX_EXPANDED_EDGES
+
+    @property
+    def prefers_twins(self) -> bool:
+        """Whether analyses should run on twin classes: the element graph is not expandable, or is much larger
+        than the class graph (> 4 × class edges and > 2e6 edges)."""
+        expanded = self.n_expanded_edges
+        return not self.expandable or (expanded > 4 * max(1, len(self.class_ei)) and expanded > 2_000_000)
+
     @cached_property
     def _expanded(self) -> tuple[np.ndarray, np.ndarray]:
         n_edges = self.n_expanded_edges
@@ -200,8 +102,8 @@ class LinkGraph:
             raise ModelAssumptionError(
                 f"the link graph has {n_edges:,} element-level edges (low-entropy trails); it is analysed "
                 f"on {len(self.class_ei):,} twin-class edges instead, but this view needs the expansion")
-        id_ptr, id_mem = _members(self.id_class, len(self.id_class_size))
-        de_ptr, de_mem = _members(self.de_class, len(self.de_class_size))
+        id_ptr, id_mem = members(self.id_class, len(self.id_class_size))
+        de_ptr, de_mem = members(self.de_class, len(self.de_class_size))
         # vectorised block expansion: class edge e contributes a_e × b_e member pairs, enumerated as t in
         # [0, a_e·b_e) with member offsets (t // b_e, t % b_e); edges come out sorted by (ej, ei) after one sort
         a = self.id_class_size[self.class_ei]
@@ -232,8 +134,8 @@ class LinkGraph:
         by_j = np.searchsorted(self.class_ej, np.arange(n_dc + 1))          # class edges are sorted by ej
         order = np.argsort(self.class_ei, kind="stable")
         by_i = np.searchsorted(self.class_ei[order], np.arange(n_ic + 1))
-        return (by_j, by_i, order, self.class_ej[order], _members(self.id_class, n_ic),
-                _members(self.de_class, n_dc))
+        return (by_j, by_i, order, self.class_ej[order], members(self.id_class, n_ic),
+                members(self.de_class, n_dc))
 
     def neighbours_of_deidentified(self, j: int) -> np.ndarray:
         """Identified rows linked to de-identified row ``j`` (no null trails), from twin classes: never
@@ -259,39 +161,94 @@ class LinkGraph:
         return di_class[self.id_class].astype(np.int64), dj_class[self.de_class].astype(np.int64)
 
 
-def _members(cls: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
-    """CSR of class -> member rows."""
-    order = np.argsort(cls, kind="stable")
-    ptr = np.searchsorted(cls[order], np.arange(n_classes + 1))
-    return ptr, order.astype(np.int64)
+@dataclass(frozen=True)
+class Blocks:
+    """Attribute blocks of an attribute linkage set (TR02 Definition 3.1; :mod:`graphlink.als` builds them).
+
+    Per element and relation an integer code, -1 when the value is unknown.  An identified and a de-identified
+    element are *compatible* when, for every relation, their codes are equal or one of them is unknown.  The
+    link graph then keeps an edge only where both the trails and the blocks allow it.
+    """
+
+    identified: np.ndarray            # (|M|, R) int64
+    deidentified: np.ndarray          # (|N|, R) int64
+    names: tuple[str, ...] = ()       # one label per relation (for explanations)
 
 
 def build_linkgraph(trails: Trails, *, method: Literal["auto", "mask", "bruteforce"] = "auto",
-                    progress: Progress | None = None) -> LinkGraph:
+                    progress: Progress | None = None, blocks: Blocks | None = None) -> LinkGraph:
     """Link edges between identified and de-identified trails (Definition 17), twin-compressed.
 
-    O(|M| log |M| + |N| log |N|) for the twin classes plus the class-link cost of :func:`class_links`.
+    Parameters
+    ----------
+    trails : Trails
+        From :func:`graphlink.trails.build_trails`.
+    method : {"auto", "mask", "bruteforce"}
+        Class-link method (module docstring); ``auto`` picks the cheaper.
+    blocks : Blocks, optional
+        Attribute blocks of an attribute linkage set (:mod:`graphlink.als`).
+
+    Returns
+    -------
+    LinkGraph
+        Twin classes, class edges and the symbolic null trails; element edges on demand.
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> graph = gl.build_linkgraph(gl.build_trails(gl.thesis_example()))
+    >>> graph.n_expanded_edges, len(graph.class_ei), graph.n_null
+    (5, 5, 0)
+    >>> [str(graph.trails.identified.keys[i]) for i in graph.neighbours_of_deidentified(3)]
+    ['Ali', 'Dan']
+
+    With ``blocks`` (an attribute linkage set), an edge also needs compatible attribute blocks, and twin classes
+    are (trail, block) groups: every analysis (matching, true loves, audit, REIDIT) then runs on the constrained
+    graph unchanged.  O(|M| log |M| + |N| log |N|) for the twin classes plus the class-link cost of
+    :func:`class_links` (plus :func:`graphlink.kernels.block_pairs` with blocks).
     """
     M, N = trails.identified, trails.deidentified
-    id_rep, id_class = _row_classes(M.known, M.ones)
-    de_rep, de_class = _row_classes(N.known, N.ones)
-    id_size = np.bincount(id_class, minlength=len(id_rep)).astype(np.int64)
-    de_size = np.bincount(de_class, minlength=len(de_rep)).astype(np.int64)
+    id_rep, id_class = row_classes(M.known, M.ones)
+    de_rep, de_class = row_classes(N.known, N.ones)
 
-    if trails.reserved == "identified":
+    if trails.star_side == "identified":
         R, S, r_rep, s_rep = M, N, id_rep, de_rep
     else:
         R, S, r_rep, s_rep = N, M, de_rep, id_rep
     r_idx, s_idx = class_links(R.known[r_rep], R.ones[r_rep], S.ones[s_rep], method=method, progress=progress)
-    if trails.reserved == "identified":
+    if trails.star_side == "identified":
         cei, cej = r_idx, s_idx
     else:
         cei, cej = s_idx, r_idx
+    if blocks is not None:
+        id_class, de_class, cei, cej = _refine(blocks, M, N, id_class, de_class, cei, cej)
+    id_size = np.bincount(id_class).astype(np.int64) if len(id_class) else np.zeros(0, np.int64)
+    de_size = np.bincount(de_class).astype(np.int64) if len(de_class) else np.zeros(0, np.int64)
     order = np.lexsort((cei, cej))
     cei, cej = cei[order], cej[order]
 
     n_null, null_side = _null_padding(trails, len(M), len(N))
     return LinkGraph(trails, id_class, de_class, id_size, de_size, cei, cej, n_null, null_side)
+
+
+def _refine(blocks: Blocks, M: TrailSide, N: TrailSide, id_class: np.ndarray, de_class: np.ndarray,
+            cei: np.ndarray, cej: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Split trail classes by attribute blocks and keep the compatible sub-class pairs of every trail edge."""
+    from graphlink.kernels import block_pairs
+
+    codes_m = np.ascontiguousarray(blocks.identified, np.int64).reshape(len(M), -1)
+    codes_n = np.ascontiguousarray(blocks.deidentified, np.int64).reshape(len(N), -1)
+    if codes_m.shape[1] != codes_n.shape[1]:
+        raise ValueError("both sides need one block code per relation")
+    refined = []
+    for cls, codes in ((id_class, codes_m), (de_class, codes_n)):
+        rep, sub = row_classes(cls.astype(np.uint64).reshape(-1, 1), codes.view(np.uint64))
+        parent = cls[rep]                                   # trail class of every sub-class
+        ptr, members_of = members(parent, int(cls.max()) + 1 if len(cls) else 0)
+        refined.append((sub, ptr, members_of, codes[rep]))
+    (id_sub, pi, si, ci), (de_sub, pj, sj, cj) = refined
+    ei, ej = block_pairs(cei, cej, pi, si, pj, sj, ci, cj)
+    return id_sub, de_sub, ei, ej
 
 
 def _null_padding(trails: Trails, n_m: int, n_n: int) -> tuple[int, Side | None]:

@@ -34,9 +34,11 @@ from typing import Literal
 
 import numba
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components, maximum_flow
 
+from graphlink.errors import ModelAssumptionError
 from graphlink.linkgraph import LinkGraph
 
 INF = np.iinfo(np.int64).max
@@ -238,10 +240,23 @@ class EdgeClasses:
     unmatched: list[str]                  # elements that no maximum matching can cover (when Hall fails)
     mate_identified: np.ndarray           # a maximum matching; -1 = free (or matched to a null trail)
     mate_deidentified: np.ndarray
+    class_flow: np.ndarray                # per class edge: member pairs matched in that maximum matching
+
+    def _repr_html_(self) -> str:
+        from graphlink.display import html
+
+        g = self.graph
+        ud = pd.DataFrame({"side": ["identified", "de-identified"],
+                           "mean union degree": [float(np.mean(self.union_degree_identified)) if g.n_identified
+                                                 else 0.0, float(np.mean(self.union_degree_deidentified))
+                                                 if g.n_deidentified else 0.0]})
+        return html("Edge classification (Dulmage–Mendelsohn)",
+                    {"engine": self.engine, "maximum matching": self.nu_real, "true loves": self.n_true_loves,
+                     "Hall's condition": "holds" if self.hall_ok else "fails"}, {"union degrees": ud})
 
     @property
     def complete_side(self) -> Literal["identified", "deidentified"]:
-        return "deidentified" if self.graph.trails.reserved == "identified" else "identified"
+        return "deidentified" if self.graph.trails.star_side == "identified" else "identified"
 
     @cached_property
     def _edge_class(self) -> np.ndarray:
@@ -312,9 +327,13 @@ def classify_edges(graph: LinkGraph, *, engine: Literal["auto", "elements", "twi
     (expanded edges > 4 × class edges and > 2e6).  Both engines give identical results (tested against
     a brute-force oracle that enumerates every maximum matching).  O(E·√V).
     """
+    if graph.trails.one_to_many:
+        raise ModelAssumptionError(
+            "maximum matchings describe one-to-one data; this release is read as one-to-many "
+            f"({graph.trails.model.label}): use graphlink.onetomany.classify_one_to_many (or --method multiple / "
+            "true-loves, which handle it)")
     if engine == "auto":
-        expanded = graph.n_expanded_edges
-        engine = "twins" if (expanded > 4 * max(1, len(graph.class_ei)) and expanded > 2_000_000) else "elements"
+        engine = "twins" if graph.prefers_twins else "elements"
     if engine == "elements":
         return _classify_elements(graph)
     return _classify_twins(graph)
@@ -322,7 +341,7 @@ def classify_edges(graph: LinkGraph, *, engine: Literal["auto", "elements", "twi
 
 def _orient(graph: LinkGraph) -> tuple[bool, int, int]:
     """Complete side is 'left' in the matching; returns (identified_is_left, n_left, n_right)."""
-    left_is_id = graph.trails.reserved != "identified"
+    left_is_id = graph.trails.star_side != "identified"
     if left_is_id:
         return True, graph.n_identified, graph.n_deidentified
     return False, graph.n_deidentified, graph.n_identified
@@ -365,6 +384,7 @@ def _classify_elements(graph: LinkGraph) -> EdgeClasses:
     class_allowed[edge_class[allowed]] = True
     class_vital = np.zeros(len(key_class), bool)
     class_vital[edge_class[vital]] = True
+    class_flow = np.bincount(edge_class[r["matched"]], minlength=len(key_class)).astype(np.int64)
     mate_l, mate_r = r["mate_left"], r["mate_right"]
     hall_ok, unmatched = _hall(graph, r["nu"], mate_l, mate_r, left_is_id)
     null_allowed, null_vital = _null_rule(graph, r["d_left"])
@@ -373,7 +393,7 @@ def _classify_elements(graph: LinkGraph) -> EdgeClasses:
     mate_id, mate_de = (mate_l, mate_r) if left_is_id else (mate_r, mate_l)
     nu = r["nu"] + min(graph.n_null, int((mate_l < 0).sum()))
     return EdgeClasses(graph, "elements", nu, r["nu"], class_allowed, class_vital, deg_i, deg_j,
-                       null_allowed, null_vital, hall_ok, unmatched, mate_id, mate_de)
+                       null_allowed, null_vital, hall_ok, unmatched, mate_id, mate_de, class_flow)
 
 
 def _classify_twins(graph: LinkGraph) -> EdgeClasses:
@@ -395,13 +415,13 @@ def _classify_twins(graph: LinkGraph) -> EdgeClasses:
     mate_id, mate_de = (mate_l, mate_r) if left_is_id else (mate_r, mate_l)
     nu = nu_real + min(graph.n_null, n_left - nu_real)
     return EdgeClasses(graph, "twins", nu, nu_real, r["allowed"], r["vital"], deg_i, deg_j,
-                       null_allowed, null_vital, hall_ok, unmatched, mate_id, mate_de)
+                       null_allowed, null_vital, hall_ok, unmatched, mate_id, mate_de, r["flow"].astype(np.int64))
 
 
 def _matching_from_flow(graph: LinkGraph, left_is_id: bool, ci: np.ndarray, cj: np.ndarray, flow: np.ndarray,
                         n_left: int, n_right: int) -> tuple[np.ndarray, np.ndarray]:
     """Turn an integral class flow into an element-level matching (members paired in order)."""
-    from graphlink.linkgraph import _members
+    from graphlink.kernels import members as _members
 
     lc, rc = (graph.id_class, graph.de_class) if left_is_id else (graph.de_class, graph.id_class)
     ls, rs = (graph.id_class_size, graph.de_class_size) if left_is_id else (graph.de_class_size, graph.id_class_size)

@@ -13,7 +13,7 @@ from graphlink.trails import Trails
 
 def dense_link_matrix(trails: Trails) -> np.ndarray:
     """D[r, s] = 1 iff reserved trail r is a subtrail of complete trail s (Def. 17).  O(|R|·|S|·|C|)."""
-    if trails.reserved == "identified":
+    if trails.star_side == "identified":
         R, S = trails.identified.dense(), trails.deidentified.dense()
     else:
         R, S = trails.deidentified.dense(), trails.identified.dense()

@@ -17,10 +17,11 @@ import numba
 import numpy as np
 import pandas as pd
 
+from graphlink.errors import ModelAssumptionError
 from graphlink.linkgraph import LinkGraph, build_linkgraph
 from graphlink.matching import EdgeClasses, classify_edges
 from graphlink.release import Release
-from graphlink.trails import ReservedChoice, Trails, TrailSide, build_trails
+from graphlink.trails import MultiplicityChoice, ReservedChoice, Trails, TrailSide, build_trails
 
 Method = Literal["complete", "incomplete", "incomplete-k", "multiple", "true-loves"]
 METHODS: tuple[str, ...] = ("complete", "incomplete", "incomplete-k", "multiple", "true-loves")
@@ -39,6 +40,13 @@ class Reidentification:
     def to_frame(self) -> pd.DataFrame:
         return self.pairs.copy()
 
+    def _repr_html_(self) -> str:
+        from graphlink.display import html
+
+        facts = {k: v for k, v in self.summary.items() if not isinstance(v, list | dict)}
+        return html(f"{self.method}: {len(self.pairs):,} pair(s)", facts, {"pairs": self.pairs},
+                    note=str(self.summary.get("diagnostic", "")))
+
     def to_dict(self) -> dict:
         return {"method": self.method,
                 "pairs": [{"identified": r.identified, "deidentified": r.deidentified, "reason": r.reason}
@@ -47,6 +55,16 @@ class Reidentification:
 
     def __len__(self) -> int:
         return len(self.pairs)
+
+
+def _one_to_one_only(trails: Trails, name: str) -> None:
+    """REIDIT-C/-I assume one-to-one data (Table A.1): on one-to-many trails they can name people wrongly
+    (REIDIT-I removes a household after its first member)."""
+    if trails.one_to_many:
+        raise ModelAssumptionError(
+            f"{name} assumes one-to-one data (thesis Table A.1), but this release is read as one-to-many "
+            f"({trails.model.label}): use --method multiple (REIDIT-M) or --method true-loves (exact certain pairs "
+            "for one-to-many data)")
 
 
 def _pairs_frame(rows: list[tuple[str, str, str]]) -> pd.DataFrame:
@@ -70,6 +88,7 @@ def reidit_c(trails: Trails) -> Reidentification:
     love: a fully known de-identified trail links exactly the identified trails equal to it.
     O((|M| + |N|)·W + (|M| + |N|) log(|M| + |N|)).
     """
+    _one_to_one_only(trails, "REIDIT-C")
     M, N = trails.identified, trails.deidentified
     full = _full_row(M)
     m_ok = np.all(M.known == full, axis=1)
@@ -95,18 +114,6 @@ def reidit_c(trails: Trails) -> Reidentification:
                                                              "deidentified": len(N)})
 
 
-def trail_strings(side: TrailSide, rows: np.ndarray) -> list[str]:
-    """Trails of ``rows`` as '0'/'1'/'*' strings, vectorised (one bytes view per row).  O(len(rows)·|C|)."""
-    from graphlink.trails import unpack
-
-    if len(rows) == 0:
-        return []
-    k = unpack(side.known[rows], side.n_locations)
-    o = unpack(side.ones[rows], side.n_locations)
-    chars = np.where(k, np.where(o, ord("1"), ord("0")), ord("*")).astype(np.uint8)
-    return [b.decode() for b in np.ascontiguousarray(chars).view(f"S{side.n_locations}").ravel()]
-
-
 def _full_row(side: TrailSide) -> np.ndarray:
     from graphlink.trails import full_mask
 
@@ -119,7 +126,8 @@ def _exact_groups(words: np.ndarray) -> np.ndarray:
     64-bit fingerprints and one argsort do the bulk (algorithms.md §3.2); any fingerprint bucket whose rows
     are not all identical (a collision) is regrouped exactly.  O(n log n + n·W).
     """
-    from graphlink.linkgraph import _fingerprint, _row_classes
+    from graphlink.kernels import fingerprint as _fingerprint
+    from graphlink.kernels import row_classes as _row_classes
 
     n = len(words)
     if n == 0:
@@ -145,47 +153,9 @@ def _exact_groups(words: np.ndarray) -> np.ndarray:
 def _orientation(graph: LinkGraph) -> tuple[bool, TrailSide, TrailSide]:
     """(reserved_is_deidentified, reserved side R, complete side S).  Unreserved: R = de-identified."""
     tr = graph.trails
-    if tr.reserved == "identified":
+    if tr.star_side == "identified":
         return False, tr.identified, tr.deidentified
     return True, tr.deidentified, tr.identified
-
-
-@dataclass(frozen=True)
-class _Adjacency:
-    """CSR adjacency of the link graph oriented reserved side R -> complete side S (and back)."""
-
-    r_ptr: np.ndarray
-    r_nb: np.ndarray          # S rows
-    s_ptr: np.ndarray
-    s_nb: np.ndarray          # R rows
-    r_is_de: bool
-    R: TrailSide
-    S: TrailSide
-
-    def of_r(self, r: int) -> np.ndarray:
-        return self.r_nb[self.r_ptr[r]:self.r_ptr[r + 1]]
-
-    def of_s(self, s: int) -> np.ndarray:
-        return self.s_nb[self.s_ptr[s]:self.s_ptr[s + 1]]
-
-
-def _adjacency(graph: LinkGraph) -> _Adjacency:
-    """Built once per graph and cached on it (all REIDIT variants and explanations share it).  O(E log E)."""
-    cached = graph.__dict__.get("_reidit_adjacency")
-    if cached is None:
-        cached = graph.__dict__["_reidit_adjacency"] = _build_adjacency(graph)
-    return cached
-
-
-def _build_adjacency(graph: LinkGraph) -> _Adjacency:
-    r_is_de, R, S = _orientation(graph)
-    ei, ej = graph.ei, graph.ej
-    rr, ss = (ej, ei) if r_is_de else (ei, ej)
-    order_r = np.argsort(rr, kind="stable")
-    ptr_r = np.searchsorted(rr[order_r], np.arange(len(R) + 1)).astype(np.int64)
-    order_s = np.argsort(ss, kind="stable")
-    ptr_s = np.searchsorted(ss[order_s], np.arange(len(S) + 1)).astype(np.int64)
-    return _Adjacency(ptr_r, ss[order_r].astype(np.int64), ptr_s, rr[order_s].astype(np.int64), r_is_de, R, S)
 
 
 @dataclass(frozen=True)
@@ -239,7 +209,7 @@ def _class_view(graph: LinkGraph) -> _ClassView:
     cached = graph.__dict__.get("_reidit_class_view")
     if cached is not None:
         return cached
-    from graphlink.linkgraph import _members
+    from graphlink.kernels import members as _members
 
     r_is_de, R, S = _orientation(graph)
     if r_is_de:
@@ -377,6 +347,7 @@ def _run_reidit_i(graph: LinkGraph, flip: bool | None = None) -> tuple[list[tupl
     only: a candidate that was gone when a pair was made was taken by its final partner, so the post-hoc
     reason is the one at the time.
     """
+    _one_to_one_only(graph.trails, "REIDIT-I")
     v = _class_view(graph)
     R, S = v.R, v.S
     if flip is None:
@@ -386,6 +357,7 @@ def _run_reidit_i(graph: LinkGraph, flip: bool | None = None) -> tuple[list[tupl
         len(R), len(S), bool(flip))
     deg_r0 = np.zeros(len(v.r_size), np.int64)
     np.add.at(deg_r0, np.repeat(np.arange(len(v.r_size)), np.diff(v.r_ptr)), v.s_size[v.r_nb])
+    conflict_r = conflict_r | (deg_r0[v.r_class] == 0)      # records compatible with nobody from the start
     note = " (Flip step: |M| = |N|, so every record has a counterpart)"
     out = []
     for r, s, f in zip(out_r.tolist(), out_s.tolist(), out_flip.tolist(), strict=True):
@@ -434,9 +406,19 @@ def reidit_i(graph: LinkGraph, *, flip: bool | None = None) -> Reidentification:
     """
     triples, info = _run_reidit_i(graph, flip)
     res = _pairs_frame(_i_pairs(graph, triples, info["r_is_deidentified"]))
-    return Reidentification("incomplete", res, {"reidentified": len(res), "flip": bool(info["flip"]),
-                                                "conflicts": info["conflicts"],
-                                                "model_ok": not info["conflicts"]})
+    summary = {"reidentified": len(res), "flip": bool(info["flip"]), "conflicts": info["conflicts"],
+               "model_ok": not info["conflicts"]}
+    if info["conflicts"]:
+        summary["diagnostic"] = _conflict_diagnostic(graph, info["conflicts"])
+    return Reidentification("incomplete", res, summary)
+
+
+def _conflict_diagnostic(graph: LinkGraph, conflicts: list[str]) -> str:
+    first = ", ".join(conflicts[:5]) + (", …" if len(conflicts) > 5 else "")
+    return (f"the one-to-one model does not hold ({graph.trails.model.label}): {len(conflicts):,} record(s) have "
+            f"no compatible candidate, from the start or after REIDIT-I's eliminations (first: {first}), so its "
+            "pairs are not certain. If one de-identified element can stand for several people (households), read "
+            "the release as one-to-many with --reserved identified and use --method multiple")
 
 
 def reidit_ik(graph: LinkGraph, k: int) -> Reidentification:
@@ -462,9 +444,11 @@ def reidit_ik(graph: LinkGraph, k: int) -> Reidentification:
                 i, j = (c, r) if info["r_is_deidentified"] else (r, c)
                 rows.append((str(graph.trails.identified.keys[i]), str(graph.trails.deidentified.keys[j]), why))
     res = _pairs_frame(rows)
-    return Reidentification("incomplete-k", res, {"k": k, "unique": len(triples), "k_reidentified": k_groups,
-                                                  "reidentified_elements": len(triples) + k_groups,
-                                                  "pairs": len(res), "model_ok": not info["conflicts"]})
+    summary = {"k": k, "unique": len(triples), "k_reidentified": k_groups,
+               "reidentified_elements": len(triples) + k_groups, "pairs": len(res), "model_ok": not info["conflicts"]}
+    if info["conflicts"]:
+        summary["diagnostic"] = _conflict_diagnostic(graph, info["conflicts"])
+    return Reidentification("incomplete-k", res, summary)
 
 
 def reidit_m(graph: LinkGraph) -> Reidentification:
@@ -482,7 +466,7 @@ def reidit_m(graph: LinkGraph) -> Reidentification:
                          minlength=len(v.r_size))
     deg_sc = np.bincount(np.repeat(np.arange(len(v.s_size)), np.diff(v.s_ptr)), weights=v.r_size[v.s_nb],
                          minlength=len(v.s_size))
-    if graph.trails.reserved == "none":        # Alg. 16 loops over m ∈ M: each identified trail's matches
+    if graph.trails.reserved == "none" and not graph.trails.one_to_many:  # Alg. 16 loops over m ∈ M
         for s_row in np.flatnonzero(deg_sc[v.s_class] == 1):
             r_row = int(v.candidates_of_s(int(s_row))[0])
             why = f"{M.keys[s_row]} has exactly one compatible trail: {N.keys[r_row]} (strongly stable marriage)"
@@ -494,7 +478,22 @@ def reidit_m(graph: LinkGraph) -> Reidentification:
             why = f"{R.keys[r]} has exactly one compatible trail: {S.keys[s_row]} (strongly stable marriage)"
             rows.append((str(M.keys[i]), str(N.keys[j]), why))
     res = _pairs_frame(rows)
-    return Reidentification("multiple", res, {"reidentified": len(res)})
+    # soundness (Theorem 9) needs every record of the loop side to have its counterpart among its candidates:
+    # a record with no candidate at all shows that the model does not hold
+    if graph.trails.reserved == "none" and not graph.trails.one_to_many:
+        loop_keys, orphans = M.keys, np.flatnonzero(deg_sc[v.s_class] == 0)
+    else:
+        loop_keys, orphans = R.keys, np.flatnonzero(deg_rc[v.r_class] == 0)
+    summary: dict = {"reidentified": len(res), "model_ok": len(orphans) == 0}
+    if len(orphans):
+        first = ", ".join(str(k) for k in loop_keys[orphans[:5]]) + (", …" if len(orphans) > 5 else "")
+        summary["conflicts"] = [str(k) for k in loop_keys[orphans[:50]]]
+        hint = ("" if graph.trails.one_to_many else " If one de-identified element can stand for several people "
+                "(households), read the release as one-to-many with --reserved identified")
+        summary["diagnostic"] = (f"the {graph.trails.model.label} model does not hold: {len(orphans):,} element(s) "
+                                 f"fit no trail on the other side (first: {first}), so REIDIT-M's pairs are not "
+                                 f"certain.{hint}")
+    return Reidentification("multiple", res, summary)
 
 
 # ------------------------------------------------------------------------------------------- true loves
@@ -502,9 +501,14 @@ def true_loves(graph_or_classes: LinkGraph | EdgeClasses, *, explain: bool | Non
     """Exact true loves (Definition 5): edges in every maximum matching, via one matching + one SCC pass.
 
     The provable optimum (Theorem 2): REIDIT-C and REIDIT-I results are subsets.  Each pair's reason names
-    the tight set that forces it ("n1, n2 can only be Ali or Bob, so n3 must be Carol").  O(E·√V) plus,
-    for explanations, one reverse search per forced pair (bounded by ``EXPLAIN_LIMIT`` unless ``explain``).
+    the tight set that forces it ("n1, n2 can only be Ali or Bob, so n3 must be Carol"), found on twin classes
+    so low-entropy releases never expand their element edges.  On one-to-many trails (Appendix A) the
+    analogue is computed instead: the pairs that hold in every consistent assignment
+    (:mod:`graphlink.onetomany`).  O(E·√V) (or one class-level max-flow) plus, for explanations, one class
+    search per forced pair (bounded by ``EXPLAIN_LIMIT`` unless ``explain``).
     """
+    if isinstance(graph_or_classes, LinkGraph) and graph_or_classes.trails.one_to_many:
+        return certain_one_to_many(graph_or_classes, explain=explain)
     classes = graph_or_classes if isinstance(graph_or_classes, EdgeClasses) else classify_edges(graph_or_classes)
     graph = classes.graph
     M, N = graph.trails.identified, graph.trails.deidentified
@@ -515,14 +519,14 @@ def true_loves(graph_or_classes: LinkGraph | EdgeClasses, *, explain: bool | Non
     deg_r = deg_j if r_is_de else deg_i
     forced = deg_r[t_r] > 1
     do_explain = explain if explain is not None else int(forced.sum()) <= EXPLAIN_LIMIT
-    explainer = _TightSets(classes) if (forced.any() and do_explain) else None
+    explainer = _TightSets(graph, classes.class_flow) if (forced.any() and do_explain) else None
     caveat = "" if classes.hall_ok else " [the data breaks the model (Hall's condition fails): not certain]"
     rows = []
     for i, j, r, s, f in zip(ti, tj, t_r, t_s, forced, strict=True):
         if not f:
             why = f"{R.keys[r]} is only compatible with {S.keys[s]}"
         elif explainer is not None:
-            why = explainer.reason(int(r), int(s))
+            why = explainer.one_to_one(int(r), int(s))
         else:
             why = (f"{R.keys[r]} must be {S.keys[s]}: its other candidates are each needed by a tight set of "
                    f"records (run with --explain to list it)")
@@ -531,62 +535,190 @@ def true_loves(graph_or_classes: LinkGraph | EdgeClasses, *, explain: bool | Non
     summary = {"reidentified": len(res), "maximum_matching_size": classes.nu_real,
                "model_ok": classes.hall_ok, "unmatched": classes.unmatched[:50],
                "engine": classes.engine}
+    if not classes.hall_ok:
+        summary["diagnostic"] = hall_diagnostic(classes)
     return Reidentification("true-loves", res, summary)
 
 
+def hall_diagnostic(classes: EdgeClasses) -> str:
+    """One line saying that the one-to-one model does not hold: which side, how many, the first few, what next."""
+    tr = classes.graph.trails
+    side = {"identified": "identified", "deidentified": "de-identified"}
+    reserved = tr.reserved if tr.reserved != "none" else "deidentified"
+    n = len(classes.unmatched)
+    first = ", ".join(classes.unmatched[:5]) + (", …" if n > 5 else "")
+    return (f"the one-to-one model does not hold ({tr.model.label}): {n:,} {side[reserved]} element(s) cannot be "
+            f"matched to a distinct {side['identified' if reserved == 'deidentified' else 'deidentified']} element "
+            f"in any maximum matching (Hall's condition fails; first: {first}), so no pair is certain. If one "
+            "de-identified element can stand for several people (households), read the release as one-to-many "
+            "with --reserved identified and use --method multiple or true-loves")
+
+
 class _TightSets:
-    """Explains a forced true love (r, s): for n's other candidates, the reserved-side records that can
-    reach them in the matching-oriented graph form a Hall-tight set U (|U| = |N(U)|) excluding r, so all
-    of N(U) is used by U and r must take s (thesis §4.2.5 stable sets = Dulmage–Mendelsohn)."""
+    """Explains forced pairs by Hall-tight sets found on twin classes (thesis §4.2.5 stable sets =
+    Dulmage–Mendelsohn; Appendix A for one-to-many), never expanding element edges.
 
-    def __init__(self, classes: EdgeClasses) -> None:
-        graph = classes.graph
-        self.adj = _adjacency(graph)
-        self.r_is_de, self.R, self.S = self.adj.r_is_de, self.adj.R, self.adj.S
-        if self.r_is_de:
-            self.mate_r, self.mate_s = classes.mate_deidentified, classes.mate_identified
-        else:
-            self.mate_r, self.mate_s = classes.mate_identified, classes.mate_deidentified
+    One-to-one (r, s) forced: starting from r's other candidate classes, follow matched pairs back to their
+    reserved-side classes and on to all their candidates; the reserved members reached form a set U with
+    |U| = |N(U)| that uses all of N(U), so r must take s.  One-to-many (m, n) forced: starting from n, follow
+    its other candidates to the elements they are matched into; those elements W must each stand for someone
+    and only |W| people fit them, so m is needed by n.  O(class edges reached) per pair (numba).
+    """
 
-    def reason(self, r: int, s: int, show: int = 6) -> str:
-        others = [int(x) for x in self.adj.of_r(r) if x != s]
-        # reverse search: S vertex m' is reached from its mate r' = mate_s[m'] (arc r'→m' is the matched edge);
-        # r' is reached from every S vertex linked to it by an unmatched edge (arc m→r').
-        seen_r: set[int] = set()
-        seen_s: set[int] = set(others)
-        stack = list(others)
-        while stack:
-            m = stack.pop()
-            rp = int(self.mate_s[m])
-            if rp < 0 or rp in seen_r:
-                continue
-            seen_r.add(rp)
-            for m2 in self.adj.of_r(rp):
-                m2 = int(m2)
-                if m2 != self.mate_r[rp] and m2 not in seen_s:
-                    seen_s.add(m2)
-                    stack.append(m2)
-        u = sorted(seen_r)
-        nu = sorted(seen_s)
-        names_u = ", ".join(str(self.R.keys[x]) for x in u[:show])
-        names_u += f" and {len(u) - show} more" if len(u) > show else ""
-        names_n = " or ".join(str(self.S.keys[x]) for x in nu[:show])
-        names_n += f" or {len(nu) - show} more" if len(nu) > show else ""
+    def __init__(self, graph: LinkGraph, class_flow: np.ndarray) -> None:
+        from graphlink.kernels import csr
+
+        self.v = _class_view(graph)
+        v = self.v
+        rc = graph.class_ej if v.r_is_de else graph.class_ei
+        sc = graph.class_ei if v.r_is_de else graph.class_ej
+        pos = class_flow > 0
+        self.s_flow = csr(sc[pos], rc[pos], len(v.s_size))      # S class -> R classes matched into it
+        self.r_flow = csr(rc[pos], sc[pos], len(v.r_size))      # R class -> S classes its members are matched to
+
+    @staticmethod
+    def _rows(ptr: np.ndarray, mem: np.ndarray, classes: np.ndarray) -> np.ndarray:
+        return np.sort(np.concatenate([mem[ptr[c]:ptr[c + 1]] for c in classes])) if len(classes) else \
+            np.zeros(0, np.int64)
+
+    @staticmethod
+    def _names(keys: np.ndarray, rows: np.ndarray, show: int, sep: str) -> str:
+        text = sep.join(str(keys[x]) for x in rows[:show])
+        if len(rows) > show:
+            text += f" {'or' if sep == ' or ' else 'and'} {len(rows) - show} more"
+        return text
+
+    def tight_set(self, r: int, s: int) -> tuple[np.ndarray, np.ndarray]:
+        """One-to-one forced pair (r, s): (U, N(U)) as reserved rows and complete rows, |U| = |N(U)|."""
+        from graphlink.kernels import closure
+
+        v = self.v
+        rc, sc = v.r_class[r], v.s_class[s]
+        start = v.r_nb[v.r_ptr[rc]:v.r_ptr[rc + 1]]
+        start = start[start != sc]
+        reached_s, reached_r = closure(start, *self.s_flow, v.r_ptr, v.r_nb, len(v.s_size), len(v.r_size), -1)
+        return self._rows(v.r_mptr, v.r_mem, reached_r), self._rows(v.s_mptr, v.s_mem, reached_s)
+
+    def one_to_one(self, r: int, s: int, show: int = 6) -> str:
+        v = self.v
+        u, nu = self.tight_set(r, s)
         count = f" ({len(u)} records, {len(nu)} candidates)" if len(u) > 1 else ""
-        return f"{names_u} can only be {names_n}{count}, so {self.R.keys[r]} must be {self.S.keys[s]}"
+        return (f"{self._names(v.R.keys, u, show, ', ')} can only be {self._names(v.S.keys, nu, show, ' or ')}"
+                f"{count}, so {v.R.keys[r]} must be {v.S.keys[s]}")
+
+    def coverage_set(self, m: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """One-to-many pair (m, n) forced by coverage: (W, C) as element rows and person rows (m excluded), where
+        every element of W must stand for someone and only C ∪ {m} fit them, |W| = |C| + 1."""
+        from graphlink.kernels import closure
+
+        v = self.v                                      # one-to-many: R = identified people, S = shared elements
+        mc, nc = v.r_class[m], v.s_class[n]
+        reached_s, reached_r = closure(np.array([nc], np.int64), v.s_ptr, v.s_nb, *self.r_flow, len(v.s_size),
+                                       len(v.r_size), mc)
+        return self._rows(v.s_mptr, v.s_mem, reached_s), self._rows(v.r_mptr, v.r_mem, reached_r)
+
+    def one_to_many(self, m: int, n: int, show: int = 6) -> str:
+        v = self.v
+        w, people = self.coverage_set(m, n)
+        if len(w) == 1:
+            return (f"{v.S.keys[n]} stands for at least one person and only {v.R.keys[m]} fits it, so "
+                    f"{v.R.keys[m]} must be {v.S.keys[n]}")
+        return (f"{self._names(v.S.keys, w, show, ', ')} must each stand for at least one person and only "
+                f"{v.R.keys[m]} and {self._names(v.R.keys, people, show, ', ')} fit them ({len(w)} elements, "
+                f"{len(people) + 1} people), so {v.R.keys[m]} must be {v.S.keys[n]}")
+
+
+def certain_one_to_many(graph: LinkGraph, *, explain: bool | None = None) -> Reidentification:
+    """The certain pairs of a one-to-many release (every consistent assignment agrees; Appendix A, exact; see
+    :mod:`graphlink.onetomany`).  REIDIT-M's pairs are a subset.  O(E·√V) plus one class search per pair
+    forced by coverage rather than by fitting a single element."""
+    from graphlink.onetomany import classify_one_to_many
+
+    mc = classify_one_to_many(graph)
+    v = _class_view(graph)                             # R = identified (reserved), S = de-identified
+    M, N = graph.trails.identified, graph.trails.deidentified
+    deg = np.bincount(graph.class_ei, weights=v.s_size[graph.class_ej], minlength=len(v.r_size))
+    edges = np.flatnonzero(mc.class_certain)
+    forced = edges[deg[graph.class_ei[edges]] > 1]
+    do_explain = explain if explain is not None else len(forced) <= EXPLAIN_LIMIT
+    explainer = _TightSets(graph, mc.class_flow) if (len(forced) and do_explain) else None
+    caveat = "" if mc.consistent else " [no consistent one-to-many assignment exists: not certain]"
+    rows = []
+    for e in edges.tolist():
+        ci, cj = int(graph.class_ei[e]), int(graph.class_ej[e])
+        n = int(v.s_mem[v.s_mptr[cj]])
+        for m in v.r_mem[v.r_mptr[ci]:v.r_mptr[ci + 1]].tolist():
+            if deg[ci] == 1:
+                why = (f"{M.keys[m]} fits only {N.keys[n]}: no other de-identified trail contains its trail "
+                       "(REIDIT-M, a strongly stable polygamous marriage)")
+            elif explainer is not None:
+                why = explainer.one_to_many(m, n)
+            else:
+                why = (f"{M.keys[m]} must be {N.keys[n]}: without them some de-identified elements would stand for "
+                       "nobody (run with --explain to list them)")
+            rows.append((str(M.keys[m]), str(N.keys[n]), why + caveat))
+    res = _pairs_frame(rows)
+    summary = {"reidentified": len(res), "multiplicity": "one-to-many", "maximum_matching_size": mc.nu,
+               "model_ok": mc.consistent, "engine": mc.engine}
+    if not mc.consistent:
+        summary["diagnostic"] = ("the one-to-many model does not hold (" + mc.diagnostic + "), so no pair is "
+                                 "certain")
+    return Reidentification("true-loves", res, summary)
 
 
 # ---------------------------------------------------------------------------------------------- facade
 def reidentify(data: Release | Trails | LinkGraph, method: str, *, k: int | None = None,
-               reserved: ReservedChoice = "auto", truth: pd.DataFrame | None = None,
-               explain: bool | None = None) -> Reidentification:
-    """Run one method on a release (or prebuilt trails/graph) and evaluate against ``truth`` if given."""
+               reserved: ReservedChoice = "auto", multiplicity: MultiplicityChoice = "auto",
+               truth: pd.DataFrame | None = None, explain: bool | None = None) -> Reidentification:
+    """Re-identify elements from their trails with one method, each pair with its reason.
+
+    Parameters
+    ----------
+    data : Release, Trails or LinkGraph
+        The release (its trails are built under the decided data model, :mod:`graphlink.model`), or trails or
+        a link graph built already (reused, e.g. to run several methods on one graph).
+    method : {"complete", "incomplete", "incomplete-k", "multiple", "true-loves"}
+        REIDIT-C (Alg. 2/3), REIDIT-I (Alg. 4–6), REIDIT-I-K (Alg. 15), REIDIT-M (Alg. 16), or the exact true
+        loves (Definition 5; on one-to-many data the pairs that hold in every consistent assignment).
+    k : int, optional
+        Candidate-set size for ``incomplete-k``.
+    reserved, multiplicity : str
+        The data model of a Release: ``"auto"`` decides it, or state it (``--reserved``, ``--multiplicity``).
+    truth : DataFrame, optional
+        Ground truth (``identified``, ``deidentified``); defaults to the release's. Adds ``correct``,
+        ``wrong`` and ``recall`` to the summary.
+    explain : bool, optional
+        Compute tight-set reasons for every forced true love (default: up to ``EXPLAIN_LIMIT`` of them).
+
+    Returns
+    -------
+    Reidentification
+        ``pairs`` (identified, deidentified, reason) and ``summary``; ``summary["model_ok"]`` is False when the
+        method's own check finds the model broken (then no pair is certain; ``summary["diagnostic"]`` says why).
+
+    Raises
+    ------
+    ModelAssumptionError
+        The data model cannot be decided (state it), or the method does not apply (REIDIT-C/I on one-to-many).
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> release = gl.thesis_example()
+    >>> res = gl.reidentify(release, "incomplete")
+    >>> print(res.pairs.loc[res.pairs["deidentified"] == "gatc", "reason"].iloc[0])
+    Dan is only compatible with gatc (Flip step: |M| = |N|, so every record has a counterpart)
+    >>> gl.reidentify(release, "complete").summary["reidentified"]
+    1
+
+    Complexity: see each method; REIDIT-I/-M run on twin classes in O(|M| + |N| + E_class).
+    """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}")
     release_truth = data.truth if isinstance(data, Release) else None
     trails = data if isinstance(data, Trails) else (data.trails if isinstance(data, LinkGraph) else None)
     if trails is None:
-        trails = build_trails(data, reserved)
+        trails = build_trails(data, reserved, multiplicity)
     if method == "complete":
         result = reidit_c(trails)
     else:
@@ -605,6 +737,7 @@ def reidentify(data: Release | Trails | LinkGraph, method: str, *, k: int | None
     if truth is not None:
         result.summary.update(evaluate(result, truth))
     result.summary.setdefault("reserved", trails.reserved)
+    result.summary.setdefault("multiplicity", trails.multiplicity)
     return result
 
 

@@ -13,25 +13,39 @@ FillTrails decision (the seeds contradict themselves; we follow the digest's rea
   absent.  (Figure 3.5 itself prints ``*`` at H2/H3, where the sizes are equal; our matrices have 0 there,
   which links exactly the same pairs — see tests/test_trails.py.)
 
+One-to-many data (Appendix A, Definition 27; see :mod:`graphlink.model`) fills the identified side with
+``*`` wherever a person is absent, *without* the equality rule: in a household one member's absence says
+nothing about the shared de-identified element, even at a location where both tables have the same size.
+
 Storage: two uint64 bit masks per side, ``known`` (value is 0 or 1) and ``ones`` (value is 1), W =
 ⌈|C|/64⌉ words per trail; bit c lives in word c // 64 at bit c % 64.  Never a dense |M| × |N| matrix.
 """
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 
-from graphlink.errors import ModelAssumptionError
-from graphlink.release import Release, ReleaseWarning
+from graphlink.model import (
+    ONE_TO_ONE,
+    RESERVED_CHOICES,
+    Fill,
+    Model,
+    Multiplicity,
+    MultiplicityChoice,
+    Reserved,
+    ReservedChoice,
+    decide,
+    decide_reserved,
+)
+from graphlink.release import Release
 
-Reserved = Literal["deidentified", "identified", "none"]
-ReservedChoice = Literal["auto", "deidentified", "identified", "none"]
-RESERVED_CHOICES = ("auto", "deidentified", "identified", "none")
+__all__ = ["RESERVED_CHOICES", "Multiplicity", "MultiplicityChoice", "Reserved", "ReservedChoice", "TrailSide",
+           "Trails", "build_trails", "decide_reserved", "location_stats", "reidentification_bound",
+           "trails_from_dense"]
 
 
 def n_words(n_locations: int) -> int:
@@ -116,6 +130,23 @@ class Trails:
     reserved: Reserved
     reason: str
     sizes: pd.DataFrame
+    multiplicity: Multiplicity = ONE_TO_ONE
+    decided_by: str = "requested"
+
+    @property
+    def model(self) -> Model:
+        """The data model these trails were filled under (see :mod:`graphlink.model`)."""
+        return Model(self.reserved, self.multiplicity, self.reason, self.decided_by)  # type: ignore[arg-type]
+
+    @property
+    def one_to_many(self) -> bool:
+        return self.multiplicity == "one-to-many"
+
+    @property
+    def star_side(self) -> Literal["identified", "deidentified"]:
+        """The side whose trails carry ``*`` (R in the link test): the reserved side, the identified side for
+        one-to-many data (reserved or not), and by convention the de-identified side when nothing is reserved."""
+        return "identified" if (self.reserved == "identified" or self.one_to_many) else "deidentified"
 
     @property
     def reserved_side(self) -> TrailSide | None:
@@ -123,7 +154,20 @@ class Trails:
 
     @property
     def complete_side(self) -> TrailSide:
-        return self.identified if self.reserved != "identified" else self.deidentified
+        return self.identified if self.star_side != "identified" else self.deidentified
+
+    def _repr_html_(self) -> str:
+        from graphlink.display import html
+
+        first = {side: pd.DataFrame({"element": [str(k) for k in ts.keys[:5]],
+                                     "trail": [ts.trail_str(i) for i in range(min(5, len(ts)))]})
+                 for side, ts in (("identified", self.identified), ("de-identified", self.deidentified))}
+        return html(f"Trails: {self.model.label}", {"locations": len(self.locations),
+                                                    "identified": f"{len(self.identified):,}",
+                                                    "de-identified": f"{len(self.deidentified):,}"},
+                    {"per-location sizes": self.sizes.reset_index(), **{f"first {s} rows": f for s, f in
+                                                                        first.items()}},
+                    note=self.reason + " (graphlink.trailsio.summarize for the most common trails)")
 
     def frame(self, side: Literal["identified", "deidentified"]) -> pd.DataFrame:
         """The trail matrix as a DataFrame of '0'/'1'/'*' strings (display; O(n·|C|))."""
@@ -133,82 +177,82 @@ class Trails:
         return pd.DataFrame(txt, index=pd.Index(ts.keys, name=side), columns=self.locations)
 
 
-def decide_reserved(sizes: pd.DataFrame, requested: ReservedChoice = "auto") -> tuple[Reserved, str]:
-    """Decide (or check) which side is reserved from per-location sizes (thesis Lemma 6, TR02 Lemma 3.3).
+def build_trails(release: Release, reserved: ReservedChoice = "auto",
+                 multiplicity: MultiplicityChoice = "auto") -> Trails:
+    """Build the trail matrices: FillTrails (thesis Algorithm 1, equality reading of line 13; module docstring).
 
-    ``auto``: unreserved if every |γ_c| = |ω_c|; de-identified reserved to identified if every
-    |ω_c| ≤ |γ_c|; identified reserved if every |γ_c| ≤ |ω_c|.  A requested direction must be consistent
-    with the sizes.  Otherwise :class:`ModelAssumptionError` lists the offending locations.  O(|C|).
-    """
-    if requested not in RESERVED_CHOICES:
-        raise ModelAssumptionError(f"--reserved must be one of {', '.join(RESERVED_CHOICES)}")
-    g, w = sizes["identified"], sizes["deidentified"]
-    more_de = sizes.index[w > g].tolist()
-    more_id = sizes.index[g > w].tolist()
+    Parameters
+    ----------
+    release : Release
+        The validated release.
+    reserved : {"auto", "deidentified", "identified", "none"}
+        Which side may withhold records; ``auto`` decides (:func:`graphlink.model.decide`).
+    multiplicity : {"auto", "one-to-one", "one-to-many"}
+        One-to-many: one de-identified element may stand for several people (Appendix A).
 
-    def listing(locs: list[str]) -> str:
-        shown = [f"{c} (|identified|={g[c]}, |deidentified|={w[c]})" for c in locs[:10]]
-        return "; ".join(shown) + (f"; ... {len(locs) - 10} more" if len(locs) > 10 else "")
+    Returns
+    -------
+    Trails
+        Bit-packed identified and de-identified matrices, with ``reserved``, ``multiplicity`` and ``reason``.
 
-    if requested == "auto":
-        if not more_de and not more_id:
-            return "none", "unreserved: every location disclosed as many identified as de-identified records"
-        if not more_de:
-            return "deidentified", (f"de-identified reserved to identified: every location has |ω_c| ≤ |γ_c| "
-                                    f"({len(more_id)} of {len(sizes)} withhold some de-identified records)")
-        if not more_id:
-            return "identified", (f"identified reserved to de-identified: every location has |γ_c| ≤ |ω_c| "
-                                  f"({len(more_de)} of {len(sizes)} withhold some identified records)")
-        raise ModelAssumptionError(
-            "inconsistent release: neither side is reserved to the other. Locations with more de-identified "
-            f"than identified records: {listing(more_de)}. Locations with more identified than de-identified "
-            f"records: {listing(more_id)}. The trail model needs one direction at every location.")
-    bad = {"deidentified": more_de, "identified": more_id, "none": more_de + more_id}[requested]
-    if bad:
-        what = {"deidentified": "de-identified reserved to identified expects |ω_c| ≤ |γ_c| everywhere",
-                "identified": "identified reserved to de-identified expects |γ_c| ≤ |ω_c| everywhere",
-                "none": "unreserved expects |γ_c| = |ω_c| everywhere"}[requested]
-        # an explicit choice is the user's declaration (e.g. one-to-many data, Appendix A): keep it, but say so
-        note = f"--reserved {requested} as requested, although {what}; offending locations: {listing(bad)}"
-        warnings.warn(note, ReleaseWarning, stacklevel=3)
-        return requested, note
-    return requested, f"{requested} (as requested; consistent with the per-location sizes)"
+    Raises
+    ------
+    ModelAssumptionError
+        Inconsistent sizes, or both readings fit and the data cannot tell (state ``reserved``).
 
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> trails = gl.build_trails(gl.thesis_example())
+    >>> trails.model.label
+    'one-to-one, de-identified reserved'
+    >>> [trails.deidentified.trail_str(i) for i in range(4)]
+    ['111*', '1011', '*101', '*11*']
 
-def build_trails(release: Release, reserved: ReservedChoice = "auto") -> Trails:
-    """FillTrails (thesis Algorithm 1) with the equality reading of line 13 (see module docstring).
-
-    O(rows + (|M| + |N|)·W): one pass over the disclosures, bits OR-ed into packed words.
+    Complexity: O(rows + (|M| + |N|)·W) for the fill; the model decision adds link tests only when the
+    per-location sizes cannot tell one-to-one from one-to-many (see :mod:`graphlink.model`).
     """
     frame = release.frame
-    locations = release.locations
-    n_loc = len(locations)
-    loc_index = pd.Index(locations)
+    n_loc = len(release.locations)
+    loc_index = pd.Index(release.locations)
     sizes = release.sizes()
-    side, reason = decide_reserved(sizes, reserved)
     equal = (sizes["identified"] == sizes["deidentified"]).to_numpy()
-
-    sides = {}
+    eq_row = pack_columns(np.zeros(int(equal.sum()), dtype=np.int64), np.flatnonzero(equal), 1, n_loc)
+    coded = {}
     for kind in ("identified", "deidentified"):
         part = frame[frame["kind"] == kind]
         codes, keys = pd.factorize(part["element"], sort=False)
-        cols = loc_index.get_indexer(part["location"])
-        n = len(keys)
-        ones = pack_columns(codes, cols, n, n_loc)
-        if side == kind:      # reserved: known where disclosed, and everywhere at equal-size locations
-            eq_cols = np.flatnonzero(equal)
-            eq_row = pack_columns(np.zeros(len(eq_cols), dtype=np.int64), eq_cols, 1, n_loc)
-            known = ones | eq_row
-        else:                 # complete side: absence means 0
-            known = full_mask(n, n_loc)
-        sides[kind] = TrailSide(np.asarray(keys, dtype=object), known, ones, n_loc)
-    return Trails(locations, sides["identified"], sides["deidentified"], side, reason, sizes)
+        ones = pack_columns(codes, loc_index.get_indexer(part["location"]), len(keys), n_loc)
+        coded[kind] = (np.asarray(keys, dtype=object), ones)
+
+    def fill(side: Reserved, multiplicity: Multiplicity) -> Fill:
+        known = {}
+        for kind, (keys, ones) in coded.items():
+            if multiplicity == "one-to-many" and kind == "identified":
+                known[kind] = ones                # '*' wherever absent: no equality rule (module docstring)
+            elif multiplicity == "one-to-many":
+                known[kind] = full_mask(len(keys), n_loc)
+            elif side == kind:                    # reserved: known where disclosed and at equal-size locations
+                known[kind] = ones | eq_row
+            else:                                 # complete side: absence means 0
+                known[kind] = full_mask(len(keys), n_loc)
+        return Fill(known["identified"], coded["identified"][1], known["deidentified"], coded["deidentified"][1],
+                    coded["identified"][0], coded["deidentified"][0])
+
+    model, f = decide(sizes, len(coded["identified"][0]), len(coded["deidentified"][0]), fill, reserved,
+                      multiplicity)
+    return Trails(release.locations, TrailSide(f.id_keys, f.id_known, f.id_ones, n_loc),
+                  TrailSide(f.de_keys, f.de_known, f.de_ones, n_loc), model.reserved, model.reason, sizes,
+                  model.multiplicity, model.decided_by)
 
 
 def trails_from_dense(identified: np.ndarray, deidentified: np.ndarray, *, reserved: Reserved,
                       id_keys: list[str] | None = None, de_keys: list[str] | None = None,
-                      locations: list[str] | None = None) -> Trails:
-    """Build Trails straight from dense matrices (1, 0, -1 for ``*``): thesis figures and tests.  O(n·|C|)."""
+                      locations: list[str] | None = None, multiplicity: Multiplicity = ONE_TO_ONE) -> Trails:
+    """Build Trails straight from dense matrices (1, 0, -1 for ``*``): thesis figures and tests.  O(n·|C|).
+
+    The matrices are taken as given: for ``multiplicity="one-to-many"`` the identified matrix should carry
+    ``*`` wherever a person is absent (the one-to-many fill, module docstring)."""
     identified = np.asarray(identified, dtype=np.int8).reshape(len(identified), -1)
     deidentified = np.asarray(deidentified, dtype=np.int8).reshape(len(deidentified), -1)
     n_loc = max(identified.shape[1], deidentified.shape[1])
@@ -225,7 +269,7 @@ def trails_from_dense(identified: np.ndarray, deidentified: np.ndarray, *, reser
     sizes = pd.DataFrame({"identified": (identified == 1).sum(0), "deidentified": (deidentified == 1).sum(0)},
                          index=pd.Index(locations, name="location"))
     return Trails(locations, side(identified, id_keys, "m"), side(deidentified, de_keys, "n"), reserved,
-                  f"{reserved} (given matrices)", sizes)
+                  f"{reserved} (given matrices)", sizes, multiplicity)
 
 
 def location_stats(trails: Trails) -> pd.DataFrame:

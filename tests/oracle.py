@@ -89,3 +89,69 @@ def union_degrees_from_oracle(o: dict, nm: int, nn: int) -> tuple[np.ndarray, np
 
 def subsets(xs):
     return itertools.chain.from_iterable(itertools.combinations(xs, r) for r in range(len(xs) + 1))
+
+
+def one_to_many_oracle(M: np.ndarray, N: np.ndarray, surjective: bool) -> dict:
+    """Every consistent one-to-many assignment (Definition 27), by enumeration.
+
+    ``M`` are identified trails (1 = seen, anything else = not seen), ``N`` de-identified trails (1 = seen).
+    Person m may belong to element n iff every location where m was seen has n seen (m ⪯ n).  With
+    ``surjective`` (nothing withheld) every element must stand for at least one person.  Returns the
+    consistent assignments and the certain (in all) and possible (in some) pairs.  O(|N|^|M|).
+    """
+    fits = [[j for j in range(len(N)) if all(N[j][c] == 1 for c in range(len(m)) if m[c] == 1)] for m in M]
+    assignments = []
+    for beta in itertools.product(*fits):
+        if surjective and len(set(beta)) < len(N):
+            continue
+        assignments.append(beta)
+    pairs_of = [set(enumerate(b)) for b in assignments]
+    return {"assignments": assignments,
+            "certain": set.intersection(*pairs_of) if pairs_of else set(),
+            "possible": set().union(*pairs_of) if pairs_of else set(),
+            "fits": fits}
+
+
+def element_tight_set(graph, classes, r: int, s: int) -> tuple[set[int], set[int]]:
+    """The tight set behind a forced one-to-one pair, searched on the *expanded* element graph with the same
+    maximum matching (what the explanation computed before it moved to twin classes).
+
+    r is a reserved-side row, s a complete-side row.  Reverse search: complete vertex x is reached; its mate r'
+    joins U; every complete neighbour of r' other than its mate is reached.  O(element edges)."""
+    r_is_de = graph.trails.star_side == "deidentified"
+    ei, ej = np.asarray(graph.ei), np.asarray(graph.ej)
+    rr, ss = (ej, ei) if r_is_de else (ei, ej)
+    nbrs: dict[int, set[int]] = {}
+    for a, b in zip(rr.tolist(), ss.tolist(), strict=True):
+        nbrs.setdefault(a, set()).add(b)
+    mate_r = classes.mate_deidentified if r_is_de else classes.mate_identified
+    mate_s = classes.mate_identified if r_is_de else classes.mate_deidentified
+    seen_s = set(nbrs.get(r, set())) - {s}
+    stack = list(seen_s)
+    seen_r: set[int] = set()
+    while stack:
+        x = stack.pop()
+        rp = int(mate_s[x])
+        if rp < 0 or rp in seen_r:
+            continue
+        seen_r.add(rp)
+        for y in nbrs.get(rp, set()):
+            if y != mate_r[rp] and y not in seen_s:
+                seen_s.add(y)
+                stack.append(y)
+    return seen_r, seen_s
+
+
+def oracle_from_edges(nm: int, nn: int, real_edges: set[tuple[int, int]], null_side: str | None,
+                      n_null: int) -> dict:
+    """Like :func:`oracle_from_dense` for an explicit set of real (identified row, de-identified row) edges:
+    null trails (§4.2.4) are added explicitly, linked to every element of the other side."""
+    n_left = nm + (n_null if null_side == "identified" else 0)
+    n_right = nn + (n_null if null_side == "deidentified" else 0)
+    edges = sorted(real_edges) + [(i, j) for i in range(n_left) for j in range(n_right) if i >= nm or j >= nn]
+    mms = all_maximum_matchings(n_left, n_right, edges)
+    union = set().union(*mms) if mms else set()
+    inter = set.intersection(*map(set, mms)) if mms else set()
+    real = lambda e: e[0] < nm and e[1] < nn  # noqa: E731
+    return {"nu": len(mms[0]) if mms else 0, "allowed": {e for e in union if real(e)},
+            "vital": {e for e in inter if real(e)}}

@@ -100,9 +100,9 @@ def test_population_trails_equal_fill_trails(kind):
     else:
         pop = sim.uniform_population(200, 9, 0.35, withhold=0.3, reserved=kind, seed=4)
     a = population_trails(pop)
-    with pytest.warns() if kind == "households" else _nullcontext():
-        b = build_trails(pop.to_release(), pop.reserved)
+    b = build_trails(pop.to_release(), pop.reserved)
     assert a.locations == b.locations
+    assert a.multiplicity == b.multiplicity == ("one-to-many" if kind == "households" else "one-to-one")
     for side in ("identified", "deidentified"):
         A, B = getattr(a, side), getattr(b, side)
         oa, ob = np.argsort(A.keys), np.argsort(B.keys)
@@ -110,20 +110,12 @@ def test_population_trails_equal_fill_trails(kind):
         assert (A.dense()[oa] == B.dense()[ob]).all()
 
 
-class _nullcontext:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *a):
-        return False
-
-
 def test_household_release_reidit_m_is_correct():
     from graphlink.reidit import reidentify
 
     rel = sim.simulate_households(None, 0.25, locations=30, seed=5)
-    with pytest.warns():
-        res = reidentify(rel, "multiple", reserved="identified")
+    res = reidentify(rel, "multiple")            # the default decision reads it as one-to-many
+    assert res.summary["multiplicity"] == "one-to-many" and res.summary["reserved"] == "identified"
     assert res.summary["wrong"] == 0 and len(res.pairs) > 0
 
 
@@ -137,7 +129,7 @@ def test_parallel_map_is_deterministic_across_workers():
 
 
 EXPERIMENTS = ["uniqueness-grid", "auc", "shift-shape", "popularity", "withholding", "scaling",
-               "k-reidentification", "optimal-gap"]
+               "k-reidentification", "optimal-gap", "households", "als-gain"]
 
 
 def test_all_experiments_registered():
@@ -163,6 +155,8 @@ def test_experiment_runs_small(name, tmp_path, grid_dir):
     assert "thesis" in res.comparison
     if isinstance(res.summary, dict) and "wrong" in res.summary:
         assert res.summary["wrong"] == 0
+    if name == "households":                      # the decided model; the one-to-one size reading names wrongly
+        assert set(df["model"]) == {"one-to-many"} and res.summary["wrong_size_reading"] > 0
     if name == "uniqueness-grid" or out is tmp_path:
         assert calls and calls[-1][0] == calls[-1][1]   # progress reported (auc/shift-shape reuse the cache)
 

@@ -175,21 +175,62 @@ def test_link_graph_write_back_and_k_unlinkability_equal_engine(neo4j_store, loa
     classes = classify_edges(build_linkgraph(trails))
     run = neo4j_store.write_link_graph(name, classes)
     g = classes.graph
-    back = neo4j_store.read_link_graph(name)
+    back = neo4j_store.read_link_graph(name)          # element pairs expanded from the class graph
     assert set(back["run"]) <= {run}
     want = {(str(trails.identified.keys[i]), str(trails.deidentified.keys[j])): (bool(a), bool(v))
             for i, j, a, v in zip(g.ei, g.ej, classes.allowed, classes.vital, strict=True)}
     got = {(r.identified, r.deidentified): (r.allowed, r.vital) for r in back.itertuples(index=False)}
     assert got == want
-    # matched edges form a matching of the engine's size (minus matches to null trails)
-    matched = back[back["matched"]]
-    assert matched["identified"].is_unique and matched["deidentified"].is_unique
+    # class flows: the engine's maximum matching, never more than a class's size
+    flows = neo4j_store.run_cypher("""MATCH (a:TrailClass {release: $n})-[l:LINK]->(b:TrailClass)
+                                      RETURN a.cid AS a, b.cid AS b, l.flow AS flow, a.size AS sa, b.size AS sb""",
+                                   {"n": name})
+    assert flows["flow"].sum() == int((classes.mate_identified >= 0).sum())
+    assert (flows.groupby("a")["flow"].sum() <= flows.groupby("a")["sa"].first()).all()
+    # small release: the element-level LINK edges are there too, matched ones forming the engine's matching
+    elem = neo4j_store.run_cypher("""MATCH (i:Identified {release: $n})-[l:LINK]->(d:Deidentified)
+                                     RETURN i.key AS i, d.key AS d, l.matched AS matched""", {"n": name})
+    assert len(elem) == len(want)
+    matched = elem[elem["matched"]]
+    assert matched["i"].is_unique and matched["d"].is_unique
     assert len(matched) == int((classes.mate_identified >= 0).sum())
     for k in (1, 2, 3):
         want_v = audit(classes, k).violations
         got_v = neo4j_store.run_file("k_unlinkability", {"release": name, "k": k})
         assert set(map(tuple, got_v[["side", "element", "union_degree"]].to_numpy())) == \
             set(map(tuple, want_v[["side", "element", "union_degree"]].astype({"union_degree": int}).to_numpy()))
+
+
+def test_one_to_many_link_graph_and_trails_follow_the_engine(neo4j_store, release_name):
+    """Households (Appendix A): the model the engine decides is recorded, so Cypher trails/links match it."""
+    from graphlink.onetomany import classify_one_to_many
+    from graphlink.simulate import simulate_households
+
+    rel = simulate_households(30, 0.3, locations=6, withhold=0.2, seed=4)
+    trails = build_trails(rel)
+    assert trails.one_to_many
+    neo4j_store.load_release(rel, name=release_name)
+    mc = classify_one_to_many(build_linkgraph(trails))
+    neo4j_store.write_link_graph(release_name, mc)
+    df = neo4j_store.run_file("trails", {"release": release_name})
+    assert set(df["multiplicity"]) == {"one-to-many"}
+    got = {(k, e): t for k, e, t in df[["kind", "element", "trail"]].itertuples(index=False)}
+    assert got == {(kind, str(key)): side.trail_str(i) for kind, side in (("identified", trails.identified),
+                                                                         ("deidentified", trails.deidentified))
+                   for i, key in enumerate(side.keys)}
+    g = mc.graph
+    links = neo4j_store.run_file("link_edges", {"release": release_name})
+    assert set(map(tuple, links.to_numpy())) == {(str(trails.identified.keys[i]), str(trails.deidentified.keys[j]))
+                                                 for i, j in zip(g.ei, g.ej, strict=True)}
+    for k in (2, 3):
+        want_v = audit(mc, k).violations
+        got_v = neo4j_store.run_file("k_unlinkability", {"release": release_name, "k": k})
+        assert set(map(tuple, got_v[["side", "element", "union_degree"]].to_numpy())) == \
+            set(map(tuple, want_v[["side", "element", "union_degree"]].astype({"union_degree": int}).to_numpy()))
+    certain = neo4j_store.read_link_graph(release_name)
+    certain = set(map(tuple, certain.loc[certain["vital"], ["identified", "deidentified"]].to_numpy()))
+    assert certain == set(map(tuple, reidentify(trails, "true-loves").pairs[["identified", "deidentified"]]
+                              .to_numpy()))
 
 
 def test_reidentification_write_back_round_trips(neo4j_store, loaded):

@@ -61,6 +61,7 @@ def render() -> None:
             st.markdown(f"**{loaded.label}**  \n{len(rel.locations)} locations · "
                         f"{len(rel.elements('identified')):,} identified · "
                         f"{len(rel.elements('deidentified')):,} de-identified")
-            st.caption(f"reserved side: {state.reserved_choice()} · key `{loaded.key}`")
+            r, m = state.model_of(state.reserved_choice())
+            st.caption(f"reserved side: {r} · multiplicity: {m} · key `{loaded.key}`")
         st.markdown("#### Help")
         st.page_link("app/pages/docs.py", label="Documentation", icon=":material/menu_book:")

@@ -8,6 +8,7 @@ import streamlit as st
 
 from app import state
 from app.components import charts
+from app.components.tables import show_table
 
 st.title("Data")
 st.caption("A release is a set of locations, each disclosing identified elements (e.g. names) and "
@@ -89,10 +90,20 @@ if loaded is None:
 release = loaded.release
 st.subheader(f"Summary — {loaded.label}")
 options = ["auto", "deidentified", "identified", "none"]
-reserved = st.selectbox("Reserved side (which side may withhold records)", options,
-                        index=options.index(state.reserved_choice()),
-                        help="auto: detected from the per-location sizes (thesis Definitions 9–11, 15–16).")
-st.session_state["reserved"] = reserved
+current_reserved, current_mult = state.model_of(state.reserved_choice())
+m1, m2 = st.columns(2)
+chosen_reserved = m1.selectbox("Reserved side (which side may withhold records)", options,
+                               index=options.index(current_reserved),
+                               help="auto: decided from the per-location sizes and, where they cannot tell "
+                                    "one-to-one from one-to-many data, from the links (graphlink.model).")
+mult_options = ["auto", "one-to-one", "one-to-many"]
+chosen_mult = m2.selectbox("Multiplicity", mult_options, index=mult_options.index(current_mult),
+                           help="one-to-many: one de-identified element (e.g. a household's IP address) may stand "
+                                "for several identified people (thesis Appendix A). auto: inferred only from "
+                                "evidence of sharing (fewer de-identified elements, links).")
+st.session_state["reserved"] = chosen_reserved
+st.session_state["multiplicity"] = chosen_mult
+reserved = state.reserved_choice()
 
 try:
     tr = state.trails(loaded.key, reserved, release)
@@ -106,7 +117,10 @@ c1.metric("Locations", len(tr.locations))
 c2.metric("Identified elements", f"{len(tr.identified.keys):,}")
 c3.metric("De-identified elements", f"{len(tr.deidentified.keys):,}")
 c4.metric("Reserved side", tr.reserved)
-st.markdown(f"**Why:** {tr.reason}")
+st.markdown(f"**Data model:** {tr.model.label} — {tr.reason}")
+if tr.one_to_many:
+    st.info("One-to-many release: REIDIT-C and REIDIT-I assume one-to-one data and are not run (thesis Table "
+            "A.1); REIDIT-M and the exact one-to-many pairs (True loves) apply.")
 if release.truth is not None:
     st.caption(f"Ground truth available: {len(release.truth):,} identified/de-identified pairs.")
 
@@ -114,7 +128,7 @@ st.markdown("**Records per location**")
 table = sizes.reset_index().rename(columns={"index": "location"})
 table.columns = ["location", *list(table.columns[1:])]
 left, right = st.columns([1, 2])
-left.dataframe(table, hide_index=True, width="stretch")
+show_table(table, where=left)
 long = table.melt(id_vars="location", var_name="kind", value_name="records")
 chart = (alt.Chart(long).mark_bar().encode(
     x=alt.X("location:N", sort=list(tr.locations), title="Location"),
@@ -125,4 +139,4 @@ chart = (alt.Chart(long).mark_bar().encode(
 right.altair_chart(chart, width="stretch")
 
 with st.expander("Preview the first rows"):
-    st.dataframe(pd.DataFrame(release.frame.head(200)), hide_index=True)
+    show_table(pd.DataFrame(release.frame.head(200)))

@@ -15,7 +15,7 @@ reserved = state.reserved_choice()
 tr = state.trails(loaded.key, reserved, loaded.release)
 
 st.caption(f"FillTrails (thesis Algorithm 1): one row per element, one column per location; "
-           f"1 = present, 0 = absent, * = ambiguous. Reserved side: **{tr.reserved}** — {tr.reason}")
+           f"1 = present, 0 = absent, * = ambiguous. Data model: **{tr.model.label}** — {tr.reason}")
 
 stats = state.location_stats(tr)
 bound = state.reidentification_bound(tr)

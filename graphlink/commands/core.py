@@ -16,8 +16,11 @@ from rich.console import Console
 from rich.table import Table
 
 from graphlink.audit import audit as run_audit
+from graphlink.errors import ModelAssumptionError
+from graphlink.fileio import atomic_path
 from graphlink.linkgraph import build_linkgraph
 from graphlink.matching import classify_edges
+from graphlink.onetomany import classify_one_to_many
 from graphlink.reidit import METHODS, reidentify
 from graphlink.release import Release, read_release, read_truth
 from graphlink.trails import Trails, build_trails
@@ -36,6 +39,13 @@ class Fmt(StrEnum):
     table = "table"
     csv = "csv"
     json = "json"
+
+
+class TrailsFmt(StrEnum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+    parquet = "parquet"
 
 
 class AuditFmt(StrEnum):
@@ -58,6 +68,16 @@ MethodOpt = Enum("MethodOpt", {m.replace("-", "_"): m for m in METHODS}, type=st
 ReleaseArg = Annotated[Path, typer.Argument(help="Release: long CSV/Parquet (location,kind,element) or a folder "
                                                    "with one sub-folder per location")]
 ReservedO = Annotated[ReservedOpt, typer.Option("--reserved", help="Which side may withhold records")]
+
+
+class MultOpt(StrEnum):
+    auto = "auto"
+    one_to_one = "one-to-one"
+    one_to_many = "one-to-many"
+
+
+MultO = Annotated[MultOpt, typer.Option("--multiplicity", help="one-to-one, or one-to-many (several identified "
+                                        "people per de-identified element, e.g. households); auto decides")]
 IdKey = Annotated[str | None, typer.Option("--id-key", help="Folder input: identified key column(s), comma-separated")]
 DeidKey = Annotated[str | None, typer.Option("--deid-key", help="Folder input: de-identified key column(s)")]
 
@@ -88,13 +108,32 @@ def _print_frame(df: pd.DataFrame, title: str | None = None) -> None:
     Console().print(table)
 
 
-def _trails_frame(tr: Trails) -> pd.DataFrame:
-    parts = []
+def _print_summary(summary, name: str) -> None:
+    """The trails summary as a few small rich tables (never one row per element)."""
+    con = Console()
+    sizes = summary.sizes
+    shown = sizes if len(sizes) <= 40 else pd.concat([sizes.head(20), sizes.tail(20)])
+    title = f"Per-location sizes of {name} ({len(sizes)} locations" + ("" if len(sizes) <= 40 else ", first and "
+                                                                      "last 20") + ")"
+    _print_frame(shown, title=title)
     for side in ("identified", "deidentified"):
-        f = tr.frame(side).reset_index().rename(columns={side: "element"})
-        f.insert(0, "side", side)
-        parts.append(f)
-    return pd.concat(parts, ignore_index=True)
+        con.print(f"[bold]{side}[/bold]: {summary.elements[side]:,} elements, {summary.distinct[side]:,} distinct "
+                  "trails")
+        _print_frame(summary.common[side], title=f"Most common {side} trails")
+        _print_frame(summary.preview[side], title=f"First {side} rows")
+    con.print("Full matrices: [bold]--format csv|parquet --out FILE[/bold]")
+
+
+def model_note(tr: Trails) -> None:
+    """Say on stderr how the release is read (the model is decided, never silently guessed)."""
+    how = {"requested": "as requested", "sizes": "from the per-location sizes",
+           "counts": "from the element counts", "links": "from the link graph"}.get(tr.decided_by, tr.decided_by)
+    err.print(f"[bold]model:[/bold] {tr.model.label} ({how}): {tr.reason}", highlight=False, soft_wrap=True)
+
+
+def model_dict(tr: Trails) -> dict:
+    return {"multiplicity": tr.multiplicity, "reserved": tr.reserved, "decided_by": tr.decided_by,
+            "reason": tr.reason}
 
 
 def _store():
@@ -107,29 +146,50 @@ def register(app: typer.Typer) -> None:
     register_advisor(app)
 
     @app.command("trails")
-    def trails_cmd(release: ReleaseArg, reserved: ReservedO = ReservedOpt.auto,
-                   fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
+    def trails_cmd(release: ReleaseArg, reserved: ReservedO = ReservedOpt.auto, multiplicity: MultO = MultOpt.auto,
+                   fmt: Annotated[TrailsFmt, typer.Option("--format", help="table/json: a summary; csv/parquet: the "
+                                                          "full matrices (csv to stdout unless --out)")]
+                   = TrailsFmt.table,
+                   out: Annotated[Path | None, typer.Option("--out", help="Write the full matrices here")] = None,
+                   top: Annotated[int, typer.Option("--top", min=1, help="Most common trails shown")] = 10,
                    id_key: IdKey = None, deid_key: DeidKey = None) -> None:
-        """Build the identified (M) and de-identified (N) trail matrices (FillTrails, thesis Alg. 1)."""
+        """Build the identified (M) and de-identified (N) trail matrices (FillTrails, thesis Alg. 1).
+
+        The table and json formats summarise them (sizes, model, distinct and most common trails, a preview);
+        csv and parquet write the full matrices, streamed in chunks."""
+        from graphlink import trailsio
+
+        if fmt is TrailsFmt.parquet and out is None:
+            raise typer.BadParameter("parquet output needs --out FILE", param_hint="--out")
         rel = load(release, id_key, deid_key)
         with step("building trails"):
-            tr = build_trails(rel, reserved.value)
-        frame = _trails_frame(tr)
-        if fmt is Fmt.csv:
-            frame.to_csv(sys.stdout, index=False)
-        elif fmt is Fmt.json:
-            typer.echo(json.dumps({"locations": tr.locations, "reserved": tr.reserved, "reason": tr.reason,
-                                   "sizes": tr.sizes.reset_index().to_dict(orient="records"),
-                                   "trails": frame.to_dict(orient="records")}, indent=2))
-        else:
-            err.print(f"[bold]reserved:[/bold] {tr.reason}")
-            _print_frame(frame, title=f"Trails of {rel.name} ({len(tr.locations)} locations)")
+            tr = build_trails(rel, reserved.value, multiplicity.value)
+        model_note(tr)
+        if fmt in (TrailsFmt.csv, TrailsFmt.parquet):
+            with step("writing the trail matrices"):
+                if fmt is TrailsFmt.parquet:
+                    with atomic_path(out) as tmp:
+                        rows = trailsio.write_parquet(tr, tmp)
+                elif out is not None:
+                    with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
+                        rows = trailsio.write_csv(tr, fh)
+                else:
+                    rows = trailsio.write_csv(tr, sys.stdout)
+            if out is not None:
+                err.print(f"wrote {rows:,} trails ({len(tr.locations)} locations) to {out}")
+            return
+        summary = trailsio.summarize(tr, top=top)
+        if fmt is TrailsFmt.json:
+            typer.echo(json.dumps({"reserved": tr.reserved, "reason": tr.reason, **summary.to_dict()}, indent=2,
+                                  default=str))
+            return
+        _print_summary(summary, rel.name)
 
     @app.command("reidentify")
     def reidentify_cmd(release: ReleaseArg,
                        method: Annotated[MethodOpt, typer.Option("--method", help="REIDIT algorithm or true loves")],
                        k: Annotated[int | None, typer.Option("--k", min=1, help="k for incomplete-k")] = None,
-                       reserved: ReservedO = ReservedOpt.auto,
+                       reserved: ReservedO = ReservedOpt.auto, multiplicity: MultO = MultOpt.auto,
                        truth: Annotated[Path | None, typer.Option("--truth", help="Truth CSV")] = None,
                        explain: Annotated[bool, typer.Option("--explain", help="Always compute full reasons")] = False,
                        fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
@@ -141,12 +201,15 @@ def register(app: typer.Typer) -> None:
         if m == "incomplete-k" and k is None:
             raise typer.BadParameter("--method incomplete-k needs --k", param_hint="--k")
         rel = load(release, id_key, deid_key, truth)
+        with step("building trails"):
+            tr = build_trails(rel, reserved.value, multiplicity.value)
+        model_note(tr)
         with step(f"running {m}"):
-            result = reidentify(rel, m, k=k, reserved=reserved.value, explain=explain or None)
+            result = reidentify(tr, m, k=k, truth=rel.truth, explain=explain or None)
         if result.summary.get("model_ok") is False:
-            err.print("[yellow]graphlink: warning: the data breaks the one-to-one/reserved model (Hall's condition "
-                      "fails); results are not certain. Unmatched: "
-                      + ", ".join(map(str, result.summary.get("unmatched", result.summary.get("conflicts", [])))[:20]))
+            # no pair is certain when the model's assumptions fail: say why instead of printing guesses
+            raise ModelAssumptionError(result.summary.get("diagnostic") or "the data breaks the model")
+        result.summary["model"] = model_dict(tr)
         if store is Store.neo4j:
             with step("writing to Neo4j"), contextlib.closing(_store()) as st:
                 st.load_release(rel, name or rel.name)
@@ -163,7 +226,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("audit")
     def audit_cmd(release: ReleaseArg, k: Annotated[int, typer.Option("--k", min=1, help="Protection level")],
-                  reserved: ReservedO = ReservedOpt.auto,
+                  reserved: ReservedO = ReservedOpt.auto, multiplicity: MultO = MultOpt.auto,
                   fmt: Annotated[AuditFmt, typer.Option("--format")] = AuditFmt.table,
                   store: Annotated[Store, typer.Option("--store")] = Store.none,
                   name: Annotated[str | None, typer.Option("--name")] = None,
@@ -171,9 +234,11 @@ def register(app: typer.Typer) -> None:
         """Exact k-unlinkability audit (Definition 19) via the union of all maximum matchings."""
         rel = load(release, id_key, deid_key)
         with step("building trails and link graph"):
-            graph = build_linkgraph(build_trails(rel, reserved.value))
+            tr = build_trails(rel, reserved.value, multiplicity.value)
+            graph = build_linkgraph(tr)
+        model_note(tr)
         with step("classifying edges (maximum matching + SCC)"):
-            classes = classify_edges(graph)
+            classes = classify_one_to_many(graph) if tr.one_to_many else classify_edges(graph)
             result = run_audit(classes, k)
         if store is Store.neo4j:
             with step("writing to Neo4j"), contextlib.closing(_store()) as st:
@@ -182,15 +247,16 @@ def register(app: typer.Typer) -> None:
                 run = st.write_audit(name or rel.name, result)
             err.print(f"stored as run {run} in {st.uri}")
         if fmt is AuditFmt.json:
-            typer.echo(json.dumps(result.to_dict(), indent=2))
+            typer.echo(json.dumps({**result.to_dict(), "model": model_dict(tr)}, indent=2))
             return
         verdict = "[green]k-unlinkable[/green]" if result.k_unlinkable else "[red]NOT k-unlinkable[/red]"
         Console().print(f"k={k}: {verdict}; true loves (certain re-identifications): {result.true_loves}; "
                         f"maximum matching size: {result.maximum_matching_size}; "
                         f"violations: {len(result.violations)}")
         if not result.hall_ok:
-            err.print("[yellow]warning: Hall's condition fails; the data breaks the model. Unmatched: "
-                      + ", ".join(result.unmatched[:20]))
+            err.print(f"[yellow]warning: the {tr.model.label} model does not hold (no assignment covers every "
+                      f"element), so the audit describes a broken model. Unmatched: "
+                      + ", ".join(map(str, result.unmatched[:20])))
         if len(result.violations):
             _print_frame(result.violations.head(200), title="Violations (first 200)")
 
@@ -199,16 +265,22 @@ def register_advisor(app: typer.Typer) -> None:
     from graphlink.advisor import advise
 
     @app.command("advise")
-    def advise_cmd(multiplicity: Annotated[Mult, typer.Option("--multiplicity")] = Mult.one_to_one,
+    def advise_cmd(multiplicity: Annotated[Mult | None, typer.Option(
+                       "--multiplicity", help="Data multiplicity (default: detected from --release, else one-to-one)")]
+                   = None,
                    reserved: ReservedO = ReservedOpt.auto,
                    release: Annotated[Path | None, typer.Option("--release", help="Detect the tactic from it")] = None,
                    ) -> None:
         """Which REIDIT algorithm applies (thesis Table A.1) to a multiplicity and disclosure tactic."""
-        tactic = reserved.value
-        if tactic == "auto":
+        tactic, mult = reserved.value, multiplicity.value if multiplicity else None
+        if tactic == "auto" or mult is None:
             if release is None:
-                raise typer.BadParameter("give --reserved or --release to detect it", param_hint="--reserved")
-            tactic = build_trails(load(release, None, None)).reserved
-        a = advise(multiplicity.value, tactic)
+                if tactic == "auto":
+                    raise typer.BadParameter("give --reserved or --release to detect it", param_hint="--reserved")
+            else:
+                tr = build_trails(load(release, None, None), tactic)
+                model_note(tr)
+                tactic, mult = tr.reserved, mult or tr.multiplicity
+        a = advise(mult or "one-to-one", tactic)
         typer.echo(f"recommended: {', '.join(a.methods)}" + (f" (dominant: {a.dominant})" if a.dominant else ""))
         typer.echo(a.note)

@@ -1,6 +1,9 @@
-"""CLI for the Neo4j backbone: ``graphlink neo4j start|stop|status``, ``graphlink load``, ``graphlink cypher``.
+"""CLI for the Neo4j backbone: ``graphlink neo4j start|stop|status|reset-password``, ``graphlink load``,
+``graphlink cypher``.
 
-Connection: ``NEO4J_URI`` / ``NEO4J_AUTH`` override the project-local server (see docs/neo4j.md).
+Connection: ``NEO4J_URI`` / ``NEO4J_AUTH`` override the project-local server (see docs/neo4j.md); the local
+server's generated password is used automatically. ``graphlink cypher`` is read-only unless ``--write`` and refuses
+file/URL access and administration in every mode (docs/security.md).
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ neo4j_app = typer.Typer(help="Run the project-local Neo4j Community 5.26 server 
 
 def _echo_status(st) -> None:
     typer.echo(f"Neo4j: {st.message}")
-    for label, value in (("URI", st.uri), ("Browser", st.http), ("version", st.version), ("PID", st.pid),
-                         ("home", st.home), ("log", st.log)):
+    password = (st.extra or {}).get("password_file")
+    auth = f"user neo4j, password in {password}" if password else None
+    for label, value in (("URI", st.uri), ("Browser", st.http), ("auth", auth), ("version", st.version),
+                         ("PID", st.pid), ("home", st.home), ("log", st.log)):
         if value:
             typer.echo(f"  {label + ':':9} {value}")
 
@@ -42,6 +47,15 @@ def stop_cmd() -> None:
     from graphlink.store import server
 
     _echo_status(server.stop())
+
+
+@neo4j_app.command("reset-password")
+def reset_password_cmd() -> None:
+    """Give the stopped local server a new generated password (when its password file was lost)."""
+    from graphlink.store import server
+
+    path = server.reset_password(echo=typer.echo)
+    typer.echo(f"new password for user neo4j written to {path} (mode 0600); `graphlink neo4j start` uses it")
 
 
 @neo4j_app.command("status")
@@ -128,7 +142,9 @@ def cypher_cmd(
     with connect() as store:
         df = store.run_file(file, params, write=write)
     if csv:
-        df.to_csv(csv, index=False)
+        from graphlink.fileio import write_with
+
+        write_with(csv, lambda tmp: df.to_csv(tmp, index=False))
     table = Table(show_lines=False)
     for col in df.columns:
         table.add_column(escape(str(col)))
