@@ -28,6 +28,9 @@ from tests.fixtures import FIG34_TRUTH, fig34
 OUT = "{out}"          # placeholder in a command: a fresh output path in the case's folder
 PATH = "{path}"        # placeholder: the case's input file or folder
 FIG34 = "{fig34}"      # placeholder: a valid release (for readers of side files like truth)
+SWEENEY = Path(__file__).resolve().parent.parent / "graphlink" / "data" / "qi" / "sweeney"
+FIG3_TABLE = str(SWEENEY / "fig3_pt.csv")            # Sweeney's Figure 3 table (Race, ZIP) ...
+FIG3_HIERARCHIES = str(SWEENEY / "fig3_hierarchies")  # ... and its Race / ZIP hierarchies
 
 
 @dataclass(frozen=True)
@@ -180,6 +183,15 @@ LONG_ONLY_COMMANDS: list[list[str]] = [
     ["secure-demo", "--release", PATH, "--in-process", "--format", "json"],
 ]
 
+def _write_hierarchy(data: bytes, folder: Path) -> Path:
+    """A --hierarchies folder: the fuzzed ZIP.csv next to Sweeney's Race.csv."""
+    d = folder / "hierarchies"
+    d.mkdir()
+    (d / "ZIP.csv").write_bytes(data)
+    (d / "Race.csv").write_bytes((Path(FIG3_HIERARCHIES) / "Race.csv").read_bytes())
+    return d
+
+
 READERS: list[Reader] = [
     Reader("long-csv", fi.LONG_CSV, _write_bytes(".csv"), RELEASE_COMMANDS + LONG_ONLY_COMMANDS,
            oracle=lambda data, path: fo.expect_long_csv(data, str(path)), library=_release_rows),
@@ -191,6 +203,15 @@ READERS: list[Reader] = [
            [["reidentify", FIG34, "--method", "true-loves", "--truth", PATH],
             ["reidentify", FIG34, "--method", "incomplete", "--truth", PATH, "--format", "json"]],
            oracle=lambda data, path: fo.expect_truth_csv(data, str(path)), library=_truth_rows),
+    Reader("qi-table", fi.QI_CSV, _write_bytes(".csv"),
+           [["qi", "check", PATH, "--qi", "Race,ZIP", "--k", "2"],
+            ["qi", "check", PATH, "--qi", "Race", "--sensitive", "disease", "--format", "json"],
+            ["qi", "anonymize", PATH, "--qi", "Race,ZIP", "--k", "2", "--hierarchies", FIG3_HIERARCHIES,
+             "--out", OUT]]),
+    Reader("hierarchy-csv", fi.hierarchy_csv(), _write_hierarchy,
+           [["qi", "anonymize", FIG3_TABLE, "--qi", "Race,ZIP", "--k", "2", "--hierarchies", PATH, "--out", OUT],
+            ["qi", "anonymize", FIG3_TABLE, "--qi", "Race,ZIP", "--k", "2", "--hierarchies", PATH,
+             "--algorithm", "datafly", "--out", OUT]]),
     Reader("popularity-csv", fi.popularity_csv(), _write_bytes(".csv"),
            [["simulate", "--probabilities", PATH, "--subjects", "5", "--seed", "1", "--out", OUT],
             ["simulate", "--probabilities", PATH, "--subjects", "5", "--population", "100", "--out", OUT]]),

@@ -457,6 +457,57 @@ def zip_bomb(unzipped: int) -> bytes:
     return buf.getvalue()
 
 
+# ------------------------------------------------------------------------------------ quasi-identifiers
+RACES = ["Asian", "Black", "White", "asian", " Asian", "Other", ""]
+ZIPS = ["02138", "02139", "02141", "02142", "2138", "02138 ", "0213*", "99999", ""]
+
+
+@st.composite
+def qi_table(draw: st.DrawFn) -> Logical:
+    """A table for ``graphlink qi``: Race and ZIP (the Sweeney Figure 3 hierarchies), maybe a sensitive
+    column; values mostly from the hierarchies, sometimes not."""
+    header = draw(st.sampled_from([["Race", "ZIP"], ["Race", "ZIP", "disease"], ["ZIP", "Race"], ["Race"]]))
+    value = {"Race": st.one_of(st.sampled_from(RACES[:3]), st.sampled_from(RACES), nasty_text(6)),
+             "ZIP": st.one_of(st.sampled_from(ZIPS[:4]), st.sampled_from(ZIPS), nasty_text(6)),
+             "disease": nasty_text(6)}
+    rows = draw(st.lists(st.tuples(*[value[c] for c in header]).map(list), max_size=12))
+    return Logical(header, rows)
+
+
+QI_CSV = csv_bytes(qi_table())
+
+
+@st.composite
+def hierarchy_csv(draw: st.DrawFn) -> bytes:
+    """An ARX hierarchy for ZIP (``;``-separated, one row per value, no header): the Sweeney one with rows
+    dropped, levels cut or added, values repeated or contradicting, other separators and encodings."""
+    rows = [["02138", "0213*", "021**", "*"], ["02139", "0213*", "021**", "*"],
+            ["02141", "0214*", "021**", "*"], ["02142", "0214*", "021**", "*"]]
+    for _ in range(draw(st.integers(0, 3))):
+        op = draw(st.sampled_from(["drop", "short", "long", "repeat", "contradict", "nasty", "blank"]))
+        i = draw(st.integers(0, max(0, len(rows) - 1)))
+        if not rows:
+            break
+        if op == "drop":
+            rows.pop(i)
+        elif op == "short":
+            rows[i] = rows[i][:draw(st.integers(1, 3))]
+        elif op == "long":
+            rows[i] = rows[i] + ["**"]
+        elif op == "repeat":
+            rows.append(list(rows[i]))
+        elif op == "contradict":
+            rows.append([rows[i][0], "9999*", "021**", "*"])
+        elif op == "nasty":
+            rows[i][draw(st.integers(0, len(rows[i]) - 1))] = draw(nasty_text(6))
+        else:
+            rows[i] = ["", "", "", ""]
+    sep = draw(st.sampled_from([";"] * 4 + [",", "\t"]))
+    text = "\n".join(sep.join(r) for r in rows) + draw(st.sampled_from(["\n", ""]))
+    encoding = draw(st.sampled_from(["utf-8"] * 5 + ["utf-8-sig", "utf-16", "latin-1"]))
+    return draw(damage(text.encode(encoding, errors="replace")))
+
+
 # ------------------------------------------------------------------------------------ other CLI inputs
 @st.composite
 def popularity_csv(draw: st.DrawFn) -> bytes:

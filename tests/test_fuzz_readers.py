@@ -116,9 +116,7 @@ def _check_output(argv: list[str], stdout: str, out: Path, verdict: fo.Verdict) 
     """Downstream no-drop checks on a successful run."""
     from graphlink.release import read_release
 
-    # core.py prints CSV with pandas' defaults, which leave a lone CR unquoted (reported; see
-    # test_reader_regressions.py::test_trails_csv_quotes_carriage_returns): skip those values here
-    if argv[0] == "trails" and "csv" in argv and not any("\r" in v for row in verdict.rows for v in row):
+    if argv[0] == "trails" and "csv" in argv:
         listed = {(r[0], r[1]) for r in list(csv.reader(io.StringIO(stdout, newline="")))[1:]}
         assert listed == {(kind, element) for _, kind, element in verdict.rows}
     if argv[0] == "trails" and "json" in argv:
