@@ -13,6 +13,7 @@ import io
 import re
 import sys
 import warnings
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,22 @@ FIG34 = "{fig34}"      # placeholder: a valid release (for readers of side files
 SWEENEY = Path(__file__).resolve().parent.parent / "graphlink" / "data" / "qi" / "sweeney"
 FIG3_TABLE = str(SWEENEY / "fig3_pt.csv")            # Sweeney's Figure 3 table (Race, ZIP) ...
 FIG3_HIERARCHIES = str(SWEENEY / "fig3_hierarchies")  # ... and its Race / ZIP hierarchies
+
+
+#: generated cases run per property in this session (printed at the end of each fuzz module)
+CASES: Counter[str] = Counter()
+
+
+def report_cases(request: Any) -> None:
+    """Print the per-property case counts of this session on the terminal (even under ``-q``)."""
+    plugins = request.config.pluginmanager
+    reporter, capture = plugins.get_plugin("terminalreporter"), plugins.get_plugin("capturemanager")
+    if reporter is not None and CASES:
+        with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+            reporter.write_line("")
+            reporter.write_line(f"fuzz cases run: {sum(CASES.values()):,} in all; "
+                                + ", ".join(f"{k} {v:,}" for k, v in sorted(CASES.items())))
+        CASES.clear()
 
 
 @dataclass(frozen=True)
@@ -121,6 +138,7 @@ class Reader:
     options: Callable[[Any], list[str]] = lambda case: []
     oracle: Callable[[Any, Path], fo.Verdict] | None = None
     library: Callable[[Any, Path], list[tuple]] | None = None
+    examples: int = 100                  # default examples per property (GRAPHLINK_FUZZ_EXAMPLES overrides)
 
 
 def _write_bytes(suffix: str) -> Callable[[bytes, Path], Path]:
@@ -198,11 +216,12 @@ READERS: list[Reader] = [
     Reader("long-parquet", fi.parquet_case(), _write_parquet, RELEASE_COMMANDS + LONG_ONLY_COMMANDS,
            oracle=lambda case, path: fo.expect_long_parquet(path), library=_release_rows),
     Reader("folder", fi.folder_case(), _write_folder, RELEASE_COMMANDS, options=_folder_options,
-           oracle=lambda case, path: fo.expect_folder(path, case.id_key, case.deid_key), library=_release_rows),
+           oracle=lambda case, path: fo.expect_folder(path, case.id_key, case.deid_key), library=_release_rows,
+           examples=50),
     Reader("truth-csv", fi.TRUTH_CSV, _write_bytes(".csv"),
            [["reidentify", FIG34, "--method", "true-loves", "--truth", PATH],
             ["reidentify", FIG34, "--method", "incomplete", "--truth", PATH, "--format", "json"]],
-           oracle=lambda data, path: fo.expect_truth_csv(data, str(path)), library=_truth_rows),
+           oracle=lambda data, path: fo.expect_truth_csv(data, str(path)), library=_truth_rows, examples=60),
     Reader("qi-table", fi.QI_CSV, _write_bytes(".csv"),
            [["qi", "check", PATH, "--qi", "Race,ZIP", "--k", "2"],
             ["qi", "check", PATH, "--qi", "Race", "--sensitive", "disease", "--format", "json"],

@@ -8,14 +8,21 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 
 from graphlink.experiments.registry import load_all
 from tests import fuzz_inputs as fi
-from tests.fuzz_harness import check_contract, run_cli
+from tests.fuzz_harness import CASES, check_contract, report_cases, run_cli
 
 SETTINGS = settings(max_examples=fi.examples(100), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _cases(request: pytest.FixtureRequest):
+    yield
+    report_cases(request)
 
 
 @SETTINGS
@@ -27,6 +34,7 @@ def test_simulate_options(args: list[str]) -> None:
         out, truth = Path(d) / "sim.csv", Path(d) / "truth.csv"
         argv = ["simulate", *args, "--out", str(out), "--truth", str(truth)]
         outcome = run_cli(argv)
+        CASES["simulate"] += 1
         event(f"exit {outcome.code}")
         check_contract(outcome, argv)
         if outcome.code == 0:
@@ -45,6 +53,7 @@ def test_experiment_bad_options(args: list[str]) -> None:
         if "--out" not in argv:
             argv += ["--out", str(Path(d) / "exp")]
         outcome = run_cli(argv)
+        CASES["experiment"] += 1
         check_contract(outcome, argv)
         assert outcome.code == 2, f"{argv} was not refused: {outcome.stderr}"
         assert not (Path(d) / "exp").exists()

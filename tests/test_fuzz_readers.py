@@ -32,6 +32,7 @@ from graphlink.errors import ReleaseError
 from tests import fuzz_inputs as fi
 from tests import fuzz_oracle as fo
 from tests.fuzz_harness import (
+    CASES,
     READERS,
     Reader,
     check_acceptance,
@@ -39,26 +40,33 @@ from tests.fuzz_harness import (
     check_refusal,
     materialise,
     read_with_warnings,
+    report_cases,
     run_cli,
 )
 from tests.fuzz_inputs import examples
 
 csv.field_size_limit(2**31 - 1)      # the generated fields may be huge; parsing the CLI's output must not fail
 
-SETTINGS = settings(max_examples=examples(120), deadline=None, derandomize=False,
+SETTINGS = settings(max_examples=examples(100), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                            HealthCheck.filter_too_much, HealthCheck.large_base_example])
-CLI_SETTINGS = settings(SETTINGS, max_examples=examples(100))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _cases(request: pytest.FixtureRequest):
+    yield
+    report_cases(request)
 
 
 @pytest.mark.parametrize("reader", [r for r in READERS if r.oracle is not None], ids=lambda r: r.name)
 def test_reader_agrees_with_oracle(reader: Reader) -> None:
-    @SETTINGS
+    @settings(SETTINGS, max_examples=examples(reader.examples))
     @given(case=reader.inputs)
     def prop(case) -> None:
         with tempfile.TemporaryDirectory() as d:
             path = reader.write(case, Path(d))
             verdict = reader.oracle(case, path)
+            CASES[f"oracle[{reader.name}]"] += 1
             event("accepted" if verdict.accepted else "refused")
             try:
                 rows, messages = read_with_warnings(lambda: reader.library(case, path))
@@ -77,6 +85,7 @@ def test_written_release_reads_back(data: bytes) -> None:
     row, whatever the values hold (quotes, commas, line breaks, lone carriage returns)."""
     from graphlink.release import read_release
 
+    CASES["reads-back"] += 1
     verdict = fo.expect_long_csv(data)
     if not verdict.accepted:
         return
@@ -92,13 +101,14 @@ def test_written_release_reads_back(data: bytes) -> None:
 
 @pytest.mark.parametrize("reader", READERS, ids=lambda r: r.name)
 def test_cli_contract(reader: Reader) -> None:
-    @CLI_SETTINGS
+    @settings(SETTINGS, max_examples=examples(reader.examples))
     @given(case=reader.inputs, which=st.integers(0, len(reader.commands) - 1))
     def prop(case, which: int) -> None:
         with tempfile.TemporaryDirectory() as d:
             path, argv = materialise(reader, case, Path(d), reader.commands[which])
             verdict = reader.oracle(case, path) if reader.oracle is not None else None
             outcome = run_cli(argv)
+            CASES[f"cli[{reader.name}]"] += 1
             event(f"{argv[0]} exit {outcome.code}")
             check_contract(outcome, argv)
             if verdict is None:
@@ -136,6 +146,7 @@ def test_upload_contract(data: bytes, truth: bytes | None) -> None:
     from app.state import read_upload
     from graphlink.errors import GraphlinkError
 
+    CASES["upload"] += 1
     try:
         rel, messages = read_with_warnings(
             lambda: read_upload("upload.zip", data, None if truth is None else ("truth.csv", truth)))

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 
 from tests import fuzz_inputs as fi
 from tests import fuzz_oracle as fo
-from tests.fuzz_harness import check_contract, run_cli
+from tests.fuzz_harness import CASES, check_contract, report_cases, run_cli
 
 pytestmark = pytest.mark.neo4j
 SETTINGS = settings(max_examples=min(fi.examples(12), 100), deadline=None,
@@ -41,6 +41,12 @@ def server_env(neo4j_server) -> Iterator[None]:
                 os.environ[k] = v
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _cases(request: pytest.FixtureRequest):
+    yield
+    report_cases(request)
+
+
 def test_load_contract(neo4j_server, neo4j_store) -> None:
     @SETTINGS
     @given(data=fi.LONG_CSV)
@@ -50,6 +56,7 @@ def test_load_contract(neo4j_server, neo4j_store) -> None:
             path = Path(d) / "release.csv"
             path.write_bytes(data)
             verdict = fo.expect_long_csv(data, str(path))
+            CASES["load"] += 1
             try:
                 outcome = run_cli(["load", str(path), "--name", name])
             finally:
@@ -71,6 +78,7 @@ def test_cypher_contract(neo4j_server) -> None:
             path = Path(d) / "query.cypher"
             path.write_bytes(data)
             argv = ["cypher", str(path)]
+            CASES["cypher"] += 1
             check_contract(run_cli(argv), argv)
 
     prop()
