@@ -66,9 +66,9 @@ _DECODE_CHUNK = 1 << 24
 class Table:
     """A table file read as text: header names, the values of each column, and how to name a row.
 
-    ``column(i)`` returns the values of the i-th column (``None``/NaN where a Parquet value is null, the
-    raw text otherwise); ``row_of(pos)`` is the row number (see the module docstring) of the record at
-    0-based position ``pos`` among the ``n_rows`` records kept.
+    ``column_at(i)`` returns the values of the i-th column (CSV: stripped text; Parquet: as stored, null
+    as None/NaN); ``row_of(pos)`` is the row number (see the module docstring) of the record at 0-based
+    position ``pos`` among the ``n_rows`` records kept.
     """
 
     file: str
@@ -86,7 +86,7 @@ class Table:
         return where[0] if where else None
 
     def column(self, name: str) -> pd.Series:
-        """The values of the column ``name`` (the caller checked that it exists)."""
+        """The values of the column ``name``; refuses a missing or repeated name."""
         i = self.index_of(name)
         if i is None:
             raise ReleaseError(f"missing column {name!r} (found: {names_list(self.names)})", file=self.file,
