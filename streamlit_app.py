@@ -29,9 +29,11 @@ PAGES = {
         st.Page("app/pages/trails.py", title="Trails", icon=":material/grid_on:"),
         st.Page("app/pages/linkgraph.py", title="Link graph", icon=":material/hub:"),
         st.Page("app/pages/reidentification.py", title="Re-identification", icon=":material/person_search:"),
+        st.Page("app/pages/qi.py", title="Quasi-identifiers", icon=":material/badge:"),
     ],
     "Protect and query": [
         st.Page("app/pages/protect.py", title="Protect", icon=":material/shield:"),
+        st.Page("app/pages/fingerprint.py", title="Fingerprinting", icon=":material/fingerprint:"),
         st.Page("app/pages/secure.py", title="Secure protocol", icon=":material/lock:"),
         st.Page("app/pages/cypher.py", title="Cypher", icon=":material/terminal:"),
         st.Page("app/pages/experiments.py", title="Experiments", icon=":material/science:"),

@@ -1,6 +1,101 @@
-"""graphlink: trail re-identification (REIDIT), exact true loves and k-unlinkability.
+"""graphlink: trail re-identification (REIDIT), exact true loves and k-unlinkability, with quasi-identifiers.
 
-Data flows one way: release -> trails -> link graph -> analyses -> store/app.
+Data flows one way: release → trails → link graph → analyses → store/app.  The names below are the public API
+for scripts and notebooks; they load lazily, so ``import graphlink`` stays cheap.
+
+=========================  ===================================================================================
+``read_release``           read a release (CSV/Parquet long table, per-location folders, a DataFrame)
+``thesis_example``         the thesis's four-hospital example (Figure 3.4) with its ground truth
+``build_trails``           FillTrails (Alg. 1) under the decided data model (reserved side, multiplicity)
+``summarize_trails``       what a person needs to see of the trail matrices, at any size
+``build_linkgraph``        the link graph (Def. 17) on twin classes, optionally constrained by an ALS
+``reidentify``             REIDIT-C/I/I-K/M or the exact true loves, each pair with its reason
+``audit``                  the exact k-unlinkability audit (Def. 19)
+``unlink``                 protect a release by suppression until it is certified k-unlinkable
+``simulate_uniform`` ...   synthetic populations with ground truth (also ``simulate_zipf``, ``simulate_households``)
+``connect``                the Neo4j store (loads, write-back, Cypher)
+=========================  ===================================================================================
+
+Examples
+--------
+>>> import graphlink as gl
+>>> release = gl.thesis_example()
+>>> result = gl.reidentify(release, "true-loves")
+>>> print(result.pairs[["identified", "deidentified"]].to_string(index=False))
+identified deidentified
+       Ali         actg
+   Charlie         tgac
+       Bob         ctga
+       Dan         gatc
+>>> result.summary["wrong"], result.summary["recall"]
+(0, 1.0)
 """
 
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import Any
+
+from graphlink.errors import GraphlinkError, ModelAssumptionError, ReleaseError, StoreError
+
 __version__ = "0.1.0"
+
+#: public name -> (module, attribute); imported on first use (PEP 562)
+_EXPORTS: dict[str, tuple[str, str]] = {
+    "Release": ("graphlink.release", "Release"),
+    "read_release": ("graphlink.release", "read_release"),
+    "read_truth": ("graphlink.release", "read_truth"),
+    "thesis_example": ("graphlink.examples", "thesis_example"),
+    "Trails": ("graphlink.trails", "Trails"),
+    "build_trails": ("graphlink.trails", "build_trails"),
+    "summarize_trails": ("graphlink.trailsio", "summarize"),
+    "LinkGraph": ("graphlink.linkgraph", "LinkGraph"),
+    "Blocks": ("graphlink.linkgraph", "Blocks"),
+    "build_linkgraph": ("graphlink.linkgraph", "build_linkgraph"),
+    "classify_edges": ("graphlink.matching", "classify_edges"),
+    "classify_one_to_many": ("graphlink.onetomany", "classify_one_to_many"),
+    "Reidentification": ("graphlink.reidit", "Reidentification"),
+    "reidentify": ("graphlink.reidit", "reidentify"),
+    "true_loves": ("graphlink.reidit", "true_loves"),
+    "evaluate": ("graphlink.reidit", "evaluate"),
+    "AuditResult": ("graphlink.audit", "AuditResult"),
+    "audit": ("graphlink.audit", "audit"),
+    "unlink": ("graphlink.unlink", "unlink"),
+    "UnlinkResult": ("graphlink.unlink", "UnlinkResult"),
+    "simulate_uniform": ("graphlink.simulate", "simulate_uniform"),
+    "simulate_zipf": ("graphlink.simulate", "simulate_zipf"),
+    "simulate_households": ("graphlink.simulate", "simulate_households"),
+    "read_als": ("graphlink.als", "read_als"),
+    "connect": ("graphlink.store.neo4j", "connect"),
+}
+
+__all__ = ["GraphlinkError", "ModelAssumptionError", "ReleaseError", "StoreError", "__version__", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        module, attr = _EXPORTS[name]
+        value = getattr(importlib.import_module(module), attr)
+        globals()[name] = value                     # cache: later lookups skip __getattr__
+        return value
+    raise AttributeError(f"module 'graphlink' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+class _Package(types.ModuleType):
+    """``graphlink.audit`` and ``graphlink.unlink`` are both submodules and public functions.  Importing a
+    submodule sets it as an attribute of the package; keep the function there instead (the submodule stays in
+    ``sys.modules`` for ``from graphlink.unlink import ...`` and ``importlib.import_module``)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _EXPORTS and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -89,12 +89,18 @@ def write_with(target: str | Path, writer: Callable[[Path], object], *, mode: in
     return target
 
 
+def frame_writer(frame: Any, target: str | Path, **kwargs: Any) -> Callable[[Path], object]:
+    """``path -> None`` writing ``frame`` as CSV, or Parquet when ``target`` ends in ``.parquet``/``.pq``
+    (no index unless ``index=True``): the format follows the final name, not the temporary one."""
+    options = {"index": False, **kwargs}
+    if Path(target).suffix.lower() in (".parquet", ".pq"):
+        return lambda p: frame.to_parquet(p, **options)
+    return lambda p: frame.to_csv(p, **options)
+
+
 def write_frame(frame: Any, target: str | Path, **kwargs: Any) -> Path:
-    """A DataFrame to CSV, or to Parquet when ``target`` ends in ``.parquet``/``.pq`` (no index), atomically."""
-    target = Path(target)
-    if target.suffix.lower() in (".parquet", ".pq"):
-        return write_with(target, lambda p: frame.to_parquet(p, **{"index": False, **kwargs}))
-    return write_with(target, lambda p: frame.to_csv(p, **{"index": False, **kwargs}))
+    """A DataFrame to CSV or Parquet (see :func:`frame_writer`), atomically."""
+    return write_with(target, frame_writer(frame, target, **kwargs))
 
 
 def write_text(target: str | Path, text: str, *, mode: int | None = None) -> Path:

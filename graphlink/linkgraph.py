@@ -29,6 +29,7 @@ from functools import cached_property
 from typing import Literal
 
 import numpy as np
+import pandas as pd
 
 from graphlink.errors import ModelAssumptionError
 from graphlink.kernels import class_links, members, row_classes
@@ -59,6 +60,16 @@ class LinkGraph:
     class_ej: np.ndarray
     n_null: int
     null_side: Side | None
+
+    def _repr_html_(self) -> str:
+        from graphlink.display import html
+
+        counts = pd.DataFrame({"": ["identified", "de-identified"],
+                               "elements": [self.n_identified, self.n_deidentified],
+                               "twin classes": [len(self.id_class_size), len(self.de_class_size)]})
+        return html(f"Link graph ({self.trails.model.label})",
+                    {"element edges": f"{self.n_expanded_edges:,}", "class edges": f"{len(self.class_ei):,}",
+                     "null trails": self.n_null}, {"sizes": counts})
 
     @property
     def n_identified(self) -> int:
@@ -173,11 +184,51 @@ class LinkGraph:
         return di_class[self.id_class].astype(np.int64), dj_class[self.de_class].astype(np.int64)
 
 
+@dataclass(frozen=True)
+class Blocks:
+    """Attribute blocks of an attribute linkage set (TR02 Definition 3.1; :mod:`graphlink.als` builds them).
+
+    Per element and relation an integer code, -1 when the value is unknown.  An identified and a de-identified
+    element are *compatible* when, for every relation, their codes are equal or one of them is unknown.  The
+    link graph then keeps an edge only where both the trails and the blocks allow it.
+    """
+
+    identified: np.ndarray            # (|M|, R) int64
+    deidentified: np.ndarray          # (|N|, R) int64
+    names: tuple[str, ...] = ()       # one label per relation (for explanations)
+
+
 def build_linkgraph(trails: Trails, *, method: Literal["auto", "mask", "bruteforce"] = "auto",
-                    progress: Progress | None = None) -> LinkGraph:
+                    progress: Progress | None = None, blocks: Blocks | None = None) -> LinkGraph:
     """Link edges between identified and de-identified trails (Definition 17), twin-compressed.
 
-    O(|M| log |M| + |N| log |N|) for the twin classes plus the class-link cost of :func:`class_links`.
+    Parameters
+    ----------
+    trails : Trails
+        From :func:`graphlink.trails.build_trails`.
+    method : {"auto", "mask", "bruteforce"}
+        Class-link method (module docstring); ``auto`` picks the cheaper.
+    blocks : Blocks, optional
+        Attribute blocks of an attribute linkage set (:mod:`graphlink.als`).
+
+    Returns
+    -------
+    LinkGraph
+        Twin classes, class edges and the symbolic null trails; element edges on demand.
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> graph = gl.build_linkgraph(gl.build_trails(gl.thesis_example()))
+    >>> graph.n_expanded_edges, len(graph.class_ei), graph.n_null
+    (5, 5, 0)
+    >>> [str(graph.trails.identified.keys[i]) for i in graph.neighbours_of_deidentified(3)]
+    ['Ali', 'Dan']
+
+    With ``blocks`` (an attribute linkage set), an edge also needs compatible attribute blocks, and twin classes
+    are (trail, block) groups: every analysis (matching, true loves, audit, REIDIT) then runs on the constrained
+    graph unchanged.  O(|M| log |M| + |N| log |N|) for the twin classes plus the class-link cost of
+    :func:`class_links` (plus :func:`graphlink.kernels.block_pairs` with blocks).
     """
     M, N = trails.identified, trails.deidentified
     id_rep, id_class = row_classes(M.known, M.ones)
@@ -189,8 +240,32 @@ def build_linkgraph(trails: Trails, *, method: Literal["auto", "mask", "brutefor
         R, S, r_rep, s_rep = N, M, de_rep, id_rep
     r_idx, s_idx = class_links(R.known[r_rep], R.ones[r_rep], S.ones[s_rep], method=method, progress=progress)
     if trails.star_side == "identified":
-        return LinkGraph.from_classes(trails, id_class, de_class, r_idx, s_idx)
-    return LinkGraph.from_classes(trails, id_class, de_class, s_idx, r_idx)
+        cei, cej = r_idx, s_idx
+    else:
+        cei, cej = s_idx, r_idx
+    if blocks is not None:
+        id_class, de_class, cei, cej = _refine(blocks, M, N, id_class, de_class, cei, cej)
+    return LinkGraph.from_classes(trails, id_class, de_class, cei, cej)
+
+
+def _refine(blocks: Blocks, M: TrailSide, N: TrailSide, id_class: np.ndarray, de_class: np.ndarray,
+            cei: np.ndarray, cej: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Split trail classes by attribute blocks and keep the compatible sub-class pairs of every trail edge."""
+    from graphlink.kernels import block_pairs
+
+    codes_m = np.ascontiguousarray(blocks.identified, np.int64).reshape(len(M), -1)
+    codes_n = np.ascontiguousarray(blocks.deidentified, np.int64).reshape(len(N), -1)
+    if codes_m.shape[1] != codes_n.shape[1]:
+        raise ValueError("both sides need one block code per relation")
+    refined = []
+    for cls, codes in ((id_class, codes_m), (de_class, codes_n)):
+        rep, sub = row_classes(cls.astype(np.uint64).reshape(-1, 1), codes.view(np.uint64))
+        parent = cls[rep]                                   # trail class of every sub-class
+        ptr, members_of = members(parent, int(cls.max()) + 1 if len(cls) else 0)
+        refined.append((sub, ptr, members_of, codes[rep]))
+    (id_sub, pi, si, ci), (de_sub, pj, sj, cj) = refined
+    ei, ej = block_pairs(cei, cej, pi, si, pj, sj, ci, cj)
+    return id_sub, de_sub, ei, ej
 
 
 def _null_padding(trails: Trails, n_m: int, n_n: int) -> tuple[int, Side | None]:

@@ -23,9 +23,10 @@ Objectives: ``records`` maximises Σ X_c (eq. 7.1); ``locations`` maximises Σ u
 (eq. 7.2 with 7.1 as tie-break, the thesis's location-participation utility).  NP-hard in general
 (k-anonymity-like); fine for releases of a few hundred rows.
 
-:func:`assign_given_locations` and :func:`feasible_locations` are the polynomial pieces used by the
-Flow-Dedup heuristic: for a fixed set of disclosing locations the problem (without the null-trail
-condition) is a network flow with lower bounds, so its LP is integral.
+:func:`~graphlink.unlink.flow.assign_given_locations` and :func:`~graphlink.unlink.flow.feasible_locations`
+(in :mod:`graphlink.unlink.flow`, re-exported here) are the polynomial pieces used by the Flow-Dedup heuristic:
+for a fixed set of disclosing locations the problem (without the null-trail condition) is a network flow
+with lower bounds, so its LP is integral.
 """
 
 from __future__ import annotations
@@ -37,10 +38,15 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import Bounds, LinearConstraint, linprog, milp
-from scipy.sparse.csgraph import maximum_flow
+from scipy.optimize import Bounds, LinearConstraint, milp
 
-from graphlink.unlink import Instance, utility
+from graphlink.unlink.allocate import allocate
+from graphlink.unlink.flow import assign_given_locations, feasible_locations, location_pairs, sparse_rows
+from graphlink.unlink.instance import Instance
+from graphlink.unlink.utility import utility
+
+# the Flow-Dedup pieces moved to graphlink.unlink.flow (the dependency now goes optimal -> unlink only)
+__all__ = ["OptimalResult", "assign_given_locations", "feasible_locations", "heuristic_gap", "optimal_dedup"]
 
 
 @dataclass
@@ -59,20 +65,6 @@ class OptimalResult:
     mip_gap: float | None
 
 
-def _pairs(inst: Instance, locs: Iterable[int] | None = None) -> tuple[np.ndarray, ...]:
-    locs = np.arange(inst.n_locations) if locs is None else np.asarray(list(locs), np.int64)
-    xl = np.repeat(locs, np.diff(inst.w_ptr)[locs]).astype(np.int64)
-    xn = np.concatenate([inst.omega(c) for c in locs]) if len(locs) else np.zeros(0, np.int64)
-    yl = np.repeat(locs, np.diff(inst.g_ptr)[locs]).astype(np.int64)
-    ym = np.concatenate([inst.gamma(c) for c in locs]) if len(locs) else np.zeros(0, np.int64)
-    return xl, xn.astype(np.int64), yl, ym.astype(np.int64)
-
-
-def _rows(row: np.ndarray, col: np.ndarray, val: np.ndarray | float, n_rows: int, n_cols: int) -> sp.csr_matrix:
-    val = np.broadcast_to(np.asarray(val, float), row.shape)
-    return sp.csr_matrix((val, (row, col)), shape=(n_rows, n_cols))
-
-
 def optimal_dedup(inst: Instance, k: int, objective: str = "records", *, time_limit: float = 60.0,
                   null_condition: bool = False) -> OptimalResult:
     """Exact best deduplicated k-unlinkable suppression (see module docstring) with HiGHS.
@@ -84,7 +76,7 @@ def optimal_dedup(inst: Instance, k: int, objective: str = "records", *, time_li
         raise ValueError("objective must be 'records' or 'locations'")
     t0 = time.perf_counter()
     n_loc, n_id, n_de = inst.n_locations, inst.n_identified, inst.n_deidentified
-    xl, xn, yl, ym = _pairs(inst)
+    xl, xn, yl, ym = location_pairs(inst)
     nx, ny = len(xl), len(yl)
     # variable layout: x | y | u | X | Y | b | z
     ox, oy, ou = 0, nx, nx + ny
@@ -100,25 +92,25 @@ def optimal_dedup(inst: Instance, k: int, objective: str = "records", *, time_li
         lo.append(np.broadcast_to(np.asarray(lb, float), (m.shape[0],)))
         hi.append(np.broadcast_to(np.asarray(ub, float), (m.shape[0],)))
 
-    add(_rows(xn, ox + ar_x, 1.0, n_de, nv), -np.inf, 1.0)                           # dedup
-    add(_rows(ym, oy + ar_y, 1.0, n_id, nv), -np.inf, 1.0)                           # disjoint protectors
+    add(sparse_rows(xn, ox + ar_x, 1.0, n_de, nv), -np.inf, 1.0)  # dedup
+    add(sparse_rows(ym, oy + ar_y, 1.0, n_id, nv), -np.inf, 1.0)  # disjoint protectors
     cl = np.arange(n_loc)
     # X_c = Σ x ; Y_c = Σ y
-    add(_rows(np.concatenate([xl, cl]), np.concatenate([ox + ar_x, oX + cl]),
-              np.concatenate([np.ones(nx), -np.ones(n_loc)]), n_loc, nv), 0.0, 0.0)
-    add(_rows(np.concatenate([yl, cl]), np.concatenate([oy + ar_y, oY + cl]),
-              np.concatenate([np.ones(ny), -np.ones(n_loc)]), n_loc, nv), 0.0, 0.0)
-    add(_rows(np.concatenate([cl, cl]), np.concatenate([oX + cl, oY + cl]),
-              np.concatenate([np.ones(n_loc), -np.ones(n_loc)]), n_loc, nv), -np.inf, 0.0)   # X ≤ Y
-    add(_rows(np.concatenate([cl, cl]), np.concatenate([oY + cl, ou + cl]),
-              np.concatenate([np.ones(n_loc), -k * np.ones(n_loc)]), n_loc, nv), 0.0, np.inf)  # Y ≥ k u
+    add(sparse_rows(np.concatenate([xl, cl]), np.concatenate([ox + ar_x, oX + cl]),
+                    np.concatenate([np.ones(nx), -np.ones(n_loc)]), n_loc, nv), 0.0, 0.0)
+    add(sparse_rows(np.concatenate([yl, cl]), np.concatenate([oy + ar_y, oY + cl]),
+                    np.concatenate([np.ones(ny), -np.ones(n_loc)]), n_loc, nv), 0.0, 0.0)
+    add(sparse_rows(np.concatenate([cl, cl]), np.concatenate([oX + cl, oY + cl]),
+                    np.concatenate([np.ones(n_loc), -np.ones(n_loc)]), n_loc, nv), -np.inf, 0.0)  # X ≤ Y
+    add(sparse_rows(np.concatenate([cl, cl]), np.concatenate([oY + cl, ou + cl]),
+                    np.concatenate([np.ones(n_loc), -k * np.ones(n_loc)]), n_loc, nv), 0.0, np.inf)  # Y ≥ k u
     wsz = np.diff(inst.w_ptr).astype(float)
-    add(_rows(np.concatenate([cl, cl]), np.concatenate([oX + cl, ou + cl]),
-              np.concatenate([np.ones(n_loc), -wsz]), n_loc, nv), -np.inf, 0.0)                # X ≤ |ω|u
-    add(_rows(np.concatenate([cl, cl]), np.concatenate([oX + cl, ou + cl]),
-              np.concatenate([np.ones(n_loc), -np.ones(n_loc)]), n_loc, nv), 0.0, np.inf)      # X ≥ u
+    add(sparse_rows(np.concatenate([cl, cl]), np.concatenate([oX + cl, ou + cl]),
+                    np.concatenate([np.ones(n_loc), -wsz]), n_loc, nv), -np.inf, 0.0)  # X ≤ |ω|u
+    add(sparse_rows(np.concatenate([cl, cl]), np.concatenate([oX + cl, ou + cl]),
+                    np.concatenate([np.ones(n_loc), -np.ones(n_loc)]), n_loc, nv), 0.0, np.inf)  # X ≥ u
     # z = n_id − Σ X
-    add(_rows(np.zeros(n_loc + 1, np.int64), np.concatenate([oX + cl, [oz]]), np.ones(n_loc + 1), 1, nv),
+    add(sparse_rows(np.zeros(n_loc + 1, np.int64), np.concatenate([oX + cl, [oz]]), np.ones(n_loc + 1), 1, nv),
         float(n_id), float(n_id))
     if null_condition and n_id:
         g_loc = np.repeat(cl, np.diff(inst.g_ptr))
@@ -126,11 +118,11 @@ def optimal_dedup(inst: Instance, k: int, objective: str = "records", *, time_li
         R = np.bincount(rm, weights=wsz[g_loc], minlength=n_id)
         im = np.arange(n_id)
         # r(m) − R_m b_m ≤ 0
-        add(_rows(np.concatenate([rm, im]), np.concatenate([oX + g_loc, ob + im]),
-                  np.concatenate([np.ones(len(rm)), -R]), n_id, nv), -np.inf, 0.0)
+        add(sparse_rows(np.concatenate([rm, im]), np.concatenate([oX + g_loc, ob + im]),
+                        np.concatenate([np.ones(len(rm)), -R]), n_id, nv), -np.inf, 0.0)
         # r(m) + z − k b_m ≥ 0
-        add(_rows(np.concatenate([rm, im, im]), np.concatenate([oX + g_loc, np.full(n_id, oz), ob + im]),
-                  np.concatenate([np.ones(len(rm)), np.ones(n_id), -k * np.ones(n_id)]), n_id, nv),
+        add(sparse_rows(np.concatenate([rm, im, im]), np.concatenate([oX + g_loc, np.full(n_id, oz), ob + im]),
+                        np.concatenate([np.ones(len(rm)), np.ones(n_id), -k * np.ones(n_id)]), n_id, nv),
             0.0, np.inf)
     A = sp.vstack(blocks).tocsr()
     cons = LinearConstraint(A, np.concatenate(lo), np.concatenate(hi))
@@ -160,81 +152,6 @@ def optimal_dedup(inst: Instance, k: int, objective: str = "records", *, time_li
                          seconds, getattr(res, "mip_gap", None))
 
 
-def _bmatch_flow(inst: Instance, locs: list[int], demand: int, side: str) -> int:
-    """Max flow s→c (cap demand) → element (cap 1) → t over the chosen locations."""
-    if not locs:
-        return 0
-    ptr, idx = (inst.g_ptr, inst.g_idx) if side == "identified" else (inst.w_ptr, inst.w_idx)
-    n_el = inst.n_identified if side == "identified" else inst.n_deidentified
-    L = len(locs)
-    s, t = 0, 1 + L + n_el
-    lens = np.array([ptr[c + 1] - ptr[c] for c in locs], np.int64)
-    els = np.concatenate([idx[ptr[c]:ptr[c + 1]] for c in locs])
-    src = np.concatenate([np.zeros(L, np.int64), np.repeat(1 + np.arange(L), lens), 1 + L + np.arange(n_el)])
-    dst = np.concatenate([1 + np.arange(L), 1 + L + els, np.full(n_el, t)])
-    cap = np.concatenate([np.full(L, demand), np.ones(len(els)), np.ones(n_el)]).astype(np.int32)
-    g = sp.csr_matrix((cap, (src, dst)), shape=(t + 1, t + 1))
-    g.sum_duplicates()
-    return int(maximum_flow(g, s, t).flow_value)
-
-
-def feasible_locations(inst: Instance, locs: list[int], k: int) -> bool:
-    """Can every location in ``locs`` get k disjoint protectors and one protectee of its own?
-
-    Two bipartite b-matchings by max flow (they are independent because one protectee needs one
-    protector and k ≥ 1 are reserved anyway).  O(E·√V) each.
-    """
-    return (_bmatch_flow(inst, locs, k, "identified") == k * len(locs)
-            and _bmatch_flow(inst, locs, 1, "deidentified") == len(locs))
-
-
-def assign_given_locations(inst: Instance, locs: list[int], k: int,
-                           time_limit: float = 120.0) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
-    """Max deduplicated records when exactly ``locs`` disclose (no null-trail condition).
-
-    LP of a network flow with lower bounds (integral); solved by HiGHS.  Returns per-location code arrays
-    (disclosed de-identified codes, protector identified codes).
-    """
-    if not locs:
-        return {}, {}
-    xl, xn, yl, ym = _pairs(inst, locs)
-    nx, ny = len(xl), len(yl)
-    nv = nx + ny
-    pos = {c: i for i, c in enumerate(locs)}
-    li_x = np.array([pos[c] for c in xl], np.int64)
-    li_y = np.array([pos[c] for c in yl], np.int64)
-    L = len(locs)
-    ar_x, ar_y = np.arange(nx), nx + np.arange(ny)
-    A = sp.vstack([
-        _rows(xn, ar_x, 1.0, inst.n_deidentified, nv),
-        _rows(ym, ar_y, 1.0, inst.n_identified, nv),
-        _rows(np.concatenate([li_x, li_y]), np.concatenate([ar_x, ar_y]),
-              np.concatenate([np.ones(nx), -np.ones(ny)]), L, nv),          # X_c − Y_c ≤ 0
-        _rows(li_y, ar_y, 1.0, L, nv),                                        # Y_c ≥ k
-        _rows(li_x, ar_x, 1.0, L, nv),                                        # X_c ≥ 1
-    ]).tocsr()
-    lo = np.concatenate([np.full(inst.n_deidentified + inst.n_identified, -np.inf), np.full(L, -np.inf),
-                         np.full(L, float(k)), np.ones(L)])
-    hi = np.concatenate([np.ones(inst.n_deidentified + inst.n_identified), np.zeros(L),
-                         np.full(2 * L, np.inf)])
-    c = np.concatenate([-np.ones(nx), np.zeros(ny)])
-    # The polytope is the projection of a network-flow polytope, so a vertex (simplex / IPM + crossover)
-    # is integral; fall back to branch and bound only if the solver returns a fractional point.
-    fin_hi, fin_lo = np.isfinite(hi), np.isfinite(lo)
-    A_ub = sp.vstack([A[fin_hi], -A[fin_lo]]).tocsr()
-    b_ub = np.concatenate([hi[fin_hi], -lo[fin_lo]])
-    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=(0, 1), method="highs-ipm",
-                  options={"time_limit": time_limit})
-    if res.x is None or np.abs(res.x - np.round(res.x)).max() > 1e-6:
-        res = milp(c, constraints=LinearConstraint(A, lo, hi), integrality=np.ones(nv),
-                   bounds=Bounds(np.zeros(nv), np.ones(nv)), options={"time_limit": time_limit, "disp": False})
-    if res.x is None:
-        raise RuntimeError(f"HiGHS found no assignment for the chosen locations: {res.message}")
-    x = np.round(res.x).astype(int) > 0
-    xs, ys = x[:nx], x[nx:]
-    return ({c: xn[xs & (xl == c)] for c in locs}, {c: ym[ys & (yl == c)] for c in locs})
-
-
 def heuristic_gap(inst: Instance, k: int, methods: Iterable[str] = ("greedy-dedup", "force-dedup", "flow-dedup"),
                   seeds: Iterable[int] = range(5), time_limit: float = 60.0) -> list[dict[str, Any]]:
     """Heuristics vs the exact family optimum on one instance: one row per (method, seed).
@@ -242,8 +159,6 @@ def heuristic_gap(inst: Instance, k: int, methods: Iterable[str] = ("greedy-dedu
     Columns: method, seed, k, records, locations, opt_records, opt_locations (the locations optimum's
     count), records_gap, locations_gap, optimal (solver proved optimality).
     """
-    from graphlink.unlink import allocate
-
     best_r = optimal_dedup(inst, k, "records", time_limit=time_limit)
     best_l = optimal_dedup(inst, k, "locations", time_limit=time_limit)
     omega = {inst.locations[c]: inst.de_keys[inst.omega(c)].tolist() for c in range(inst.n_locations)}

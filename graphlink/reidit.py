@@ -40,6 +40,13 @@ class Reidentification:
     def to_frame(self) -> pd.DataFrame:
         return self.pairs.copy()
 
+    def _repr_html_(self) -> str:
+        from graphlink.display import html
+
+        facts = {k: v for k, v in self.summary.items() if not isinstance(v, list | dict)}
+        return html(f"{self.method}: {len(self.pairs):,} pair(s)", facts, {"pairs": self.pairs},
+                    note=str(self.summary.get("diagnostic", "")))
+
     def to_dict(self) -> dict:
         return {"method": self.method,
                 "pairs": [{"identified": r.identified, "deidentified": r.deidentified, "reason": r.reason}
@@ -663,9 +670,49 @@ def certain_one_to_many(graph: LinkGraph, *, explain: bool | None = None) -> Rei
 def reidentify(data: Release | Trails | LinkGraph, method: str, *, k: int | None = None,
                reserved: ReservedChoice = "auto", multiplicity: MultiplicityChoice = "auto",
                truth: pd.DataFrame | None = None, explain: bool | None = None) -> Reidentification:
-    """Run one method on a release (or prebuilt trails/graph) and evaluate against ``truth`` if given.
+    """Re-identify elements from their trails with one method, each pair with its reason.
 
-    ``reserved`` and ``multiplicity`` only apply to a Release (see :mod:`graphlink.model`)."""
+    Parameters
+    ----------
+    data : Release, Trails or LinkGraph
+        The release (its trails are built under the decided data model, :mod:`graphlink.model`), or trails or
+        a link graph built already (reused, e.g. to run several methods on one graph).
+    method : {"complete", "incomplete", "incomplete-k", "multiple", "true-loves"}
+        REIDIT-C (Alg. 2/3), REIDIT-I (Alg. 4–6), REIDIT-I-K (Alg. 15), REIDIT-M (Alg. 16), or the exact true
+        loves (Definition 5; on one-to-many data the pairs that hold in every consistent assignment).
+    k : int, optional
+        Candidate-set size for ``incomplete-k``.
+    reserved, multiplicity : str
+        The data model of a Release: ``"auto"`` decides it, or state it (``--reserved``, ``--multiplicity``).
+    truth : DataFrame, optional
+        Ground truth (``identified``, ``deidentified``); defaults to the release's. Adds ``correct``,
+        ``wrong`` and ``recall`` to the summary.
+    explain : bool, optional
+        Compute tight-set reasons for every forced true love (default: up to ``EXPLAIN_LIMIT`` of them).
+
+    Returns
+    -------
+    Reidentification
+        ``pairs`` (identified, deidentified, reason) and ``summary``; ``summary["model_ok"]`` is False when the
+        method's own check finds the model broken (then no pair is certain; ``summary["diagnostic"]`` says why).
+
+    Raises
+    ------
+    ModelAssumptionError
+        The data model cannot be decided (state it), or the method does not apply (REIDIT-C/I on one-to-many).
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> release = gl.thesis_example()
+    >>> res = gl.reidentify(release, "incomplete")
+    >>> print(res.pairs.loc[res.pairs["deidentified"] == "gatc", "reason"].iloc[0])
+    Dan is only compatible with gatc (Flip step: |M| = |N|, so every record has a counterpart)
+    >>> gl.reidentify(release, "complete").summary["reidentified"]
+    1
+
+    Complexity: see each method; REIDIT-I/-M run on twin classes in O(|M| + |N| + E_class).
+    """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}")
     release_truth = data.truth if isinstance(data, Release) else None

@@ -156,6 +156,19 @@ class Trails:
     def complete_side(self) -> TrailSide:
         return self.identified if self.star_side != "identified" else self.deidentified
 
+    def _repr_html_(self) -> str:
+        from graphlink.display import html
+
+        first = {side: pd.DataFrame({"element": [str(k) for k in ts.keys[:5]],
+                                     "trail": [ts.trail_str(i) for i in range(min(5, len(ts)))]})
+                 for side, ts in (("identified", self.identified), ("de-identified", self.deidentified))}
+        return html(f"Trails: {self.model.label}", {"locations": len(self.locations),
+                                                    "identified": f"{len(self.identified):,}",
+                                                    "de-identified": f"{len(self.deidentified):,}"},
+                    {"per-location sizes": self.sizes.reset_index(), **{f"first {s} rows": f for s, f in
+                                                                        first.items()}},
+                    note=self.reason + " (graphlink.trailsio.summarize for the most common trails)")
+
     def frame(self, side: Literal["identified", "deidentified"]) -> pd.DataFrame:
         """The trail matrix as a DataFrame of '0'/'1'/'*' strings (display; O(n·|C|))."""
         ts = self.identified if side == "identified" else self.deidentified
@@ -166,11 +179,38 @@ class Trails:
 
 def build_trails(release: Release, reserved: ReservedChoice = "auto",
                  multiplicity: MultiplicityChoice = "auto") -> Trails:
-    """FillTrails (thesis Algorithm 1) with the equality reading of line 13 (see module docstring), under the
-    data model decided by :func:`graphlink.model.decide` (reserved side and multiplicity; Appendix A).
+    """Build the trail matrices: FillTrails (thesis Algorithm 1, equality reading of line 13; module docstring).
 
-    O(rows + (|M| + |N|)·W) for the fill; the model decision adds link tests only when the per-location sizes
-    cannot tell one-to-one from one-to-many (see :mod:`graphlink.model`).
+    Parameters
+    ----------
+    release : Release
+        The validated release.
+    reserved : {"auto", "deidentified", "identified", "none"}
+        Which side may withhold records; ``auto`` decides (:func:`graphlink.model.decide`).
+    multiplicity : {"auto", "one-to-one", "one-to-many"}
+        One-to-many: one de-identified element may stand for several people (Appendix A).
+
+    Returns
+    -------
+    Trails
+        Bit-packed identified and de-identified matrices, with ``reserved``, ``multiplicity`` and ``reason``.
+
+    Raises
+    ------
+    ModelAssumptionError
+        Inconsistent sizes, or both readings fit and the data cannot tell (state ``reserved``).
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> trails = gl.build_trails(gl.thesis_example())
+    >>> trails.model.label
+    'one-to-one, de-identified reserved'
+    >>> [trails.deidentified.trail_str(i) for i in range(4)]
+    ['111*', '1011', '*101', '*11*']
+
+    Complexity: O(rows + (|M| + |N|)·W) for the fill; the model decision adds link tests only when the
+    per-location sizes cannot tell one-to-one from one-to-many (see :mod:`graphlink.model`).
     """
     frame = release.frame
     n_loc = len(release.locations)

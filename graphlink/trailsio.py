@@ -53,6 +53,16 @@ class TrailSummary:
     preview: dict[str, pd.DataFrame]        # per side: element, trail (first rows)
     locations: list[str] = field(default_factory=list)
 
+    def _repr_html_(self) -> str:
+        from graphlink.display import html
+
+        tables = {"per-location sizes": self.sizes}
+        for side in SIDES:
+            tables[f"most common {side} trails ({self.distinct[side]:,} distinct)"] = self.common[side]
+        return html("Trail summary", {"model": f"{self.model['multiplicity']}, reserved {self.model['reserved']}",
+                                      **{s: f"{n:,}" for s, n in self.elements.items()}}, tables,
+                    note=self.model["reason"])
+
     def to_dict(self) -> dict:
         return {"locations": self.locations, "model": self.model,
                 "sizes": self.sizes.to_dict(orient="records"), "elements": self.elements,
@@ -85,7 +95,28 @@ def _trail_counts(side: TrailSide) -> tuple[np.ndarray, np.ndarray]:
 
 
 def summarize(trails: Trails, *, top: int = 10, preview: int = 10) -> TrailSummary:
-    """The summary of the module docstring.  O((|M| + |N|)·W + (|M| + |N|) log(|M| + |N|))."""
+    """Summarise trail matrices for a person: sizes, the data model, distinct and most common trails, a preview.
+
+    Parameters
+    ----------
+    trails : Trails
+    top, preview : int
+        How many most common trails and first rows to keep per side.
+
+    Returns
+    -------
+    TrailSummary
+        Renders as tables in Jupyter; ``to_dict()`` for JSON.
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> s = gl.summarize_trails(gl.build_trails(gl.thesis_example()))
+    >>> s.distinct, s.elements["identified"]
+    ({'identified': 4, 'deidentified': 4}, 4)
+
+    Complexity: O((|M| + |N|)·W + (|M| + |N|) log(|M| + |N|)).
+    """
     distinct, common, head, elements = {}, {}, {}, {}
     for name in SIDES:
         side = getattr(trails, name)

@@ -1,12 +1,25 @@
 #!/usr/bin/env bash
 # The README's main command: set everything up, start the local Neo4j (unless NEO4J_URI points elsewhere or
 # it cannot start: the app then uses the in-process engine), and open the Streamlit app on the demo release.
+#
+# The app listens on 127.0.0.1 only (.streamlit/config.toml). GRAPHLINK_EXPOSE=1 makes it listen on every
+# interface (--server.address 0.0.0.0) and switches the Cypher page off unless GRAPHLINK_CYPHER_CONSOLE=1;
+# an explicit --server.address argument wins. GRAPHLINK_SKIP_SETUP=1 skips the set-up and the Neo4j start.
+# Extra arguments go to `streamlit run`.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-GRAPHLINK_SKIP_BROWSER=1 bash scripts/bootstrap.sh
 venv="${VENV:-$root/.venv}"
-if [[ -z "${NEO4J_URI:-}" ]]; then
-  "$venv/bin/graphlink" neo4j start || echo "[app] Neo4j did not start; the app uses the in-process engine" >&2
+if [[ "${GRAPHLINK_SKIP_SETUP:-0}" != "1" ]]; then
+  GRAPHLINK_SKIP_BROWSER=1 bash scripts/bootstrap.sh
+  if [[ -z "${NEO4J_URI:-}" ]]; then
+    "$venv/bin/graphlink" neo4j start || echo "[app] Neo4j did not start; the app uses the in-process engine" >&2
+  fi
 fi
-exec "$venv/bin/streamlit" run streamlit_app.py --server.headless true "$@"
+address=()
+if [[ "${GRAPHLINK_EXPOSE:-0}" == "1" && " $* " != *" --server.address"* ]]; then
+  address=(--server.address 0.0.0.0)
+  echo "[app] GRAPHLINK_EXPOSE=1: listening on every interface; Cypher console" \
+       "$([[ "${GRAPHLINK_CYPHER_CONSOLE:-0}" == "1" ]] && echo on || echo off)" >&2
+fi
+exec "$venv/bin/streamlit" run streamlit_app.py --server.headless true "${address[@]}" "$@"

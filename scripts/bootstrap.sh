@@ -17,7 +17,7 @@ stamp="$venv/.graphlink-installed"
 if [[ ! -f "$stamp" || pyproject.toml -nt "$stamp" ]]; then
   say "installing graphlink and its pinned dependencies (pip)"
   "$venv/bin/python" -m pip install -q --upgrade pip
-  "$venv/bin/python" -m pip install -q -e ".[dev,fast,spark]"
+  "$venv/bin/python" -m pip install -q -e ".[dev,spark]"
   touch "$stamp"
 fi
 if [[ "${GRAPHLINK_SKIP_NEO4J:-0}" != "1" && -f scripts/setup-neo4j.sh ]]; then

@@ -5,7 +5,8 @@ tests are skipped, with ``GRAPHLINK_SPARK_REQUIRED=1`` (CI) that is a failure in
 * ``NEO4J_URI`` (+ ``NEO4J_AUTH``): any running Neo4j 5.x (a user's server, Aura, docker compose). Tests only
   touch releases named ``test-...`` and drop them afterwards; nothing else on that server is changed.
 * Otherwise a throw-away local server on a free port in a temporary home, from the runtime that
-  ``bash scripts/setup-neo4j.sh`` resolved (``.graphlink/neo4j/runtime``). It exits with the test session.
+  ``bash scripts/setup-neo4j.sh`` resolved (``.graphlink/neo4j/runtime``), with authentication on and a generated
+  password, like the project's server. It exits with the test session.
 * Otherwise ``testcontainers`` (``neo4j:5.26-community``) when a Docker daemon answers.
 * Otherwise the Neo4j tests are skipped; with ``NEO4J_REQUIRED=1`` (CI) that is a failure instead.
 """
@@ -50,7 +51,7 @@ def neo4j_server(tmp_path_factory):
     if server.runtime_version(paths) and server.find_java():
         srv = server.EphemeralServer(tmp_path_factory.mktemp("neo4j-home"), paths)
         try:
-            yield srv.uri, None, "local"
+            yield srv.uri, srv.auth, "local"
         finally:
             srv.stop()
         return
@@ -63,6 +64,21 @@ def neo4j_server(tmp_path_factory):
             yield c.get_connection_url(), (c.username, c.password), "docker"
         return
     _missing("no Neo4j: set NEO4J_URI, run `bash scripts/setup-neo4j.sh` (Java 17 + Maven), or start Docker")
+
+
+@pytest.fixture
+def neo4j_runtime():
+    """The resolved local runtime (``server.Paths``) for tests that start servers of their own; skip without
+    one (fail under ``NEO4J_REQUIRED=1`` unless ``NEO4J_URI`` names the server to use instead)."""
+    from graphlink.store import server
+
+    paths = server.Paths.default()
+    if not server.runtime_version(paths) or not server.find_java():
+        msg = "no local Neo4j runtime: run `bash scripts/setup-neo4j.sh` (Java 17 + Maven)"
+        if os.environ.get("NEO4J_REQUIRED") == "1" and not os.environ.get("NEO4J_URI"):
+            pytest.fail(msg, pytrace=False)
+        pytest.skip(msg)
+    return paths
 
 
 @pytest.fixture(scope="session")
@@ -92,6 +108,20 @@ def neo4j_env(neo4j_server, monkeypatch):
     monkeypatch.setenv("NEO4J_URI", uri)
     monkeypatch.setenv("NEO4J_AUTH", "none" if auth is None else f"{auth[0]}/{auth[1]}")
     return uri
+
+
+@pytest.fixture
+def at(monkeypatch):
+    """The Streamlit app (``streamlit_app.py``) under AppTest, started on the thesis demo release."""
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("GRAPHLINK_DEMO", "thesis")
+    app = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "streamlit_app.py"), default_timeout=120)
+    app.run()
+    assert not app.exception, app.exception
+    return app
 
 
 @pytest.fixture(scope="session")

@@ -140,3 +140,18 @@ def element_tight_set(graph, classes, r: int, s: int) -> tuple[set[int], set[int
                 seen_s.add(y)
                 stack.append(y)
     return seen_r, seen_s
+
+
+def oracle_from_edges(nm: int, nn: int, real_edges: set[tuple[int, int]], null_side: str | None,
+                      n_null: int) -> dict:
+    """Like :func:`oracle_from_dense` for an explicit set of real (identified row, de-identified row) edges:
+    null trails (§4.2.4) are added explicitly, linked to every element of the other side."""
+    n_left = nm + (n_null if null_side == "identified" else 0)
+    n_right = nn + (n_null if null_side == "deidentified" else 0)
+    edges = sorted(real_edges) + [(i, j) for i in range(n_left) for j in range(n_right) if i >= nm or j >= nn]
+    mms = all_maximum_matchings(n_left, n_right, edges)
+    union = set().union(*mms) if mms else set()
+    inter = set.intersection(*map(set, mms)) if mms else set()
+    real = lambda e: e[0] < nm and e[1] < nn  # noqa: E731
+    return {"nu": len(mms[0]) if mms else 0, "allowed": {e for e in union if real(e)},
+            "vital": {e for e in inter if real(e)}}

@@ -25,15 +25,6 @@ APP = str(ROOT / "streamlit_app.py")
 DATA = ROOT / "graphlink" / "data"
 
 
-@pytest.fixture
-def at(monkeypatch: pytest.MonkeyPatch) -> AppTest:
-    monkeypatch.setenv("GRAPHLINK_DEMO", "thesis")
-    app = AppTest.from_file(APP, default_timeout=120)
-    app.run()
-    assert not app.exception, app.exception
-    return app
-
-
 def metrics(app: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in app.metric}
 

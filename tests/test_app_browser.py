@@ -12,12 +12,12 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.processes import stop, wait_healthy
 
 pytestmark = pytest.mark.browser
 
@@ -47,24 +47,10 @@ def app_url() -> Iterator[str]:
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not start: {Path(log.name).read_text()[-2000:]}")
-            time.sleep(0.3)
+        wait_healthy(f"{url}/_stcore/health", proc, lambda: Path(log.name).read_text())
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
         log.close()
 
 

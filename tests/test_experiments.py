@@ -129,7 +129,7 @@ def test_parallel_map_is_deterministic_across_workers():
 
 
 EXPERIMENTS = ["uniqueness-grid", "auc", "shift-shape", "popularity", "withholding", "scaling",
-               "k-reidentification", "optimal-gap"]
+               "k-reidentification", "optimal-gap", "households", "als-gain"]
 
 
 def test_all_experiments_registered():
@@ -155,6 +155,8 @@ def test_experiment_runs_small(name, tmp_path, grid_dir):
     assert "thesis" in res.comparison
     if isinstance(res.summary, dict) and "wrong" in res.summary:
         assert res.summary["wrong"] == 0
+    if name == "households":                      # the decided model; the one-to-one size reading names wrongly
+        assert set(df["model"]) == {"one-to-many"} and res.summary["wrong_size_reading"] > 0
     if name == "uniqueness-grid" or out is tmp_path:
         assert calls and calls[-1][0] == calls[-1][1]   # progress reported (auc/shift-shape reuse the cache)
 

@@ -7,8 +7,11 @@ without starting anything.
 
 from __future__ import annotations
 
-import os
+import base64
+import json
 import socket
+import urllib.error
+import urllib.request
 
 import pytest
 
@@ -17,14 +20,9 @@ from graphlink.store import server
 
 
 @pytest.fixture
-def tmp_paths(tmp_path):
+def tmp_paths(tmp_path, neo4j_runtime):
     """A private base folder whose runtime/ points at the resolved jars (skip/fail if there are none)."""
-    real = server.Paths.default()
-    if not server.runtime_version(real) or not server.find_java():
-        msg = "no local Neo4j runtime: run `bash scripts/setup-neo4j.sh` (Java 17 + Maven)"
-        if os.environ.get("NEO4J_REQUIRED") == "1" and not os.environ.get("NEO4J_URI"):
-            pytest.fail(msg, pytrace=False)
-        pytest.skip(msg)
+    real = neo4j_runtime
     paths = server.Paths(tmp_path / "neo4j")
     paths.base.mkdir()
     (paths.base / "runtime").symlink_to(real.runtime, target_is_directory=True)
@@ -35,10 +33,17 @@ def tmp_paths(tmp_path):
 @pytest.mark.neo4j
 @pytest.mark.slow
 def test_start_status_stop_restart_keeps_data(tmp_paths, monkeypatch):
+    from neo4j import GraphDatabase
+    from neo4j.exceptions import AuthError
+    from typer.testing import CliRunner
+
+    from graphlink.cli import app
     from graphlink.store.neo4j import connect
 
     monkeypatch.delenv("NEO4J_URI", raising=False)
-    monkeypatch.setenv("NEO4J_AUTH", "none")
+    monkeypatch.delenv("NEO4J_AUTH", raising=False)
+    monkeypatch.delenv("NEO4J_PASSWORD", raising=False)
+    monkeypatch.setenv("GRAPHLINK_NEO4J_DIR", str(tmp_paths.base))  # what the CLI and the app resolve
     monkeypatch.setenv("GRAPHLINK_NEO4J_JVM_OPTS", "-XX:TieredStopAtLevel=1")  # starts twice as fast
     # the preferred port is taken -> the server takes a free one
     with socket.socket() as busy:
@@ -46,7 +51,8 @@ def test_start_status_stop_restart_keeps_data(tmp_paths, monkeypatch):
         busy.listen()
         taken = busy.getsockname()[1]
         lines: list[str] = []
-        st = server.start(port=taken, http_port=None, paths=tmp_paths, echo=lines.append)
+        http_port = server.free_port()
+        st = server.start(port=taken, http_port=http_port, paths=tmp_paths, echo=lines.append)
     assert st.running and st.pid and st.version and st.version.startswith("5.26")
     assert st.uri != f"bolt://127.0.0.1:{taken}" and any("taken" in line for line in lines)
     assert server.start(paths=tmp_paths, echo=lines.append).message == "already running"
@@ -54,7 +60,31 @@ def test_start_status_stop_restart_keeps_data(tmp_paths, monkeypatch):
     assert status.running and status.uri == st.uri and status.pid == st.pid and status.version == st.version
     assert (tmp_paths.home / "data" / "databases").is_dir()  # project-local data folder
 
-    with connect(st.uri) as store:
+    # authentication is on with a generated password kept private; nothing else gets in
+    assert tmp_paths.password_file.stat().st_mode & 0o777 == 0o600
+    assert tmp_paths.base.stat().st_mode & 0o077 == 0
+    password = tmp_paths.password_file.read_text().strip()
+    assert len(password) >= 32 and server.local_auth(tmp_paths) == ("neo4j", password)
+    for bad in (None, ("neo4j", "neo4j")):
+        with GraphDatabase.driver(st.uri, auth=bad) as drv, pytest.raises(AuthError):
+            drv.verify_connectivity()
+    # the HTTP API (and Neo4j Browser) on loopback asks for the same password
+    tx = f"http://127.0.0.1:{http_port}/db/neo4j/tx/commit"
+    body = json.dumps({"statements": [{"statement": "RETURN 1 AS one"}]}).encode()
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(urllib.request.Request(tx, data=body, headers=headers), timeout=30)
+    assert refused.value.code == 401
+    token = base64.b64encode(f"neo4j:{password}".encode()).decode()
+    with urllib.request.urlopen(urllib.request.Request(tx, data=body, headers={
+            **headers, "Authorization": f"Basic {token}"}), timeout=30) as resp:
+        assert json.load(resp)["results"][0]["data"][0]["row"] == [1]
+    res = CliRunner().invoke(app, ["neo4j", "status"])
+    assert res.exit_code == 0 and f"password in {tmp_paths.password_file}" in res.output
+    assert password not in res.output
+
+    with connect() as store:  # no URI, no credentials given: the local server and its password
+        assert store.uri == st.uri
         import pandas as pd
 
         frame = pd.DataFrame({"location": ["A", "A", "B"], "kind": ["identified", "deidentified", "identified"],
@@ -68,11 +98,24 @@ def test_start_status_stop_restart_keeps_data(tmp_paths, monkeypatch):
     with pytest.raises(StoreError, match="graphlink neo4j start"):
         connect(st.uri)
 
+    # a lost password file: start refuses with the way out, reset-password sets a new one
+    tmp_paths.password_file.unlink()
+    with pytest.raises(StoreError, match="reset-password"):
+        server.start(port=0, http_port=None, paths=tmp_paths, echo=lines.append)
+    assert not server.status(tmp_paths).running
+    server.reset_password(tmp_paths, echo=lines.append)
+    new_password = tmp_paths.password_file.read_text().strip()
+    assert new_password != password and tmp_paths.password_file.stat().st_mode & 0o777 == 0o600
+
     again = server.start(port=0, http_port=None, paths=tmp_paths, echo=lines.append)
     assert again.running and again.pid != st.pid
-    with connect(again.uri) as store:
+    with GraphDatabase.driver(again.uri, auth=("neo4j", password)) as drv, pytest.raises(AuthError):
+        drv.verify_connectivity()
+    with connect() as store:
         back = store.read_release("kept")
         assert sorted(map(tuple, back.to_numpy())) == sorted(map(tuple, frame.to_numpy()))
+    with pytest.raises(StoreError, match="running"):
+        server.reset_password(tmp_paths, echo=lines.append)
     server.stop(tmp_paths)
 
 
@@ -95,12 +138,40 @@ def test_status_without_server(tmp_path):
     assert not st.running and "jars" in st.message
 
 
-def test_conf_binds_localhost_only(tmp_path):
+def test_conf_binds_localhost_only(tmp_path, monkeypatch):
+    monkeypatch.delenv("GRAPHLINK_NEO4J_PROCEDURES", raising=False)
     conf = server.write_conf(tmp_path, tmp_path / "runtime", 7999, 7998).read_text()
     assert "server.default_listen_address=127.0.0.1" in conf
     assert "server.bolt.listen_address=127.0.0.1:7999" in conf
     assert "server.http.listen_address=127.0.0.1:7998" in conf
     assert "server.memory.pagecache.size=" in conf
+
+
+def test_conf_is_hardened(tmp_path, monkeypatch):
+    """Authentication on, LOAD CSV file URLs off, an empty import folder, no plugin procedure unless asked for."""
+    monkeypatch.delenv("GRAPHLINK_NEO4J_PROCEDURES", raising=False)
+    lines = server.write_conf(tmp_path, tmp_path / "runtime", 7999, None).read_text().splitlines()
+    assert "dbms.security.auth_enabled=true" in lines
+    assert "dbms.security.allow_csv_import_from_file_urls=false" in lines
+    assert f"server.directories.import={tmp_path / 'import'}" in lines
+    assert (tmp_path / "import").is_dir() and not any((tmp_path / "import").iterdir())
+    assert "dbms.security.procedures.allowlist=" in lines
+    assert not any(line.startswith("dbms.security.procedures.unrestricted") for line in lines)
+    monkeypatch.setenv("GRAPHLINK_NEO4J_PROCEDURES", "apoc.coll.*, apoc.text.*")
+    conf = server.write_conf(tmp_path, tmp_path / "runtime", 7999, None).read_text()
+    assert "dbms.security.procedures.allowlist=apoc.coll.*,apoc.text.*" in conf.splitlines()
+
+
+def test_password_file_is_generated_once_and_private(tmp_path):
+    pf = tmp_path / "state" / "password"
+    first = server.ensure_password(pf)
+    assert len(first) >= 32 and pf.stat().st_mode & 0o777 == 0o600
+    assert server.ensure_password(pf) == first  # kept: the database was initialised with it
+    pf.chmod(0o644)
+    assert server.ensure_password(pf) == first and pf.stat().st_mode & 0o777 == 0o600
+    assert server.local_auth(server.Paths(tmp_path / "state")) == ("neo4j", first)
+    assert server.local_auth(server.Paths(tmp_path / "elsewhere")) is None
+    assert server.ensure_password(tmp_path / "other") != first  # random per server
 
 
 def test_cli_status_when_stopped(monkeypatch, tmp_path):
@@ -112,3 +183,20 @@ def test_cli_status_when_stopped(monkeypatch, tmp_path):
     monkeypatch.delenv("NEO4J_URI", raising=False)
     res = CliRunner().invoke(app, ["neo4j", "status"])
     assert res.exit_code == 3 and "not running" in res.output
+
+
+def test_local_password_goes_only_to_the_local_server(tmp_path, monkeypatch):
+    from graphlink.store.neo4j import resolve_auth
+
+    base = tmp_path / "neo4j"
+    password = server.ensure_password(base / "password")
+    monkeypatch.setenv("GRAPHLINK_NEO4J_DIR", str(base))
+    for var in ("NEO4J_URI", "NEO4J_AUTH", "NEO4J_USER", "NEO4J_PASSWORD"):
+        monkeypatch.delenv(var, raising=False)
+    assert resolve_auth("bolt://127.0.0.1:7687") == ("neo4j", password)   # no server recorded: the default
+    assert resolve_auth("bolt://db.example.org:7687") is None
+    monkeypatch.setenv("NEO4J_AUTH", "alice/secret")                      # NEO4J_AUTH overrides, for any server
+    assert resolve_auth("bolt://db.example.org:7687") == ("alice", "secret")
+    assert resolve_auth("bolt://127.0.0.1:7687") == ("alice", "secret")
+    monkeypatch.setenv("NEO4J_AUTH", "none")
+    assert resolve_auth("bolt://127.0.0.1:7687") is None

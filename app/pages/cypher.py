@@ -1,4 +1,8 @@
-"""Cypher page: a read-only console against the connected Neo4j, with the example queries from cypher/."""
+"""Cypher page: a read-only console against the connected Neo4j, with the example queries from cypher/.
+
+Off when the app is exposed beyond this machine unless ``GRAPHLINK_CYPHER_CONSOLE=1`` (app/components/exposure.py).
+Every query goes through ``Store.run_cypher(..., write=False)`` and its three locks (docs/security.md).
+"""
 
 from __future__ import annotations
 
@@ -8,15 +12,22 @@ from typing import Any
 import streamlit as st
 
 from app import state
-from app.components import sidebar
+from app.components import exposure, sidebar
+from app.components.tables import show_table
 
 st.title("Cypher console")
-st.caption("Read-only: queries run through `Store.run_cypher(..., write=False)`, which plans each query with "
-           "`EXPLAIN` and refuses anything that would write data or change the schema.")
+allowed, why_not = exposure.cypher_console_allowed()
+if not allowed:
+    st.warning(why_not, icon=":material/lock:")
+    st.stop()
+st.caption("Read-only: queries run through `Store.run_cypher(..., write=False)`, which refuses `LOAD CSV`, "
+           "file/URL and dynamic-Cypher procedures and administration commands, plans each query with `EXPLAIN` "
+           "and refuses anything that would write data or change the schema, and runs it in a read-only session.")
 
 store, status = sidebar.engine()
 module = state.optional_module("graphlink.store.neo4j")
 cypherlib = state.optional_module("graphlink.store.cypherlib")
+guard = state.optional_module("graphlink.store.guard")
 if module is None or cypherlib is None:
     state.unavailable("The Cypher console", "graphlink.store.neo4j")
     st.stop()
@@ -92,9 +103,11 @@ if st.button("Run query", type="primary", key="cy_run"):
     try:
         with st.spinner("Running…"):
             frame = store.run_cypher(query, params, write=False)
-    except Exception as exc:  # StoreError for refused writes, bad syntax, missing parameters
-        refused = "refus" in str(exc).lower() and ("write" in str(exc).lower() or "read-only" in str(exc).lower())
-        st.error(f"{'Refused' if refused else 'Query failed'}: {exc}", icon=":material/block:")
+    except Exception as exc:  # QueryRefusedError for refused queries; StoreError for bad syntax, missing parameters
+        if guard is not None and isinstance(exc, guard.QueryRefusedError):
+            st.error(str(exc)[:1].upper() + str(exc)[1:], icon=":material/block:")   # "Refused (line 1, ...): ..."
+        else:
+            st.error(f"Query failed: {exc}", icon=":material/block:")
         st.stop()
     st.success(f"{len(frame):,} row(s).")
-    st.dataframe(frame, hide_index=True, width="stretch")
+    show_table(frame)

@@ -8,6 +8,7 @@ import streamlit as st
 
 from app import state
 from app.components import charts
+from app.components.tables import show_table
 
 st.title("Data")
 st.caption("A release is a set of locations, each disclosing identified elements (e.g. names) and "
@@ -127,7 +128,7 @@ st.markdown("**Records per location**")
 table = sizes.reset_index().rename(columns={"index": "location"})
 table.columns = ["location", *list(table.columns[1:])]
 left, right = st.columns([1, 2])
-left.dataframe(table, hide_index=True, width="stretch")
+show_table(table, where=left)
 long = table.melt(id_vars="location", var_name="kind", value_name="records")
 chart = (alt.Chart(long).mark_bar().encode(
     x=alt.X("location:N", sort=list(tr.locations), title="Location"),
@@ -138,4 +139,4 @@ chart = (alt.Chart(long).mark_bar().encode(
 right.altair_chart(chart, width="stretch")
 
 with st.expander("Preview the first rows"):
-    st.dataframe(pd.DataFrame(release.frame.head(200)), hide_index=True)
+    show_table(pd.DataFrame(release.frame.head(200)))

@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from app import state
+from app.components.tables import show_table
 
 st.title("Experiments")
 st.caption("The thesis's simulation experiments (chapter 5), from the registry shared with the CLI "
@@ -87,11 +88,11 @@ tables = sorted(out.rglob("*.csv"))
 for img in images:
     st.image(str(img), caption=img.name)
 if isinstance(frame, pd.DataFrame):
-    st.dataframe(frame, hide_index=True, width="stretch")
+    show_table(frame)
 for t in tables:
     with st.expander(f"Table: {t.name}"):
         data = pd.read_csv(t)
-        st.dataframe(data, hide_index=True, width="stretch")
+        show_table(data)
         st.download_button(f"Download {t.name}", t.read_bytes(), file_name=t.name, mime="text/csv",
                            key=f"exp_dl_{t.name}")
 if not images and not tables and frame is None:

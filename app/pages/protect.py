@@ -8,6 +8,7 @@ import streamlit as st
 
 from app import state
 from app.components import charts
+from app.components.tables import show_table
 
 st.title("Protect")
 loaded = state.require_release()
@@ -108,4 +109,4 @@ if st.session_state.get("protect_sweep_ran") == (loaded.key, method, secure, see
         strokeDash=alt.StrokeDash("utility measure:N", legend=None),
         tooltip=["k", "utility measure", "count"]).properties(height=300)
     st.altair_chart(chart, width="stretch")
-    st.dataframe(sweep, hide_index=True, width="stretch")
+    show_table(sweep)

@@ -8,6 +8,7 @@ import streamlit as st
 
 from app import state
 from app.components import charts
+from app.components.tables import show_table
 
 st.title("Re-identification")
 loaded = state.require_release()
@@ -73,13 +74,13 @@ if len(counts):
     st.altair_chart(chart + labels, width="stretch")
     with st.expander("Summary per method (from Reidentification.summary)",
                      expanded=release.truth is not None):
-        st.dataframe(summary, hide_index=True, width="stretch")
+        show_table(summary)
 
 if results:
     st.subheader("Re-identified pairs")
     shown = st.selectbox("Method", list(results), format_func=state.METHOD_LABELS.get, key="reid_shown")
     pairs = results[shown].to_frame() if hasattr(results[shown], "to_frame") else results[shown].pairs
-    st.dataframe(pairs, hide_index=True, width="stretch")
+    show_table(pairs)
     st.download_button("Download pairs as CSV", pairs.to_csv(index=False).encode(),
                        file_name=f"{release.name}_{shown}.csv", mime="text/csv", key="reid_download")
 
@@ -104,4 +105,4 @@ if results:
             tooltip=["location removed", "re-identified", "change"],
         ).transform_calculate(direction="datum.change < 0 ? 'fewer' : 'same or more'").properties(height=260)
         st.altair_chart(chart, width="stretch")
-        st.dataframe(loo, hide_index=True, width="stretch")
+        show_table(loo)

@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from app import state
+from app.components.tables import show_table
 
 st.title("Secure protocol")
 loaded = state.require_release()
@@ -107,17 +108,16 @@ if log:
     received = getattr(party, "received", []) if party is not None else []
     if nth < len(received):
         msg = received[nth]
-        st.dataframe(pd.DataFrame([{"field": f.name, "what the recipient sees": _preview(getattr(msg, f.name))}
-                                   for f in fields(msg)]), hide_index=True, width="stretch")
+        show_table(pd.DataFrame([{"field": f.name, "what the recipient sees": _preview(getattr(msg, f.name))}
+                                 for f in fields(msg)]))
     with st.expander("All messages"):
-        st.dataframe(log_df, hide_index=True, width="stretch")
+        show_table(log_df)
 
 st.subheader("What each party sees")
 who = st.selectbox("Party", list(res.seen), key="sec_party")
-st.dataframe(pd.DataFrame(res.seen[who]), hide_index=True, width="stretch")
+show_table(pd.DataFrame(res.seen[who]))
 st.markdown("**Costs per party** (App. C.3.2 counters)")
-st.dataframe(pd.DataFrame(res.costs).T, width="stretch")
+show_table(pd.DataFrame(res.costs).T, hide_index=False)
 st.markdown("**Disclosed per location**")
-st.dataframe(pd.DataFrame({"location": list(res.disclosed),
-                           "disclosed records": [len(v) for v in res.disclosed.values()]}),
-             hide_index=True, width="stretch")
+show_table(pd.DataFrame({"location": list(res.disclosed),
+                         "disclosed records": [len(v) for v in res.disclosed.values()]}))

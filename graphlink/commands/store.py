@@ -1,6 +1,9 @@
-"""CLI for the Neo4j backbone: ``graphlink neo4j start|stop|status``, ``graphlink load``, ``graphlink cypher``.
+"""CLI for the Neo4j backbone: ``graphlink neo4j start|stop|status|reset-password``, ``graphlink load``,
+``graphlink cypher``.
 
-Connection: ``NEO4J_URI`` / ``NEO4J_AUTH`` override the project-local server (see docs/neo4j.md).
+Connection: ``NEO4J_URI`` / ``NEO4J_AUTH`` override the project-local server (see docs/neo4j.md); the local
+server's generated password is used automatically. ``graphlink cypher`` is read-only unless ``--write`` and refuses
+file/URL access and administration in every mode (docs/security.md).
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ neo4j_app = typer.Typer(help="Run the project-local Neo4j Community 5.26 server 
 
 def _echo_status(st) -> None:
     typer.echo(f"Neo4j: {st.message}")
-    for label, value in (("URI", st.uri), ("Browser", st.http), ("version", st.version), ("PID", st.pid),
-                         ("home", st.home), ("log", st.log)):
+    password = (st.extra or {}).get("password_file")
+    auth = f"user neo4j, password in {password}" if password else None
+    for label, value in (("URI", st.uri), ("Browser", st.http), ("auth", auth), ("version", st.version),
+                         ("PID", st.pid), ("home", st.home), ("log", st.log)):
         if value:
             typer.echo(f"  {label + ':':9} {value}")
 
@@ -44,6 +49,15 @@ def stop_cmd() -> None:
     _echo_status(server.stop())
 
 
+@neo4j_app.command("reset-password")
+def reset_password_cmd() -> None:
+    """Give the stopped local server a new generated password (when its password file was lost)."""
+    from graphlink.store import server
+
+    path = server.reset_password(echo=typer.echo)
+    typer.echo(f"new password for user neo4j written to {path} (mode 0600); `graphlink neo4j start` uses it")
+
+
 @neo4j_app.command("status")
 def status_cmd() -> None:
     """Show whether the local server runs, its URI, version and PID (and NEO4J_URI if that is set)."""
@@ -60,14 +74,16 @@ def status_cmd() -> None:
 
 
 def _progress_bar(title: str):
+    from rich.markup import escape
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
-    prog = Progress(TextColumn(title), BarColumn(), TaskProgressColumn(), TextColumn("{task.description}"),
+    # the title holds the release name (the user's file name): escaped, so '[/b]' is not read as rich markup
+    prog = Progress(TextColumn(escape(title)), BarColumn(), TaskProgressColumn(), TextColumn("{task.description}"),
                     TimeElapsedColumn(), transient=True)
     task = prog.add_task("", total=1.0)
 
     def update(fraction: float, message: str) -> None:
-        prog.update(task, completed=fraction, description=message)
+        prog.update(task, completed=fraction, description=escape(message))
 
     return prog, update
 
@@ -117,6 +133,7 @@ def cypher_cmd(
     """Run a documented Cypher file and print its result table (read-only unless --write)."""
     import pandas as pd
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from graphlink.store.neo4j import connect
@@ -125,13 +142,15 @@ def cypher_cmd(
     with connect() as store:
         df = store.run_file(file, params, write=write)
     if csv:
-        df.to_csv(csv, index=False)
+        from graphlink.fileio import write_with
+
+        write_with(csv, lambda tmp: df.to_csv(tmp, index=False))
     table = Table(show_lines=False)
     for col in df.columns:
-        table.add_column(str(col))
+        table.add_column(escape(str(col)))
     shown = df if not limit else df.head(limit)
     for row in shown.itertuples(index=False):
-        table.add_row(*["" if (not isinstance(v, list | dict) and pd.isna(v)) else str(v) for v in row])
+        table.add_row(*["" if (not isinstance(v, list | dict) and pd.isna(v)) else escape(str(v)) for v in row])
     Console().print(table)
     more = f" (showing {len(shown)})" if len(shown) < len(df) else ""
     typer.echo(f"{len(df)} row(s){more}")

@@ -40,11 +40,11 @@ def _secure_disclosure(release: Any, k: int, method: str, seed: int | None) -> t
 
 
 def _write(release: Any, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix.lower() in (".parquet", ".pq"):
-        release.to_parquet(path)
-    else:
-        release.to_csv(path)
+    """Atomically (graphlink.fileio): an interrupted run leaves the previous file, never a partial release."""
+    from graphlink.fileio import write_with
+
+    parquet = path.suffix.lower() in (".parquet", ".pq")
+    write_with(path, release.to_parquet if parquet else release.to_csv)
 
 
 def _table(summary: dict[str, Any]) -> None:
@@ -86,6 +86,8 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(0, "--seed", help="Seed for the tie-breaking order."),
         out: Path = typer.Option(..., "--out", help="Where to write the protected release (.csv or .parquet)."),
         fmt: str = typer.Option("table", "--format", help="table | json"),
+        multiplicity: str = typer.Option("auto", "--multiplicity",
+                                         help="auto | one-to-one (protection is defined for one-to-one data)"),
     ) -> None:
         """Withhold de-identified records (never alter identified ones) until the release is k-unlinkable,
         certified by the exact audit (union of all maximum matchings)."""
@@ -96,14 +98,17 @@ def register(app: typer.Typer) -> None:
             raise ReleaseError(f"--method must be one of {', '.join(METHODS)}, got {method!r}")
         if fmt not in FORMATS:
             raise ReleaseError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+        if multiplicity not in ("auto", "one-to-one"):
+            raise ReleaseError("--multiplicity must be auto or one-to-one: protection by suppression "
+                               "(Definition 21) is defined for one-to-one data")
         release = read_release(release_path)
-        check_model(release)
+        check_model(release, multiplicity)
         report: dict = {}
         if secure:
             produced, report = _secure_disclosure(release, k, method, seed)
             result = finish(release, disclosed_of(produced), k, f"{method} (secure)", seed)
         else:
-            result = unlink(release, k, method, seed)
+            result = unlink(release, k, method, seed, multiplicity="one-to-one")   # checked above
         if not result.certified:  # pragma: no cover - certify() either passes or raises
             raise ReleaseError("internal: the unlinked release did not pass the audit; nothing written")
         _write(result.release, out)

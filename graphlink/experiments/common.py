@@ -6,6 +6,8 @@ Every experiment runner has the registry signature
 ``run(*, runs: int | None = None, seed: int = 0, out: Path | str = "experiments", small: bool = False,
 progress=None, workers: int | None = None) -> ExperimentResult``; ``progress`` is ``None`` (a rich progress bar
 on stderr) or a callable ``progress(done, total)`` (the Streamlit app passes one), or ``False`` (silent).
+An experiment with a quick and a thesis-size preset writes only ``body(settings: RunSettings)`` and gets that
+signature from :func:`with_presets`.
 """
 
 from __future__ import annotations
@@ -94,6 +96,14 @@ def parallel_map(fn: Callable[[Any], Any], tasks: Sequence[Any], *, workers: int
         if bar is not None:
             bar.stop()
     return results
+
+
+def gather_rows(measure: Callable[[Any], list[dict[str, Any]]], tasks: Sequence[Any], *, workers: int | None = None,
+                progress: ProgressArg = None, description: str = "simulating") -> pd.DataFrame:
+    """Run ``measure`` on every task (:func:`parallel_map`) and stack the row dicts each returns into one
+    table, in task order."""
+    parts = parallel_map(measure, tasks, workers=workers, progress=progress, description=description)
+    return pd.DataFrame([row for part in parts for row in part])
 
 
 def _worker_init() -> None:
@@ -237,6 +247,44 @@ def out_dir(out: Path | str | None) -> Path:
     d = Path(out) if out is not None else Path("experiments")
     d.mkdir(parents=True, exist_ok=True)
     return d
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """One run of a preset-based experiment: the chosen settings (``cfg``), the created output folder and the
+    registry's options."""
+
+    cfg: dict
+    out: Path
+    seed: int
+    small: bool
+    progress: ProgressArg
+    workers: int | None
+
+    def rows(self, measure: Callable[[Any], list[dict[str, Any]]], tasks: Sequence[Any], description: str, *,
+             serial: bool = False) -> pd.DataFrame:
+        """:func:`gather_rows` over ``tasks``: in this process on the quick preset or when ``serial`` (e.g.
+        tasks that need the whole machine's memory), else on ``workers`` processes."""
+        return gather_rows(measure, tasks, workers=1 if self.small or serial else self.workers,
+                           progress=self.progress, description=description)
+
+
+def with_presets(small_cfg: dict, full_cfg: dict) -> Callable[[Callable[[RunSettings], ExperimentResult]],
+                                                              Callable[..., ExperimentResult]]:
+    """Give ``body(settings)`` the registry's runner signature (see the module docstring): ``small`` picks
+    ``small_cfg`` or ``full_cfg``, ``runs`` overrides its runs (:func:`preset`) and ``out`` is created."""
+
+    def deco(body: Callable[[RunSettings], ExperimentResult]) -> Callable[..., ExperimentResult]:
+        def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "experiments",
+                small: bool = False, progress: ProgressArg = None, workers: int | None = None) -> ExperimentResult:
+            return body(RunSettings(preset(small, runs, small_cfg, full_cfg), out_dir(out), seed, small, progress,
+                                    workers))
+
+        run.__name__, run.__qualname__, run.__doc__ = body.__name__, body.__qualname__, body.__doc__
+        run.__module__ = body.__module__
+        return run
+
+    return deco
 
 
 def fmt_pct(x: float) -> str:

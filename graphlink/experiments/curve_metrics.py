@@ -18,8 +18,10 @@ import pandas as pd
 
 from graphlink import theory
 from graphlink.experiments.common import ExperimentResult, ProgressArg, out_dir
+from graphlink.experiments.figures import figure, label, save
 from graphlink.experiments.registry import experiment
 from graphlink.experiments.uniqueness_grid import ALGORITHMS, DISTRIBUTIONS, compute_grid
+from graphlink.fileio import write_frame
 
 
 def curve_metrics(summary: pd.DataFrame) -> pd.DataFrame:
@@ -48,27 +50,19 @@ def _dominance(m: pd.DataFrame, alg: str) -> str:
 def run_auc(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "experiments",
             small: bool = False, progress: ProgressArg = None, workers: int | None = None) -> ExperimentResult:
     """Write ``auc.csv`` and ``auc.png`` (AUC vs |C|, one panel per algorithm)."""
-    from matplotlib.figure import Figure
-
     d = out_dir(out)
     m = curve_metrics(compute_grid(runs=runs, seed=seed, out=d, small=small, progress=progress,
                                    workers=workers))
-    m[["algorithm", "distribution", "locations", "auc", "peak_param", "peak_mean"]].to_csv(d / "auc.csv",
-                                                                                       index=False)
-    fig = Figure(figsize=(10, 4), dpi=90)
-    axes = fig.subplots(1, 2, sharey=True)
-    for ax, alg in zip(axes, ALGORITHMS, strict=True):
+    write_frame(m[["algorithm", "distribution", "locations", "auc", "peak_param", "peak_mean"]], d / "auc.csv")
+    fig, axes = figure(1, 2, size=(10, 4), sharey=True)
+    for i, (ax, alg) in enumerate(zip(axes[0], ALGORITHMS, strict=True)):
         for dist, style in zip(DISTRIBUTIONS, ("o-", "s--"), strict=True):
             p = m[(m.algorithm == alg) & (m.distribution == dist)].sort_values("locations")
             ax.plot(p["locations"], p["auc"], style, label=dist)
-        ax.set_title(f"{alg}")
-        ax.set_xlabel("number of locations |C|")
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("area under mean curve (fraction × parameter)")
-    axes[0].legend()
-    fig.suptitle("Figure 5.16 reproduced: area under the 10-point mean re-identification curves")
-    fig.tight_layout()
-    fig.savefig(d / "auc.png")
+        label(ax, title=alg, xlabel="number of locations |C|",
+              ylabel="area under mean curve (fraction × parameter)" if i == 0 else None, legend=i == 0,
+              legend_size=None)
+    save(fig, d / "auc.png", suptitle="Figure 5.16 reproduced: area under the 10-point mean re-identification curves")
     text = "\n".join([_dominance(m, a) for a in ALGORITHMS] + [
         "thesis: REIDIT-I — Zipf always dominates; REIDIT-C — Zipf dominates except between ≈8 and 18 "
         "locations, where uniform does"])
@@ -83,26 +77,19 @@ def run_shift_shape(*, runs: int | None = None, seed: int = 0, out: Path | str |
                     small: bool = False, progress: ProgressArg = None,
                     workers: int | None = None) -> ExperimentResult:
     """Write ``shift-shape.csv`` and ``shift-shape.png`` (κ and σ vs |C|)."""
-    from matplotlib.figure import Figure
-
     d = out_dir(out)
     m = curve_metrics(compute_grid(runs=runs, seed=seed, out=d, small=small, progress=progress,
                                    workers=workers))
-    m[["algorithm", "distribution", "locations", "shape", "shift"]].to_csv(d / "shift-shape.csv", index=False)
-    fig = Figure(figsize=(10, 4), dpi=90)
-    axes = fig.subplots(1, 2)
-    for ax, metric, title in zip(axes, ("shape", "shift"), ("Figure 5.17: shape κ (eq. 5.3)",
-                                                           "Figure 5.18: shift σ (eq. 5.2)"), strict=True):
+    write_frame(m[["algorithm", "distribution", "locations", "shape", "shift"]], d / "shift-shape.csv")
+    fig, axes = figure(1, 2, size=(10, 4))
+    for i, (ax, metric, title) in enumerate(zip(axes[0], ("shape", "shift"), (
+            "Figure 5.17: shape κ (eq. 5.3)", "Figure 5.18: shift σ (eq. 5.2)"), strict=True)):
         for alg in ALGORITHMS:
             for dist, style in zip(DISTRIBUTIONS, ("o-", "s--"), strict=True):
                 p = m[(m.algorithm == alg) & (m.distribution == dist)].sort_values("locations")
                 ax.plot(p["locations"], p[metric], style, label=f"{alg}, {dist}", ms=4)
-        ax.set_title(title)
-        ax.set_xlabel("number of locations |C|")
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(d / "shift-shape.png")
+        label(ax, title=title, xlabel="number of locations |C|", legend=i == 0)
+    save(fig, d / "shift-shape.png")
     lines, valley = [], {}
     for alg in ALGORITHMS:
         for dist in DISTRIBUTIONS:

@@ -28,8 +28,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from graphlink.experiments.common import ExperimentResult, ProgressArg, out_dir, parallel_map, task_seed
+from graphlink.experiments.common import ExperimentResult, ProgressArg, gather_rows, out_dir, task_seed
+from graphlink.experiments.figures import figure, label, mean_sd, save
 from graphlink.experiments.registry import experiment
+from graphlink.fileio import write_frame, write_text
 
 FULL: dict[str, Any] = {"subjects": 1000, "locations": 100, "p": 0.5, "ks": list(range(2, 101)), "runs": 25,
                         "methods": ["greedy-dedup", "force-dedup", "flow-dedup"],
@@ -122,60 +124,40 @@ def t_test_scores(frame: pd.DataFrame, metric: str, a: str = "greedy-dedup", b: 
 def plot(summary: pd.DataFrame, scores: pd.DataFrame, gap: pd.DataFrame | None, settings: dict,
          out: Path) -> list[Path]:
     """Figures 9.5 and 9.6 analogues (means ± sd over runs, t-test scores) and the optimum-gap panel."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     styles = {"greedy-dedup": ("tab:blue", "o"), "force-dedup": ("tab:red", "s"), "flow-dedup": ("tab:green", "^")}
     files = []
     for metric, fname, title in (
             ("locations_disclosing", "dedup-locations.png", "Locations disclosing (thesis Fig. 9.5)"),
             ("disclosed", "dedup-records.png", "De-identified elements disclosed (thesis Fig. 9.6)")):
-        fig, (ax, ax2) = plt.subplots(2, 1, figsize=(8, 7), sharex=True, gridspec_kw={"height_ratios": [3, 1]})
+        fig, axes = figure(2, 1, size=(8, 7), dpi=120, sharex=True, gridspec_kw={"height_ratios": [3, 1]})
+        ax, ax2 = axes[0][0], axes[1][0]
         for method, grp in summary.groupby("method"):
             color, marker = styles.get(method, ("k", "."))
-            ax.errorbar(grp["k"], grp[f"{metric}_mean"], yerr=grp[f"{metric}_std"], label=method, color=color,
-                        marker=marker, markersize=3, linewidth=1, capsize=2)
+            mean_sd(ax, grp["k"], grp[f"{metric}_mean"], grp[f"{metric}_std"], label=method, color=color,
+                    marker=marker, linewidth=1)
         if metric == "locations_disclosing":
             tm = summary.groupby("k")["theoretical_max_locations_mean"].first()
             ax.plot(tm.index, tm.values, "k--", linewidth=1, label="min(|S|/k, |C|)")
-        ax.set_ylabel(metric.replace("_", " "))
-        ax.set_title(f"{title}\n{settings['subjects']} subjects, {settings['locations']} locations, "
-                     f"p={settings['p']}, {settings['runs']} runs")
-        ax.legend()
-        ax.grid(alpha=0.3)
+        label(ax, title=f"{title}\n{settings['subjects']} subjects, {settings['locations']} locations, "
+              f"p={settings['p']}, {settings['runs']} runs", ylabel=metric.replace("_", " "), legend=True,
+              legend_size=None)
         sc = scores[scores.metric == metric]
         ax2.step(sc["k"], sc["score"], where="mid", color="k")
         ax2.set_ylim(-1.3, 1.3)
         ax2.set_yticks([-1, 0, 1])
-        ax2.set_ylabel("t-test\n(+1 greedy, −1 force)")
-        ax2.set_xlabel("k")
-        ax2.grid(alpha=0.3)
-        fig.tight_layout()
-        path = out / fname
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
-        files.append(path)
+        label(ax2, xlabel="k", ylabel="t-test\n(+1 greedy, −1 force)")
+        files.append(save(fig, out / fname))
     if gap is not None and len(gap):
-        fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-        for ax, col, label in ((axes[0], "records_gap", "records below optimum"),
-                               (axes[1], "locations_gap", "locations below optimum")):
+        fig, axes = figure(1, 2, size=(10, 4), dpi=120)
+        for ax, col, what in ((axes[0][0], "records_gap", "records below optimum"),
+                              (axes[0][1], "locations_gap", "locations below optimum")):
             for method, grp in gap.groupby("method"):
                 m = grp.groupby("k")[col].mean()
                 color, marker = styles.get(method, ("k", "."))
                 ax.plot(m.index, m.values, marker=marker, color=color, label=method)
-            ax.set_xlabel("k")
-            ax.set_ylabel(f"mean {label}")
-            ax.grid(alpha=0.3)
-            ax.legend()
-        fig.suptitle(f"Gap to the exact deduplicated optimum ({settings['gap_subjects']} subjects, "
-                     f"{settings['gap_locations']} locations)")
-        fig.tight_layout()
-        path = out / "dedup-gap.png"
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
-        files.append(path)
+            label(ax, xlabel="k", ylabel=f"mean {what}", legend=True, legend_size=None)
+        files.append(save(fig, out / "dedup-gap.png", suptitle="Gap to the exact deduplicated optimum "
+                          f"({settings['gap_subjects']} subjects, {settings['gap_locations']} locations)"))
     return files
 
 
@@ -264,28 +246,26 @@ def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "exp
         s["gap_runs"] = min(s["gap_runs"], runs)
     tasks = [(s["subjects"], s["locations"], s["p"], list(s["ks"]), list(s["methods"]), seed, r, certify)
              for r in range(s["runs"])]
-    rows = parallel_map(_run_population, tasks, workers=workers, progress=progress, description="dedup")
-    frame = pd.DataFrame([r for rs in rows for r in rs])
+    frame = gather_rows(_run_population, tasks, workers=workers, progress=progress, description="dedup")
     gap_frame = None
     if gap:
         gtasks = [(s["gap_subjects"], s["gap_locations"], s["p"], list(s["gap_ks"]), list(s["methods"]), seed, r)
                   for r in range(s["gap_runs"])]
-        grows = parallel_map(_run_gap, gtasks, workers=workers, progress=progress, description="optimum gap")
-        gap_frame = pd.DataFrame([r for rs in grows for r in rs])
+        gap_frame = gather_rows(_run_gap, gtasks, workers=workers, progress=progress, description="optimum gap")
     summary = summarize(frame)
     scores = pd.concat([t_test_scores(frame, "locations_disclosing"), t_test_scores(frame, "disclosed")])
     csv = d / "dedup.csv"
-    frame.to_csv(csv, index=False)
-    summary.to_csv(d / "dedup-summary.csv", index=False)
-    scores.to_csv(d / "dedup-ttest.csv", index=False)
+    write_frame(frame, csv)
+    write_frame(summary, d / "dedup-summary.csv")
+    write_frame(scores, d / "dedup-ttest.csv")
     extra = [d / "dedup-summary.csv", d / "dedup-ttest.csv"]
     if gap_frame is not None:
-        gap_frame.to_csv(d / "dedup-gap.csv", index=False)
+        write_frame(gap_frame, d / "dedup-gap.csv")
         extra.append(d / "dedup-gap.csv")
     pngs = plot(summary, scores, gap_frame, s, d)
     text, numbers = comparison_text(frame, scores, gap_frame)
     numbers["settings"] = s
-    (d / "dedup-settings.json").write_text(json.dumps({"settings": s, "seed": seed, "numbers": numbers},
-                                                      indent=2, default=str))
+    write_text(d / "dedup-settings.json", json.dumps({"settings": s, "seed": seed, "numbers": numbers},
+                                                     indent=2, default=str))
     extra += [d / "dedup-settings.json", *pngs[1:]]
     return ExperimentResult("dedup", frame, csv, pngs[0], text, numbers, extra)

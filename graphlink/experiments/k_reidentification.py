@@ -9,22 +9,15 @@ synthetic analogue, so only the shape of the curve is comparable. O(runs · |k| 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from graphlink.experiments.common import (
-    ExperimentResult,
-    ProgressArg,
-    out_dir,
-    parallel_map,
-    population_trails,
-    preset,
-    task_seed,
-)
+from graphlink.experiments.common import ExperimentResult, RunSettings, population_trails, task_seed, with_presets
+from graphlink.experiments.figures import figure, label, mean_sd, save
 from graphlink.experiments.registry import experiment
+from graphlink.fileio import write_frame
 from graphlink.simulate import draw_population
 
 FULL = {"subjects": 1149, "locations": 174, "mean_visits": 1.5, "runs": 10, "ks": list(range(2, 51))}
@@ -60,33 +53,24 @@ def _measure(task: tuple) -> list[dict[str, Any]]:
 
 
 @experiment("k-reidentification", "Figure 9.1 / Table 9.1: samples k-re-identified by REIDIT-I-K, k = 2..50")
-def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "experiments", small: bool = False,
-        progress: ProgressArg = None, workers: int | None = None) -> ExperimentResult:
+@with_presets(SMALL, FULL)
+def run(s: RunSettings) -> ExperimentResult:
     """Write ``k-reidentification.csv`` and ``k-reidentification.png`` (% k-re-identified vs k)."""
-    from matplotlib.figure import Figure
-
-    cfg = preset(small, runs, SMALL, FULL)
-    d = out_dir(out)
-    tasks = [(cfg["subjects"], cfg["locations"], cfg["mean_visits"], cfg["ks"], seed, r)
+    cfg, d = s.cfg, s.out
+    tasks = [(cfg["subjects"], cfg["locations"], cfg["mean_visits"], cfg["ks"], s.seed, r)
              for r in range(cfg["runs"])]
-    parts = parallel_map(_measure, tasks, workers=1 if small else workers, progress=progress,
-                         description="k-reidentification")
-    df = pd.DataFrame([r for p in parts for r in p])
-    df.to_csv(d / "k-reidentification.csv", index=False)
+    df = s.rows(_measure, tasks, "k-reidentification")
+    write_frame(df, d / "k-reidentification.csv")
     g = df.groupby("k").agg(fraction=("fraction", "mean"), sd=("fraction", "std")).reset_index()
     g["sd"] = g["sd"].fillna(0.0)
-    fig = Figure(figsize=(7, 4), dpi=90)
-    ax = fig.subplots()
-    ax.errorbar(g["k"], 100 * g["fraction"], yerr=100 * g["sd"], marker="o", ms=3, capsize=2,
-                label=f"simulated CF-like ({cfg['subjects']} samples, {cfg['locations']} locations)")
+    fig, axes = figure(size=(7, 4))
+    ax = axes[0][0]
+    mean_sd(ax, g["k"], 100 * g["fraction"], 100 * g["sd"],
+            label=f"simulated CF-like ({cfg['subjects']} samples, {cfg['locations']} locations)")
     ax.plot(list(THESIS_CF), [100 * v for v in THESIS_CF.values()], "r*", ms=12, label="thesis CF (Table 9.1)")
-    ax.set_xlabel("k")
-    ax.set_ylabel("% of samples k-re-identified (REIDIT-I-K)")
-    ax.set_title("Figure 9.1 reproduced")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(d / "k-reidentification.png")
+    label(ax, title="Figure 9.1 reproduced", xlabel="k", ylabel="% of samples k-re-identified (REIDIT-I-K)",
+          legend=True)
+    save(fig, d / "k-reidentification.png")
     at = {int(k): float(v) for k, v in zip(g["k"], g["fraction"], strict=True)}
     wrong = int((df["k_reidentified"] - df["correct"]).sum())
     text = ("k-re-identified: " + ", ".join(f"k={k}: {100 * at[k]:.1f}%" for k in (2, 5, 10, 50) if k in at) +

@@ -14,22 +14,15 @@ O(points · runs · (n·|C| + E·√V)).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from graphlink.experiments.common import (
-    ExperimentResult,
-    ProgressArg,
-    out_dir,
-    parallel_map,
-    population_trails,
-    preset,
-    task_seed,
-)
+from graphlink.experiments.common import ExperimentResult, RunSettings, population_trails, task_seed, with_presets
+from graphlink.experiments.figures import figure, label, save
 from graphlink.experiments.registry import experiment
 from graphlink.experiments.uniqueness_grid import DISTRIBUTIONS, probabilities, zero_star_trails
+from graphlink.fileio import write_frame
 from graphlink.simulate import draw_population
 
 FULL = {"subjects": 1000, "runs": 10, "locations": [10, 20], "params": [0.1, 0.3, 0.5, 0.7, 0.9],
@@ -68,41 +61,28 @@ def _measure(task: tuple) -> list[dict[str, Any]]:
 
 
 @experiment("optimal-gap", "Ours: exact true loves vs REIDIT-I vs REIDIT-C across the uniform/Zipf grid")
-def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "experiments", small: bool = False,
-        progress: ProgressArg = None, workers: int | None = None) -> ExperimentResult:
+@with_presets(SMALL, FULL)
+def run(s: RunSettings) -> ExperimentResult:
     """Write ``optimal-gap.csv`` (per population and method) and ``optimal-gap.png``."""
-    from matplotlib.figure import Figure
-
-    cfg = preset(small, runs, SMALL, FULL)
-    d = out_dir(out)
-    tasks = [(model, dist, p, C, cfg["subjects"], seed, r, di, pi) for model in cfg["models"]
+    cfg, d = s.cfg, s.out
+    tasks = [(model, dist, p, C, cfg["subjects"], s.seed, r, di, pi) for model in cfg["models"]
              for di, dist in enumerate(DISTRIBUTIONS) for pi, p in enumerate(cfg["params"])
              for C in cfg["locations"] for r in range(cfg["runs"])]
-    parts = parallel_map(_measure, tasks, workers=1 if small else workers, progress=progress,
-                         description="optimal gap")
-    df = pd.DataFrame([r for p in parts for r in p])
+    df = s.rows(_measure, tasks, "optimal gap")
     df["fraction"] = df["reidentified"] / df["subjects"]
-    df.to_csv(d / "optimal-gap.csv", index=False)
+    write_frame(df, d / "optimal-gap.csv")
     g = df.groupby(["model", "distribution", "locations", "param", "method"])["fraction"].mean().reset_index()
     models, Cs = cfg["models"], cfg["locations"]
-    fig = Figure(figsize=(4.2 * len(Cs) * 2, 3.4 * len(models)), dpi=80)
-    axes = fig.subplots(len(models), 2 * len(Cs), squeeze=False)
+    fig, axes = figure(len(models), 2 * len(Cs), size=(4.2 * len(Cs) * 2, 3.4 * len(models)), dpi=80)
     for r, model in enumerate(models):
-        col = 0
-        for dist in DISTRIBUTIONS:
-            for C in Cs:
-                ax = axes[r][col]
-                col += 1
-                for m, style in zip(METHODS, ("s:", "o--", "D-"), strict=True):
-                    p = g[(g.model == model) & (g.distribution == dist) & (g.locations == C) & (g.method == m)]
-                    ax.plot(p["param"], 100 * p["fraction"], style, label=m, ms=4)
-                ax.set_title(f"{model}, {dist}, |C|={C}", fontsize=9)
-                ax.set_xlabel("p" if dist == "uniform" else "alpha")
-                ax.grid(alpha=0.3)
-        axes[r][0].set_ylabel("% re-identified with certainty")
-    axes[0][0].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(d / "optimal-gap.png")
+        for col, (dist, C) in enumerate((dist, C) for dist in DISTRIBUTIONS for C in Cs):
+            ax = axes[r][col]
+            for m, style in zip(METHODS, ("s:", "o--", "D-"), strict=True):
+                p = g[(g.model == model) & (g.distribution == dist) & (g.locations == C) & (g.method == m)]
+                ax.plot(p["param"], 100 * p["fraction"], style, label=m, ms=4)
+            label(ax, title=f"{model}, {dist}, |C|={C}", title_size=9, xlabel="p" if dist == "uniform" else "alpha",
+                  ylabel="% re-identified with certainty" if col == 0 else None, legend=r == 0 and col == 0)
+    save(fig, d / "optimal-gap.png")
 
     piv = df.pivot_table(index=["model", "distribution", "locations", "param", "run"], columns="method",
                          values="reidentified").reset_index()

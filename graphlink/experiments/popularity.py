@@ -8,22 +8,14 @@ re-identified by REIDIT-C (unique trail, Alg. 2/3, by sorting). O(runs · |C| ·
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from graphlink.experiments.common import (
-    ExperimentResult,
-    ProgressArg,
-    out_dir,
-    parallel_map,
-    preset,
-    reidit_c_matrix,
-    task_seed,
-)
+from graphlink.experiments.common import ExperimentResult, RunSettings, reidit_c_matrix, task_seed, with_presets
+from graphlink.experiments.figures import figure, label, save
 from graphlink.experiments.registry import experiment
+from graphlink.fileio import write_frame
 from graphlink.simulate import zipf_population
 
 #: (subjects, locations): many subjects per location (like CF) and few (like Homenet, ratio -> 0)
@@ -49,40 +41,30 @@ def _measure(task: tuple) -> list[dict[str, Any]]:
 
 @experiment("popularity", "Figures 5.5/5.6: REIDIT-C as Zipf locations are added most->least visited and "
             "the reverse")
-def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "experiments", small: bool = False,
-        progress: ProgressArg = None, workers: int | None = None) -> ExperimentResult:
+@with_presets(SMALL, FULL)
+def run(s: RunSettings) -> ExperimentResult:
     """Write ``popularity.csv`` (per run) and ``popularity.png`` (means ± sd, both orders)."""
-    from matplotlib.figure import Figure
-
-    cfg = preset(small, runs, SMALL, FULL)
-    d = out_dir(out)
-    tasks = [(n, C, cfg["alpha"], seed + 7919 * i, r) for i, (n, C) in enumerate(cfg["populations"])
+    cfg, d = s.cfg, s.out
+    tasks = [(n, C, cfg["alpha"], s.seed + 7919 * i, r) for i, (n, C) in enumerate(cfg["populations"])
              for r in range(cfg["runs"])]
-    parts = parallel_map(_measure, tasks, workers=1 if small else workers, progress=progress,
-                         description="popularity")
-    df = pd.DataFrame([r for p in parts for r in p])
-    df.to_csv(d / "popularity.csv", index=False)
+    df = s.rows(_measure, tasks, "popularity")
+    write_frame(df, d / "popularity.csv")
     g = df.groupby(["population", "subjects", "locations", "order", "locations_added"]).agg(
         discovered=("discovered", "mean"), reidentified=("reidentified", "mean"),
         sd=("reidentified", "std")).reset_index()
     g["sd"] = g["sd"].fillna(0.0)
     pops = list(dict.fromkeys(df["population"]))
-    fig = Figure(figsize=(10, 3.8 * len(pops)), dpi=80)
-    axes = fig.subplots(len(pops), 2, squeeze=False)
+    fig, axes = figure(len(pops), 2, size=(10, 3.8 * len(pops)), dpi=80)
     for r, pop in enumerate(pops):
         for ax, order, fig_no in zip(axes[r], ORDERS, ("5.5", "5.6"), strict=True):
             p = g[(g.population == pop) & (g.order == order)]
             ax.plot(p["locations_added"], p["discovered"], color="gray", label="discovered (theoretical max)")
             ax.errorbar(p["locations_added"], p["reidentified"], yerr=p["sd"], color="tab:blue", lw=1.2,
                         elinewidth=0.5, label="re-identified (REIDIT-C)")
-            ax.set_title(f"Figure {fig_no} ({order.replace('-', ' ')}): {pop}", fontsize=10)
-            ax.set_xlabel("number of locations added (by popularity rank)")
-            ax.set_ylabel("subjects")
-            ax.grid(alpha=0.3)
-    axes[0][0].legend(fontsize=8)
-    fig.suptitle(f"Zipf alpha = {cfg['alpha']}, {cfg['runs']} populations each")
-    fig.tight_layout()
-    fig.savefig(d / "popularity.png")
+            label(ax, title=f"Figure {fig_no} ({order.replace('-', ' ')}): {pop}", title_size=10,
+                  xlabel="number of locations added (by popularity rank)", ylabel="subjects",
+                  legend=ax is axes[0][0])
+    save(fig, d / "popularity.png", suptitle=f"Zipf alpha = {cfg['alpha']}, {cfg['runs']} populations each")
 
     lines, summary = [], {}
     for pop in pops:

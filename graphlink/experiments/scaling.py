@@ -14,23 +14,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from graphlink.errors import ModelAssumptionError
-from graphlink.experiments.common import (
-    ExperimentResult,
-    ProgressArg,
-    out_dir,
-    parallel_map,
-    population_trails,
-    preset,
-    task_seed,
-)
+from graphlink.experiments.common import ExperimentResult, RunSettings, population_trails, task_seed, with_presets
+from graphlink.experiments.figures import figure, label, save
 from graphlink.experiments.registry import experiment
+from graphlink.fileio import write_frame
 from graphlink.simulate import draw_population
 
 SITE_PROFILE = 0.5 * np.arange(1, 25, dtype=float) ** -0.6
@@ -76,24 +68,19 @@ def _measure(task: tuple) -> list[dict[str, Any]]:
 
 @experiment("scaling", "Figure 5.9: REIDIT-C/I re-identified counts and runtimes for 1e2..1e6 subjects over "
             "24/48/72 locations")
-def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "experiments", small: bool = False,
-        progress: ProgressArg = None, workers: int | None = None) -> ExperimentResult:
+@with_presets(SMALL, FULL)
+def run(s: RunSettings) -> ExperimentResult:
     """Write ``scaling.csv`` and ``scaling.png`` (% re-identified and seconds vs log10 population)."""
-    from matplotlib.figure import Figure
-
-    cfg = preset(small, runs, SMALL, FULL)
-    d = out_dir(out)
-    tasks = [(n, w, seed, r) for n in cfg["sizes"] for w in cfg["copies"] for r in range(cfg["runs"])]
+    cfg, d = s.cfg, s.out
+    tasks = [(n, w, s.seed, r) for n in cfg["sizes"] for w in cfg["copies"] for r in range(cfg["runs"])]
     tasks.sort(key=lambda t: -t[0] * t[1])
     # the largest populations need the memory of the whole machine: run them one at a time
-    parts = parallel_map(_measure, tasks, workers=1 if small or max(cfg["sizes"]) > 100_000 else workers,
-                         progress=progress, description="scaling")
-    df = pd.DataFrame([r for p in parts for r in p]).sort_values(["algorithm", "locations", "subjects", "run"])
-    df.to_csv(d / "scaling.csv", index=False)
+    df = s.rows(_measure, tasks, "scaling", serial=max(cfg["sizes"]) > 100_000)
+    df = df.sort_values(["algorithm", "locations", "subjects", "run"])
+    write_frame(df, d / "scaling.csv")
     g = df.groupby(["algorithm", "locations", "subjects"]).agg(fraction=("fraction", "mean"),
                                                                 seconds=("seconds", "mean")).reset_index()
-    fig = Figure(figsize=(11, 7), dpi=85)
-    axes = fig.subplots(2, 2)
+    fig, axes = figure(2, 2, size=(11, 7), dpi=85)
     slopes: dict[str, float] = {}
     for c, alg in enumerate(("REIDIT-C", "REIDIT-I")):
         for C in sorted(g["locations"].unique()):
@@ -104,16 +91,11 @@ def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "exp
             axes[1][c].plot(x, p["seconds"], "o-", label=f"{C} locations")
             if len(x) > 1:
                 slopes[f"{alg}_{C}"] = float(np.polyfit(x, p["fraction"].to_numpy(), 1)[0])
-        axes[0][c].set_title(f"Figure 5.9({'ab'[c]}): {alg}")
-        axes[0][c].set_ylabel("% re-identified")
-        axes[1][c].set_ylabel("seconds (trails + links + algorithm)")
+        label(axes[0][c], title=f"Figure 5.9({'ab'[c]}): {alg}", xlabel="log10(population)",
+              ylabel="% re-identified", legend=True)
+        label(axes[1][c], xlabel="log10(population)", ylabel="seconds (trails + links + algorithm)", legend=True)
         axes[1][c].set_yscale("log")
-        for ax in (axes[0][c], axes[1][c]):
-            ax.set_xlabel("log10(population)")
-            ax.grid(alpha=0.3)
-            ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(d / "scaling.png")
+    save(fig, d / "scaling.png")
     text = ("slope of the re-identified fraction per log10(population): " +
             ", ".join(f"{k}: {v:+.2f}" for k, v in slopes.items()) +
             "\nthesis (REIDIT-I, Homenet profile): ≈ −0.27, −0.20, −0.08 for 24, 48, 72 locations (falling with "

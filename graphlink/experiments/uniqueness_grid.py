@@ -29,13 +29,15 @@ from graphlink.experiments.common import (
     ExperimentResult,
     ProgressArg,
     fmt_pct,
+    gather_rows,
     out_dir,
-    parallel_map,
     preset,
     reidit_c_matrix,
     task_seed,
 )
+from graphlink.experiments.figures import figure, label, mean_sd, save
 from graphlink.experiments.registry import experiment
+from graphlink.fileio import write_frame, write_text
 from graphlink.simulate import draw_population, zipf_probabilities
 
 FULL = {"subjects": 1000, "runs": 100,
@@ -151,14 +153,13 @@ def compute_grid(*, runs: int | None, seed: int, out: Path, small: bool, progres
              for C in cfg["locations"]]
     # longest tasks first keeps both workers busy
     tasks.sort(key=lambda t: -t[2])
-    parts = parallel_map(_measure, tasks, workers=workers if not small else 1, progress=progress,
-                         description="uniqueness grid")
-    runs_df = pd.DataFrame([r for part in parts for r in part])
+    runs_df = gather_rows(_measure, tasks, workers=workers if not small else 1, progress=progress,
+                          description="uniqueness grid")
     summary = summarise(runs_df)
-    runs_df.sort_values(["algorithm", "distribution", "locations", "param", "run"]).to_csv(
-        out / "uniqueness-grid-runs.csv", index=False)
-    summary.to_csv(cache, index=False)
-    side.write_text(json.dumps(settings))
+    write_frame(runs_df.sort_values(["algorithm", "distribution", "locations", "param", "run"]),
+                out / "uniqueness-grid-runs.csv")
+    write_frame(summary, cache)
+    write_text(side, json.dumps(settings))
     return summary
 
 
@@ -166,37 +167,31 @@ def plot_grid(summary: pd.DataFrame, path: Path) -> None:
     """Figures 5.12–5.15 as one PNG: rows = algorithm, columns = distribution, one curve per |C| (mean ± sd),
     the exact uniform REIDIT-C curves dashed; plus one small-multiples PNG per panel with entropy on a
     second axis (the thesis's layout)."""
-    from matplotlib.figure import Figure
+    from matplotlib import colormaps
 
     Cs = sorted(summary["locations"].unique())
-    cmap = __import__("matplotlib").colormaps["viridis"]
-    fig = Figure(figsize=(11, 8), dpi=90)
-    axes = fig.subplots(2, 2, sharey=True)
+    cmap = colormaps["viridis"]
+    fig, axes = figure(2, 2, size=(11, 8), sharey=True)
     for r, alg in enumerate(ALGORITHMS):
         for c, dist in enumerate(DISTRIBUTIONS):
             ax = axes[r][c]
             part = summary[(summary.algorithm == alg) & (summary.distribution == dist)]
+            exact = alg == "REIDIT-C" and dist == "uniform"
             for k, C in enumerate(Cs):
                 d = part[part.locations == C].sort_values("param")
                 if d.empty:
                     continue
                 col = cmap(k / max(1, len(Cs) - 1))
-                ax.errorbar(d["param"], 100 * d["mean"], yerr=100 * d["sd"], color=col, marker="o", ms=3,
-                            capsize=2, lw=1.2, label=f"|C|={C}")
-                if alg == "REIDIT-C" and dist == "uniform":
+                mean_sd(ax, d["param"], 100 * d["mean"], 100 * d["sd"], color=col, lw=1.2, label=f"|C|={C}")
+                if exact:
                     ax.plot(d["param"], 100 * d["exact"], color=col, ls="--", lw=0.9)
-            ax.set_title(f"{alg}, {dist}" + (" (dashed: exact)" if alg == "REIDIT-C" and dist == "uniform"
-                                                else ""))
-            ax.set_xlabel("p" if dist == "uniform" else "alpha")
-            ax.grid(alpha=0.3)
-            if c == 0:
-                ax.set_ylabel("% of subjects re-identified")
+            label(ax, title=f"{alg}, {dist}" + (" (dashed: exact)" if exact else ""),
+                  xlabel="p" if dist == "uniform" else "alpha",
+                  ylabel="% of subjects re-identified" if c == 0 else None)
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, fontsize=8, loc="center right")
-    fig.suptitle(f"Figures 5.12–5.15 reproduced: {int(summary['subjects'].iloc[0])} subjects, "
-                 f"{int(summary['runs'].iloc[0])} populations per point")
-    fig.tight_layout(rect=(0, 0, 0.9, 1))
-    fig.savefig(path)
+    save(fig, path, suptitle=f"Figures 5.12–5.15 reproduced: {int(summary['subjects'].iloc[0])} subjects, "
+         f"{int(summary['runs'].iloc[0])} populations per point", rect=(0, 0, 0.9, 1))
 
     for alg in ALGORITHMS:
         for dist in DISTRIBUTIONS:
@@ -205,12 +200,11 @@ def plot_grid(summary: pd.DataFrame, path: Path) -> None:
                 continue
             ncol = min(5, len(Cs))
             nrow = int(np.ceil(len(Cs) / ncol))
-            fig = Figure(figsize=(3 * ncol, 2.6 * nrow), dpi=80)
-            axs = np.atleast_1d(fig.subplots(nrow, ncol, squeeze=False)).ravel()
+            fig, axs = figure(nrow, ncol, size=(3 * ncol, 2.6 * nrow), dpi=80)
+            axs = axs.ravel()
             for ax, C in zip(axs, Cs, strict=False):
                 d = part[part.locations == C].sort_values("param")
-                ax.errorbar(d["param"], 100 * d["mean"], yerr=100 * d["sd"], color="tab:blue", marker="o",
-                            ms=3, capsize=2)
+                mean_sd(ax, d["param"], 100 * d["mean"], 100 * d["sd"], color="tab:blue")
                 if alg == "REIDIT-C":
                     ax.plot(d["param"], 100 * d["exact"], color="black", ls="--", lw=0.8)
                 ax.set_ylim(-3, 103)
@@ -221,10 +215,9 @@ def plot_grid(summary: pd.DataFrame, path: Path) -> None:
                 ax.tick_params(labelsize=7)
             for ax in axs[len(Cs):]:
                 ax.set_visible(False)
-            fig.suptitle(f"{alg}, {dist}: % re-identified (blue, ±1 sd; dashed = exact/bound) and "
-                         f"entropy H(X) in bits (red, right axis)", fontsize=10)
-            fig.tight_layout()
-            fig.savefig(path.with_name(f"{path.stem}-{alg.lower()}-{dist}.png"))
+            save(fig, path.with_name(f"{path.stem}-{alg.lower()}-{dist}.png"), suptitle_size=10,
+                 suptitle=f"{alg}, {dist}: % re-identified (blue, ±1 sd; dashed = exact/bound) and "
+                 "entropy H(X) in bits (red, right axis)")
 
 
 def thesis_comparison(summary: pd.DataFrame) -> tuple[str, dict[str, float]]:

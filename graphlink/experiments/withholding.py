@@ -10,21 +10,14 @@ re-identified (mean ± sd). O(runs · |miss| · |k| · (n·|C| + E)).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from graphlink.experiments.common import (
-    ExperimentResult,
-    ProgressArg,
-    out_dir,
-    parallel_map,
-    population_trails,
-    preset,
-    task_seed,
-)
+from graphlink.experiments.common import ExperimentResult, RunSettings, population_trails, task_seed, with_presets
+from graphlink.experiments.figures import figure, label, mean_sd, save
 from graphlink.experiments.registry import experiment
+from graphlink.fileio import write_frame
 from graphlink.simulate import Population, zipf_population
 
 FULL = {"subjects": 1000, "locations": 40, "alpha": 0.6, "runs": 20, "steps": list(range(4, 41, 4)),
@@ -64,41 +57,29 @@ def _measure(task: tuple) -> list[dict[str, Any]]:
 
 @experiment("withholding", "Figure 5.8: REIDIT-I as the reserved side withholds records with miss = 0.1, "
             "0.5, 0.9")
-def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "experiments", small: bool = False,
-        progress: ProgressArg = None, workers: int | None = None) -> ExperimentResult:
+@with_presets(SMALL, FULL)
+def run(s: RunSettings) -> ExperimentResult:
     """Write ``withholding.csv`` (per run) and ``withholding.png`` (one panel per miss)."""
-    from matplotlib.figure import Figure
-
-    cfg = preset(small, runs, SMALL, FULL)
-    d = out_dir(out)
+    cfg, d = s.cfg, s.out
     # the same populations (visits) for every miss: the seed does not depend on miss (common random numbers)
-    tasks = [(cfg["subjects"], cfg["locations"], cfg["alpha"], m, cfg["steps"], seed, r, mi)
+    tasks = [(cfg["subjects"], cfg["locations"], cfg["alpha"], m, cfg["steps"], s.seed, r, mi)
              for mi, m in enumerate(cfg["miss"]) for r in range(cfg["runs"])]
-    parts = parallel_map(_measure, tasks, workers=1 if small else workers, progress=progress,
-                         description="withholding")
-    df = pd.DataFrame([r for p in parts for r in p])
-    df.to_csv(d / "withholding.csv", index=False)
+    df = s.rows(_measure, tasks, "withholding")
+    write_frame(df, d / "withholding.csv")
     g = df.groupby(["miss", "locations"]).agg(
         deidentified_trails=("deidentified_trails", "mean"), identified_trails=("identified_trails", "mean"),
         reidentified=("reidentified", "mean"), sd=("reidentified", "std")).reset_index()
     g["sd"] = g["sd"].fillna(0.0)
-    fig = Figure(figsize=(12, 3.8), dpi=85)
-    axes = fig.subplots(1, len(cfg["miss"]), sharey=True, squeeze=False)[0]
-    for ax, miss in zip(axes, cfg["miss"], strict=True):
+    fig, axes = figure(1, len(cfg["miss"]), size=(12, 3.8), dpi=85, sharey=True)
+    for i, (ax, miss) in enumerate(zip(axes[0], cfg["miss"], strict=True)):
         p = g[g.miss == miss]
         ax.plot(p["locations"], p["deidentified_trails"], color="gray", label="de-identified trails")
         ax.plot(p["locations"], p["identified_trails"], color="tab:orange", label="identified trails (reserved)")
-        ax.errorbar(p["locations"], p["reidentified"], yerr=p["sd"], color="tab:blue", marker="o", ms=3,
-                    capsize=2, label="re-identified (REIDIT-I)")
-        ax.set_title(f"miss = {miss}")
-        ax.set_xlabel("locations (most to least visited)")
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("trails")
-    axes[0].legend(fontsize=8)
-    fig.suptitle(f"Figure 5.8 reproduced: Zipf alpha={cfg['alpha']}, {cfg['subjects']} subjects, "
-                 f"{cfg['runs']} populations per point")
-    fig.tight_layout()
-    fig.savefig(d / "withholding.png")
+        mean_sd(ax, p["locations"], p["reidentified"], p["sd"], color="tab:blue", label="re-identified (REIDIT-I)")
+        label(ax, title=f"miss = {miss}", xlabel="locations (most to least visited)",
+              ylabel="trails" if i == 0 else None, legend=i == 0)
+    save(fig, d / "withholding.png", suptitle=f"Figure 5.8 reproduced: Zipf alpha={cfg['alpha']}, "
+         f"{cfg['subjects']} subjects, {cfg['runs']} populations per point")
 
     last = g[g.locations == max(cfg["steps"])]
     half = []

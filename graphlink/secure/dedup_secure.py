@@ -122,6 +122,44 @@ def _validate(gamma, h_omega, k):
         raise ReleaseError("identified and encrypted databases must cover the same locations")
 
 
+@dataclass
+class _Working:
+    """The sTTP's working copies for Algorithms 12/14 after Contributor-Clean and the first Explicit-Clean:
+    Γ' (``gamma_p``), Θ (``theta``), the seeded tie orders, and the allocation built so far."""
+
+    k: int
+    gamma_p: dict[str, set]
+    theta: dict[str, set]
+    id_order: dict
+    enc_order: dict
+    after_contributor_clean: dict[str, int]
+    trace: list[str]
+    returns: dict[str, list]
+    protectors: dict[str, list[str]]
+
+    @classmethod
+    def start(cls, gamma: Mapping[str, set], h_omega: Mapping[str, set], k: int, seed: int | None) -> _Working:
+        """Validate, run Contributor-Clean (Alg. 13) and Explicit-Clean (Proc. 8).  O(|C|²·s)."""
+        _validate(gamma, h_omega, k)
+        trace: list[str] = []
+        id_order, enc_order, _ = _orders(gamma, h_omega, seed)
+        gamma_p = {c: set(gamma[c]) for c in h_omega}
+        theta = contributor_clean(gamma, h_omega, k, trace)
+        after_cc = {c: len(v) for c, v in theta.items()}
+        _explicit_clean(gamma_p, theta, k, list(theta), trace)
+        return cls(k, gamma_p, theta, id_order, enc_order, after_cc, trace, {c: [] for c in h_omega},
+                   {c: [] for c in h_omega})
+
+    def pick(self, p: str, n_protectees: int, n_protectors: int) -> tuple[list, list]:
+        """Location p's least-frequent protectees (from θ_p) and protectors (from γ'_p).  O(s log s)."""
+        return (_least_frequent(self.theta[p], self.theta, n_protectees, self.enc_order),
+                _least_frequent(self.gamma_p[p], self.gamma_p, n_protectors, self.id_order))
+
+    def result(self, method: str) -> SecureDedupResult:
+        return SecureDedupResult(method, self.k, self.returns, self.protectors, self.after_contributor_clean,
+                                 self.trace)
+
+
 def greedy_dedup_secure(gamma: Mapping[str, set], h_omega: Mapping[str, set], k: int,
                         seed: int | None = None) -> SecureDedupResult:
     """Algorithm 12 Greedy-Dedup-Secure(Γ, h(Ω), k) run by the sTTP on ciphertexts.
@@ -130,30 +168,22 @@ def greedy_dedup_secure(gamma: Mapping[str, set], h_omega: Mapping[str, set], k:
     deduplicated (Lemma 15), every non-empty h(ω_c') has ≥ k elements and ≥ as many protectors (Lemma 16).
     External/central/contributor k-unlinkability are *checked* separately (see ``unlinkability``), never
     assumed. Complexity: see module doc."""
-    _validate(gamma, h_omega, k)
-    trace: list[str] = []
-    id_order, enc_order, _ = _orders(gamma, h_omega, seed)
-    gamma_p = {c: set(gamma[c]) for c in h_omega}
-    theta = contributor_clean(gamma, h_omega, k, trace)
-    after_cc = {c: len(v) for c, v in theta.items()}
-    _explicit_clean(gamma_p, theta, k, list(theta), trace)
-    returns: dict[str, list] = {c: [] for c in h_omega}
-    protectors: dict[str, list[str]] = {c: [] for c in h_omega}
+    w = _Working.start(gamma, h_omega, k, seed)
+    gamma_p, theta, returns, protectors, trace = w.gamma_p, w.theta, w.returns, w.protectors, w.trace
     while True:
         cand = [c for c in theta if len(theta[c]) >= k]
         if not cand:
             break
         p = min(cand, key=lambda c: (len(theta[c]), list(theta).index(c)))
         n_alloc = min(len(theta[p]), len(gamma_p[p]))
-        chosen = _least_frequent(theta[p], theta, n_alloc, enc_order)
-        prot = _least_frequent(gamma_p[p], gamma_p, max(n_alloc, k), id_order)
+        chosen, prot = w.pick(p, n_alloc, max(n_alloc, k))
         returns[p], protectors[p] = chosen, prot
         trace.append(f"allocate {p}: {len(chosen)} protectees, {len(prot)} protectors")
         theta[p] = set()
         gamma_p[p] = set()
         _reduce(gamma_p, theta, prot, chosen)
         _explicit_clean(gamma_p, theta, k, list(theta), trace)
-    return SecureDedupResult("greedy-dedup-secure", k, returns, protectors, after_cc, trace)
+    return w.result("greedy-dedup-secure")
 
 
 def force_dedup_secure(gamma: Mapping[str, set], h_omega: Mapping[str, set], k: int,
@@ -161,15 +191,8 @@ def force_dedup_secure(gamma: Mapping[str, set], h_omega: Mapping[str, set], k: 
     """Algorithm 14 Force-Dedup-Secure(Γ, h(Ω), k): force phase (k protectees + k protectors for as many
     locations as possible, smallest |θ_c| first), then boost phase (allocated locations take Δ more
     protectees and Δ more protectors). Same guarantees and checks as Greedy-Dedup-Secure."""
-    _validate(gamma, h_omega, k)
-    trace: list[str] = []
-    id_order, enc_order, _ = _orders(gamma, h_omega, seed)
-    gamma_p = {c: set(gamma[c]) for c in h_omega}
-    theta = contributor_clean(gamma, h_omega, k, trace)
-    after_cc = {c: len(v) for c, v in theta.items()}
-    _explicit_clean(gamma_p, theta, k, list(theta), trace)
-    returns: dict[str, list] = {c: [] for c in h_omega}
-    protectors: dict[str, list[str]] = {c: [] for c in h_omega}
+    w = _Working.start(gamma, h_omega, k, seed)
+    gamma_p, theta, returns, protectors, trace = w.gamma_p, w.theta, w.returns, w.protectors, w.trace
     locs = list(theta)
     avail = list(locs)
     allocated: list[str] = []
@@ -180,8 +203,7 @@ def force_dedup_secure(gamma: Mapping[str, set], h_omega: Mapping[str, set], k: 
         p = min(cand, key=lambda c: (len(theta[c]), locs.index(c)))
         avail.remove(p)
         allocated.append(p)
-        chosen = _least_frequent(theta[p], theta, k, enc_order)
-        prot = _least_frequent(gamma_p[p], gamma_p, k, id_order)
+        chosen, prot = w.pick(p, k, k)
         returns[p], protectors[p] = list(chosen), list(prot)
         trace.append(f"force {p}: {k} protectees, {k} protectors")
         _reduce(gamma_p, theta, prot, chosen)
@@ -192,14 +214,13 @@ def force_dedup_secure(gamma: Mapping[str, set], h_omega: Mapping[str, set], k: 
             break
         p = min(cand, key=lambda c: (len(theta[c]), locs.index(c)))
         delta = min(len(theta[p]), len(gamma_p[p]))
-        chosen = _least_frequent(theta[p], theta, delta, enc_order)
-        prot = _least_frequent(gamma_p[p], gamma_p, delta, id_order)
+        chosen, prot = w.pick(p, delta, delta)
         returns[p] += chosen
         protectors[p] += prot
         trace.append(f"boost {p}: +{delta} protectees, +{delta} protectors")
         _reduce(gamma_p, theta, prot, chosen)
         theta[p] = set()
-    return SecureDedupResult("force-dedup-secure", k, returns, protectors, after_cc, trace)
+    return w.result("force-dedup-secure")
 
 
 def run_secure_dedup(method: str, gamma: Mapping[str, set], h_omega: Mapping[str, set], k: int,

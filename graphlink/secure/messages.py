@@ -55,47 +55,48 @@ class PublishIdentified(Message):
 
 
 @dataclass
-class EncryptRequest(Message):
+class _OwnedDataset(Message):
+    """A dataset of points that belongs to ``owner`` and passes through another location's multi-party key."""
+
+    owner: str = ""
+    points: list[bytes] = field(default_factory=list)
+    point_fields: ClassVar[tuple[str, ...]] = ("points",)
+
+
+@dataclass
+class _DecryptionDataset(_OwnedDataset):
+    """An owned dataset on a decryption pass: ``purpose`` check (Thm 12, in check ``round``) or return."""
+
+    purpose: str = "return"
+    round: int = 0
+
+
+@dataclass
+class EncryptRequest(_OwnedDataset):
     """Owner → location x: please encrypt this dataset with your multi-party key (SCAMD Step 2)."""
 
-    owner: str = ""
-    points: list[bytes] = field(default_factory=list)
     kind: ClassVar[str] = "encrypt-request"
-    point_fields: ClassVar[tuple[str, ...]] = ("points",)
 
 
 @dataclass
-class EncryptReply(Message):
+class EncryptReply(_OwnedDataset):
     """location x → owner: the dataset encrypted with x's multi-party key, same order."""
 
-    owner: str = ""
-    points: list[bytes] = field(default_factory=list)
     kind: ClassVar[str] = "encrypt-reply"
-    point_fields: ClassVar[tuple[str, ...]] = ("points",)
 
 
 @dataclass
-class DecryptRequest(Message):
+class DecryptRequest(_DecryptionDataset):
     """Owner → location x: please decrypt with your multi-party key. purpose: check (Thm 12) | return."""
 
-    owner: str = ""
-    purpose: str = "return"
-    round: int = 0
-    points: list[bytes] = field(default_factory=list)
     kind: ClassVar[str] = "decrypt-request"
-    point_fields: ClassVar[tuple[str, ...]] = ("points",)
 
 
 @dataclass
-class DecryptReply(Message):
+class DecryptReply(_DecryptionDataset):
     """location x → owner: the dataset decrypted with x's multi-party key, same order."""
 
-    owner: str = ""
-    purpose: str = "return"
-    round: int = 0
-    points: list[bytes] = field(default_factory=list)
     kind: ClassVar[str] = "decrypt-reply"
-    point_fields: ClassVar[tuple[str, ...]] = ("points",)
 
 
 @dataclass

@@ -18,12 +18,19 @@ Cost formulas (App. C.3.2; |L| locations; α_l check rounds, β_l own dummies, |
 from __future__ import annotations
 
 import math
+import time
 import uuid
-from dataclasses import dataclass, field
 
 from graphlink.errors import ReleaseError
-from graphlink.secure.dedup_secure import SecureDedupResult
 from graphlink.secure.parties import Behaviour, LocalNetwork, Location, SemiTrustedThirdParty
+from graphlink.secure.report import StranonResult, bandwidth_by_owner, collect, party_report
+from graphlink.secure.transport import run_processes
+
+# StranonResult, collect, party_report and bandwidth_by_owner live in graphlink.secure.report (shared with the
+# transport, so the dependency goes protocol -> transport -> report, no cycle); re-exported for callers.
+__all__ = ["StranonResult", "bandwidth_by_owner", "bandwidth_formula", "collect", "dataset_ops_formula",
+           "grab_and_go_undetected", "make_parties", "partial_switch_detection_bound", "partial_switch_undetected",
+           "party_report", "run_stranon"]
 
 
 # ------------------------------------------------------------------------------------------ closed forms
@@ -66,59 +73,6 @@ def bandwidth_formula(n_locations: int, n_data: int, n_return: int, *, alpha: in
 
 
 # ------------------------------------------------------------------------------------------ orchestration
-@dataclass
-class StranonResult:
-    """Outcome of one run: disclosed plaintext per location (empty if aborted), the sTTP's decision,
-    cost counters per party, per-owner bandwidth, detections, and each party's received-message summary."""
-
-    k: int
-    method: str
-    disclosed: dict[str, list[str]]
-    dedup: SecureDedupResult | None
-    aborted: str | None
-    detections: list[str]
-    costs: dict[str, dict]
-    bandwidth_by_owner: dict[str, int]
-    seen: dict[str, list[dict]]
-    certification: dict
-    unrecovered: dict[str, int]
-    wall_seconds: float = 0.0
-    veto_rounds: list = field(default_factory=list)
-    parties: dict = field(default_factory=dict, repr=False)
-    log: list = field(default_factory=list, repr=False)
-
-    def to_dict(self) -> dict:
-        return {"k": self.k, "method": self.method, "aborted": self.aborted, "detections": self.detections,
-                "disclosed": {c: len(v) for c, v in self.disclosed.items()},
-                "costs": self.costs, "bandwidth_records_by_owner": self.bandwidth_by_owner,
-                "certification": self.certification, "unrecovered": self.unrecovered,
-                "contributor_veto_rounds": self.veto_rounds,
-                "wall_seconds": round(self.wall_seconds, 3),
-                "contributor_clean_kept": self.dedup.after_contributor_clean if self.dedup else None,
-                "trace": self.dedup.trace if self.dedup else []}
-
-
-def bandwidth_by_owner(log: list[tuple], owner_of) -> dict[str, int]:
-    """Sum records per owning dataset (the accounting unit of C.3/C.4). ``owner_of(entry)``."""
-    out: dict[str, int] = {}
-    for entry in log:
-        o = owner_of(entry)
-        if o is not None:
-            out[o] = out.get(o, 0) + entry[3]
-    return out
-
-
-def _owner_local(entry) -> str | None:
-    sender, recipient, kind, _records, _bytes, owner = entry
-    if kind in ("encrypt-request", "decrypt-request", "encrypt-reply", "decrypt-reply"):
-        return owner
-    if kind == "submission":
-        return sender
-    if kind in ("return", "locked-return"):
-        return recipient
-    return None
-
-
 def make_parties(data: dict[str, tuple[list[str], list[str]]], k: int, method: str, *, seed: int | None = None,
                  alpha: int | dict = 0, beta: int | dict = 0, integrity: bool = True, locking: bool = False,
                  dc_size: int = 0, behaviours: dict[str, Behaviour] | None = None, certify: bool = True,
@@ -146,34 +100,6 @@ def make_parties(data: dict[str, tuple[list[str], list[str]]], k: int, method: s
     return parties
 
 
-def party_report(party) -> dict:
-    """Everything the orchestrator may learn from a finished party (no keys, no other party's data)."""
-    rep = {"name": party.name, "costs": party.costs.to_dict(), "seen": party.seen, "aborted": party.aborted}
-    if isinstance(party, SemiTrustedThirdParty):
-        rep.update(result=party.result, detections=party.detections, certification=party.certification,
-                   veto_rounds=party.veto_rounds)
-    else:
-        rep.update(disclosed=party.disclosed, unrecovered=party.unrecovered, alarm=party.alarm,
-                   report_ok=party.report_ok)
-    return rep
-
-
-def collect(reports: dict[str, dict], k: int, method: str, log: list, wall: float) -> StranonResult:
-    """Gather a ``StranonResult`` from the parties' reports (``party_report``)."""
-    sttp = reports["sTTP"]
-    locs = [c for c in reports if c != "sTTP"]
-    aborted = sttp["aborted"]
-    disclosed = {c: ([] if aborted else list(reports[c]["disclosed"])) for c in locs}
-    detections = list(sttp["detections"]) + [f"{c}: {reports[c]['alarm']}" for c in locs if reports[c]["alarm"]
-                                             and not any(reports[c]["alarm"] in d for d in sttp["detections"])]
-    return StranonResult(
-        k=k, method=method, disclosed=disclosed, dedup=sttp["result"], aborted=aborted, detections=detections,
-        costs={name: r["costs"] for name, r in reports.items()},
-        bandwidth_by_owner=bandwidth_by_owner(log, _owner_local), seen={n: r["seen"] for n, r in reports.items()},
-        certification=sttp["certification"], unrecovered={c: reports[c]["unrecovered"] for c in locs},
-        wall_seconds=wall, log=log, veto_rounds=sttp.get("veto_rounds", []))
-
-
 def run_stranon(data: dict[str, tuple[list[str], list[str]]], k: int, method: str = "greedy-dedup-secure", *,
                 seed: int | None = None, alpha: int | dict = 1, beta: int | dict = 2, integrity: bool = True,
                 locking: bool = True, dc_size: int = 8, behaviours: dict[str, Behaviour] | None = None,
@@ -185,11 +111,7 @@ def run_stranon(data: dict[str, tuple[list[str], list[str]]], k: int, method: st
     processes=False: in-process parties exchanging encoded frames (``LocalNetwork``).
     processes=True: every party in its own OS process, talking over 127.0.0.1 TCP (``transport``).
     Cost: ≈ (|L| + 2 + Σα) scalar multiplications per record plus the secure DEDUP (see dedup_secure)."""
-    import time
-
     if processes:
-        from graphlink.secure.transport import run_processes
-
         return run_processes(data, k, method, seed=seed, alpha=alpha, beta=beta, integrity=integrity,
                              locking=locking, dc_size=dc_size, behaviours=behaviours, certify=certify,
                              certify_limit=certify_limit, pairs=pairs, contributor_veto=contributor_veto)

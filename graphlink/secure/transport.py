@@ -24,6 +24,8 @@ import time
 import uuid
 
 from graphlink.secure import messages as M
+from graphlink.secure.parties import Location, SemiTrustedThirdParty, send_frame
+from graphlink.secure.report import StranonResult, collect, party_report
 
 _LEN = struct.Struct(">I")
 
@@ -62,17 +64,13 @@ def _acceptor(server: socket.socket, q: queue.Queue) -> None:
         threading.Thread(target=_reader, args=(conn, q), daemon=True).start()
 
 
-def _build_party(spec: dict):
-    from graphlink.secure.parties import Location, SemiTrustedThirdParty
-
+def _build_party(spec: dict) -> Location | SemiTrustedThirdParty:
     kind = spec.pop("kind")
     return Location(**spec) if kind == "location" else SemiTrustedThirdParty(**spec)
 
 
 def party_main(spec: dict, conn) -> None:
     """Entry point of one party process."""
-    from graphlink.secure.protocol import party_report
-
     party = _build_party(dict(spec))
     server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -87,9 +85,8 @@ def party_main(spec: dict, conn) -> None:
 
     def send(msgs) -> None:
         for m in msgs:
-            frame = M.encode(m)
-            party.account_sent(m, len(frame))
-            sent_log.append((m.sender, m.recipient, m.kind, M.n_records(m), len(frame), getattr(m, "owner", None)))
+            frame, entry = send_frame(party, m)
+            sent_log.append(entry)
             s = out_socks.get(m.recipient)
             if s is None:
                 s = socket.create_connection(("127.0.0.1", directory[m.recipient]))
@@ -131,10 +128,8 @@ def party_main(spec: dict, conn) -> None:
 
 def run_processes(data, k: int, method: str, *, seed=None, alpha=0, beta=0, integrity=True, locking=False,
                   dc_size=0, behaviours=None, certify=True, certify_limit=4_000_000, pairs=None,
-                  contributor_veto=False, timeout: float = 3600.0):
+                  contributor_veto=False, timeout: float = 3600.0) -> StranonResult:
     """Run STRANON with every party in its own process over loopback TCP; returns a ``StranonResult``."""
-    from graphlink.secure.protocol import collect
-
     session = uuid.uuid4().hex
     locs = list(data)
     behaviours = behaviours or {}

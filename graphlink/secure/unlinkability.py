@@ -150,25 +150,24 @@ def central_view(locations, gamma, h_omega, returns: Mapping[str, Sequence], k: 
     for i, j in zip(ei.tolist(), ej.tolist(), strict=True):
         q[j].add(i)
     right, null_flags, bi, bj = [], [], [], []
+
+    def add_block(names: list[str], ciphertexts: list[int], null: bool) -> None:
+        # P maps each of these disclosed trails to every ciphertext of the block, so each is linked to
+        # every identity Q links to any of them
+        nb = set().union(*(q[y] for y in ciphertexts)) if ciphertexts else set()
+        for name in names:
+            bi.extend(nb)
+            bj.extend([len(right)] * len(nb))
+            right.append(name)
+            null_flags.append(null)
+
     returned = set()
     for loc in locations:
         grp = [nidx[y] for y in returns.get(loc, [])]
         returned.update(grp)
-        nb = set().union(*(q[y] for y in grp)) if grp else set()
-        for t in range(len(grp)):
-            r = len(right)
-            right.append(f"{loc}#disclosed{t}")
-            null_flags.append(False)
-            bi.extend(nb)
-            bj.extend([r] * len(nb))
+        add_block([f"{loc}#disclosed{t}" for t in range(len(grp))], grp, False)
     suppressed = [y for y in range(len(n_keys)) if y not in returned]
-    nb = set().union(*(q[y] for y in suppressed)) if suppressed else set()
-    for t in range(len(suppressed)):
-        r = len(right)
-        right.append(f"null#{t}")
-        null_flags.append(True)
-        bi.extend(nb)
-        bj.extend([r] * len(nb))
+    add_block([f"null#{t}" for t in range(len(suppressed))], suppressed, True)
     return audit_graph("central", k, m_keys, right, np.array(bi, np.int64), np.array(bj, np.int64),
                        null_right=np.array(null_flags, bool), n_full_null=max(0, len(m_keys) - len(n_keys)))
 

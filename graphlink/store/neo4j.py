@@ -16,7 +16,8 @@ so every node carries ``release`` and every lookup is scoped to one release::
     (:Analysis {run, release, kind, method, params, at, ...})-[:ON]->(:Release)     provenance of each run
 
 Connection: ``NEO4J_URI`` / ``NEO4J_AUTH`` (``user/password`` or ``none``) override everything; otherwise the
-project-local server started by ``graphlink neo4j start`` (its state file), else ``bolt://127.0.0.1:7687``.
+project-local server started by ``graphlink neo4j start`` (its state file), else ``bolt://127.0.0.1:7687``, with
+the password generated for it (``.graphlink/neo4j/password``, see :func:`resolve_auth`).
 Every failure surfaces as a one-line :class:`graphlink.errors.StoreError`.
 """
 
@@ -36,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from graphlink.errors import StoreError
-from graphlink.store import cypherlib, server
+from graphlink.store import cypherlib, guard, server
 
 DATABASE = os.environ.get("NEO4J_DATABASE", "neo4j")
 BATCH = 10_000
@@ -67,6 +68,23 @@ def resolve_uri(uri: str | None = None) -> str:
             or f"bolt://127.0.0.1:{server.DEFAULT_BOLT_PORT}")
 
 
+def _env_sets_auth() -> bool:
+    return bool(os.environ.get("NEO4J_AUTH") or os.environ.get("NEO4J_PASSWORD"))
+
+
+def resolve_auth(uri: str) -> tuple[str, str] | None:
+    """Credentials for ``uri`` when none are passed: ``NEO4J_AUTH`` (or ``NEO4J_USER``/``NEO4J_PASSWORD``) when
+    set, for any server; else the project's local server gets its generated password (when ``uri`` is the one
+    in its state file, or the default ``bolt://127.0.0.1:7687`` while none is recorded); else none. The local
+    password is never sent to another server."""
+    if _env_sets_auth():
+        return env_auth()
+    local = server.local_uri()
+    if uri == local or (local is None and uri == f"bolt://127.0.0.1:{server.DEFAULT_BOLT_PORT}"):
+        return server.local_auth()
+    return None
+
+
 def _hint(uri: str) -> str:
     if os.environ.get("NEO4J_URI"):
         return "check NEO4J_URI / NEO4J_AUTH"
@@ -74,12 +92,41 @@ def _hint(uri: str) -> str:
 
 
 def connect(uri: str | None = None, auth: Any = None) -> Store:
-    """Open a :class:`Store` and check that the server answers; StoreError (one line) if it does not."""
+    """Open the Neo4j store and check that the server answers.
+
+    Parameters
+    ----------
+    uri : str, optional
+        Bolt URI; default ``NEO4J_URI``, else the project's local server (``graphlink neo4j start``).
+    auth : tuple, optional
+        ``(user, password)``; default ``NEO4J_AUTH``, else the local server's credentials.
+
+    Returns
+    -------
+    Store
+        Loads releases (idempotent, batched), writes results back, runs Cypher (read-only unless asked).
+
+    Raises
+    ------
+    StoreError
+        One line: the server does not answer, refuses the credentials, or the URI is invalid.
+
+    Examples
+    --------
+    Needs a running server (the live tests cover these calls):
+
+    >>> import graphlink as gl
+    >>> with gl.connect() as store:                                        # doctest: +SKIP
+    ...     store.load_release(gl.thesis_example(), name="fig34")
+    ...     store.run_file("reidit_c", {"release": "fig34"})
+    """
     from neo4j import GraphDatabase, exceptions
 
     uri = resolve_uri(uri)
+    local_password = auth is None and not _env_sets_auth()
     if auth is None:
-        auth = env_auth()
+        auth = resolve_auth(uri)
+    local_password = local_password and auth is not None
     try:
         driver = GraphDatabase.driver(uri, auth=auth, connection_timeout=5,
                                       notifications_min_severity="OFF")
@@ -89,6 +136,10 @@ def connect(uri: str | None = None, auth: Any = None) -> Store:
         driver.verify_connectivity()
     except exceptions.AuthError:
         driver.close()
+        if local_password:
+            raise StoreError(f"Neo4j at {uri} refused the password in {server.Paths.default().password_file}; "
+                             "if the file was lost or replaced, run `graphlink neo4j stop` and "
+                             "`graphlink neo4j reset-password`") from None
         raise StoreError(f"Neo4j at {uri} refused the credentials; set NEO4J_AUTH=user/password "
                          "(or NEO4J_AUTH=none)") from None
     except Exception as exc:  # ServiceUnavailable, DNS, TLS, handshake
@@ -400,10 +451,14 @@ class Store:
         The text may be a whole library file: ``// @param name=default`` defaults fill parameters not given,
         and several ``;``-terminated statements run in order (every one of them checked as below).
 
-        Read-only unless ``write=True``: the query is first planned with ``EXPLAIN`` and refused (StoreError)
-        if its plan writes data or schema; it then runs in a READ access-mode session, which the server
-        enforces as well. ``write=True`` runs it in an auto-commit transaction (so ``CALL {...} IN
-        TRANSACTIONS`` works).
+        Read-only unless ``write=True``, behind three locks (docs/security.md): :func:`graphlink.store.guard.check`
+        refuses ``LOAD CSV``, file/URL and dynamic-Cypher procedures, administration and schema commands and
+        ``CALL {...} IN TRANSACTIONS`` from the text; the query is then planned with ``EXPLAIN`` and refused
+        unless its query type is read (``r``); it finally runs in a READ access-mode session, which the server
+        enforces as well. Refusals raise :class:`graphlink.store.guard.QueryRefusedError` (a StoreError).
+        ``write=True`` keeps the first lock's every-mode rules (no file/URL access, no administration) and runs
+        the query in an auto-commit transaction (so ``CALL {...} IN TRANSACTIONS`` works). Parameters travel
+        separately from the text and are never spliced into it.
         """
         cf = cypherlib.parse_text(query)
         params = cf.resolve_params(params)
@@ -415,14 +470,16 @@ class Store:
     def _run_one(self, query: str, params: dict, write: bool) -> pd.DataFrame:
         from neo4j import READ_ACCESS, WRITE_ACCESS, exceptions
 
+        guard.check(query, write=write)
         try:
             if not write:
                 with self.driver.session(database=DATABASE, default_access_mode=READ_ACCESS) as session:
                     qtype = session.run("EXPLAIN " + query, params).consume().query_type
-                if qtype not in ("r", None):
-                    kind = {"w": "writes data", "rw": "reads and writes data", "s": "changes the schema"}
-                    raise StoreError(f"refusing a query that {kind.get(qtype, 'writes')} in read-only mode; "
-                                     "pass --write (write=True) to run it")
+                if qtype != "r":
+                    kind = {"w": "writes data", "rw": "reads and writes data",
+                            "s": "changes the schema or calls a system procedure"}
+                    raise guard.QueryRefusedError(f"the server's plan says this query {kind.get(qtype, 'writes')} "
+                                                  "(read-only mode); pass --write (write=True) to run it")
             mode = WRITE_ACCESS if write else READ_ACCESS
             with self.driver.session(database=DATABASE, default_access_mode=mode) as session:
                 result = session.run(query, params)
@@ -435,8 +492,8 @@ class Store:
             raise StoreError(f"Neo4j refused the write (constraint violation): {_one_line(exc)}") from None
         except exceptions.Neo4jError as exc:
             if "access mode" in _one_line(exc).lower():
-                raise StoreError("refusing to write in read-only mode; pass --write (write=True) to run it") \
-                    from None
+                raise guard.QueryRefusedError("the server refused to write in a read-only session; pass --write "
+                                              "(write=True) to run it") from None
             raise StoreError(f"Neo4j refused the query: {_one_line(exc)}") from None
 
     def run_file(self, path: str | Path, params: dict | None = None, write: bool = False,

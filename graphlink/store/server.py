@@ -6,11 +6,17 @@ folder, ``<project>/.graphlink/neo4j/`` (override with ``GRAPHLINK_NEO4J_DIR``):
 
     runtime/   lib/ (jars), plugins/ (APOC), classes/ (launcher), VERSION      <- scripts/setup-neo4j.sh
     home/      conf/neo4j.conf, data/ (the database), logs/launcher.log     <- written by start()
+               import/ (empty: the only folder LOAD CSV could read, and file URLs are off)
+    password   the generated password of the user ``neo4j`` (mode 0600)     <- first start()
     state.json pid, uri, ports, version of the running server               <- start() / stop()
 
-Listening only on 127.0.0.1, authentication off (a local, single-user analysis store), memory kept small
-(heap ``GRAPHLINK_NEO4J_HEAP``, default 1g; page cache ``GRAPHLINK_NEO4J_PAGECACHE``, default 256m). ``stop()`` sends
-SIGTERM, which runs the launcher's shutdown hook: the DBMS shuts down cleanly and the data is kept for the next start.
+The folder is private to its owner (mode 0700). The server listens only on 127.0.0.1 with authentication on:
+:func:`ensure_password` generates a random password on the first start and the launcher sets it before Bolt
+accepts connections; :func:`local_auth` gives it to the CLI, the app, the tests and the benchmarks. ``LOAD CSV``
+from file URLs is off, and no plugin procedure is loaded unless listed in ``GRAPHLINK_NEO4J_PROCEDURES``
+(the project calls none; docs/security.md). Memory is kept small (heap ``GRAPHLINK_NEO4J_HEAP``, default 1g; page
+cache ``GRAPHLINK_NEO4J_PAGECACHE``, default 256m). ``stop()`` sends SIGTERM, which runs the launcher's shutdown
+hook: the DBMS shuts down cleanly and the data is kept for the next start.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -28,11 +35,16 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from graphlink import fileio
 from graphlink.errors import StoreError
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_BOLT_PORT = 7687
 DEFAULT_HTTP_PORT = 7474
+USER = "neo4j"
+#: plugin procedures/functions the server loads (``dbms.security.procedures.allowlist``): the project calls none
+#: (it uses only built-in ``db.*``/``dbms.*`` procedures, which the allow-list does not govern)
+PROCEDURE_ALLOWLIST: tuple[str, ...] = ()
 JVM_FLAGS = [
     "-XX:+UseG1GC",
     "-Dfile.encoding=UTF-8",
@@ -78,6 +90,10 @@ class Paths:
     @property
     def log(self) -> Path:
         return self.home / "logs" / "launcher.log"
+
+    @property
+    def password_file(self) -> Path:
+        return self.base / "password"
 
 
 @dataclass
@@ -134,10 +150,21 @@ def setup_script() -> Path:
     return project_root() / "scripts" / "setup-neo4j.sh"
 
 
+def launcher_stale(paths: Paths) -> bool:
+    """The compiled launcher is older than ``docker/local/Neo4jLauncher.java`` (the setup script rebuilds it)."""
+    source = project_root() / "docker" / "local" / "Neo4jLauncher.java"
+    compiled = paths.runtime / "classes" / "Neo4jLauncher.class"
+    try:
+        return compiled.stat().st_mtime <= source.stat().st_mtime
+    except OSError:
+        return False  # no source checkout (installed package) or no runtime: nothing to compare
+
+
 def ensure_runtime(paths: Paths, echo: Callable[[str], None] = print) -> str:
-    """Resolve the jars with Maven (first start only; progress streamed through ``echo``); return the version."""
+    """Resolve the jars with Maven (first start only; progress streamed through ``echo``) and recompile a stale
+    launcher; return the version."""
     version = runtime_version(paths)
-    if version:
+    if version and not launcher_stale(paths):
         return version
     script = setup_script()
     if not script.is_file():
@@ -170,6 +197,40 @@ def check_java() -> str:
     return java
 
 
+# ---------------------------------------------------------------------------------------------- authentication
+def ensure_password(password_file: Path) -> str:
+    """The local server's password: read from ``password_file``, or generated (32 random URL-safe bytes) and
+    written there with mode 0600 on first use. A file others could read is narrowed to 0600."""
+    if password_file.is_file():
+        if password_file.stat().st_mode & 0o077:
+            password_file.chmod(0o600)
+        password = password_file.read_text(encoding="utf-8").strip()
+        if password:
+            return password
+    password = secrets.token_urlsafe(32)
+    password_file.parent.mkdir(parents=True, exist_ok=True)
+    with fileio.atomic_open(password_file, "w", mode=0o600) as fh:
+        fh.write(password + "\n")
+    return password
+
+
+def local_auth(paths: Paths | None = None) -> tuple[str, str] | None:
+    """``("neo4j", password)`` of the local server if its password file exists, else None."""
+    paths = paths or Paths.default()
+    try:
+        password = paths.password_file.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return (USER, password) if password else None
+
+
+def _private_dir(path: Path) -> None:
+    """Create ``path`` (and parents) and make it readable by its owner only: it holds data, logs and the password."""
+    path.mkdir(parents=True, exist_ok=True)
+    if path.stat().st_mode & 0o077:
+        path.chmod(0o700)
+
+
 # ---------------------------------------------------------------------------------------------- ports / conf
 def port_free(port: int, host: str = "127.0.0.1") -> bool:
     with socket.socket() as s:
@@ -192,10 +253,22 @@ def pick_port(preferred: int) -> int:
     return preferred if preferred and port_free(preferred) else free_port()
 
 
+def procedure_allowlist() -> list[str]:
+    """:data:`PROCEDURE_ALLOWLIST` plus the comma-separated ``GRAPHLINK_NEO4J_PROCEDURES`` (e.g. ``apoc.coll.*``)."""
+    extra = [p.strip() for p in os.environ.get("GRAPHLINK_NEO4J_PROCEDURES", "").split(",") if p.strip()]
+    return list(dict.fromkeys([*PROCEDURE_ALLOWLIST, *extra]))
+
+
 def write_conf(home: Path, runtime: Path, bolt_port: int, http_port: int | None,
                pagecache: str | None = None) -> Path:
-    """Write ``<home>/conf/neo4j.conf`` (strict validation is on: every key exists in 5.26)."""
+    """Write ``<home>/conf/neo4j.conf`` (strict validation is on: every key exists in 5.26).
+
+    Hardening (docs/security.md): loopback only, authentication on, ``LOAD CSV`` file URLs off, the import folder
+    pinned to the empty ``<home>/import``, plugin procedures limited to :func:`procedure_allowlist`.
+    """
     pagecache = pagecache or os.environ.get("GRAPHLINK_NEO4J_PAGECACHE", "256m")
+    import_dir = home / "import"
+    import_dir.mkdir(parents=True, exist_ok=True)
     lines = [
         "# written by graphlink/store/server.py on every start; edits are overwritten",
         "server.default_listen_address=127.0.0.1",
@@ -204,7 +277,7 @@ def write_conf(home: Path, runtime: Path, bolt_port: int, http_port: int | None,
         f"server.bolt.listen_address=127.0.0.1:{bolt_port}",
         f"server.bolt.advertised_address=127.0.0.1:{bolt_port}",
         "server.https.enabled=false",
-        "dbms.security.auth_enabled=false",
+        "dbms.security.auth_enabled=true",
         "dbms.routing.enabled=false",
         "dbms.usage_report.enabled=false",
         f"server.memory.pagecache.size={pagecache}",
@@ -212,7 +285,9 @@ def write_conf(home: Path, runtime: Path, bolt_port: int, http_port: int | None,
         "db.tx_log.rotation.size=64m",
         "db.tx_log.preallocate=false",
         f"server.directories.plugins={runtime / 'plugins'}",
-        "dbms.security.procedures.unrestricted=apoc.*",
+        f"server.directories.import={import_dir}",
+        "dbms.security.allow_csv_import_from_file_urls=false",
+        f"dbms.security.procedures.allowlist={','.join(procedure_allowlist())}",
     ]
     if http_port:
         lines += ["server.http.enabled=true", f"server.http.listen_address=127.0.0.1:{http_port}",
@@ -221,14 +296,18 @@ def write_conf(home: Path, runtime: Path, bolt_port: int, http_port: int | None,
         lines += ["server.http.enabled=false"]
     conf = home / "conf" / "neo4j.conf"
     conf.parent.mkdir(parents=True, exist_ok=True)
-    conf.write_text("\n".join(lines) + "\n")
+    with fileio.atomic_open(conf, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
     return conf
 
 
 def launcher_command(java: str, paths: Paths, home: Path, *, heap: str | None = None,
-                     exit_on_stdin_eof: bool = False, quick_start: bool = False) -> list[str]:
+                     exit_on_stdin_eof: bool = False, quick_start: bool = False,
+                     password_file: Path | None = None, reset_password: bool = False) -> list[str]:
     """The JVM command line. ``GRAPHLINK_NEO4J_JVM_OPTS`` adds flags; ``quick_start`` compiles with C1 only
     (``-XX:TieredStopAtLevel=1``): starts about twice as fast, fine for short test sessions, slower for big loads.
+    ``password_file``: the launcher sets the password of ``neo4j`` from it before Bolt opens (first start);
+    ``reset_password``: it sets it on an existing database with Bolt and HTTP off, then exits.
     """
     heap = heap or os.environ.get("GRAPHLINK_NEO4J_HEAP", "1g")
     # APOC needs its jars both in the plugins dir (procedures) and on the class path (its extension factories)
@@ -239,14 +318,22 @@ def launcher_command(java: str, paths: Paths, home: Path, *, heap: str | None = 
         flags.append("-Dneo4j.exitOnStdinEof=true")
     if quick_start:
         flags.append("-XX:TieredStopAtLevel=1")
+    if password_file is not None:
+        flags.append(f"-Dgraphlink.passwordFile={password_file}")
+    if reset_password:
+        flags.append("-Dgraphlink.resetPassword=true")
     flags += os.environ.get("GRAPHLINK_NEO4J_JVM_OPTS", "").split()
     return [java, *flags, "-cp", cp, "Neo4jLauncher", str(home)]
 
 
 # ---------------------------------------------------------------------------------------------- readiness
+class AuthRefusedError(StoreError):
+    """A Bolt server answers but refuses the credentials (exit 2)."""
+
+
 def bolt_version(uri: str, auth=None, timeout: float = 3.0) -> str | None:
-    """Neo4j version string if a Bolt server answers at ``uri``, else None."""
-    from neo4j import GraphDatabase
+    """Neo4j version string if a Bolt server answers at ``uri``, else None; AuthRefusedError if it refuses ``auth``."""
+    from neo4j import GraphDatabase, exceptions
 
     try:
         with GraphDatabase.driver(uri, auth=auth, connection_timeout=timeout) as drv:
@@ -254,13 +341,21 @@ def bolt_version(uri: str, auth=None, timeout: float = 3.0) -> str | None:
             with drv.session(database="system") as session:  # a plain session: no managed-transaction retries
                 rec = session.run("CALL dbms.components() YIELD versions RETURN versions[0] AS v").single()
             return str(rec["v"]) if rec else None
+    except exceptions.AuthError:
+        raise AuthRefusedError(f"Neo4j at {uri} refused the credentials") from None
     except Exception:
         return None
 
 
+def _password_hint(paths: Paths) -> str:
+    return (f"the local server refuses the password in {paths.password_file}; if that file was lost or replaced, "
+            "run `graphlink neo4j stop` then `graphlink neo4j reset-password`")
+
+
 def wait_ready(uri: str, *, proc: subprocess.Popen | None = None, log: Path | None = None,
-               timeout: float = 180.0, echo: Callable[[str], None] | None = None) -> str:
-    """Poll until Bolt answers; raise StoreError with the log tail if the launcher dies or time runs out."""
+               timeout: float = 180.0, echo: Callable[[str], None] | None = None, auth=None) -> str:
+    """Poll until Bolt answers ``auth``; raise StoreError with the log tail if the launcher dies or time runs out,
+    AuthRefusedError if the server refuses ``auth``."""
     t0 = time.monotonic()
     last_note = t0
     while time.monotonic() - t0 < timeout:
@@ -268,7 +363,7 @@ def wait_ready(uri: str, *, proc: subprocess.Popen | None = None, log: Path | No
             tail = log.read_text(errors="replace")[-2500:] if log and log.is_file() else ""
             raise StoreError(f"the Neo4j launcher exited with code {proc.returncode} before it was ready; "
                              f"log {log}:\n{tail}")
-        version = bolt_version(uri, timeout=2.0)
+        version = bolt_version(uri, auth=auth, timeout=2.0)
         if version:
             return version
         if echo and time.monotonic() - last_note > 5:
@@ -313,10 +408,14 @@ def status(paths: Paths | None = None) -> ServerStatus:
     if not pid or not _is_our_launcher(pid, paths.home):
         return ServerStatus(False, uri=state.get("uri"), version=rv, home=str(paths.home), log=str(paths.log),
                             message="not running (stale state file: the process is gone)")
-    version = bolt_version(state["uri"])
+    try:
+        version = bolt_version(state["uri"], auth=local_auth(paths))
+        message = "running" if version else "process alive but Bolt does not answer (starting?)"
+    except AuthRefusedError:
+        version, message = None, "running, but " + _password_hint(paths)
     return ServerStatus(True, uri=state["uri"], http=state.get("http"), version=version or state.get("version"),
-                        pid=pid, home=str(paths.home), log=str(paths.log),
-                        message="running" if version else "process alive but Bolt does not answer (starting?)")
+                        pid=pid, home=str(paths.home), log=str(paths.log), message=message,
+                        extra={"password_file": str(paths.password_file)})
 
 
 def local_uri(paths: Paths | None = None) -> str | None:
@@ -344,7 +443,9 @@ def start(*, port: int = DEFAULT_BOLT_PORT, http_port: int | None = DEFAULT_HTTP
     java = check_java()
     version = ensure_runtime(paths, echo)
     home = paths.home
+    _private_dir(paths.base)
     (home / "logs").mkdir(parents=True, exist_ok=True)
+    ensure_password(paths.password_file)
     bolt = pick_port(port)
     if bolt != port:
         echo(f"port {port} is taken; using {bolt}")
@@ -352,7 +453,7 @@ def start(*, port: int = DEFAULT_BOLT_PORT, http_port: int | None = DEFAULT_HTTP
     if http == bolt:
         http = free_port()
     write_conf(home, paths.runtime, bolt, http)
-    cmd = launcher_command(java, paths, home)
+    cmd = launcher_command(java, paths, home, password_file=paths.password_file)
     with paths.log.open("ab") as log:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                 cwd=str(home), start_new_session=True)
@@ -360,19 +461,60 @@ def start(*, port: int = DEFAULT_BOLT_PORT, http_port: int | None = DEFAULT_HTTP
     http_url = f"http://127.0.0.1:{http}/browser/" if http else None
     state = {"pid": proc.pid, "uri": uri, "http": http_url, "bolt_port": bolt, "http_port": http,
              "version": version, "home": str(home), "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-    paths.state_file.write_text(json.dumps(state, indent=2))
+    fileio.write_text(paths.state_file, json.dumps(state, indent=2))
     echo(f"starting Neo4j {version} (pid {proc.pid}, data in {home / 'data'})...")
     try:
-        served = wait_ready(uri, proc=proc, log=paths.log, timeout=timeout, echo=echo)
+        served = wait_ready(uri, proc=proc, log=paths.log, timeout=timeout, echo=echo, auth=local_auth(paths))
+    except AuthRefusedError:
+        _kill_and_forget(proc, paths)
+        raise AuthRefusedError(_password_hint(paths)) from None
     except BaseException:  # includes Ctrl-C: never leave a half-started JVM behind
-        if proc.poll() is None:
-            proc.kill()
-        paths.state_file.unlink(missing_ok=True)
+        _kill_and_forget(proc, paths)
         raise
     state["version"] = served
-    paths.state_file.write_text(json.dumps(state, indent=2))
+    fileio.write_text(paths.state_file, json.dumps(state, indent=2))
     return ServerStatus(True, uri=uri, http=http_url, version=served, pid=proc.pid, home=str(home),
-                        log=str(paths.log), message="started")
+                        log=str(paths.log), message="started", extra={"password_file": str(paths.password_file)})
+
+
+def _kill_and_forget(proc: subprocess.Popen, paths: Paths) -> None:
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    paths.state_file.unlink(missing_ok=True)
+
+
+def reset_password(paths: Paths | None = None, timeout: float = 300.0,
+                   echo: Callable[[str], None] = print) -> Path:
+    """Give the stopped local server a new generated password (the way back from a lost password file).
+
+    Replaces the password file, then runs the launcher once with Bolt and HTTP off to set that password in the
+    system database. Returns the password file. StoreError if the server is running or the launcher fails.
+    """
+    paths = paths or Paths.default()
+    if status(paths).running:
+        raise StoreError("the local server is running; stop it first (`graphlink neo4j stop`)")
+    if not (paths.home / "data" / "databases").is_dir():
+        raise StoreError(f"no local database in {paths.home} yet; `graphlink neo4j start` creates it with a "
+                         "generated password")
+    java = check_java()
+    ensure_runtime(paths, echo)
+    _private_dir(paths.base)
+    fileio.write_text(paths.password_file, secrets.token_urlsafe(32) + "\n", mode=0o600)
+    state = read_state(paths) or {}
+    write_conf(paths.home, paths.runtime, int(state.get("bolt_port") or DEFAULT_BOLT_PORT), None)
+    cmd = launcher_command(java, paths, paths.home, password_file=paths.password_file, reset_password=True)
+    echo("setting a new password on the local database (connectors off)...")
+    with paths.log.open("ab") as log:
+        try:
+            proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                  cwd=str(paths.home), timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise StoreError(f"resetting the password did not finish within {timeout:.0f} s; see {paths.log}") \
+                from None
+    if proc.returncode != 0 or "NEO4J_PASSWORD_RESET" not in paths.log.read_text(errors="replace")[-4000:]:
+        raise StoreError(f"resetting the password failed (exit {proc.returncode}); see {paths.log}")
+    return paths.password_file
 
 
 def stop(paths: Paths | None = None, timeout: float = 90.0) -> ServerStatus:
@@ -415,29 +557,44 @@ def _alive(pid: int) -> bool:
 class EphemeralServer:
     """A throw-away server on a free port in ``home`` (tests): exits when this process closes its stdin or dies.
 
-    HTTP off, page cache 128m, quick-start JIT (see :func:`launcher_command`).
+    HTTP off, page cache 128m, quick-start JIT (see :func:`launcher_command`). Authentication is on, as on the
+    project's server: the password is generated into ``home/password`` (0600) and kept there, so a new
+    EphemeralServer on the same ``home`` (a restart) uses it again; ``auth`` is what a client passes.
     """
 
     def __init__(self, home: Path, paths: Paths | None = None, timeout: float = 180.0) -> None:
         self.paths = paths or Paths.default()
         if not runtime_version(self.paths):
             raise StoreError(f"no Neo4j runtime in {self.paths.runtime}: run `bash scripts/setup-neo4j.sh`")
+        ensure_runtime(self.paths, echo=lambda line: None)  # recompiles a stale launcher
         java = check_java()
         self.home = Path(home)
+        _private_dir(self.home)
         (self.home / "logs").mkdir(parents=True, exist_ok=True)
+        self.password_file = self.home / "password"
+        self.auth = (USER, ensure_password(self.password_file))
         port = free_port()
         write_conf(self.home, self.paths.runtime, port, None, pagecache="128m")
         self.log = self.home / "logs" / "launcher.log"
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(
-                launcher_command(java, self.paths, self.home, exit_on_stdin_eof=True, quick_start=True),
+                launcher_command(java, self.paths, self.home, exit_on_stdin_eof=True, quick_start=True,
+                                 password_file=self.password_file),
                 stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, cwd=str(self.home))
+        self.port = port
         self.uri = f"bolt://127.0.0.1:{port}"
         try:
-            self.version = wait_ready(self.uri, proc=self.proc, log=self.log, timeout=timeout)
-        except Exception:
+            self.version = wait_ready(self.uri, proc=self.proc, log=self.log, timeout=timeout, auth=self.auth)
+        except BaseException:
             self.proc.kill()
+            self.proc.wait()
             raise
+
+    def kill(self) -> None:
+        """SIGKILL the server (a crash: no shutdown hook; the next start on this home runs recovery)."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
 
     def stop(self, timeout: float = 60.0) -> None:
         if self.proc.poll() is None and self.proc.stdin:

@@ -1,0 +1,193 @@
+"""Quasi-identifiers page: k-anonymity of one table (Sweeney), class sizes, anonymization and loss comparison.
+
+Every number comes from ``graphlink.qi``; the page only picks the data and formats it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from pathlib import Path
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from app.components import charts
+from graphlink.qi import datasets
+from graphlink.qi import hierarchy as H
+from graphlink.qi.algorithms import ALGORITHMS, anonymize
+from graphlink.qi.checks import check
+from graphlink.qi.metrics import LOSSES
+from graphlink.qi.table import QITable, encode
+
+UPLOAD = "Upload a CSV"
+SOURCES = {datasets.SPECS[n].title: n for n in ("cps1988", "acs12", "sweeney")} | {UPLOAD: None}
+LABELS = {"optimal": "Optimal lattice search (exact)", "datafly": "Datafly (Sweeney)",
+          "mingen": "MinGen (exact, cell-level)", "mu-argus": "µ-Argus (Sweeney's reconstruction)",
+          "mondrian": "Mondrian (multidimensional)"}
+MINGEN_ROWS = 16
+BUCKETS = [(1, 1), (2, 2), (3, 4), (5, 9), (10, 19), (20, 49), (50, 99), (100, None)]
+
+Matrices = dict[str, list[list[str]]]
+
+
+@st.cache_data(max_entries=8, show_spinner="Loading the dataset…")
+def load_dataset(name: str) -> tuple[pd.DataFrame, Matrices, tuple[str, ...], str | None]:
+    ds = datasets.load(name)
+    return ds.frame, {c: h.matrix.tolist() for c, h in ds.hierarchies.items()}, ds.qi, ds.sensitive
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def read_upload(data: bytes) -> pd.DataFrame:
+    return pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, na_values=[""])
+
+
+@st.cache_resource(max_entries=16, show_spinner="Encoding the quasi-identifier…")
+def encoded(token: str, qi: tuple[str, ...], _frame: pd.DataFrame, _hier: Matrices) -> QITable:
+    return encode(_frame, qi, {c: H.Hierarchy(c, m) for c, m in _hier.items() if c in qi})
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def run(token: str, qi: tuple[str, ...], k: int, algorithm: str, sup: float, loss: str, _table: QITable) -> dict:
+    res = anonymize(_table, k, algorithm, max_suppression=sup, loss=loss)
+    return {"summary": res.summary(), "frame": res.frame()}
+
+
+def histogram(sizes: np.ndarray, k: int) -> alt.Chart:
+    """Records by the size of their equivalence class, bucketed; buckets below k in vermillion."""
+    rows = []
+    for lo, hi in BUCKETS:
+        mask = (sizes >= lo) & ((sizes <= hi) if hi else True)
+        label = f"{lo}" if lo == hi else (f"{lo}-{hi}" if hi else f"{lo}+")
+        rows.append({"class size": label, "records": int(sizes[mask].sum()), "order": lo,
+                     "protection": f"below k={k}" if lo < k else f"at least k={k}"})
+    df = pd.DataFrame(rows)
+    colour = alt.Scale(domain=[f"below k={k}", f"at least k={k}"],
+                       range=[charts.OKABE_ITO["vermillion"], charts.OKABE_ITO["blue"]])
+    return alt.Chart(df).mark_bar().encode(
+        x=alt.X("class size:N", sort=alt.SortField("order"), title="size of the record's equivalence class"),
+        y=alt.Y("records:Q", title="records"), color=alt.Color("protection:N", scale=colour, title=None),
+        tooltip=["class size", "records"]).properties(height=260)
+
+
+st.title("Quasi-identifiers")
+st.caption("Records can be re-identified by *what they say*: a combination of quasi-identifier values (age, "
+           "ZIP, sex, …) that is rare in a table can be joined to an identified register. A table is "
+           "**k-anonymous** when every combination occurs at least k times (Sweeney 2002). See docs/qi.md.")
+
+source = st.selectbox("Data", list(SOURCES), key="qi_source")
+if SOURCES[source] is None:
+    up = st.file_uploader("Table (CSV)", type=["csv"], key="qi_upload")
+    hup = st.file_uploader("Hierarchies: ARX CSVs named <column>.csv (';'-separated, one row per value, one column "
+                           "per level). A column without one can only be kept or suppressed.", type=["csv"],
+                           accept_multiple_files=True, key="qi_upload_hier")
+    if up is None:
+        st.info("Upload a CSV table, or pick one of the bundled datasets.")
+        st.stop()
+    frame = read_upload(up.getvalue())
+    hier: Matrices = {}
+    try:
+        for f in hup or []:
+            col = Path(f.name).stem
+            hier[col] = H.parse_csv(f.getvalue().decode("utf-8-sig"), col, f.name).matrix.tolist()
+    except Exception as exc:  # ReleaseError names file, row and column
+        st.error(f"Invalid hierarchy: {exc}")
+        st.stop()
+    token = hashlib.sha256(up.getvalue() + repr(sorted(hier.items())).encode()).hexdigest()[:16]
+    default_qi: tuple[str, ...] = tuple(frame.columns[:3])
+    default_sensitive: str | None = None
+else:
+    frame, hier, default_qi, default_sensitive = load_dataset(SOURCES[source])
+    token = SOURCES[source]
+    st.caption(f"{len(frame):,} records; hierarchies shipped for: {', '.join(sorted(hier))}.")
+
+c1, c2 = st.columns([3, 1])
+qi = tuple(c1.multiselect("Quasi-identifier", list(frame.columns), default=list(default_qi), key=f"qi_cols_{token}"))
+others = ["(none)"] + [c for c in frame.columns if c not in qi]
+sensitive = c2.selectbox("Sensitive column", others, key=f"qi_sensitive_{token}",
+                         index=others.index(default_sensitive) if default_sensitive in others else 0)
+sensitive = None if sensitive == "(none)" else sensitive
+if not qi:
+    st.info("Pick at least one quasi-identifier column.")
+    st.stop()
+try:
+    table = encoded(token, qi, frame, hier)
+    report = check(frame, qi, sensitive=sensitive)
+except Exception as exc:  # ReleaseError: value missing from a hierarchy (names row, column, value)
+    st.error(str(exc))
+    st.stop()
+
+st.subheader("The table as it is")
+sizes = report.classes.sizes
+m = st.columns(5 if report.diversity else 4)
+m[0].metric("Records", f"{len(frame):,}")
+m[1].metric("k (smallest class)", f"{report.k:,}")
+m[2].metric("Equivalence classes", f"{len(sizes):,}")
+m[3].metric("Records unique on the QI", f"{int((sizes == 1).sum()):,}")
+if report.diversity:
+    m[4].metric("Distinct ℓ-diversity", report.diversity.distinct,
+                help=f"entropy ℓ = {report.diversity.entropy:.2f}; t-closeness = {report.diversity.t_closeness:.3f}")
+
+k = int(st.number_input("k", min_value=1, max_value=len(frame), value=min(5, len(frame)) if len(frame) > 20 else 2,
+                        key=f"qi_k_{token}"))
+st.altair_chart(histogram(sizes, k), use_container_width=True)
+with st.expander("Smallest equivalence classes (who is in them: row numbers)"):
+    st.dataframe(pd.DataFrame([{**c["values"], "size": c["size"], "rows": ", ".join(map(str, c["rows"][:20]))}
+                               for c in report.classes.smallest(20)]), hide_index=True)
+
+st.subheader("Anonymize")
+a1, a2, a3 = st.columns([2, 1, 1])
+algorithm = a1.selectbox("Algorithm", list(ALGORITHMS), format_func=LABELS.get, key="qi_algorithm")
+sup = a2.slider("Max. suppressed rows (%)", 0.0, 20.0, 1.0, 0.5, key="qi_sup") / 100
+loss = a3.selectbox("Loss to minimise", list(LOSSES), key="qi_loss", disabled=algorithm != "optimal",
+                    help="prec: 1 − Sweeney's Prec; dm-star: Σ class size²; entropy: non-uniform entropy (bits)")
+if algorithm == "mingen" and table.n > MINGEN_ROWS:
+    st.warning(f"MinGen is exhaustive (SW-A §3.4) and limited to {MINGEN_ROWS} rows; this table has {table.n:,}.")
+elif st.button("Anonymize", type="primary", key="qi_run"):
+    st.session_state["qi_ran"] = (token, qi, k, algorithm, sup, loss)
+if st.session_state.get("qi_ran") == (token, qi, k, algorithm, sup, loss):
+    try:
+        out = run(token, qi, k, algorithm, sup, loss, table)
+    except Exception as exc:
+        st.error(f"Anonymization failed: {exc}")
+        st.stop()
+    s = out["summary"]
+    r = st.columns(5)
+    r[0].metric("k of the release", s["k"])
+    r[1].metric("Rows suppressed", f"{s['suppressed_rows']:,}")
+    r[2].metric("Prec", f"{s['prec']:.4f}", help="Sweeney's precision: 1 = unchanged, 0 = everything suppressed")
+    r[3].metric("DM*", f"{s['dm_star']:,}", help="Σ over equivalence classes of size² (El Emam et al. 2009)")
+    r[4].metric("Seconds", f"{s['seconds']:.3f}")
+    if s["levels"]:
+        st.markdown("**Generalization levels:** " + ", ".join(f"`{q}` = {lv}" for q, lv in s["levels"].items()))
+    if "lattice" in s:
+        st.caption(f"Lattice: {s['lattice']['evaluated']:,} of {s['lattice']['nodes']:,} nodes evaluated; the rest "
+                   "were decided by predictive tagging or the loss bound.")
+    if s.get("unprotected_rows"):
+        st.warning(f"µ-Argus left {s['unprotected_rows']} row(s) in classes smaller than k (it never examines "
+                   "combinations larger than those it tests); they were suppressed.")
+    st.dataframe(out["frame"].head(200), hide_index=True)
+    st.download_button("Download the release (CSV)", out["frame"].to_csv(index=False).encode(),
+                       file_name=f"{token}_k{k}_{algorithm}.csv", mime="text/csv", key="qi_download")
+
+st.subheader("Compare algorithms")
+st.caption("Same k and suppression limit for every algorithm (MinGen and Mondrian never suppress rows; MinGen "
+           f"runs on tables of at most {MINGEN_ROWS} rows). Higher Prec and lower DM* lose less.")
+if st.button("Compare all algorithms", key="qi_compare"):
+    st.session_state["qi_compared"] = (token, qi, k, sup)
+if st.session_state.get("qi_compared") == (token, qi, k, sup):
+    rows = []
+    for alg in ALGORITHMS:
+        if alg == "mingen" and table.n > MINGEN_ROWS:
+            continue
+        s = run(token, qi, k, alg, sup, "prec", table)["summary"]
+        rows.append({"algorithm": LABELS[alg], "k": s["k"], "rows suppressed": s["suppressed_rows"],
+                     "Prec": s["prec"], "DM*": s["dm_star"], "entropy (bits)": s["entropy"], "seconds": s["seconds"]})
+    comparison = pd.DataFrame(rows)
+    st.dataframe(comparison, hide_index=True)
+    st.altair_chart(alt.Chart(comparison).mark_bar().encode(
+        x=alt.X("Prec:Q", scale=alt.Scale(domain=[0, 1])), y=alt.Y("algorithm:N", sort="-x", title=None),
+        color=alt.Color("algorithm:N", scale=charts.category_scale(list(comparison["algorithm"])), legend=None),
+        tooltip=list(comparison.columns)).properties(height=200), use_container_width=True)

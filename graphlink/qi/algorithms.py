@@ -1,0 +1,80 @@
+"""One entry point for every anonymization algorithm, used by the CLI and the app.
+
+=============  ==============================================  ===========  ================================
+algorithm      what                                            granularity  suppression
+=============  ==============================================  ===========  ================================
+``optimal``    exact minimum-loss lattice search (lattice.py)  full-domain  rows, up to ``max_suppression``
+``datafly``    Sweeney's Datafly core (SW-A §4.1)              full-domain  rows (default: k rows, SW-A)
+``mu-argus``   Sweeney's µ-Argus reconstruction (SW-A §4.2)    attribute +  cells; then rows still in classes
+                                                               cell         < k (``enforce_k``)
+``mingen``     MinGen, exact minimal distortion (SW-A §3.4)    cell         none (suppression is a DGH level)
+``mondrian``   strict multidimensional Mondrian (LeFevre 06)   cell         none
+=============  ==============================================  ===========  ================================
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from graphlink.errors import ReleaseError
+from graphlink.qi.heuristics import datafly, mu_argus
+from graphlink.qi.lattice import optimal, suppression_limit
+from graphlink.qi.metrics import LOSSES
+from graphlink.qi.mingen import mingen
+from graphlink.qi.mondrian import mondrian
+from graphlink.qi.result import Anonymization
+from graphlink.qi.table import QITable
+
+ALGORITHMS = ("optimal", "datafly", "mingen", "mu-argus", "mondrian")
+
+
+def run_optimal(table: QITable, k: int, *, max_suppression: float = 0.0, loss: str = "prec",
+                progress: Callable[[float, str], None] | None = None) -> Anonymization:
+    """:func:`graphlink.qi.lattice.optimal` as an :class:`Anonymization` (suppressed rows removed)."""
+    t0 = time.perf_counter()
+    res = optimal(table, k, max_suppression=max_suppression, loss=loss, progress=progress)
+    return Anonymization(table, "optimal", k, np.array(res.node.levels), res.node.row_mask(table),
+                         time.perf_counter() - t0,
+                         {"loss": loss, "max_suppressed_rows": res.limit, "lattice": res.stats.to_dict()},
+                         measures=res.node.measures)
+
+
+def enforce(res: Anonymization) -> Anonymization:
+    """Remove the rows still in classes smaller than the requested k (µ-Argus's documented failure), so the
+    release is k-anonymous; ``info`` records how many rows the algorithm alone left unprotected."""
+    bad = res.unprotected_rows()
+    if len(bad) == 0:
+        return res
+    suppressed = res.suppressed.copy()
+    suppressed[bad] = True
+    info = {**res.info, "unprotected_rows": int(len(bad)), "suppressed_to_enforce_k": int(len(bad))}
+    return Anonymization(res.table, res.algorithm, res.k_requested, res.cell_levels, suppressed, res.seconds, info)
+
+
+def anonymize(table: QITable, k: int, algorithm: str = "optimal", *, max_suppression: float | None = None,
+              loss: str = "prec", enforce_k: bool = True, progress: Callable[[float, str], None] | None = None,
+              **options: Any) -> Anonymization:
+    """Run ``algorithm`` (see the module table). ``max_suppression`` is a fraction of the rows (ARX); None keeps
+    each algorithm's own default (0 for optimal, k rows for Datafly). ``options`` go to the algorithm
+    (µ-Argus: ``identifying``, ``max_combination``, ``generalize``; MinGen: ``preferred``, ``max_rows``).
+    With ``enforce_k`` the result is always k-anonymous over the QI."""
+    if algorithm not in ALGORITHMS:
+        raise ReleaseError(f"unknown algorithm {algorithm!r}; expected one of {', '.join(ALGORITHMS)}")
+    if loss not in LOSSES:
+        raise ReleaseError(f"unknown loss {loss!r}; expected one of {', '.join(LOSSES)}")
+    if algorithm == "optimal":
+        res = run_optimal(table, k, max_suppression=max_suppression or 0.0, loss=loss, progress=progress)
+    elif algorithm == "datafly":
+        limit = None if max_suppression is None else suppression_limit(table.n, max_suppression)
+        res = datafly(table, k, max_suppressed=limit)
+    elif algorithm == "mu-argus":
+        res = mu_argus(table, k, **options)
+    elif algorithm == "mingen":
+        res = mingen(table, k, **options)
+    else:
+        res = mondrian(table, k)
+    return enforce(res) if enforce_k else res

@@ -1,0 +1,213 @@
+"""The app's exposure and its Cypher page under attack.
+
+* Exposure (AppTest, no server needed): loopback by default; listening elsewhere (or ``GRAPHLINK_EXPOSE=1``) turns
+  the Cypher page off unless ``GRAPHLINK_CYPHER_CONSOLE=1``.
+* The page against the real Neo4j: every hostile query of tests/hostile_cypher.py is refused with a
+  "Refused ..." message and no result table; parameter values come back as data.
+* Real processes (slow): ``streamlit run`` with the committed config listens on 127.0.0.1 only;
+  ``GRAPHLINK_EXPOSE=1 bash scripts/app.sh`` listens on every interface and its Cypher page, opened in headless
+  chromium, says the console is off.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from streamlit import config as st_config
+from streamlit.testing.v1 import AppTest
+
+from app.components.exposure import is_loopback
+from graphlink.store.server import free_port
+from tests.hostile_cypher import ALWAYS_REFUSED, INJECTIONS, READ_ONLY_REFUSED, SERVER_REFUSED
+from tests.processes import stop, wait_healthy
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "streamlit_app.py")
+OFF = "Cypher console is off"
+
+
+@pytest.fixture
+def address(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str | None], None]]:
+    """Set Streamlit's ``server.address`` for AppTest (restored afterwards); clears the exposure switches."""
+    monkeypatch.delenv("GRAPHLINK_EXPOSE", raising=False)
+    monkeypatch.delenv("GRAPHLINK_CYPHER_CONSOLE", raising=False)
+    monkeypatch.setenv("GRAPHLINK_DEMO", "thesis")
+    old = st_config.get_option("server.address")
+    yield lambda value: st_config.set_option("server.address", value)
+    st_config.set_option("server.address", old)
+
+
+def _cypher_page() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.switch_page("app/pages/cypher.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _console_on(at: AppTest) -> bool:
+    has_query_box = any(t.key == "cy_query" for t in at.text_area)
+    off = any(OFF in w.value for w in at.warning)
+    assert has_query_box != off, "the page must either offer the console or say it is off"
+    return has_query_box
+
+
+@pytest.mark.parametrize(("addr", "expose", "console", "on"), [
+    ("127.0.0.1", None, None, True),
+    ("localhost", None, None, True),
+    ("::1", None, None, True),
+    ("127.0.0.1", "1", None, False),       # GRAPHLINK_EXPOSE=1 says it is exposed (a proxy in front)
+    ("0.0.0.0", None, None, False),
+    ("192.0.2.10", None, None, False),
+    ("", None, None, False),               # no address: Streamlit listens on every interface
+    ("0.0.0.0", None, "1", True),          # explicitly allowed
+    ("0.0.0.0", "1", "1", True),
+    ("0.0.0.0", None, "0", False),
+])
+def test_cypher_page_off_when_exposed(address, monkeypatch, addr, expose, console, on) -> None:
+    address(addr or None)
+    if expose is not None:
+        monkeypatch.setenv("GRAPHLINK_EXPOSE", expose)
+    if console is not None:
+        monkeypatch.setenv("GRAPHLINK_CYPHER_CONSOLE", console)
+    at = _cypher_page()
+    assert _console_on(at) is on
+    if not on:
+        assert not at.button and not at.dataframe   # nothing to run, nothing shown
+
+
+def test_loopback_addresses() -> None:
+    assert all(is_loopback(a) for a in ("127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "LOCALHOST"))
+    assert not any(is_loopback(a) for a in (None, "", "0.0.0.0", "::", "10.0.0.1", "example.org", "127.0.0.1.nip.io"))
+
+
+def test_committed_config_binds_loopback() -> None:
+    import tomllib
+
+    conf = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert conf["server"]["address"] == "127.0.0.1"
+
+
+# ---------------------------------------------------------------------------------------------- under attack
+@pytest.fixture
+def console(neo4j_env: str, address) -> AppTest:
+    address("127.0.0.1")
+    at = _cypher_page()
+    if not any(t.key == "cy_query" for t in at.text_area) or any(
+            "No Neo4j server is connected" in w.value for w in at.warning):
+        pytest.fail("the Cypher console did not connect to the test server")
+    return at
+
+
+def _run(at: AppTest, query: str, params: str = "") -> AppTest:
+    at.text_area(key="cy_query").set_value(query)
+    at.text_input(key="cy_params").set_value(params)
+    at.button(key="cy_run").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.mark.neo4j
+def test_page_refuses_every_hostile_query(console: AppTest) -> None:
+    for query, _ in ALWAYS_REFUSED + READ_ONLY_REFUSED + SERVER_REFUSED:
+        _run(console, query)
+        errors = [e.value for e in console.error]
+        assert errors and errors[0].startswith("Refused"), (query, errors)
+        assert not console.dataframe, query
+    _run(console, "MATCH (n:Pwned) RETURN count(n) AS pwned")
+    assert not console.error and int(console.dataframe[-1].value["pwned"].iloc[0]) == 0
+
+
+@pytest.mark.neo4j
+def test_page_parameters_are_data(console: AppTest) -> None:
+    import json
+
+    for payload in INJECTIONS:
+        _run(console, "RETURN $v AS v", json.dumps({"v": payload}))
+        assert not console.error, [e.value for e in console.error]
+        assert console.dataframe[-1].value["v"].iloc[0] == payload
+
+
+# ---------------------------------------------------------------------------------------------- real processes
+def _listening(port: int) -> set[str]:
+    """Addresses with a LISTEN socket on ``port`` (from /proc/net/tcp and tcp6)."""
+    found = set()
+    for name, width in (("tcp", 8), ("tcp6", 32)):
+        try:
+            rows = Path(f"/proc/net/{name}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            local, state = row.split()[1], row.split()[3]
+            host, hexport = local.split(":")
+            if state == "0A" and int(hexport, 16) == port and len(host) == width:
+                raw = bytes.fromhex(host)
+                # the kernel prints each 32-bit word in host (little-endian) order
+                words = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
+                found.add(socket.inet_ntop(socket.AF_INET if width == 8 else socket.AF_INET6, words))
+    return found
+
+
+def _start(cmd: list[str], port: int, env: dict, log: Path, cwd: Path = ROOT) -> subprocess.Popen:
+    with log.open("wb") as fh:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT)
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc, log.read_text, timeout=90)
+    except BaseException:
+        stop(proc)
+        raise
+    return proc
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads listening sockets from /proc/net")
+def test_streamlit_with_committed_config_listens_on_loopback_only(tmp_path: Path) -> None:
+    """Started from another folder: Streamlit still reads the config next to streamlit_app.py."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMLIT_SERVER_")}
+    proc = _start([sys.executable, "-m", "streamlit", "run", APP, "--server.headless", "true",
+                   "--server.port", str(port), "--server.fileWatcherType", "none"], port, env, tmp_path / "log",
+                  cwd=tmp_path)
+    try:
+        listening = _listening(port)
+    finally:
+        stop(proc)
+    assert listening == {"127.0.0.1"}, listening
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads listening sockets from /proc/net")
+def test_app_sh_expose_switch_listens_everywhere_and_turns_the_console_off(tmp_path: Path) -> None:
+    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    if not Path(chromium).exists():
+        pytest.skip(f"no system chromium at {chromium} (run scripts/setup-browser.sh)")
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMLIT_SERVER_")}
+    env.update(GRAPHLINK_SKIP_SETUP="1", GRAPHLINK_EXPOSE="1", VENV=sys.prefix, GRAPHLINK_DEMO="thesis")
+    env.pop("GRAPHLINK_CYPHER_CONSOLE", None)
+    proc = _start(["bash", str(ROOT / "scripts" / "app.sh"), "--server.port", str(port),
+                   "--server.fileWatcherType", "none"], port, env, tmp_path / "log")
+    try:
+        listening = _listening(port)
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium, headless=True,
+                                         args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+            try:
+                page = browser.new_page()
+                page.set_default_timeout(60_000)
+                page.goto(f"http://127.0.0.1:{port}/cypher")
+                page.get_by_text(OFF).first.wait_for()
+                assert page.locator("textarea").count() == 0
+            finally:
+                browser.close()
+    finally:
+        stop(proc)
+    assert listening & {"0.0.0.0", "::"}, listening

@@ -1,0 +1,213 @@
+"""Atomic file output (graphlink/fileio.py) and the CLI commands that write files: an interrupted write (an
+exception, or the process killed mid-write) never leaves a half-written file under the real name, and the
+previous file, if any, stays byte-for-byte as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from graphlink import fileio
+from tests.fixtures import fig34
+from tests.processes import stop
+
+OLD = b"location,kind,element\nH1,identified,old\n"
+
+
+class Boom(RuntimeError):
+    pass
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+# ---------------------------------------------------------------------------------------------- the helper
+def test_complete_write_replaces_and_keeps_the_mode(tmp_path: Path) -> None:
+    target = tmp_path / "out.csv"
+    target.write_bytes(OLD)
+    target.chmod(0o640)
+    with fileio.atomic_open(target, "w") as fh:
+        fh.write("new\n")
+    assert target.read_text() == "new\n" and target.stat().st_mode & 0o777 == 0o640
+    assert _leftovers(tmp_path) == []
+
+
+def test_new_file_gets_the_umask_mode_and_missing_folders(tmp_path: Path) -> None:
+    umask = os.umask(0o022)
+    try:
+        target = fileio.write_text(tmp_path / "a" / "b" / "new.json", "{}")
+    finally:
+        os.umask(umask)
+    assert target.read_text() == "{}" and target.stat().st_mode & 0o777 == 0o644
+
+
+@pytest.mark.parametrize("existed", [True, False])
+def test_exception_mid_write_leaves_the_previous_file(tmp_path: Path, existed: bool) -> None:
+    target = tmp_path / "out.csv"
+    if existed:
+        target.write_bytes(OLD)
+    with pytest.raises(Boom), fileio.atomic_open(target, "wb") as fh:
+        fh.write(b"location,kind,element\n" + b"H1,identified,x\n" * 1000)
+        raise Boom
+    assert (target.read_bytes() == OLD) if existed else not target.exists()
+    assert _leftovers(tmp_path) == []
+
+
+def test_writer_that_writes_nothing_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        fileio.write_with(tmp_path / "x.csv", lambda p: None)
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_secret_is_never_readable_by_others(tmp_path: Path) -> None:
+    target = tmp_path / "password"
+    with fileio.atomic_open(target, "w", mode=0o600) as fh:
+        (tmp,) = [tmp_path / name for name in _leftovers(tmp_path)]
+        assert tmp.name.startswith(".password.")
+        assert tmp.stat().st_mode & 0o077 == 0    # created private, before any byte is written
+        fh.write("s3cret\n")
+    assert target.stat().st_mode & 0o777 == 0o600
+
+
+def test_format_follows_the_final_name(tmp_path: Path) -> None:
+    """The temporary name ends in .tmp: Parquet and PNG must still come out as Parquet and PNG."""
+    from matplotlib.figure import Figure
+
+    frame = fig34()
+    fileio.write_frame(frame, tmp_path / "r.parquet")
+    assert (tmp_path / "r.parquet").read_bytes()[:4] == b"PAR1"
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "r.parquet"), frame)
+    fileio.write_frame(frame, tmp_path / "r.csv")
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "r.csv"), frame)
+    fig = Figure()
+    fig.add_subplot().plot([0, 1], [1, 0])
+    fileio.save_figure(fig, tmp_path / "f.png", dpi=50)
+    assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert _leftovers(tmp_path) == []
+
+
+def test_killed_mid_write_leaves_the_previous_file(tmp_path: Path) -> None:
+    """A real process SIGKILLed while it writes: the target is the old file; the partial data sits only in a
+    hidden ``.out.csv.<random>.tmp`` that no reader of ``*.csv`` picks up."""
+    target = tmp_path / "out.csv"
+    target.write_bytes(OLD)
+    script = textwrap.dedent(f"""
+        import sys, time
+        from graphlink.fileio import atomic_open
+        with atomic_open({str(target)!r}, "w") as fh:
+            fh.write("location,kind,element\\n")
+            for i in range(100000):
+                fh.write(f"H1,identified,e{{i}}\\n")
+                fh.flush()
+                if i == 50:
+                    print("half", flush=True)
+                time.sleep(0.001)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "half"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        stop(proc)
+    assert proc.returncode == -signal.SIGKILL
+    assert target.read_bytes() == OLD
+    partial = _leftovers(tmp_path)
+    assert len(partial) == 1 and partial[0].startswith(".out.csv.")
+    assert [p.name for p in tmp_path.glob("*.csv")] == ["out.csv"]
+
+
+# ---------------------------------------------------------------------------------------------- CLI writers
+def _fail_half_way(monkeypatch: pytest.MonkeyPatch, fail_on: str | None = None) -> None:
+    """``DataFrame.to_csv`` to a path writes half of the rows, then raises (a crash mid-write)."""
+    real = pd.DataFrame.to_csv
+
+    def half(self, path_or_buf=None, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003
+        if isinstance(path_or_buf, (str, Path)) and (fail_on is None or fail_on in Path(path_or_buf).name):
+            real(self.head(max(1, len(self) // 2)), path_or_buf, *args, **kwargs)
+            raise Boom(f"crash while writing {path_or_buf}")
+        return real(self, path_or_buf, *args, **kwargs)
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", half)
+
+
+def _invoke(*args: str):  # noqa: ANN202
+    from typer.testing import CliRunner
+
+    from graphlink.cli import app
+
+    return CliRunner().invoke(app, list(args))
+
+
+@pytest.mark.parametrize("fail_on", ["out.csv", "truth.csv"])
+def test_simulate_interrupted_keeps_release_and_truth(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      fail_on: str) -> None:
+    out, truth = tmp_path / "out.csv", tmp_path / "truth.csv"
+    res = _invoke("simulate", "--out", str(out), "--truth", str(truth), "--subjects", "50", "--locations", "4",
+                  "--p", "0.5", "--seed", "1")
+    assert res.exit_code == 0, res.output
+    before = out.read_bytes(), truth.read_bytes()
+    _fail_half_way(monkeypatch, fail_on)
+    res = _invoke("simulate", "--out", str(out), "--truth", str(truth), "--subjects", "80", "--locations", "5",
+                  "--p", "0.5", "--seed", "2")
+    assert isinstance(res.exception, Boom)
+    assert (out.read_bytes(), truth.read_bytes()) == before   # both old: never a new release with old truth
+    assert _leftovers(tmp_path) == []
+
+
+def test_unlink_interrupted_keeps_the_previous_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rel = tmp_path / "rel.csv"
+    fig34().to_csv(rel, index=False)
+    out = tmp_path / "protected.csv"
+    out.write_bytes(OLD)
+    _fail_half_way(monkeypatch)
+    res = _invoke("unlink", str(rel), "--k", "2", "--out", str(out))
+    assert isinstance(res.exception, Boom)
+    assert out.read_bytes() == OLD and _leftovers(tmp_path) == []
+    monkeypatch.undo()
+    res = _invoke("unlink", str(rel), "--k", "2", "--out", str(out), "--format", "json")
+    assert res.exit_code == 0, res.output
+    assert set(pd.read_csv(out).columns) == {"location", "kind", "element"}
+
+
+def test_experiment_interrupted_writes_nothing_under_its_names(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    _fail_half_way(monkeypatch)
+    res = _invoke("experiment", "popularity", "--small", "--runs", "1", "--workers", "1", "--out", str(tmp_path))
+    assert isinstance(res.exception, Boom)
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert not [p for p in written if p.suffix == ".csv"], written
+    assert not [p for p in written if p.name.endswith(".tmp")], written
+
+
+@pytest.mark.slow
+def test_simulate_killed_mid_write_keeps_the_previous_release(tmp_path: Path) -> None:
+    """The CLI itself SIGKILLed while writing a large release: the previous file is intact."""
+    out = tmp_path / "big.csv"
+    out.write_bytes(OLD)
+    proc = subprocess.Popen([sys.executable, "-m", "graphlink.cli", "simulate", "--out", str(out), "--subjects",
+                             "400000", "--locations", "20", "--p", "0.5", "--seed", "3"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 240
+        while not _leftovers(tmp_path) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert _leftovers(tmp_path), "the CLI finished or failed before it started writing"
+        time.sleep(0.2)  # let it write part of the file
+        assert proc.poll() is None, "the write finished within 0.2 s; enlarge the release"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        stop(proc)
+    assert out.read_bytes() == OLD
+    assert [p.name for p in tmp_path.glob("*.csv")] == ["big.csv"]
