@@ -142,7 +142,10 @@ def spark():
     os.environ.setdefault("GRAPHLINK_SPARK_PARTITIONS", "4")
     try:
         session = get_session("local[2]", neo4j=True)
-    except SparkUnavailable as exc:
-        missing(str(exc))
+    except SparkUnavailable:
+        try:        # no connector (Maven Central unreachable): the engine tests still run, the connector test fails
+            session = get_session("local[2]")
+        except SparkUnavailable as exc:
+            missing(str(exc))
     yield session
     session.stop()

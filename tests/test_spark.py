@@ -189,6 +189,26 @@ def test_components_by_distributed_stars_equal_driver_labels(spark) -> None:
     assert len(sizes) > 1000 and (sizes > 2).sum() > 20 and sizes.max() > 100     # many, some large
 
 
+@pytest.mark.parametrize("pairs", [False, True])
+def test_class_links_by_anchor_and_by_anchor_pair_equal_local(spark, monkeypatch, pairs) -> None:
+    """Both join plans of graphlink.spark.links (single rarest anchor, anchor pair) give the local class edges, on
+    a reserved release with equal-size locations (E key) and withheld ones (containment part)."""
+    from graphlink.spark import engine, links
+
+    calls = []
+    monkeypatch.setattr(links, "_pair_plan", lambda *a: calls.append(1) or pairs)
+    rel = simulate_probabilities(3000, [0.3] * 24, withhold=[0.0] * 6 + [0.4] * 18, seed=13)
+    tr, g, _ = local_run(rel)
+    st_ = gs.trails(rel, spark=spark)
+    assert st_.model.reserved == "deidentified" and len(st_.eq_locations) == 6
+    got = engine.edges(st_).toPandas()
+    ci = np.searchsorted(st_.driver["identified"].cids, got["id_cid"].to_numpy(np.int64))
+    cj = np.searchsorted(st_.driver["deidentified"].cids, got["de_cid"].to_numpy(np.int64))
+    assert calls and len(got) == len(g.class_ei) > 3000
+    assert set(zip(ci.tolist(), cj.tolist(), strict=True)) == \
+        set(zip(g.class_ei.tolist(), g.class_ej.tolist(), strict=True))
+
+
 # ------------------------------------------------------------------------------------------------ bad input
 BAD_CSV = {
     "missing-column": "location,kind\nA,identified\n",
@@ -281,3 +301,62 @@ def test_cli_engine_spark_equals_local(spark, monkeypatch, capsys, tmp_path) -> 
 def test_engine_errors_are_one_line(spark) -> None:
     with pytest.raises(GraphlinkError, match="already running"):
         gs.session("local[1]")
+
+
+# ------------------------------------------------------------------------------------- Neo4j connector writes
+def _graph_state(store, name: str) -> dict:
+    """What both writers must agree on: the release, its twin classes, class and element links."""
+    q = store.run_cypher
+    classes = q("""MATCH (c:TrailClass {release: $n}) RETURN c.side AS side, c.cid AS cid, c.trail AS trail,
+                   c.size AS size, c.null_degree AS null_degree ORDER BY side, cid""", {"n": name})
+    members = q("""MATCH (e)-[:IN_CLASS]->(c:TrailClass {release: $n}) RETURN c.side AS side, e.key AS key,
+                   c.cid AS cid ORDER BY side, key""", {"n": name})
+    links = q("""MATCH (x:TrailClass {release: $n})-[l:LINK]->(y:TrailClass) RETURN x.cid AS ci, y.cid AS cj,
+                 l.allowed AS allowed, l.vital AS vital, l.flow AS flow ORDER BY ci, cj""", {"n": name})
+    info = store.release_info(name)
+    return {"release": store.read_release(name).to_dict("records"), "classes": classes.to_dict("records"),
+            "members": members.to_dict("records"), "links": links.to_dict("records"),
+            "element_links": store.read_link_graph(name).drop(columns="run").sort_values(
+                ["identified", "deidentified"]).to_dict("records"),
+            "info": {k: info.get(k) for k in ("fingerprint", "status", "rows", "identified", "deidentified")}}
+
+
+@pytest.mark.neo4j
+def test_neo4j_connector_writes_what_the_local_store_writes(spark, neo4j_server, neo4j_store, release_name) -> None:
+    """The Neo4j Connector for Apache Spark writes the same graph as the local store: release (same fingerprint),
+    twin classes, memberships, class and element LINKs with their verdicts, pairs and audit violators."""
+    from graphlink.spark import neo4j as gneo
+    from graphlink.spark.runtime import CONNECTOR
+
+    if CONNECTOR not in (spark.conf.get("spark.jars.packages", "") or ""):
+        pytest.fail("the Spark test session started without the Neo4j connector (Maven Central unreachable?)")
+    _, auth, _ = neo4j_server
+    rel = simulate_uniform(300, 12, 0.3, withhold=0.3, seed=21)
+    tr, g, classes = local_run(rel)
+    local_name, spark_name = release_name, release_name + "-spark"
+    try:
+        neo4j_store.load_release(rel, name=local_name)
+        neo4j_store.write_link_graph(local_name, classes)
+        want_tl = reidentify(g, "true-loves")
+        run_l = neo4j_store.write_reidentification(local_name, want_tl)
+        st_ = gs.trails(rel, spark=spark)
+        gneo.write_release(st_, neo4j_store, spark_name, auth=auth)
+        assert gneo.write_release(st_, neo4j_store, spark_name, auth=auth)["skipped"]       # idempotent
+        for split in ("components", "driver"):     # the second write replaces the first
+            gneo.write_link_graph(st_, neo4j_store, spark_name, split=split, auth=auth)
+            got, want = _graph_state(neo4j_store, spark_name), _graph_state(neo4j_store, local_name)
+            assert got == want, split
+        run_s = gneo.write_reidentification(neo4j_store, spark_name, gs.reidentify(st_, "true-loves"), spark=spark,
+                                            auth=auth)
+        pd.testing.assert_frame_equal(neo4j_store.read_reidentification(run_s),
+                                      neo4j_store.read_reidentification(run_l))
+        result = gs.audit(st_, 3)
+        assert len(result.violations) > 0
+        run_a = gneo.write_audit(neo4j_store, spark_name, result, spark=spark, auth=auth)
+        got_v = neo4j_store.run_cypher("""MATCH (:Analysis {run: $run})-[v:VIOLATES]->(x) RETURN v.side AS side,
+                                          x.key AS element, v.union_degree AS union_degree
+                                          ORDER BY union_degree, side, element""", {"run": run_a})
+        want_v = audit(classes, 3).violations[["side", "element", "union_degree"]]
+        assert got_v.astype(str).to_dict("records") == want_v.astype(str).to_dict("records")
+    finally:
+        neo4j_store.drop_release(spark_name)

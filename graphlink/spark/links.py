@@ -8,12 +8,17 @@ side of one-to-one data; none for one-to-many identified trails), so with F = ~E
 * an **equality** on the E part: ``s.ones & E == r.ones & E`` — an equi-join key (the "pattern"), and
 * a **containment** on the F part: ``r.ones & F ⊆ s.ones``.
 
-Classes are joined pattern-grouped: r classes without ones in F join on the E key alone; the others join on
-(E key, anchor), the anchor being r's rarest F location (fewest complete-side elements, from the per-location
-sizes), against the complete side exploded to one row per F location it holds.  Every candidate is verified
-with the full word predicate.  Shuffle: |R_classes| + Σ_s |s ∩ F| rows; candidates Σ_r |{s ∋ anchor(r)} ∩ key(r)|,
-which is the output size when r has few F ones and at most |S|·p(anchor) otherwise.  Unreserved releases
-(E = everything) are a single equi-join on the whole trail.
+Classes are joined pattern-grouped: r classes without ones in F join on the E key alone; r classes with one F
+one join on (E key, anchor), the anchor being that location, against the complete side exploded to one row per
+F location it holds; r classes with two or more join either the same way on their rarest F location (fewest
+complete-side elements, from the per-location sizes) or on (E key, anchor pair) — their two rarest F locations —
+against the complete side exploded to one row per pair of F locations it holds.  Every candidate is verified
+with the full word predicate.  Which of the two plans runs is decided on exact counts (:func:`_pair_plan`: one
+aggregation per plan over the class tables, |C|² rows at most): candidates Σ_r |{s ∋ anchor(r)} ∩ key(r)| plus
+Σ_s |s ∩ F| exploded rows for single anchors, against Σ_r |{s ⊇ pair(r)} ∩ key(r)| plus Σ_s C(|s ∩ F|, 2) for
+pairs.  On uniform releases (visit probability p) that is |R|·|S|·p against |R|·|S|·p² + |S|·(p|F|)²/2, so pairs
+win as soon as |R|·p exceeds about |F|²p/2.  Unreserved releases (E = everything) are a single equi-join on the
+whole trail.
 
 **REIDIT-C** groups fully known trails by their packed words: a pair is re-identified when its trail is the only
 one of its class on both sides, i.e. both classes are fully known singletons.  One equi-join on the words of
@@ -70,12 +75,20 @@ def class_links(st: SparkTrails) -> DataFrame:
     if f_locs:
         size = st.sizes[other].to_numpy()
         by_rarity = sorted(f_locs, key=lambda c: (size[c], c))
-        anchor = F.coalesce(*[F.when(_bit(c), F.lit(c)) for c in by_rarity])
-        r_any = r.withColumn("anchor", anchor)
+        r_held = F.array_compact(F.array(*[F.when(_bit(c), F.lit(c)) for c in by_rarity]))
+        r_any = (r.withColumn("_held", r_held).withColumn("anchor", F.try_element_at("_held", F.lit(1)))
+                 .withColumn("anchor2", F.try_element_at("_held", F.lit(2))).drop("_held"))
         held = F.array_compact(F.array(*[F.when(_bit(c, "so"), F.lit(c)) for c in f_locs]))
         s_f = s.select("*", F.explode(held).alias("anchor"))
-        parts.append(r_any.filter(F.col("anchor").isNotNull()).join(s_f, [*key, "anchor"]).filter(ok)
-                     .select("r", "s"))
+        r_many = r_any.filter(F.col("anchor2").isNotNull())
+        r_one = r_any.filter(F.col("anchor").isNotNull() & F.col("anchor2").isNull())
+        s_pairs = s.select("*", F.explode(_pairs(held, n_loc)).alias("pair"))
+        if _pair_plan(r_many, s_f, s_pairs, key, n_loc):
+            r_pair = r_many.withColumn("pair", F.least("anchor", "anchor2") * n_loc + F.greatest("anchor", "anchor2"))
+            parts.append(r_pair.join(s_pairs, [*key, "pair"]).filter(ok).select("r", "s"))
+        else:
+            r_one = r_any.filter(F.col("anchor").isNotNull())
+        parts.append(r_one.join(s_f, [*key, "anchor"]).filter(ok).select("r", "s"))
         r_plain = r_any.filter(F.col("anchor").isNull())
     else:
         r_plain = r
@@ -87,6 +100,33 @@ def class_links(st: SparkTrails) -> DataFrame:
     if star == "identified":
         return out.select(F.col("r").alias("id_cid"), F.col("s").alias("de_cid"))
     return out.select(F.col("s").alias("id_cid"), F.col("r").alias("de_cid"))
+
+
+def _pairs(held: Column, n_loc: int) -> Column:
+    """Every pair x < y of the (ascending) locations in ``held``, encoded x·|C| + y."""
+    from pyspark.sql import functions as F
+
+    return F.flatten(F.transform(held, lambda x, i: F.transform(
+        F.slice(held, i + 2, F.greatest(F.size(held) - i - 1, F.lit(0))), lambda y: x * n_loc + y)))
+
+
+def _pair_plan(r_many: DataFrame, s_f: DataFrame, s_pairs: DataFrame, key: list[str], n_loc: int) -> bool:
+    """Whether the r classes with two or more F ones should join on their anchor pair (module docstring): exact
+    candidate counts of both plans from per-(key, anchor) and per-(key, pair) class counts."""
+    from pyspark.sql import functions as F
+
+    def cost(r_key: DataFrame, s_key: DataFrame, col: str) -> int:
+        rc = r_key.groupBy(*key, col).agg(F.count(F.lit(1)).alias("nr"))
+        sc = s_key.groupBy(*key, col).agg(F.count(F.lit(1)).alias("ns"))
+        cand = rc.join(sc, [*key, col]).agg(F.sum(F.col("nr") * F.col("ns"))).collect()[0][0] or 0
+        return int(cand) + int(sc.agg(F.sum("ns")).collect()[0][0] or 0)
+
+    if r_many.isEmpty():
+        return False
+    single = cost(r_many, s_f, "anchor")
+    pair = cost(r_many.withColumn("pair", F.least("anchor", "anchor2") * n_loc + F.greatest("anchor", "anchor2")),
+                s_pairs, "pair")
+    return pair < single
 
 
 def reidit_c(st: SparkTrails) -> Reidentification:
