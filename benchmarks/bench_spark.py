@@ -30,6 +30,7 @@ import functools
 import json
 import os
 import resource
+import shutil
 import sys
 import tempfile
 import time
@@ -93,6 +94,17 @@ def _jvm_peak_mib(spark: Any) -> float:
     return float("nan")
 
 
+def guarded(fn: Any) -> Any:
+    """``fn`` for :func:`measure`'s child: an exception comes back as the result instead of hanging the parent."""
+    def run() -> Any:
+        try:
+            return fn()
+        except Exception as exc:  # noqa: BLE001 - reported, not hidden
+            return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"}
+
+    return run
+
+
 def run_local(path: Path) -> dict:
     import pandas as pd
 
@@ -119,7 +131,7 @@ def run_local(path: Path) -> dict:
 def _shuffle_bytes(events: Path) -> dict[str, int]:
     """Shuffle bytes written and read, summed over the tasks of a Spark event log folder."""
     written = read = 0
-    for log in events.glob("*"):
+    for log in (p for p in events.rglob("*") if p.is_file() and not p.name.startswith("appstatus")):
         with open(log, encoding="utf-8") as fh:
             for line in fh:
                 if '"SparkListenerTaskEnd"' not in line:
@@ -134,11 +146,11 @@ def _shuffle_bytes(events: Path) -> dict[str, int]:
 def run_spark(path: Path, master: str, split: str, events: Path) -> dict:
     from graphlink import spark as gs
 
-    events.mkdir(parents=True, exist_ok=True)
-    for old in events.glob("*"):
-        old.unlink()
+    shutil.rmtree(events, ignore_errors=True)
+    events.mkdir(parents=True)
     os.environ["PYSPARK_SUBMIT_ARGS"] = (f"--conf spark.eventLog.enabled=true --conf spark.eventLog.dir=file:{events} "
-                                         "pyspark-shell")
+                                         "--conf spark.eventLog.compress=false --conf spark.eventLog.rolling.enabled="
+                                         "false pyspark-shell")
     spark = gs.session(master)
     t: dict[str, Any] = {}
     t0 = time.perf_counter()
@@ -190,7 +202,7 @@ def main() -> None:
             engines.insert(0, ("local", functools.partial(run_local, path)))
         for engine, fn in engines:
             load = os.getloadavg()[0]
-            dt, rss, info = measure(f"{engine} n={n:.0e}", fn)
+            dt, rss, info = measure(f"{engine} n={n:.0e}", guarded(fn))
             record = {"engine": engine, "subjects": n, "locations": a.locations, "p": a.p, "withhold": a.withhold,
                       "rows": rows, "master": a.master if engine == "spark" else None, "seconds": round(dt, 2),
                       "python_peak_mib": round(rss), "load_before": round(load, 2),

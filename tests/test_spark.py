@@ -189,14 +189,15 @@ def test_components_by_distributed_stars_equal_driver_labels(spark) -> None:
     assert len(sizes) > 1000 and (sizes > 2).sum() > 20 and sizes.max() > 100     # many, some large
 
 
-@pytest.mark.parametrize("pairs", [False, True])
-def test_class_links_by_anchor_and_by_anchor_pair_equal_local(spark, monkeypatch, pairs) -> None:
-    """Both join plans of graphlink.spark.links (single rarest anchor, anchor pair) give the local class edges, on
-    a reserved release with equal-size locations (E key) and withheld ones (containment part)."""
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_class_links_by_every_anchor_plan_equal_local(spark, monkeypatch, k) -> None:
+    """Every join plan of graphlink.spark.links (1, 2 or 3 rarest anchors) gives the local class edges, on a
+    reserved release with equal-size locations (E key) and withheld ones (containment part)."""
     from graphlink.spark import engine, links
 
     calls = []
-    monkeypatch.setattr(links, "_pair_plan", lambda *a: calls.append(1) or pairs)
+    plan = links.anchor_plan
+    monkeypatch.setattr(links, "anchor_plan", lambda *a: calls.append(1) or plan(*a, force=k))
     rel = simulate_probabilities(3000, [0.3] * 24, withhold=[0.0] * 6 + [0.4] * 18, seed=13)
     tr, g, _ = local_run(rel)
     st_ = gs.trails(rel, spark=spark)
@@ -217,6 +218,7 @@ BAD_CSV = {
     "blank-element": "location,kind,element\nA,identified,x\nA,deidentified,   \n",
     "missing-field": "location,kind,element\nA,identified,x\nA,deidentified\n",
     "too-many-fields": "location,kind,element\nA,identified,x\nA,deidentified,y,z\n",
+    "blank-row-skipped": "location,kind,element\nA,identified,x\n , ,\nA,person,y\n",
     "empty-file": "",
     "header-only": "location,kind,element\n",
 }
@@ -238,7 +240,9 @@ def test_bad_parquet_missing_file_duplicates_and_model_errors(spark, tmp_path) -
     pd.DataFrame({"location": ["A", "B"], "kind": ["identified", "identified"], "element": ["x", None]}).to_parquet(pq)
     nokind = tmp_path / "nokind.parquet"
     pd.DataFrame({"location": ["A"], "element": ["x"]}).to_parquet(nokind)
-    for path in (pq, nokind, tmp_path / "nope.csv"):
+    floats = tmp_path / "floats.parquet"
+    pd.DataFrame({"location": ["A"], "kind": ["identified"], "element": [1.5]}).to_parquet(floats)
+    for path in (pq, nokind, floats, tmp_path / "nope.csv"):
         with pytest.raises(ReleaseError) as want:
             read_release(path)
         with pytest.raises(ReleaseError) as got:

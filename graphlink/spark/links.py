@@ -8,17 +8,16 @@ side of one-to-one data; none for one-to-many identified trails), so with F = ~E
 * an **equality** on the E part: ``s.ones & E == r.ones & E`` — an equi-join key (the "pattern"), and
 * a **containment** on the F part: ``r.ones & F ⊆ s.ones``.
 
-Classes are joined pattern-grouped: r classes without ones in F join on the E key alone; r classes with one F
-one join on (E key, anchor), the anchor being that location, against the complete side exploded to one row per
-F location it holds; r classes with two or more join either the same way on their rarest F location (fewest
-complete-side elements, from the per-location sizes) or on (E key, anchor pair) — their two rarest F locations —
-against the complete side exploded to one row per pair of F locations it holds.  Every candidate is verified
-with the full word predicate.  Which of the two plans runs is decided on exact counts (:func:`_pair_plan`: one
-aggregation per plan over the class tables, |C|² rows at most): candidates Σ_r |{s ∋ anchor(r)} ∩ key(r)| plus
-Σ_s |s ∩ F| exploded rows for single anchors, against Σ_r |{s ⊇ pair(r)} ∩ key(r)| plus Σ_s C(|s ∩ F|, 2) for
-pairs.  On uniform releases (visit probability p) that is |R|·|S|·p against |R|·|S|·p² + |S|·(p|F|)²/2, so pairs
-win as soon as |R|·p exceeds about |F|²p/2.  Unreserved releases (E = everything) are a single equi-join on the
-whole trail.
+Classes are joined pattern-grouped on (E key, anchor set): an r class's anchor set is its K rarest F locations
+(fewest complete-side elements, from the per-location sizes; all of them when it has fewer than K), and the
+complete side is exploded to one row per j-subset of its F locations for each anchor-set size j in use.  r
+classes without F ones join on the E key alone.  Every candidate is verified with the full word predicate.
+K ≤ ``K_MAX`` (3) is chosen by :func:`anchor_plan` on exact counts (per-(key, anchor set) class counts of both
+sides: |C|^K rows at most): exploded rows Σ_s C(|s ∩ F|, j) plus candidates Σ_r |{s ⊇ anchors(r)} ∩ key(r)|.
+On a uniform release (visit probability p, |F| locations) K anchors cost about |S|·(p|F|)^K/K! rows plus
+|R|·|S|·p^K candidates, so each extra anchor divides the candidates by 1/p while the explosion grows by p|F|/K:
+sparse trails (few ones) take K = 3, dense ones (many ones per trail) stay at 1 or 2.  Unreserved releases
+(E = everything) are a single equi-join on the whole trail.
 
 **REIDIT-C** groups fully known trails by their packed words: a pair is re-identified when its trail is the only
 one of its class on both sides, i.e. both classes are fully known singletons.  One equi-join on the words of
@@ -75,21 +74,18 @@ def class_links(st: SparkTrails) -> DataFrame:
     if f_locs:
         size = st.sizes[other].to_numpy()
         by_rarity = sorted(f_locs, key=lambda c: (size[c], c))
-        r_held = F.array_compact(F.array(*[F.when(_bit(c), F.lit(c)) for c in by_rarity]))
-        r_any = (r.withColumn("_held", r_held).withColumn("anchor", F.try_element_at("_held", F.lit(1)))
-                 .withColumn("anchor2", F.try_element_at("_held", F.lit(2))).drop("_held"))
-        held = F.array_compact(F.array(*[F.when(_bit(c, "so"), F.lit(c)) for c in f_locs]))
-        s_f = s.select("*", F.explode(held).alias("anchor"))
-        r_many = r_any.filter(F.col("anchor2").isNotNull())
-        r_one = r_any.filter(F.col("anchor").isNotNull() & F.col("anchor2").isNull())
-        s_pairs = s.select("*", F.explode(_pairs(held, n_loc)).alias("pair"))
-        if _pair_plan(r_many, s_f, s_pairs, key, n_loc):
-            r_pair = r_many.withColumn("pair", F.least("anchor", "anchor2") * n_loc + F.greatest("anchor", "anchor2"))
-            parts.append(r_pair.join(s_pairs, [*key, "pair"]).filter(ok).select("r", "s"))
-        else:
-            r_one = r_any.filter(F.col("anchor").isNotNull())
-        parts.append(r_one.join(s_f, [*key, "anchor"]).filter(ok).select("r", "s"))
-        r_plain = r_any.filter(F.col("anchor").isNull())
+        r_any = r.withColumn("_held", F.array_compact(F.array(*[F.when(_bit(c), F.lit(c)) for c in by_rarity])))
+        s_held = s.withColumn("_held", F.array_compact(F.array(*[F.when(_bit(c, "so"), F.lit(c)) for c in f_locs])))
+        k_max, used = anchor_plan(r_any, s_held, key, n_loc)
+        for j in used:
+            # r classes with j F ones (j < k_max) or at least k_max: their j rarest F locations against every
+            # j-subset of a complete-side class's F locations
+            f = F.size("_held")
+            r_j = r_any.filter(f == j if j < k_max else f >= j).withColumn("_code", _code(
+                F.array_sort(F.slice("_held", 1, j)), j, n_loc))
+            s_j = s_held.select("*", F.explode(_subsets(F.col("_held"), j, n_loc)).alias("_code"))
+            parts.append(r_j.join(s_j.drop("_held"), [*key, "_code"]).filter(ok).select("r", "s"))
+        r_plain = r_any.filter(F.size("_held") == 0)
     else:
         r_plain = r
     if key:
@@ -102,31 +98,75 @@ def class_links(st: SparkTrails) -> DataFrame:
     return out.select(F.col("s").alias("id_cid"), F.col("r").alias("de_cid"))
 
 
-def _pairs(held: Column, n_loc: int) -> Column:
-    """Every pair x < y of the (ascending) locations in ``held``, encoded x·|C| + y."""
+#: largest anchor set tried (k-subsets of a complete-side class's F locations are exploded for k ≤ this)
+K_MAX = 3
+
+
+def _code(arr: Column, k: int, n_loc: int) -> Column:
+    """An ascending array of k locations as one long: Σ a_i·|C|^(k-1-i)."""
     from pyspark.sql import functions as F
 
+    out = F.lit(0).cast("long")
+    for i in range(k):
+        out = out * n_loc + F.element_at(arr, i + 1).cast("long")
+    return out
+
+
+def _subsets(held: Column, k: int, n_loc: int) -> Column:
+    """Every k-subset of the ascending locations ``held``, encoded as :func:`_code` encodes it.  O(C(|held|, k))."""
+    from pyspark.sql import functions as F
+
+    if k == 1:
+        return F.transform(held, lambda x: x.cast("long"))
     return F.flatten(F.transform(held, lambda x, i: F.transform(
-        F.slice(held, i + 2, F.greatest(F.size(held) - i - 1, F.lit(0))), lambda y: x * n_loc + y)))
+        _subsets(F.slice(held, i + 2, F.greatest(F.size(held) - i - 1, F.lit(0))), k - 1, n_loc),
+        lambda t: x.cast("long") * (n_loc ** (k - 1)) + t)))
 
 
-def _pair_plan(r_many: DataFrame, s_f: DataFrame, s_pairs: DataFrame, key: list[str], n_loc: int) -> bool:
-    """Whether the r classes with two or more F ones should join on their anchor pair (module docstring): exact
-    candidate counts of both plans from per-(key, anchor) and per-(key, pair) class counts."""
+def anchor_plan(r_any: DataFrame, s_held: DataFrame, key: list[str], n_loc: int, k_max: int = K_MAX, *,
+                force: int | None = None) -> tuple[int, list[int]]:
+    """How many anchors the containment join uses (module docstring): the K ≤ ``k_max`` with the fewest exploded
+    complete-side rows plus candidate pairs, from exact counts.  Σ_s C(|s ∩ F|, j) is computed from the
+    distribution of |s ∩ F| first, so a plan whose explosion alone exceeds the best cost is never exploded.
+    O(classes) per plan considered, collected: O(|C|^K) rows at most.  Returns K and the anchor-set sizes that
+    have r classes (every j < K held by some r class with exactly j F ones, and K).  ``force`` fixes K (tests)."""
+    from math import comb
+
     from pyspark.sql import functions as F
 
-    def cost(r_key: DataFrame, s_key: DataFrame, col: str) -> int:
-        rc = r_key.groupBy(*key, col).agg(F.count(F.lit(1)).alias("nr"))
-        sc = s_key.groupBy(*key, col).agg(F.count(F.lit(1)).alias("ns"))
-        cand = rc.join(sc, [*key, col]).agg(F.sum(F.col("nr") * F.col("ns"))).collect()[0][0] or 0
-        return int(cand) + int(sc.agg(F.sum("ns")).collect()[0][0] or 0)
+    if n_loc ** k_max >= 2 ** 62:
+        k_max = max(1, next(k for k in range(k_max, 0, -1) if n_loc ** k < 2 ** 62))
+    r_f = {int(r[0]): int(r[1]) for r in r_any.groupBy(F.size("_held")).count().collect()}
+    s_f = {int(r[0]): int(r[1]) for r in s_held.groupBy(F.size("_held")).count().collect()}
+    if not any(f > 0 for f in r_f):
+        return 1, []
+    if force:
+        return force, [j for j in range(1, force) if r_f.get(j)] + [force]
 
-    if r_many.isEmpty():
-        return False
-    single = cost(r_many, s_f, "anchor")
-    pair = cost(r_many.withColumn("pair", F.least("anchor", "anchor2") * n_loc + F.greatest("anchor", "anchor2")),
-                s_pairs, "pair")
-    return pair < single
+    def rows(j: int) -> int:
+        return sum(n * comb(f, j) for f, n in s_f.items())
+
+    def candidates(j: int, exact: bool) -> int:
+        f = F.size("_held")
+        rs = r_any.filter(f == j if exact else f >= j).withColumn("_code", _code(
+            F.array_sort(F.slice("_held", 1, j)), j, n_loc))
+        rc = rs.groupBy(*key, "_code").agg(F.count(F.lit(1)).alias("nr"))
+        sc = (s_held.select(*key, F.explode(_subsets(F.col("_held"), j, n_loc)).alias("_code"))
+              .groupBy(*key, "_code").agg(F.count(F.lit(1)).alias("ns")))
+        return int(rc.join(sc, [*key, "_code"]).agg(F.sum(F.col("nr") * F.col("ns"))).collect()[0][0] or 0)
+
+    best_k, best, below = 1, rows(1) + candidates(1, exact=False), 0
+    for k in range(2, k_max + 1):
+        if not any(f >= k for f in r_f):
+            break
+        if r_f.get(k - 1):                       # r classes with exactly k - 1 F ones join on all of them
+            below += rows(k - 1) + candidates(k - 1, exact=True)
+        if below + rows(k) >= best:
+            continue
+        cost = below + rows(k) + candidates(k, exact=False)
+        if cost < best:
+            best_k, best = k, cost
+    return best_k, [j for j in range(1, best_k) if r_f.get(j)] + [best_k]
 
 
 def reidit_c(st: SparkTrails) -> Reidentification:

@@ -27,6 +27,7 @@ import pandas as pd
 
 from graphlink.errors import ReleaseError
 from graphlink.release import COLUMNS, KINDS, Release, ReleaseWarning, read_release, read_truth
+from graphlink.tabular import names_list
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -73,7 +74,8 @@ def read(spark: SparkSession, source: Any, *, name: str | None = None, truth: An
     if not _SCHEME.match(text) or text.startswith("file://"):
         path = Path(text[len("file://"):] if text.startswith("file://") else text)
         if not path.exists():
-            raise ReleaseError("no such file or folder", file=str(path))
+            what = "broken symbolic link" if path.is_symlink() else "no such file or folder"
+            raise ReleaseError(what, file=str(path))
         if path.is_dir() and _per_location_folder(path):
             rel = read_release(path, id_key=id_key, deid_key=deid_key, name=name)
             return _from_pandas(spark, rel.frame, rel.name, str(path), truth_frame)
@@ -122,6 +124,7 @@ def _read_table(spark: SparkSession, path: str, kind: str, label: str) -> DataFr
     try:
         if kind == "parquet":
             df = spark.read.parquet(path)
+            _check_parquet_types(df, path, label)
             df = df.select(*[F.col(f"`{c}`").cast("string").alias(c) if c in COLUMNS else F.col(f"`{c}`")
                              for c in df.columns])
             return df.withColumn("_row", F.monotonically_increasing_id())
@@ -146,10 +149,34 @@ def _read_table(spark: SparkSession, path: str, kind: str, label: str) -> DataFr
     for row in sorted(wide, key=lambda r: r["_row"]):
         fields = next(csv.reader([row["_corrupt"]], skipinitialspace=True), [])
         if len(fields) > len(cols):
-            line = _position(df, row["_row"]) + 2
-            raise ReleaseError(f"cannot read it as CSV: Error tokenizing data. C error: Expected {len(cols)} fields "
-                               f"in line {line}, saw {len(fields)}\n", file=label)
-    return df.drop("_corrupt")
+            raise ReleaseError(f"this row has {len(fields)} fields but the header has {len(cols)}", file=label,
+                               row=_position(df, row["_row"]) + 2)
+    # a row whose every field is blank (",,") is skipped, as the local reader skips it (but still numbered)
+    blank = F.lit(True)
+    for c in cols:
+        blank = blank & (F.col(f"`{c}`").isNull() | (strip(F.col(f"`{c}`")) == ""))
+    return df.withColumn("_skip", blank).drop("_corrupt")
+
+
+def _check_parquet_types(df: DataFrame, path: str, label: str) -> None:
+    """The local reader's Parquet rule (:mod:`graphlink.tabular`): key columns hold text or integers.  The type
+    is named as Arrow names it when the file is local (its schema is read on the driver), else as Spark does."""
+    from pyspark.sql import types as T
+
+    ok = (T.StringType, T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.NullType)
+    for field in df.schema.fields:
+        if field.name in COLUMNS and not isinstance(field.dataType, ok):
+            name = field.dataType.simpleString()
+            local = Path(path[len("file://"):] if path.startswith("file://") else path)
+            if not _SCHEME.match(path) or path.startswith("file://"):
+                import pyarrow.parquet as pq
+
+                part = local if local.is_file() else next(
+                    (p for p in sorted(local.rglob("*.parquet")) if not p.name.startswith(("_", "."))), None)
+                if part is not None:
+                    name = str(pq.read_schema(part).field(field.name).type)
+            raise ReleaseError(f"Parquet type {name} is not text; expected strings (or integers)", file=label,
+                               column=field.name)
 
 
 def _position(df: DataFrame, row_id: int) -> int:
@@ -166,11 +193,14 @@ def _validate(df: DataFrame, label: str, *, file_rows: bool, what: str = "csv") 
 
     if "_row" not in df.columns:
         df = df.withColumn("_row", F.monotonically_increasing_id())
-    missing = [c for c in COLUMNS if c not in df.columns]
+    names = [c for c in df.columns if c not in ("_row", "_skip")]
+    missing = [c for c in COLUMNS if c not in names]
     if missing:
-        found = ", ".join(c for c in df.columns if c != "_row") or "none"
         raise ReleaseError(f"missing column(s) {', '.join(repr(c) for c in missing)}; expected columns "
-                           f"location, kind, element (found: {found})", file=label)
+                           f"location, kind, element (found: {names_list(names)})", file=label)
+    numbered = df                              # every record, skipped ones included: row numbers count them
+    if "_skip" in df.columns:
+        df = df.filter(~F.col("_skip"))
     clean = df.select(*[strip(F.col(f"`{c}`").cast("string")).alias(c) for c in COLUMNS], "_row")
     kind = F.regexp_replace(F.lower(F.col("kind")), "[-_]", "")
     blank = {c: F.col(c).isNull() | (F.col(c) == "") for c in COLUMNS}
@@ -188,15 +218,17 @@ def _validate(df: DataFrame, label: str, *, file_rows: bool, what: str = "csv") 
                            file=label) from None
 
     def row_of(row_id: int) -> int:
-        pos = _position(clean, row_id)
-        return pos + 2 if file_rows else pos
+        pos = _position(numbered, row_id)
+        if not file_rows:
+            return pos
+        return pos + 1 if what == "parquet" else pos + 2
 
     if not stats["n"]:
         raise ReleaseError("the release is empty: no disclosed elements", file=label)
     for c in ("location", "element", "kind"):
         if stats[f"blank_{c}"]:
-            raise ReleaseError(f"empty value where a {c} key was expected ({stats[f'blank_{c}']} row(s) like this)",
-                               file=label, row=row_of(stats[f"at_{c}"]), column=c)
+            raise ReleaseError(f"empty or missing {c}; expected a non-empty key ({stats[f'blank_{c}']} row(s) like "
+                               "this)", file=label, row=row_of(stats[f"at_{c}"]), column=c)
     if stats["bad_kind"]:
         value = clean.filter(F.col("_row") == stats["at_kind_bad"]).select("kind").collect()[0][0]
         raise ReleaseError(f"unknown kind {value!r}; expected 'identified' or 'deidentified' ({stats['bad_kind']} "
@@ -209,6 +241,6 @@ def _validate(df: DataFrame, label: str, *, file_rows: bool, what: str = "csv") 
         twice = first.filter(F.col("_n") > 1).select(*COLUMNS, F.col("_row").alias("_first"))
         at = (normal.join(twice, list(COLUMNS)).filter(F.col("_row") > F.col("_first"))
               .agg(F.min("_row")).collect()[0][0])
-        warnings.warn(f"{label}: collapsed {dups} exact duplicate row(s) (first at row {row_of(at)})",
+        warnings.warn(f"{label}: collapsed {dups} exact duplicate row(s) (first repeat at row {row_of(at)})",
                       ReleaseWarning, stacklevel=3)
     return first.drop("_n")

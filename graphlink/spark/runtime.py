@@ -3,7 +3,8 @@
 The master is ``master`` > ``SPARK_MASTER`` > ``local[*]``; anything Spark reads (``spark.*`` settings in
 ``spark-defaults.conf``, ``SPARK_CONF_DIR``) still applies.  In local mode graphlink also
 
-* runs the Python workers with this interpreter (so ``applyInPandas`` finds graphlink and its numba kernels);
+* runs the Python workers with this interpreter and this graphlink (``PYTHONPATH``), so ``applyInPandas`` runs
+  the driver's code and numba kernels;
 * sizes shuffles for one machine (``GRAPHLINK_SPARK_PARTITIONS``, default 4 × cores) and sets the driver heap
   (``GRAPHLINK_SPARK_MEMORY``, default 2g; the local executors share it) and the spill folder
   (``GRAPHLINK_SPARK_LOCAL_DIR``);
@@ -99,6 +100,11 @@ def get_session(master: str | None = None, *, neo4j: bool = False) -> SparkSessi
     if url.startswith("local"):
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        # the workers import the graphlink this driver runs (a checkout, not whichever one is installed)
+        home = str(_HERE.parent.parent)
+        paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        if home not in paths:
+            os.environ["PYTHONPATH"] = os.pathsep.join([home, *paths])
         cores = os.cpu_count() or 2
         if url.startswith("local[") and url[6:-1].isdigit():
             cores = int(url[6:-1])
