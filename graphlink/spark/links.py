@@ -12,12 +12,12 @@ Classes are joined pattern-grouped on (E key, anchor set): an r class's anchor s
 (fewest complete-side elements, from the per-location sizes; all of them when it has fewer than K), and the
 complete side is exploded to one row per j-subset of its F locations for each anchor-set size j in use.  r
 classes without F ones join on the E key alone.  Every candidate is verified with the full word predicate.
-K ≤ ``K_MAX`` (3) is chosen by :func:`anchor_plan` on exact counts (per-(key, anchor set) class counts of both
-sides: |C|^K rows at most): exploded rows Σ_s C(|s ∩ F|, j) plus candidates Σ_r |{s ⊇ anchors(r)} ∩ key(r)|.
-On a uniform release (visit probability p, |F| locations) K anchors cost about |S|·(p|F|)^K/K! rows plus
-|R|·|S|·p^K candidates, so each extra anchor divides the candidates by 1/p while the explosion grows by p|F|/K:
-sparse trails (few ones) take K = 3, dense ones (many ones per trail) stay at 1 or 2.  Unreserved releases
-(E = everything) are a single equi-join on the whole trail.
+K ≤ ``K_MAX`` (``GRAPHLINK_SPARK_ANCHORS``, default 3) is chosen by :func:`anchor_plan` on exact counts
+(per-(key, anchor set) class counts of both sides: |C|^K rows at most): exploded rows Σ_s C(|s ∩ F|, j) plus
+candidates Σ_r |{s ⊇ anchors(r)} ∩ key(r)|.  On a uniform release (visit probability p, |F| locations) K
+anchors cost about |S|·(p|F|)^K/K! rows plus |R|·|S|·p^K candidates, so each extra anchor divides the
+candidates by 1/p while the explosion grows by p|F|/K: sparse trails (few ones) take K = 3, dense ones (many
+ones per trail) stay at 1 or 2.  Unreserved releases (E = everything) are a single equi-join on the whole trail.
 
 **REIDIT-C** groups fully known trails by their packed words: a pair is re-identified when its trail is the only
 one of its class on both sides, i.e. both classes are fully known singletons.  One equi-join on the words of
@@ -26,6 +26,7 @@ singleton classes; the pairs come back in the local engine's order (64-bit finge
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -99,7 +100,7 @@ def class_links(st: SparkTrails) -> DataFrame:
 
 
 #: largest anchor set tried (k-subsets of a complete-side class's F locations are exploded for k ≤ this)
-K_MAX = 3
+K_MAX = int(os.environ.get("GRAPHLINK_SPARK_ANCHORS", 3))
 
 
 def _code(arr: Column, k: int, n_loc: int) -> Column:
