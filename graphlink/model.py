@@ -186,7 +186,7 @@ def _saturated(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray) -> b
     sizes as capacities (the numba twin engine, :func:`graphlink.matching.twin_flow`).  O(max-flow on the class
     graph)."""
     from graphlink.kernels import class_links, row_classes
-    from graphlink.matching import twin_flow
+    from graphlink.twinflow import twin_flow
 
     r_rep, r_class = row_classes(r_known, r_ones)
     s_rep, s_class = row_classes(s_ones)

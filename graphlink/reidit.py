@@ -69,6 +69,14 @@ def _one_to_one_only(trails: Trails, name: str) -> None:
                                        "--multiplicity one-to-one"))
 
 
+def check_method(trails: Trails, method: str) -> None:
+    """Raise :class:`ModelAssumptionError` (before any work) when ``method`` does not apply to the trails' data
+    model: REIDIT-C/-I/-I-K on one-to-many data (Table A.1).  O(1)."""
+    names = {"complete": "REIDIT-C", "incomplete": "REIDIT-I", "incomplete-k": "REIDIT-I"}
+    if method in names:
+        _one_to_one_only(trails, names[method])
+
+
 def _pairs_frame(rows: list[tuple[str, str, str]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["identified", "deidentified", "reason"]).astype(object)
 

@@ -1,7 +1,8 @@
 """``graphlink qi links`` and ``graphlink qi fraud``: attribute linkage sets on their own (TR02 §3, §7).
 
 The ALS-constrained link graph itself is ``graphlink reidentify|audit RELEASE --qi-links ALS.yaml``
-(:mod:`graphlink.commands.core`); these two commands are the ALS's other uses.
+(:mod:`graphlink.commands.core`); these two commands are the ALS's other uses.  They are sub-commands of
+``graphlink qi`` (``qi_app``), added when the CLI imports every command module.
 """
 
 from __future__ import annotations

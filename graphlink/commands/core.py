@@ -21,7 +21,7 @@ from graphlink.fileio import atomic_path
 from graphlink.linkgraph import build_linkgraph
 from graphlink.matching import classify_edges
 from graphlink.onetomany import classify_one_to_many
-from graphlink.reidit import METHODS, reidentify
+from graphlink.reidit import METHODS, check_method, reidentify
 from graphlink.release import Release, read_release, read_truth
 from graphlink.trails import Trails, build_trails
 
@@ -224,6 +224,7 @@ def register(app: typer.Typer) -> None:
         rel = load(release, id_key, deid_key, truth)
         with step("building trails"):
             tr = build_trails(rel, reserved.value, multiplicity.value)
+        check_method(tr, m)             # a refusal is one line, before the model note
         model_note(tr)
         data = tr if qi_links is None else qi_graph(tr, qi_links, release)
         with step(f"running {m}"):
