@@ -145,27 +145,29 @@ def test_hypothesis_releases_equal_local(spark, inst) -> None:
 # ------------------------------------------------------------------------------------------ 1e5 simulations
 @pytest.fixture(scope="module")
 def simulations(tmp_path_factory) -> dict[str, tuple]:
-    """1e5-subject releases written as Parquet (uniform one-to-one with withholding, households, low entropy)."""
+    """1e5-subject releases written as Parquet (uniform one-to-one with withholding, households, low entropy with
+    identified withholding, stated one-to-one as the data cannot rule out one-to-many) and their multiplicity."""
     d = tmp_path_factory.mktemp("spark-sims")
     out = {}
-    for name, rel, reserved in (
+    for name, rel, multiplicity in (
             ("uniform", simulate_uniform(100_000, 24, 0.12, withhold=0.3, seed=4), "auto"),
             ("households", simulate_households(40_000, 0.15, locations=24, seed=5), "auto"),
             ("low-entropy", simulate_probabilities(100_000, PROFILE, withhold=0.5, reserved="identified", seed=6),
-             "auto")):
+             "one-to-one")):
         path = d / f"{name}.parquet"
         rel.to_parquet(path)
-        out[name] = (path, read_release(path), reserved)
+        out[name] = (path, read_release(path), multiplicity)
     return out
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["uniform", "households", "low-entropy"])
 def test_1e5_simulations_equal_local(spark, simulations, name) -> None:
-    path, rel, reserved = simulations[name]
-    tr, g, classes = local_run(rel, reserved)
+    path, rel, multiplicity = simulations[name]
+    tr, g, classes = local_run(rel, multiplicity=multiplicity)
     assert max(len(tr.identified), len(tr.deidentified)) >= 90_000 or name == "households"
-    st_ = gs.trails(str(path), reserved=reserved, spark=spark)
+    assert tr.one_to_many == (name == "households")
+    st_ = gs.trails(str(path), multiplicity=multiplicity, spark=spark)
     assert_trails_equal(st_, tr)
     methods = ONE_TO_MANY if tr.one_to_many else ("complete", "incomplete", "true-loves")
     for method in methods:

@@ -15,7 +15,6 @@ from graphlink.spark.fill import SparkTrails, build
 from graphlink.spark.release import SparkRelease, read
 from graphlink.spark.runtime import get_session
 from graphlink.trails import Trails
-from graphlink.trailsio import TrailSummary
 
 
 def _split(key: str | None) -> list[str] | None:
@@ -34,10 +33,6 @@ def load_trails(release: Path, id_key: str | None, deid_key: str | None, reserve
 def matrices(tr: SparkTrails) -> Trails:
     """The full trail matrices for the csv/parquet writers (collected to the driver)."""
     return tr.to_trails()
-
-
-def summary(tr: SparkTrails, top: int) -> TrailSummary:
-    return tr.summary(top=top)
 
 
 def reidentify(tr: SparkTrails, method: str, k: int | None, explain: bool | None) -> Reidentification:
