@@ -565,7 +565,8 @@ def audit(st: SparkTrails, k: int, cc: str = "auto") -> AuditResult:
                                "union_degree": v["n1"].to_numpy(np.int64),
                                "union_degree_non_null": v["n2"].to_numpy(np.int64)})
     violations = violations.sort_values(["union_degree", "side", "element"], kind="stable").reset_index(drop=True)
-    counts = {"identified": st.n_identified, "deidentified": st.n_deidentified, "null_trails": _null(st)[0],
+    counts = {"identified": st.n_identified, "deidentified": st.n_deidentified,
+              "null_trails": 0 if st.one_to_many else _null(st)[0],
               "violations_identified": int((violations["side"] == "identified").sum()),
               "violations_deidentified": int((violations["side"] == "deidentified").sum()),
               "link_edges": graph_size(st)[0], "union_edges": _stat(out, "union_edges")}

@@ -91,6 +91,8 @@ def class_links(st: SparkTrails) -> DataFrame:
         r_plain = r
     if key:
         parts.append(r_plain.join(s, key).filter(ok).select("r", "s"))
+    if not parts:                       # one side has no classes: no links
+        return st.classes.sparkSession.createDataFrame([], "id_cid long, de_cid long")
     out = parts[0]
     for p in parts[1:]:
         out = out.unionByName(p)
