@@ -748,3 +748,127 @@ def pair_members(ci: np.ndarray, cj: np.ndarray, flow: np.ndarray, lptr: np.ndar
         lnext[i] += fl
         rnext[j] += fl
     return mate_l, mate_r
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Arrow-native ingest (graphlink.ingest): distinct strings straight from Arrow buffers, rows to codes and trails.
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def dedupe_strings(offsets: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """Distinct byte strings of an Arrow (large) string array given as its ``offsets`` and ``data`` buffers.
+
+    Returns (code of every string, in order of first appearance; index of the first string of every code).
+    Open addressing on a 64-bit hash of the bytes, every hit verified byte for byte, so the codes are exact.
+    O(total bytes) expected; the table holds 2n slots of (hash, code).
+    """
+    n = offsets.shape[0] - 1
+    size = 1
+    while size < 2 * n + 2:
+        size *= 2
+    mask = size - 1
+    slot_code = np.full(size, -1, np.int64)
+    slot_hash = np.zeros(size, np.uint64)
+    codes = np.empty(n, np.int32)
+    first = np.empty(n, np.int64)
+    k = 0
+    for i in range(n):
+        a = offsets[i]
+        b = offsets[i + 1]
+        h = np.uint64(14695981039346656037)
+        for p in range(a, b):
+            h = (h ^ np.uint64(data[p])) * np.uint64(1099511628211)
+        h ^= h >> np.uint64(29)
+        h *= np.uint64(0xBF58476D1CE4E5B9)
+        h ^= h >> np.uint64(32)
+        slot = np.int64(h & np.uint64(mask))
+        while True:
+            j = slot_code[slot]
+            if j < 0:
+                slot_code[slot] = k
+                slot_hash[slot] = h
+                first[k] = i
+                codes[i] = k
+                k += 1
+                break
+            if slot_hash[slot] == h:
+                f = first[j]
+                fa = offsets[f]
+                if offsets[f + 1] - fa == b - a:
+                    same = True
+                    for q in range(b - a):
+                        if data[fa + q] != data[a + q]:
+                            same = False
+                            break
+                    if same:
+                        codes[i] = j
+                        break
+            slot = (slot + 1) & mask
+    return codes, first[:k]
+
+
+@numba.njit(cache=True)
+def factorize_rows(elem: np.ndarray, kind: np.ndarray, loc: np.ndarray, n_elem: int,
+                   n_loc_codes: int) -> tuple:  # pragma: no cover - numba
+    """Rows (element code, kind 0/1, location code) to the numbering trails use, in one pass.
+
+    Locations are renumbered in order of first appearance; elements per kind in order of first appearance among
+    that kind's rows (so the same text may be one identified and one de-identified element).  Returns
+    (location codes in first-appearance order, row location index, row element index within its kind,
+    global element code of every identified element, of every de-identified element).  O(rows + n_elem).
+    """
+    n = elem.shape[0]
+    loc_rank = np.full(n_loc_codes, -1, np.int32)
+    loc_order = np.empty(n_loc_codes, np.int32)
+    local = np.full((2, n_elem), -1, np.int32)
+    keys = np.empty((2, n_elem), np.int32)
+    count = np.zeros(2, np.int64)
+    n_loc = 0
+    row_loc = np.empty(n, np.int32)
+    row_elem = np.empty(n, np.int32)
+    for r in range(n):
+        c = loc[r]
+        if loc_rank[c] < 0:
+            loc_rank[c] = n_loc
+            loc_order[n_loc] = c
+            n_loc += 1
+        row_loc[r] = loc_rank[c]
+        k = kind[r]
+        e = elem[r]
+        if local[k, e] < 0:
+            local[k, e] = count[k]
+            keys[k, count[k]] = e
+            count[k] += 1
+        row_elem[r] = local[k, e]
+    return loc_order[:n_loc], row_loc, row_elem, keys[0, :count[0]].copy(), keys[1, :count[1]].copy()
+
+
+@numba.njit(cache=True)
+def pack_rows(row_elem: np.ndarray, kind: np.ndarray, row_loc: np.ndarray, n_identified: int, n_deidentified: int,
+              n_loc: int, n_words: int) -> tuple:  # pragma: no cover - numba
+    """Bit-pack rows into the two ``ones`` matrices (bit c of word c // 64 of element row) and find repeats.
+
+    A row whose bit is already set repeats an earlier row exactly (same element, kind and location).  Returns
+    (identified ones, de-identified ones, per-row repeat flags, per location × kind count of distinct rows).
+    O(rows + (|M| + |N|)·W).
+    """
+    ones_i = np.zeros((n_identified, n_words), np.uint64)
+    ones_d = np.zeros((n_deidentified, n_words), np.uint64)
+    repeat = np.zeros(row_elem.shape[0], np.bool_)
+    sizes = np.zeros((n_loc, 2), np.int64)
+    for r in range(row_elem.shape[0]):
+        c = row_loc[r]
+        bit = np.uint64(1) << np.uint64(c % 64)
+        w = c // 64
+        if kind[r] == 0:
+            old = ones_i[row_elem[r], w]
+            ones_i[row_elem[r], w] = old | bit
+        else:
+            old = ones_d[row_elem[r], w]
+            ones_d[row_elem[r], w] = old | bit
+        if old & bit:
+            repeat[r] = True
+        else:
+            sizes[c, kind[r]] += 1
+    return ones_i, ones_d, repeat, sizes

@@ -212,18 +212,11 @@ def build_trails(release: Release, reserved: ReservedChoice = "auto",
     Complexity: O(rows + (|M| + |N|)·W) for the fill; the model decision adds link tests only when the
     per-location sizes cannot tell one-to-one from one-to-many (see :mod:`graphlink.model`).
     """
-    frame = release.frame
     n_loc = len(release.locations)
-    loc_index = pd.Index(release.locations)
     sizes = release.sizes()
     equal = (sizes["identified"] == sizes["deidentified"]).to_numpy()
     eq_row = pack_columns(np.zeros(int(equal.sum()), dtype=np.int64), np.flatnonzero(equal), 1, n_loc)
-    coded = {}
-    for kind in ("identified", "deidentified"):
-        part = frame[frame["kind"] == kind]
-        codes, keys = pd.factorize(part["element"], sort=False)
-        ones = pack_columns(codes, loc_index.get_indexer(part["location"]), len(keys), n_loc)
-        coded[kind] = (np.asarray(keys, dtype=object), ones)
+    coded = _packed_sides(release)
 
     def fill(side: Reserved, multiplicity: Multiplicity) -> Fill:
         known = {}
@@ -244,6 +237,25 @@ def build_trails(release: Release, reserved: ReservedChoice = "auto",
     return Trails(release.locations, TrailSide(f.id_keys, f.id_known, f.id_ones, n_loc),
                   TrailSide(f.de_keys, f.de_known, f.de_ones, n_loc), model.reserved, model.reason, sizes,
                   model.multiplicity, model.decided_by)
+
+
+def _packed_sides(release: Release) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per kind: (element keys in order of first appearance, packed ``ones`` words).  A release read by the
+    Arrow fast path carries them already (packed while its rows were checked for repeats); otherwise the long
+    table is factorised.  O(rows + (|M| + |N|)·W)."""
+    if release.coded is not None:
+        return {kind: (release.coded.key_objects(k), release.coded.ones[k])
+                for k, kind in enumerate(("identified", "deidentified"))}
+    frame = release.frame
+    n_loc = len(release.locations)
+    loc_index = pd.Index(release.locations)
+    out = {}
+    for kind in ("identified", "deidentified"):
+        part = frame[frame["kind"] == kind]
+        codes, keys = pd.factorize(part["element"], sort=False)
+        ones = pack_columns(codes, loc_index.get_indexer(part["location"]), len(keys), n_loc)
+        out[kind] = (np.asarray(keys, dtype=object), ones)
+    return out
 
 
 def trails_from_dense(identified: np.ndarray, deidentified: np.ndarray, *, reserved: Reserved,
