@@ -872,3 +872,52 @@ def pack_rows(row_elem: np.ndarray, kind: np.ndarray, row_loc: np.ndarray, n_ide
         else:
             sizes[c, kind[r]] += 1
     return ones_i, ones_d, repeat, sizes
+
+
+@numba.njit(cache=True)
+def group_rows(words: np.ndarray) -> tuple[np.ndarray, int]:  # pragma: no cover - numba
+    """Group id of every row of a (n, W) uint64 array such that rows share a group iff they are equal; groups
+    numbered in order of first appearance.  Returns (group per row, number of groups).
+
+    Open addressing on a 64-bit hash of the row, every hit verified word for word (so collisions cost time,
+    never correctness).  O(n·W) expected; the table holds 2n slots.
+    """
+    n, w = words.shape
+    size = 1
+    while size < 2 * n + 2:
+        size *= 2
+    mask = size - 1
+    slot_group = np.full(size, -1, np.int64)
+    slot_hash = np.zeros(size, np.uint64)
+    first = np.empty(n, np.int64)
+    group = np.empty(n, np.int64)
+    g = 0
+    for i in range(n):
+        h = np.uint64(0x9E3779B97F4A7C15)
+        for k in range(w):
+            x = words[i, k] * np.uint64(0xBF58476D1CE4E5B9)
+            x ^= x >> np.uint64(31)
+            h = (h ^ x) * np.uint64(0x94D049BB133111EB)
+        h ^= h >> np.uint64(29)
+        slot = np.int64(h & np.uint64(mask))
+        while True:
+            j = slot_group[slot]
+            if j < 0:
+                slot_group[slot] = g
+                slot_hash[slot] = h
+                first[g] = i
+                group[i] = g
+                g += 1
+                break
+            if slot_hash[slot] == h:
+                f = first[j]
+                same = True
+                for k in range(w):
+                    if words[f, k] != words[i, k]:
+                        same = False
+                        break
+                if same:
+                    group[i] = j
+                    break
+            slot = (slot + 1) & mask
+    return group, g

@@ -10,8 +10,9 @@ claimed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 import numba
 import numpy as np
@@ -23,6 +24,9 @@ from graphlink.matching import EdgeClasses, classify_edges
 from graphlink.release import Release
 from graphlink.trails import MultiplicityChoice, ReservedChoice, Trails, TrailSide, build_trails
 
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 Method = Literal["complete", "incomplete", "incomplete-k", "multiple", "true-loves"]
 METHODS: tuple[str, ...] = ("complete", "incomplete", "incomplete-k", "multiple", "true-loves")
 #: above this many forced (non degree-one) true loves, tight-set explanations are computed only on request
@@ -30,12 +34,52 @@ EXPLAIN_LIMIT = 2000
 
 
 @dataclass(frozen=True)
-class Reidentification:
-    """Re-identified pairs with a plain-words reason each, and summary counts."""
+class PairColumns:
+    """Pairs kept as key arrays, their reasons made only when asked for (REIDIT-C on large releases: a CSV of
+    the pairs never needs a Python string per reason).  ``reason()`` returns them as an Arrow string array."""
 
-    method: str
-    pairs: pd.DataFrame                     # identified, deidentified, reason
-    summary: dict = field(default_factory=dict)
+    identified: np.ndarray
+    deidentified: np.ndarray
+    reason: Callable[[], pa.Array]
+
+    def frame(self) -> pd.DataFrame:
+        """identified, deidentified, reason as object columns.  O(pairs)."""
+        return pd.DataFrame({"identified": self.identified, "deidentified": self.deidentified,
+                             "reason": self.reason().to_numpy(zero_copy_only=False)}, dtype=object)
+
+    def table(self, columns: list[str]) -> pa.Table:
+        """The requested columns as an Arrow table of strings.  O(pairs)."""
+        import pyarrow as pa
+
+        get = {"identified": lambda: pa.array(self.identified, pa.string()),
+               "deidentified": lambda: pa.array(self.deidentified, pa.string()), "reason": self.reason}
+        return pa.table({c: get[c]() for c in columns})
+
+
+class Reidentification:
+    """Re-identified pairs with a plain-words reason each, and summary counts.
+
+    ``pairs`` is a DataFrame (identified, deidentified, reason); a method may hand over :class:`PairColumns`
+    instead, and the frame is then made on first use.
+    """
+
+    def __init__(self, method: str, pairs: pd.DataFrame | PairColumns, summary: dict | None = None) -> None:
+        self.method = method
+        self._pairs = pairs
+        self.summary = {} if summary is None else summary
+
+    def __repr__(self) -> str:
+        return f"Reidentification(method={self.method!r}, pairs={len(self)}, summary={self.summary!r})"
+
+    @property
+    def pairs(self) -> pd.DataFrame:
+        if isinstance(self._pairs, PairColumns):
+            self._pairs = self._pairs.frame()
+        return self._pairs
+
+    def table(self, columns: list[str]) -> pa.Table | None:
+        """The pair columns as an Arrow table when they are still kept as arrays (no frame made), else None."""
+        return self._pairs.table(columns) if isinstance(self._pairs, PairColumns) else None
 
     def to_frame(self) -> pd.DataFrame:
         return self.pairs.copy()
@@ -54,7 +98,7 @@ class Reidentification:
                 "summary": self.summary}
 
     def __len__(self) -> int:
-        return len(self.pairs)
+        return len(self._pairs.identified if isinstance(self._pairs, PairColumns) else self._pairs)
 
 
 def _one_to_one_only(trails: Trails, name: str) -> None:
@@ -80,73 +124,55 @@ def _loc_text(trails: Trails, side: TrailSide, i: int) -> str:
 
 # ---------------------------------------------------------------------------------------------- REIDIT-C
 def reidit_c(trails: Trails) -> Reidentification:
-    """REIDIT-C (Alg. 2; sort/hash version of Alg. 3): unique exact match of fully known trails.
+    """REIDIT-C (Alg. 2; hash version of Alg. 3): unique exact match of fully known trails.
 
     A pair is reported when its trail has no ``*``, occurs exactly once among identified trails and exactly
     once among de-identified trails (uniqueness on *both* sides keeps it sound outside the unreserved
     one-to-one model, where identified twins need not have de-identified twins).  Every pair is a true
-    love: a fully known de-identified trail links exactly the identified trails equal to it.
-    O((|M| + |N|)·W + (|M| + |N|) log(|M| + |N|)).
+    love: a fully known de-identified trail links exactly the identified trails equal to it.  Pairs come in
+    the order of their identified elements.  O((|M| + |N|)·W) expected (one hash table over the packed
+    words, :func:`graphlink.kernels.group_rows`).
     """
+    from graphlink.kernels import group_rows
+
     _one_to_one_only(trails, "REIDIT-C")
     M, N = trails.identified, trails.deidentified
     full = _full_row(M)
-    m_ok = np.all(M.known == full, axis=1)
-    n_ok = np.all(N.known == full, axis=1)
-    mi, ni = np.flatnonzero(m_ok), np.flatnonzero(n_ok)
-    words = np.vstack([M.ones[mi], N.ones[ni]])
-    side = np.concatenate([np.zeros(len(mi), np.int8), np.ones(len(ni), np.int8)])
-    rows = np.concatenate([mi, ni])
-    group = _exact_groups(words)
-    n_groups = int(group.max()) + 1 if len(group) else 0
-    n_id = np.bincount(group, weights=(side == 0), minlength=n_groups)
-    n_de = np.bincount(group, weights=(side == 1), minlength=n_groups)
-    sel = ((n_id == 1) & (n_de == 1))[group]
-    order = np.lexsort((side[sel], group[sel]))      # per group: identified row first, then de-identified
-    pr = rows[sel][order].reshape(-1, 2)
-    ones = np.bitwise_count(M.ones[pr[:, 0]]).sum(axis=1).tolist() if len(pr) else []
-    mk, nk = M.keys[pr[:, 0]], N.keys[pr[:, 1]]
-    n_loc = M.n_locations
-    reasons = [f"{m} and {n} share a trail (disclosed at {c} of {n_loc} locations) that no other identified or "
-               f"de-identified record has" for m, n, c in zip(mk, nk, ones, strict=True)]
-    res = pd.DataFrame({"identified": mk, "deidentified": nk, "reason": np.array(reasons, dtype=object)})
-    return Reidentification("complete", res.astype(object), {"reidentified": len(res), "identified": len(M),
-                                                             "deidentified": len(N)})
+    mi = np.flatnonzero(np.all(M.known == full, axis=1))
+    ni = np.flatnonzero(np.all(N.known == full, axis=1))
+    group, n_groups = group_rows(np.ascontiguousarray(np.vstack([M.ones[mi], N.ones[ni]])))
+    gm, gn = group[:len(mi)], group[len(mi):]
+    unique = (np.bincount(gm, minlength=n_groups) == 1) & (np.bincount(gn, minlength=n_groups) == 1)
+    de_of = np.full(n_groups, -1, np.int64)
+    de_of[gn] = ni                                    # the only de-identified row of each unique group
+    sel = unique[gm]
+    pm = mi[sel]
+    pn = de_of[gm[sel]]
+    ones = np.bitwise_count(M.ones[pm]).sum(axis=1) if len(pm) else np.zeros(0, np.int64)
+    mk, nk = M.keys[pm], N.keys[pn]
+    res = PairColumns(mk, nk, lambda: _complete_reasons(mk, nk, ones, M.n_locations))
+    return Reidentification("complete", res, {"reidentified": len(pm), "identified": len(M),
+                                              "deidentified": len(N)})
+
+
+def _complete_reasons(mk: np.ndarray, nk: np.ndarray, ones: np.ndarray, n_loc: int) -> pa.Array:
+    """REIDIT-C's reason of every pair, joined by Arrow (no Python loop).  O(pairs)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not len(mk):
+        return pa.array([], pa.string())
+    text = pc.binary_join_element_wise(
+        pa.array(mk, pa.string()), " and ", pa.array(nk, pa.string()), " share a trail (disclosed at ",
+        pc.cast(pa.array(ones), pa.string()), f" of {n_loc} locations) that no other identified or de-identified "
+        "record has", "")
+    return text
 
 
 def _full_row(side: TrailSide) -> np.ndarray:
     from graphlink.trails import full_mask
 
     return full_mask(1, side.n_locations)[0]
-
-
-def _exact_groups(words: np.ndarray) -> np.ndarray:
-    """Group id per row such that rows share a group iff their words are identical.
-
-    64-bit fingerprints and one argsort do the bulk (algorithms.md §3.2); any fingerprint bucket whose rows
-    are not all identical (a collision) is regrouped exactly.  O(n log n + n·W).
-    """
-    from graphlink.kernels import fingerprint as _fingerprint
-    from graphlink.kernels import row_classes as _row_classes
-
-    n = len(words)
-    if n == 0:
-        return np.zeros(0, np.int64)
-    fp = _fingerprint(words)
-    order = np.argsort(fp, kind="stable")
-    fs = fp[order]
-    start = np.r_[True, fs[1:] != fs[:-1]]
-    gid_sorted = np.cumsum(start) - 1
-    first = np.flatnonzero(start)
-    same = np.all(words[order] == words[order[first[gid_sorted]]], axis=1)
-    group = np.empty(n, np.int64)
-    group[order] = gid_sorted
-    bad_groups = np.unique(gid_sorted[~same])
-    if len(bad_groups):
-        bad_rows = np.flatnonzero(np.isin(group, bad_groups))
-        _, sub = _row_classes(words[bad_rows])
-        group[bad_rows] = int(group.max()) + 1 + sub
-    return group
 
 
 # ---------------------------------------------------------------------------------------------- REIDIT-I

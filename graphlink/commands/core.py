@@ -217,7 +217,9 @@ def register(app: typer.Typer) -> None:
             err.print(f"stored as run {run} in {st.uri}")
         if fmt is Fmt.csv:
             cols = ["identified", "deidentified"] + (["reason"] if explain else [])
-            result.pairs[cols].to_csv(sys.stdout, index=False)
+            from graphlink.pairsio import write_pairs_csv
+
+            write_pairs_csv(result, cols, sys.stdout)
         elif fmt is Fmt.json:
             typer.echo(json.dumps(result.to_dict(), indent=2, default=str))
         else:
