@@ -110,6 +110,7 @@ def read_coded(path: Path) -> CodedRelease | None:
 def _parquet_columns(path: Path) -> tuple[pa.ChunkedArray, ...] | None:
     """The three columns of a large Parquet release, dictionary-encoded where the file allows; None unless
     every one appears exactly once (names stripped) and the file has at least ``FAST_MIN_ROWS`` rows."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     pf = pq.ParquetFile(path)
@@ -122,8 +123,12 @@ def _parquet_columns(path: Path) -> tuple[pa.ChunkedArray, ...] | None:
     names = [raw[stripped.index(c)] for c in COLUMNS]
     if any(raw.count(n) != 1 for n in names):
         return None
+    types = [pf.schema_arrow.field(n).type for n in names]
+    if any(_large_string_type(t.value_type if pa.types.is_dictionary(t) else t) is None for t in types):
+        return None
+    plain = [n for n, t in zip(names, types, strict=True) if pa.types.is_string(t) or pa.types.is_large_string(t)]
     # every column, as the detailed reader does: a column it cannot read refuses the file there too
-    table = pq.ParquetFile(path, read_dictionary=names).read()
+    table = pq.ParquetFile(path, read_dictionary=plain).read()
     return tuple(table.column(raw.index(n)) for n in names)
 
 
@@ -162,16 +167,27 @@ def _csv_columns(path: Path) -> tuple[pa.ChunkedArray, ...] | None:
 
 
 # ---------------------------------------------------------------------------------------------- validation
+def _large_string_type(t: pa.DataType) -> str | None:
+    """'integer' or 'text' for the value types the release reader accepts, None for the others."""
+    import pyarrow as pa
+
+    if pa.types.is_integer(t):
+        return "integer"
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or (
+            hasattr(pa.types, "is_string_view") and pa.types.is_string_view(t)):
+        return "text"
+    return None
+
+
 def _large_string(values: pa.Array) -> pa.Array | None:
     """``values`` as large_string (integers as decimal text, like the detailed reader); None for other types."""
     import pyarrow as pa
 
-    t = values.type
-    if pa.types.is_integer(t):
-        values = values.cast(pa.string())
-    elif not (pa.types.is_string(t) or pa.types.is_large_string(t) or
-              (hasattr(pa.types, "is_string_view") and pa.types.is_string_view(t))):
+    what = _large_string_type(values.type)
+    if what is None:
         return None
+    if what == "integer":
+        values = values.cast(pa.string())
     return values.cast(pa.large_string())
 
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
 import pandas as pd
 
+from graphlink.catalog import METHODS, Method  # noqa: F401  (re-exported: graphlink.reidit.Method)
 from graphlink.errors import ModelAssumptionError
 from graphlink.linkgraph import LinkGraph, build_linkgraph
 from graphlink.matching import EdgeClasses, classify_edges
@@ -27,8 +28,6 @@ from graphlink.trails import MultiplicityChoice, ReservedChoice, Trails, TrailSi
 if TYPE_CHECKING:
     import pyarrow as pa
 
-Method = Literal["complete", "incomplete", "incomplete-k", "multiple", "true-loves"]
-METHODS: tuple[str, ...] = ("complete", "incomplete", "incomplete-k", "multiple", "true-loves")
 #: above this many forced (non degree-one) true loves, tight-set explanations are computed only on request
 EXPLAIN_LIMIT = 2000
 
