@@ -219,33 +219,39 @@ def distinct_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array] | Non
     """
     import pyarrow as pa
 
-    entries, index = [], []
+    entries, parts = [], []               # parts: (first entry of the chunk, its dictionary indices or None)
     base = 0
     for chunk in column.chunks:
         if chunk.null_count:
             return None
         if pa.types.is_dictionary(chunk.type):
-            values, idx = chunk.dictionary, chunk.indices.to_numpy().astype(np.int64) + base
+            values, idx = chunk.dictionary, chunk.indices.to_numpy()
         else:
             values, idx = chunk, None
         values = _large_string(values)
         if values is None or values.null_count:
             return None
         entries.append(values)
-        index.append(idx if idx is not None else (base, base + len(values)))
+        parts.append((base, len(values) if idx is None else len(idx), idx))
         base += len(values)
     if not entries:
         return np.zeros(0, np.int32), pa.array([], pa.large_string())
     entry_codes, distinct = _dedupe(pa.concat_arrays(entries))
-    pieces = [entry_codes[ix[0]:ix[1]] if isinstance(ix, tuple) else entry_codes[ix] for ix in index]
-    codes = np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
     stripped = _strip(distinct)
     if stripped is None:
         return None
     if stripped is not distinct:                   # stripping made some values equal: number them again
         remap, distinct = _dedupe(stripped)
-        codes = remap[codes]
-    return codes.astype(np.int32, copy=False), distinct
+        entry_codes = remap[entry_codes]
+    codes = np.empty(sum(n for _, n, _ in parts), np.int32)
+    pos = 0
+    for start, n, idx in parts:
+        if idx is None:
+            codes[pos:pos + n] = entry_codes[start:start + n]
+        else:
+            np.take(entry_codes[start:], idx, out=codes[pos:pos + n])
+        pos += n
+    return codes, distinct
 
 
 def _strip(distinct: pa.Array) -> pa.Array | None:

@@ -774,16 +774,15 @@ def dedupe_strings(offsets: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, n
     """Distinct byte strings of an Arrow (large) string array given as its ``offsets`` and ``data`` buffers.
 
     Returns (code of every string, in order of first appearance; index of the first string of every code).
-    Open addressing on a 64-bit hash of the bytes, every hit verified byte for byte, so the codes are exact.
-    O(total bytes) expected; the table holds 2n slots of (hash, code).
+    Open addressing on a 64-bit hash of the bytes, every hit verified byte for byte, so the codes are exact;
+    a slot holds (hash, code + 1) side by side.  O(total bytes) expected; the table holds 2n slots.
     """
     n = offsets.shape[0] - 1
     size = 1
     while size < 2 * n + 2:
         size *= 2
     mask = size - 1
-    slot_code = np.full(size, -1, np.int64)
-    slot_hash = np.zeros(size, np.uint64)
+    table = np.zeros(2 * size, np.uint64)
     codes = np.empty(n, np.int32)
     first = np.empty(n, np.int64)
     k = 0
@@ -798,15 +797,15 @@ def dedupe_strings(offsets: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, n
         h ^= h >> np.uint64(32)
         slot = np.int64(h & np.uint64(mask))
         while True:
-            j = slot_code[slot]
+            j = np.int64(table[2 * slot + 1]) - 1
             if j < 0:
-                slot_code[slot] = k
-                slot_hash[slot] = h
+                table[2 * slot] = h
+                table[2 * slot + 1] = np.uint64(k + 1)
                 first[k] = i
                 codes[i] = k
                 k += 1
                 break
-            if slot_hash[slot] == h:
+            if table[2 * slot] == h:
                 f = first[j]
                 fa = offsets[f]
                 if offsets[f + 1] - fa == b - a:
@@ -888,50 +887,56 @@ def pack_rows(row_elem: np.ndarray, kind: np.ndarray, row_loc: np.ndarray, n_ide
     return ones_i, ones_d, repeat, sizes
 
 
+@numba.njit(inline="always", cache=True)
+def _row_hash(words: np.ndarray, i: int) -> np.uint64:  # pragma: no cover - numba
+    h = np.uint64(0x9E3779B97F4A7C15)
+    for k in range(words.shape[1]):
+        x = words[i, k] * np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(31)
+        h = (h ^ x) * np.uint64(0x94D049BB133111EB)
+    return h ^ (h >> np.uint64(29))
+
+
 @numba.njit(cache=True)
-def group_rows(words: np.ndarray) -> tuple[np.ndarray, int]:  # pragma: no cover - numba
-    """Group id of every row of a (n, W) uint64 array such that rows share a group iff they are equal; groups
-    numbered in order of first appearance.  Returns (group per row, number of groups).
+def group_rows(top: np.ndarray, bottom: np.ndarray) -> tuple[np.ndarray, int]:  # pragma: no cover - numba
+    """Group id of every row of the two (n, W) uint64 arrays stacked (``top`` first, never copied) such that
+    rows share a group iff they are equal; groups numbered in order of first appearance.  Returns (group per
+    row, number of groups).
 
     Open addressing on a 64-bit hash of the row, every hit verified word for word (so collisions cost time,
-    never correctness).  O(n·W) expected; the table holds 2n slots.
+    never correctness); a slot holds (hash, first row + 1) side by side, one cache line per probe.
+    O(n·W) expected; the table holds 2n slots.
     """
-    n, w = words.shape
+    n_top = top.shape[0]
+    n = n_top + bottom.shape[0]
     size = 1
     while size < 2 * n + 2:
         size *= 2
     mask = size - 1
-    slot_group = np.full(size, -1, np.int64)
-    slot_hash = np.zeros(size, np.uint64)
-    first = np.empty(n, np.int64)
+    table = np.zeros(2 * size, np.uint64)
     group = np.empty(n, np.int64)
     g = 0
     for i in range(n):
-        h = np.uint64(0x9E3779B97F4A7C15)
-        for k in range(w):
-            x = words[i, k] * np.uint64(0xBF58476D1CE4E5B9)
-            x ^= x >> np.uint64(31)
-            h = (h ^ x) * np.uint64(0x94D049BB133111EB)
-        h ^= h >> np.uint64(29)
+        src, r = (top, i) if i < n_top else (bottom, i - n_top)
+        h = _row_hash(src, r)
         slot = np.int64(h & np.uint64(mask))
         while True:
-            j = slot_group[slot]
-            if j < 0:
-                slot_group[slot] = g
-                slot_hash[slot] = h
-                first[g] = i
+            f = np.int64(table[2 * slot + 1]) - 1
+            if f < 0:
+                table[2 * slot] = h
+                table[2 * slot + 1] = np.uint64(i + 1)
                 group[i] = g
                 g += 1
                 break
-            if slot_hash[slot] == h:
-                f = first[j]
+            if table[2 * slot] == h:
+                fsrc, fr = (top, f) if f < n_top else (bottom, f - n_top)
                 same = True
-                for k in range(w):
-                    if words[f, k] != words[i, k]:
+                for k in range(src.shape[1]):
+                    if fsrc[fr, k] != src[r, k]:
                         same = False
                         break
                 if same:
-                    group[i] = j
+                    group[i] = group[f]
                     break
             slot = (slot + 1) & mask
     return group, g

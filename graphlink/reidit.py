@@ -32,26 +32,46 @@ if TYPE_CHECKING:
 EXPLAIN_LIMIT = 2000
 
 
+def _as_arrow(keys: np.ndarray | pa.Array) -> pa.Array:
+    import pyarrow as pa
+
+    if isinstance(keys, pa.Array | pa.ChunkedArray):
+        return keys.cast(pa.large_string())
+    try:
+        return pa.array(keys, pa.large_string())
+    except (pa.ArrowTypeError, pa.ArrowInvalid):        # keys that are not all str (given matrices, tests)
+        return pa.array([str(k) for k in keys], pa.large_string())
+
+
+def _as_objects(keys: np.ndarray | pa.Array) -> np.ndarray:
+    return keys if isinstance(keys, np.ndarray) else keys.to_numpy(zero_copy_only=False).astype(object)
+
+
 @dataclass(frozen=True)
 class PairColumns:
-    """Pairs kept as key arrays, their reasons made only when asked for (REIDIT-C on large releases: a CSV of
-    the pairs never needs a Python string per reason).  ``reason()`` returns them as an Arrow string array."""
+    """Pairs kept as key arrays (NumPy object arrays or Arrow strings), their reasons made only when asked for
+    (REIDIT-C on large releases: a CSV of the pairs needs no Python string per pair).  ``reason()`` returns the
+    reasons as an Arrow string array."""
 
-    identified: np.ndarray
-    deidentified: np.ndarray
+    identified: np.ndarray | pa.Array
+    deidentified: np.ndarray | pa.Array
     reason: Callable[[], pa.Array]
+
+    def __len__(self) -> int:
+        return len(self.identified)
 
     def frame(self) -> pd.DataFrame:
         """identified, deidentified, reason as object columns.  O(pairs)."""
-        return pd.DataFrame({"identified": self.identified, "deidentified": self.deidentified,
-                             "reason": self.reason().to_numpy(zero_copy_only=False)}, dtype=object)
+        return pd.DataFrame({"identified": _as_objects(self.identified),
+                             "deidentified": _as_objects(self.deidentified),
+                             "reason": _as_objects(self.reason())}, dtype=object)
 
     def table(self, columns: list[str]) -> pa.Table:
         """The requested columns as an Arrow table of strings.  O(pairs)."""
         import pyarrow as pa
 
-        get = {"identified": lambda: pa.array(self.identified, pa.string()),
-               "deidentified": lambda: pa.array(self.deidentified, pa.string()), "reason": self.reason}
+        get = {"identified": lambda: _as_arrow(self.identified), "deidentified": lambda: _as_arrow(self.deidentified),
+               "reason": self.reason}
         return pa.table({c: get[c]() for c in columns})
 
 
@@ -97,7 +117,7 @@ class Reidentification:
                 "summary": self.summary}
 
     def __len__(self) -> int:
-        return len(self._pairs.identified if isinstance(self._pairs, PairColumns) else self._pairs)
+        return len(self._pairs)
 
 
 def _one_to_one_only(trails: Trails, name: str) -> None:
@@ -130,7 +150,7 @@ def reidit_c(trails: Trails) -> Reidentification:
     one-to-one model, where identified twins need not have de-identified twins).  Every pair is a true
     love: a fully known de-identified trail links exactly the identified trails equal to it.  Pairs come in
     the order of their identified elements.  O((|M| + |N|)·W) expected (one hash table over the packed
-    words, :func:`graphlink.kernels.group_rows`).
+    words of both sides, :func:`graphlink.kernels.group_rows`).
     """
     from graphlink.kernels import group_rows
 
@@ -139,7 +159,9 @@ def reidit_c(trails: Trails) -> Reidentification:
     full = _full_row(M)
     mi = np.flatnonzero(np.all(M.known == full, axis=1))
     ni = np.flatnonzero(np.all(N.known == full, axis=1))
-    group, n_groups = group_rows(np.ascontiguousarray(np.vstack([M.ones[mi], N.ones[ni]])))
+    m_ones = M.ones if len(mi) == len(M) else M.ones[mi]          # unreserved: every trail is fully known
+    n_ones = N.ones if len(ni) == len(N) else N.ones[ni]
+    group, n_groups = group_rows(np.ascontiguousarray(m_ones), np.ascontiguousarray(n_ones))
     gm, gn = group[:len(mi)], group[len(mi):]
     unique = (np.bincount(gm, minlength=n_groups) == 1) & (np.bincount(gn, minlength=n_groups) == 1)
     de_of = np.full(n_groups, -1, np.int64)
@@ -148,24 +170,27 @@ def reidit_c(trails: Trails) -> Reidentification:
     pm = mi[sel]
     pn = de_of[gm[sel]]
     ones = np.bitwise_count(M.ones[pm]).sum(axis=1) if len(pm) else np.zeros(0, np.int64)
-    mk, nk = M.keys[pm], N.keys[pn]
+    mk, nk = M.keys_at(pm), N.keys_at(pn)
     res = PairColumns(mk, nk, lambda: _complete_reasons(mk, nk, ones, M.n_locations))
     return Reidentification("complete", res, {"reidentified": len(pm), "identified": len(M),
                                               "deidentified": len(N)})
 
 
-def _complete_reasons(mk: np.ndarray, nk: np.ndarray, ones: np.ndarray, n_loc: int) -> pa.Array:
+def _complete_reasons(mk: np.ndarray | pa.Array, nk: np.ndarray | pa.Array, ones: np.ndarray, n_loc: int) -> pa.Array:
     """REIDIT-C's reason of every pair, joined by Arrow (no Python loop).  O(pairs)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if not len(mk):
         return pa.array([], pa.string())
-    text = pc.binary_join_element_wise(
-        pa.array(mk, pa.string()), " and ", pa.array(nk, pa.string()), " share a trail (disclosed at ",
-        pc.cast(pa.array(ones), pa.string()), f" of {n_loc} locations) that no other identified or de-identified "
-        "record has", "")
-    return text
+    def text(value: str) -> pa.Scalar:
+        return pa.scalar(value, pa.large_string())
+
+    joined = pc.binary_join_element_wise(
+        _as_arrow(mk), text(" and "), _as_arrow(nk), text(" share a trail (disclosed at "),
+        pc.cast(pa.array(ones), pa.large_string()),
+        text(f" of {n_loc} locations) that no other identified or de-identified record has"), text(""))
+    return joined
 
 
 def _full_row(side: TrailSide) -> np.ndarray:

@@ -24,7 +24,7 @@ Storage: two uint64 bit masks per side, ``known`` (value is 0 or 1) and ``ones``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
@@ -42,6 +42,9 @@ from graphlink.model import (
     decide_reserved,
 )
 from graphlink.release import Release
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = ["RESERVED_CHOICES", "Multiplicity", "MultiplicityChoice", "Reserved", "ReservedChoice", "TrailSide",
            "Trails", "build_trails", "decide_reserved", "location_stats", "reidentification_bound",
@@ -77,17 +80,39 @@ def unpack(words: np.ndarray, n_locations: int) -> np.ndarray:
     return np.unpackbits(as_bytes, axis=1, bitorder="little")[:, :n_locations].astype(bool)
 
 
-@dataclass(frozen=True)
 class TrailSide:
-    """One trail matrix (M or N): element keys (the TRAILDATA pointer, Def. 14) and packed bits."""
+    """One trail matrix (M or N): element keys (the TRAILDATA pointer, Def. 14) and packed bits.
 
-    keys: np.ndarray
-    known: np.ndarray
-    ones: np.ndarray
-    n_locations: int
+    ``keys`` is a NumPy object array.  A side built from a release read by the Arrow fast path may be given
+    its keys as an Arrow string array; they then become Python strings on first use of ``keys`` only, and
+    :meth:`keys_at` serves selected keys without that (REIDIT-C on millions of elements).
+    """
+
+    def __init__(self, keys: np.ndarray | pa.Array, known: np.ndarray, ones: np.ndarray, n_locations: int) -> None:
+        self._keys = keys
+        self.known = known
+        self.ones = ones
+        self.n_locations = n_locations
+
+    def __repr__(self) -> str:
+        return f"TrailSide({len(self)} trails over {self.n_locations} locations)"
+
+    @property
+    def keys(self) -> np.ndarray:
+        if not isinstance(self._keys, np.ndarray):
+            self._keys = self._keys.to_numpy(zero_copy_only=False).astype(object)
+        return self._keys
+
+    def keys_at(self, rows: np.ndarray) -> np.ndarray | pa.Array:
+        """The keys of ``rows``: an Arrow array while the keys are kept as Arrow, else an object array.  O(rows)."""
+        if isinstance(self._keys, np.ndarray):
+            return self._keys[rows]
+        import pyarrow as pa
+
+        return self._keys.take(pa.array(np.asarray(rows, dtype=np.int64)))
 
     def __len__(self) -> int:
-        return len(self.keys)
+        return len(self._keys)
 
     def dense(self) -> np.ndarray:
         """(n, |C|) int8 with 1, 0, or -1 for ``*``.  O(n·|C|): small data or display only."""
@@ -239,12 +264,12 @@ def build_trails(release: Release, reserved: ReservedChoice = "auto",
                   model.multiplicity, model.decided_by)
 
 
-def _packed_sides(release: Release) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def _packed_sides(release: Release) -> dict[str, tuple[np.ndarray | pa.Array, np.ndarray]]:
     """Per kind: (element keys in order of first appearance, packed ``ones`` words).  A release read by the
     Arrow fast path carries them already (packed while its rows were checked for repeats); otherwise the long
     table is factorised.  O(rows + (|M| + |N|)·W)."""
     if release.coded is not None:
-        return {kind: (release.coded.key_objects(k), release.coded.ones[k])
+        return {kind: (release.coded.keys[k], release.coded.ones[k])
                 for k, kind in enumerate(("identified", "deidentified"))}
     frame = release.frame
     n_loc = len(release.locations)
