@@ -14,19 +14,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numba
 import numpy as np
 import pandas as pd
 
 from graphlink.catalog import METHODS, Method  # noqa: F401  (re-exported: graphlink.reidit.Method)
 from graphlink.errors import ModelAssumptionError
 from graphlink.linkgraph import LinkGraph, build_linkgraph
-from graphlink.matching import EdgeClasses, classify_edges
 from graphlink.release import Release
 from graphlink.trails import MultiplicityChoice, ReservedChoice, Trails, TrailSide, build_trails
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from graphlink.matching import EdgeClasses
 
 #: above this many forced (non degree-one) true loves, tight-set explanations are computed only on request
 EXPLAIN_LIMIT = 2000
@@ -150,9 +150,9 @@ def reidit_c(trails: Trails) -> Reidentification:
     one-to-one model, where identified twins need not have de-identified twins).  Every pair is a true
     love: a fully known de-identified trail links exactly the identified trails equal to it.  Pairs come in
     the order of their identified elements.  O((|M| + |N|)·W) expected (one hash table over the packed
-    words of both sides, :func:`graphlink.kernels.group_rows`).
+    words of both sides, :func:`graphlink.rowops.group_rows`).
     """
-    from graphlink.kernels import group_rows
+    from graphlink.rowops import group_rows
 
     _one_to_one_only(trails, "REIDIT-C")
     M, N = trails.identified, trails.deidentified
@@ -281,114 +281,6 @@ def _class_view(graph: LinkGraph) -> _ClassView:
     return view
 
 
-@numba.njit(cache=True)
-def _propagate_classes(r_ptr, r_nb, s_ptr, s_nb, r_size, s_size, r_mptr, r_mem, s_mptr, s_mem,
-                       n_r_rows, n_s_rows, flip):  # pragma: no cover - numba
-    """REIDIT-I unit propagation on twin classes (Alg. 4-6), element-exact without expanding edges.
-
-    Twins share their neighbourhood, so every alive member of a class has the same degree: deg_r[c] is
-    Σ alive S members over the class's S neighbours.  Taking an S member of class i lowers deg_r of every
-    R class linked to i by one (one decrement per class edge, not per element edge); members are taken in
-    row order.  O(|R| + |S| + Σ_pairs deg_class): each link touches its two classes' class edges.
-    """
-    n_rc, n_sc = len(r_size), len(s_size)
-    alive_rc = r_size.copy()
-    alive_sc = s_size.copy()
-    next_r = r_mptr[:-1].copy()          # first untaken member of each class
-    next_s = s_mptr[:-1].copy()
-    deg_r = np.zeros(n_rc, np.int64)
-    for c in range(n_rc):
-        for e in range(r_ptr[c], r_ptr[c + 1]):
-            deg_r[c] += s_size[r_nb[e]]
-    deg_s = np.zeros(n_sc, np.int64)
-    for c in range(n_sc):
-        for e in range(s_ptr[c], s_ptr[c + 1]):
-            deg_s[c] += r_size[s_nb[e]]
-    alive_r = np.ones(n_r_rows, np.bool_)
-    alive_s = np.ones(n_s_rows, np.bool_)
-    partner_r = np.full(n_r_rows, -1, np.int64)
-    partner_s = np.full(n_s_rows, -1, np.int64)
-    conflict_r = np.zeros(n_r_rows, np.bool_)
-    cap = n_r_rows + n_s_rows + n_rc + n_sc + 1
-    queue = np.empty(cap, np.int64)
-    qt = 0
-    for c in range(n_rc):
-        if deg_r[c] == 1:
-            queue[qt] = c
-            qt += 1
-    if flip:
-        for c in range(n_sc):
-            if deg_s[c] == 1:
-                queue[qt] = n_rc + c
-                qt += 1
-    m = min(n_r_rows, n_s_rows)
-    out_r = np.empty(m, np.int64)
-    out_s = np.empty(m, np.int64)
-    out_flip = np.zeros(m, np.bool_)
-    k = 0
-    qh = 0
-    while qh < qt:
-        item = queue[qh]
-        qh += 1
-        if item < n_rc:
-            rc = item
-            if alive_rc[rc] == 0 or deg_r[rc] != 1:
-                continue
-            sc = -1
-            for e in range(r_ptr[rc], r_ptr[rc + 1]):
-                if alive_sc[r_nb[e]] > 0:
-                    sc = r_nb[e]
-                    break
-            via = False
-        else:
-            sc = item - n_rc
-            if alive_sc[sc] == 0 or deg_s[sc] != 1:
-                continue
-            rc = -1
-            for e in range(s_ptr[sc], s_ptr[sc + 1]):
-                if alive_rc[s_nb[e]] > 0:
-                    rc = s_nb[e]
-                    break
-            via = True
-        r = r_mem[next_r[rc]]
-        s = s_mem[next_s[sc]]
-        next_r[rc] += 1
-        next_s[sc] += 1
-        alive_rc[rc] -= 1
-        alive_sc[sc] -= 1
-        alive_r[r] = False
-        alive_s[s] = False
-        partner_r[r] = s
-        partner_s[s] = r
-        out_r[k] = r
-        out_s[k] = s
-        out_flip[k] = via
-        k += 1
-        if via and alive_sc[sc] > 0 and qt < cap:      # the class's next twin may be degree one too
-            queue[qt] = n_rc + sc
-            qt += 1
-        for e in range(r_ptr[rc], r_ptr[rc + 1]):        # r is gone: S classes linked to rc lose one record
-            c2 = r_nb[e]
-            deg_s[c2] -= 1
-            if flip and deg_s[c2] == 1 and alive_sc[c2] > 0 and qt < cap:
-                queue[qt] = n_rc + c2
-                qt += 1
-        for e in range(s_ptr[sc], s_ptr[sc + 1]):        # s is taken: R classes linked to sc lose a candidate
-            c2 = s_nb[e]
-            deg_r[c2] -= 1
-            if alive_rc[c2] > 0:
-                if deg_r[c2] == 1 and qt < cap:
-                    queue[qt] = c2
-                    qt += 1
-                elif deg_r[c2] == 0:                     # Hall violated: these records can be nobody
-                    for p in range(next_r[c2], r_mptr[c2 + 1]):
-                        conflict_r[r_mem[p]] = True
-                        alive_r[r_mem[p]] = False
-                    next_r[c2] = r_mptr[c2 + 1]
-                    alive_rc[c2] = 0
-    return out_r[:k], out_s[:k], out_flip[:k], partner_r, partner_s, alive_r, alive_s, conflict_r, deg_r
-
-
 def _run_reidit_i(graph: LinkGraph, flip: bool | None = None) -> tuple[list[tuple[int, int, str]], dict]:
     """REIDIT-I as unit propagation on twin classes (numba).  Returns (R row, S row, reason) triples.
 
@@ -397,12 +289,14 @@ def _run_reidit_i(graph: LinkGraph, flip: bool | None = None) -> tuple[list[tupl
     only: a candidate that was gone when a pair was made was taken by its final partner, so the post-hoc
     reason is the one at the time.
     """
+    from graphlink.kernels import propagate_classes
+
     _one_to_one_only(graph.trails, "REIDIT-I")
     v = _class_view(graph)
     R, S = v.R, v.S
     if flip is None:
         flip = len(R) == len(S)
-    out_r, out_s, out_flip, partner_r, partner_s, alive_r, alive_s, conflict_r, deg_r = _propagate_classes(
+    out_r, out_s, out_flip, partner_r, partner_s, alive_r, alive_s, conflict_r, deg_r = propagate_classes(
         v.r_ptr, v.r_nb, v.s_ptr, v.s_nb, v.r_size, v.s_size, v.r_mptr, v.r_mem, v.s_mptr, v.s_mem,
         len(R), len(S), bool(flip))
     deg_r0 = np.zeros(len(v.r_size), np.int64)
@@ -559,6 +453,8 @@ def true_loves(graph_or_classes: LinkGraph | EdgeClasses, *, explain: bool | Non
     """
     if isinstance(graph_or_classes, LinkGraph) and graph_or_classes.trails.one_to_many:
         return certain_one_to_many(graph_or_classes, explain=explain)
+    from graphlink.matching import EdgeClasses, classify_edges  # scipy: only for the methods that match
+
     classes = graph_or_classes if isinstance(graph_or_classes, EdgeClasses) else classify_edges(graph_or_classes)
     graph = classes.graph
     M, N = graph.trails.identified, graph.trails.deidentified

@@ -42,27 +42,14 @@ from graphlink.model import (
     decide_reserved,
 )
 from graphlink.release import Release
+from graphlink.rowops import n_words, pack_columns
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = ["RESERVED_CHOICES", "Multiplicity", "MultiplicityChoice", "Reserved", "ReservedChoice", "TrailSide",
-           "Trails", "build_trails", "decide_reserved", "location_stats", "reidentification_bound",
-           "trails_from_dense"]
-
-
-def n_words(n_locations: int) -> int:
-    return max(1, (n_locations + 63) // 64)
-
-
-def pack_columns(rows: np.ndarray, cols: np.ndarray, n_rows: int, n_locations: int) -> np.ndarray:
-    """Set bit ``cols[k]`` of row ``rows[k]`` in an (n_rows, W) uint64 array.  O(len(rows))."""
-    out = np.zeros((n_rows, n_words(n_locations)), dtype=np.uint64)
-    if len(rows):
-        cols = np.asarray(cols, dtype=np.int64)
-        bits = np.left_shift(np.uint64(1), (cols % 64).astype(np.uint64))
-        np.bitwise_or.at(out, (np.asarray(rows, dtype=np.int64), cols // 64), bits)
-    return out
+           "Trails", "build_trails", "decide_reserved", "location_stats", "n_words", "pack_columns",
+           "reidentification_bound", "trails_from_dense"]
 
 
 def full_mask(n_rows: int, n_locations: int) -> np.ndarray:
