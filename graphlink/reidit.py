@@ -150,9 +150,9 @@ def reidit_c(trails: Trails) -> Reidentification:
     one-to-one model, where identified twins need not have de-identified twins).  Every pair is a true
     love: a fully known de-identified trail links exactly the identified trails equal to it.  Pairs come in
     the order of their identified elements.  O((|M| + |N|)·W) expected (one hash table over the packed
-    words of both sides, :func:`graphlink.rowops.group_rows`).
+    words of both sides, :func:`graphlink.kernels.group_rows`).
     """
-    from graphlink.rowops import group_rows
+    from graphlink.kernels import group_rows
 
     _one_to_one_only(trails, "REIDIT-C")
     M, N = trails.identified, trails.deidentified

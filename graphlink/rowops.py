@@ -1,10 +1,10 @@
-"""Row operations on packed trail words and integer arrays in plain NumPy and Arrow (no numba, no scipy).
+"""Row operations on packed trail words and integer arrays in plain NumPy (no numba, no scipy).
 
 Bit packing of trail words (bit c of word c // 64, see :mod:`graphlink.trails`), twin grouping of identical
-rows, 64-bit row fingerprints (algorithms.md §3.2), hash grouping and CSR groupings.  They live apart from
-:mod:`graphlink.kernels` (which re-exports some of them) so that reading a release, building its trails and
-REIDIT-C start without numba: loading numba and its cached kernels costs about a second per process, more
-than the whole of those steps on a release of millions of rows.
+rows, 64-bit row fingerprints (algorithms.md §3.2) and CSR groupings.  They live apart from
+:mod:`graphlink.kernels` (which re-exports some of them) so that commands on small releases (reading, trails,
+their summary) start without numba: loading numba and its cached kernels costs about half a second to a
+second per process.
 """
 
 from __future__ import annotations
@@ -69,45 +69,3 @@ def csr(src: np.ndarray, dst: np.ndarray, n_src: int) -> tuple[np.ndarray, np.nd
     order = np.argsort(src, kind="stable")
     ptr = np.searchsorted(src[order], np.arange(n_src + 1)).astype(np.int64)
     return ptr, np.asarray(dst, np.int64)[order]
-
-
-def first_occurrences(ids: np.ndarray) -> np.ndarray:
-    """Mask of the rows where an id numbered in order of first appearance (0, 1, 2, ... as they first occur)
-    appears for the first time.  O(n)."""
-    if not len(ids):
-        return np.zeros(0, dtype=bool)
-    seen = np.maximum.accumulate(ids)
-    out = np.empty(len(ids), dtype=bool)
-    out[0] = True
-    out[1:] = ids[1:] > seen[:-1]
-    return out
-
-
-def hash_codes(values: np.ndarray) -> np.ndarray:
-    """Codes of an integer array numbered in order of first appearance (Arrow's hash table).  O(n) expected."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    return pc.dictionary_encode(pa.array(values)).indices.to_numpy()
-
-
-def group_rows(top: np.ndarray, bottom: np.ndarray) -> tuple[np.ndarray, int]:
-    """Group id of every row of ``top`` and ``bottom`` stacked (top first) such that rows share a group iff
-    they are equal, groups numbered in order of first appearance.  Returns (group per row, number of groups).
-
-    64-bit fingerprints are hashed by Arrow; every row is compared with the first row of its group, and any
-    fingerprint group whose rows differ (a collision) is regrouped exactly.  O(n·W) expected.
-    """
-    words = np.vstack([top, bottom]) if len(bottom) else top
-    n = len(words)
-    if n == 0:
-        return np.zeros(0, np.int64), 0
-    group = hash_codes(fingerprint(words)).astype(np.int64)
-    first = np.flatnonzero(first_occurrences(group))
-    bad = ~np.all(words == words[first[group]], axis=1)
-    if bad.any():
-        rows = np.flatnonzero(np.isin(group, np.unique(group[bad])))
-        _, sub = row_classes(words[rows])
-        group[rows] = len(first) + sub
-        group = hash_codes(group).astype(np.int64)        # number the groups in first appearance again
-    return group, int(group.max()) + 1
