@@ -880,10 +880,10 @@ def propagate_classes(r_ptr, r_nb, s_ptr, s_nb, r_size, s_size, r_mptr, r_mem, s
 
 @numba.njit(cache=True)
 def _hash_table(n: int) -> np.ndarray:  # pragma: no cover - numba
-    """An empty open-addressing table of at least 2n + 2 slots, a power of two; slot s is (hash, id + 1) at
-    [2s, 2s + 1] (side by side: one cache line per probe), id + 1 = 0 when empty."""
+    """An empty open-addressing table of at least 1.5n + 2 slots, a power of two (load factor at most 2/3);
+    slot s is (hash, id + 1) at [2s, 2s + 1] (side by side: one cache line per probe), id + 1 = 0 when empty."""
     size = 1
-    while size < 2 * n + 2:
+    while size < n + n // 2 + 2:
         size *= 2
     return np.zeros(2 * size, np.uint64)
 
@@ -917,7 +917,7 @@ def dedupe_strings(offsets: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, n
 
     Returns (code of every string, in order of first appearance; index of the first string of every code).
     Open addressing on a 64-bit hash of the bytes (:func:`_hash_table`), every hit verified byte for byte, so
-    the codes are exact.  O(total bytes) expected; the table holds 2n slots.
+    the codes are exact.  O(total bytes) expected.
     """
     n = offsets.shape[0] - 1
     table = _hash_table(n)
@@ -1040,8 +1040,7 @@ def group_rows(top: np.ndarray, bottom: np.ndarray) -> tuple[np.ndarray, int]:  
     row, number of groups).
 
     Open addressing on a 64-bit hash of the row (:func:`_hash_table`, the slot id is the group's first row),
-    every hit verified word for word (so collisions cost time, never correctness).  O(n·W) expected; the
-    table holds 2n slots.
+    every hit verified word for word (so collisions cost time, never correctness).  O(n·W) expected.
     """
     n_top = top.shape[0]
     n = n_top + bottom.shape[0]
