@@ -183,10 +183,9 @@ def _unlinked(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray) -> np
 
 def _saturated(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray) -> bool:
     """Whether a matching covers every reserved row (Hall's condition), on twin classes by max-flow with class
-    sizes as capacities (the numba twin engine, :func:`graphlink.matching.twin_flow`).  O(max-flow on the class
+    sizes as capacities (the numba twin engine, :func:`graphlink.kernels.twin_flow`).  O(max-flow on the class
     graph)."""
-    from graphlink.kernels import class_links, row_classes
-    from graphlink.twinflow import twin_flow
+    from graphlink.kernels import class_links, row_classes, twin_flow
 
     r_rep, r_class = row_classes(r_known, r_ones)
     s_rep, s_class = row_classes(s_ones)

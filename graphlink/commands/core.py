@@ -8,22 +8,21 @@ import sys
 from collections.abc import Iterator
 from enum import Enum, StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from graphlink.audit import audit as run_audit
+from graphlink.catalog import METHODS
 from graphlink.errors import ModelAssumptionError
 from graphlink.fileio import atomic_path
-from graphlink.linkgraph import build_linkgraph
-from graphlink.matching import classify_edges
-from graphlink.onetomany import classify_one_to_many
-from graphlink.reidit import METHODS, check_method, reidentify
-from graphlink.release import Release, read_release, read_truth
-from graphlink.trails import Trails, build_trails
+
+if TYPE_CHECKING:          # the library is imported by each command when it runs: a fast --help (issue 12)
+    import pandas as pd
+
+    from graphlink.release import Release
+    from graphlink.trails import Trails
 
 err = Console(stderr=True)
 
@@ -93,6 +92,8 @@ def step(text: str) -> Iterator[None]:
 
 
 def load(release: Path, id_key: str | None, deid_key: str | None, truth: Path | None = None) -> Release:
+    from graphlink.release import read_release, read_truth
+
     split = (lambda s: [c.strip() for c in s.split(",") if c.strip()] if s else None)  # noqa: E731
     with step(f"reading {release}"):
         return read_release(release, id_key=split(id_key), deid_key=split(deid_key),
@@ -110,6 +111,8 @@ def _print_frame(df: pd.DataFrame, title: str | None = None) -> None:
 
 def _print_summary(summary, name: str) -> None:
     """The trails summary as a few small rich tables (never one row per element)."""
+    import pandas as pd
+
     con = Console()
     sizes = summary.sizes
     shown = sizes if len(sizes) <= 40 else pd.concat([sizes.head(20), sizes.tail(20)])
@@ -145,6 +148,7 @@ QiLinks = Annotated[Path | None, typer.Option(
 def qi_graph(tr: Trails, qi_links: Path, release: Path):
     """The ALS-constrained link graph (:func:`graphlink.als.release_blocks`), with a note on stderr."""
     from graphlink.als import read_als, release_blocks
+    from graphlink.linkgraph import build_linkgraph
 
     als = read_als(qi_links)
     with step("building the ALS-constrained link graph"):
@@ -176,6 +180,7 @@ def register(app: typer.Typer) -> None:
         The table and json formats summarise them (sizes, model, distinct and most common trails, a preview);
         csv and parquet write the full matrices, streamed in chunks."""
         from graphlink import trailsio
+        from graphlink.trails import build_trails
 
         if fmt is TrailsFmt.parquet and out is None:
             raise typer.BadParameter("parquet output needs --out FILE", param_hint="--out")
@@ -215,6 +220,9 @@ def register(app: typer.Typer) -> None:
                        name: Annotated[str | None, typer.Option("--name", help="Release name in the store")] = None,
                        id_key: IdKey = None, deid_key: DeidKey = None, qi_links: QiLinks = None) -> None:
         """Re-identify elements from their trails; every pair carries its reason."""
+        from graphlink.reidit import check_method, reidentify
+        from graphlink.trails import build_trails
+
         m = method.value
         if m == "incomplete-k" and k is None:
             raise typer.BadParameter("--method incomplete-k needs --k", param_hint="--k")
@@ -240,7 +248,9 @@ def register(app: typer.Typer) -> None:
             err.print(f"stored as run {run} in {st.uri}")
         if fmt is Fmt.csv:
             cols = ["identified", "deidentified"] + (["reason"] if explain else [])
-            result.pairs[cols].to_csv(sys.stdout, index=False)
+            from graphlink.pairsio import write_pairs_csv
+
+            write_pairs_csv(result, cols, sys.stdout)
         elif fmt is Fmt.json:
             typer.echo(json.dumps(result.to_dict(), indent=2, default=str))
         else:
@@ -255,6 +265,12 @@ def register(app: typer.Typer) -> None:
                   name: Annotated[str | None, typer.Option("--name")] = None,
                   id_key: IdKey = None, deid_key: DeidKey = None, qi_links: QiLinks = None) -> None:
         """Exact k-unlinkability audit (Definition 19) via the union of all maximum matchings."""
+        from graphlink.audit import audit as run_audit
+        from graphlink.linkgraph import build_linkgraph
+        from graphlink.matching import classify_edges
+        from graphlink.onetomany import classify_one_to_many
+        from graphlink.trails import build_trails
+
         rel = load(release, id_key, deid_key)
         with step("building trails and link graph"):
             tr = build_trails(rel, reserved.value, multiplicity.value)
@@ -301,6 +317,8 @@ def register_advisor(app: typer.Typer) -> None:
                 if tactic == "auto":
                     raise typer.BadParameter("give --reserved or --release to detect it", param_hint="--reserved")
             else:
+                from graphlink.trails import build_trails
+
                 tr = build_trails(load(release, None, None), tactic)
                 model_note(tr)
                 tactic, mult = tr.reserved, mult or tr.multiplicity
