@@ -1,7 +1,10 @@
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Map;
+import org.neo4j.cli.AdminTool;
 import org.neo4j.configuration.Config;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.configuration.connectors.BoltConnector;
@@ -33,11 +36,19 @@ import org.neo4j.server.security.auth.FileUserRepository;
  * accepts any connection, so there is no window in which the default password works. With
  * {@code -Dgraphlink.resetPassword=true} as well it sets that password on an existing database instead (Bolt and
  * HTTP stay off), prints {@code NEO4J_PASSWORD_RESET} and exits: the way back when the password file was lost.
+ *
+ * <p>{@code Neo4jLauncher admin <neo4j-admin arguments>} runs {@code neo4j-admin} ({@link AdminTool}, e.g.
+ * {@code database import full ...}) in this JVM with this class path; {@code NEO4J_HOME} names its home (conf/). It
+ * halts when its stdin closes, so a bulk import whose parent process died stops instead of writing on as an orphan.
  */
 public final class Neo4jLauncher {
     private Neo4jLauncher() {}
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("admin")) {
+            admin(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         Path home = Path.of(args.length > 0 ? args[0] : "neo4j-home").toAbsolutePath();
         String passwordFile = System.getProperty("graphlink.passwordFile");
         if (passwordFile != null && !passwordFile.isEmpty()) {
@@ -67,6 +78,24 @@ public final class Neo4jLauncher {
             System.exit(0);  // runs the shutdown hook
         }
         Thread.currentThread().join();
+    }
+
+    /** neo4j-admin in this JVM; a daemon thread halts the JVM (no cleanup: the output is thrown away) on stdin EOF. */
+    private static void admin(String[] args) {
+        Thread watchdog = new Thread(() -> {
+            try {
+                while (System.in.read() != -1) {
+                    // the parent keeps our stdin open while it waits for us
+                }
+            } catch (IOException ignored) {
+                // a broken pipe means the same: the parent is gone
+            }
+            System.err.println("graphlink: the parent process closed stdin; neo4j-admin stops");
+            Runtime.getRuntime().halt(3);
+        }, "graphlink-stdin-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        AdminTool.main(args);  // exits with the command's exit code
     }
 
     private static String readPassword(Path passwordFile) throws Exception {

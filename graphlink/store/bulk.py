@@ -1,0 +1,506 @@
+"""Bulk import: a new release's graph built offline by ``neo4j-admin database import full`` on the project's own
+local server, instead of batched UNWIND transactions (``Store.load_release(..., bulk=...)``, ``graphlink load
+--bulk auto|always|never``).
+
+**The rule.** Community Edition has one user database, and the full importer can only build it from scratch (the
+server stopped, the store rebuilt). So graphlink bulk-imports only when that loses nothing:
+
+* the store is the **project's local server** (the one ``graphlink neo4j start`` runs, recorded in its state file),
+  never a ``NEO4J_URI`` server elsewhere, and its password file works (the server has to be restarted);
+* its ``neo4j`` database is **empty**: no node at all, and no index or constraint but graphlink's own
+  (``cypher/schema.cypher``, ``cypher/qi_schema.cypher``).
+
+``auto`` (the default) then also needs at least :func:`min_rows` disclosure rows (``GRAPHLINK_BULK_MIN_ROWS``,
+default 200,000): below that, UNWIND is done before the server could have restarted. Otherwise ``auto`` loads with
+UNWIND and says why; ``always`` ignores the size and fails (StoreError) instead of falling back; ``never`` always
+uses UNWIND.
+
+**How** (everything under the private ``.graphlink/neo4j/bulk/``; the importer's output is appended to
+``home/logs/bulk-import.log``):
+
+1. header + data CSV files of the graph model that ``cypher/load.cypher`` writes (Release, Location, Identified,
+   Deidentified, Entity nodes; HAS_LOCATION, DISCLOSED_AT, APPEARS_AS), with the per-location sizes and totals its
+   ``finalize`` statement computes, the content fingerprint, ``load_method: 'bulk-import'`` and status 'loading';
+2. the importer (``Neo4jLauncher admin database import full``: ``org.neo4j.cli.AdminTool`` on the runtime's class
+   path) builds a *staged* database next to the live one while the server is stopped;
+3. the staged store replaces the live ``neo4j`` database by two directory renames, recorded in ``journal.json``;
+4. the server starts again on the same ports (the system database, hence the password, is untouched), the schema
+   is applied, and the release is marked 'loaded'.
+
+**Safety.** Before the emptiness check, the size and mtime of the live transaction log files are noted; once the
+server has stopped they are compared, so a transaction committed after the check (by another client) keeps the old
+store and the server restarts on it. A failed or killed importer leaves the live database untouched (the server is
+restarted on it; the next run redoes the import). A crash during the renames is completed by the next
+``graphlink neo4j start`` before the server opens the store (:func:`complete_swap`); a crash after them leaves the
+release 'loading', and loading it again only applies the schema and marks it loaded (:func:`finish`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from graphlink import fileio
+from graphlink.errors import StoreError
+from graphlink.store import cypherlib, server
+
+if TYPE_CHECKING:
+    from graphlink.store.neo4j import Store
+
+MODES = ("auto", "always", "never")
+METHOD = "bulk-import"
+DATABASE = "neo4j"
+Progress = Callable[[float, str], None] | None
+
+
+def min_rows() -> int:
+    """Smallest release (disclosure rows) that ``auto`` bulk-imports: ``GRAPHLINK_BULK_MIN_ROWS``, default 200,000."""
+    return int(os.environ.get("GRAPHLINK_BULK_MIN_ROWS", "200000"))
+
+
+def _note(progress: Progress, fraction: float, message: str) -> None:
+    if progress:
+        progress(fraction, message)
+
+
+# ---------------------------------------------------------------------------------------------- the rule
+def _own_schema() -> dict[str, set[str]]:
+    """Names of graphlink's indexes and constraints, per schema file."""
+    out = {}
+    for stem in ("schema", "qi_schema"):
+        text = (cypherlib.cypher_dir() / f"{stem}.cypher").read_text(encoding="utf-8")
+        out[stem] = set(re.findall(r"CREATE\s+(?:CONSTRAINT|INDEX)\s+(\w+)\s+IF\s+NOT\s+EXISTS", text, re.I))
+    return out
+
+
+def _schema_names(store: Store) -> set[str]:
+    """Names of the database's indexes (token lookup indexes aside) and constraints."""
+    idx = store._query("SHOW INDEXES YIELD name, type RETURN name, type")
+    con = store._query("SHOW CONSTRAINTS YIELD name RETURN name")
+    return {r["name"] for r in idx if r["type"] != "LOOKUP"} | {r["name"] for r in con}
+
+
+def not_local(store: Store, paths: server.Paths) -> str | None:
+    """Why ``store`` is not the project's local server with a bulk importer (None: it is). No query."""
+    from graphlink.store import neo4j as nj
+
+    local = server.local_uri(paths)
+    if local is None or store.uri != local:
+        where = "NEO4J_URI names another server" if os.environ.get("NEO4J_URI") else "no local server runs"
+        return f"{store.uri} is not the project's local server ({where})"
+    if nj.DATABASE != DATABASE:
+        return f"NEO4J_DATABASE={nj.DATABASE!r}: the local server has one user database, {DATABASE!r}"
+    if not any((paths.runtime / "lib").glob("neo4j-import-tool-*.jar")):
+        return "the local Neo4j runtime has no bulk importer (run `bash scripts/setup-neo4j.sh --force`)"
+    if server.find_java() is None:
+        return "Java is not found"
+    return None
+
+
+def ineligible(store: Store, paths: server.Paths) -> str | None:
+    """Why the importer may not rebuild this store's database (None: it may). A few small queries."""
+    why = not_local(store, paths)
+    if why:
+        return why
+    try:
+        answers = server.bolt_version(store.uri, auth=server.local_auth(paths))
+    except server.AuthRefusedError:
+        return f"the local server refuses the password in {paths.password_file}, so it could not be restarted"
+    if not answers:
+        return "the local server does not answer"
+    if store._query("RETURN EXISTS { MATCH (n) } AS data")[0]["data"]:
+        return "the local database already holds data"
+    own = set().union(*_own_schema().values())
+    foreign = sorted(_schema_names(store) - own)
+    if foreign:
+        return f"the local database has indexes or constraints that are not graphlink's ({', '.join(foreign)})"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------- CSV files
+@dataclass
+class ImportFiles:
+    """The importer's input: per label / relationship type a header file then data files (names in ``folder``)."""
+
+    folder: Path
+    nodes: list[tuple[str, list[str]]] = field(default_factory=list)
+    relationships: list[tuple[str, list[str]]] = field(default_factory=list)
+    multiline: bool = False
+    summary: dict = field(default_factory=dict)
+
+    def arguments(self) -> list[str]:
+        return ([f"--nodes={label}={','.join(names)}" for label, names in self.nodes]
+                + [f"--relationships={kind}={','.join(names)}" for kind, names in self.relationships])
+
+
+def _write_group(files: ImportFiles, stem: str, header: list[str], columns: list[Any]) -> str:
+    """Write ``stem.header.csv`` (one line) and ``stem.csv`` (the rows; strings always quoted); return the data
+    file's name."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    (files.folder / f"{stem}.header.csv").write_text(",".join(header) + "\n", encoding="utf-8")
+    table = pa.table({f"c{i}": col for i, col in enumerate(columns)})
+    pacsv.write_csv(table, files.folder / f"{stem}.csv",
+                    write_options=pacsv.WriteOptions(include_header=False, quoting_style="needed"))
+    return f"{stem}.csv"
+
+
+def _constant(value: str, n: int) -> Any:
+    """A string column of ``n`` copies of ``value`` (dictionary-encoded: no n Python strings)."""
+    import pyarrow as pa
+
+    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([value]))
+
+
+def _strings(values: Any) -> Any:
+    import pyarrow as pa
+
+    return pa.array(np.asarray(values, dtype=object), type=pa.string())
+
+
+def _has_newline(values: Any) -> bool:
+    return bool(pd.Series(np.asarray(values, dtype=object), dtype=object).str.contains("[\r\n]", regex=True).any())
+
+
+def write_files(folder: Path, frame: pd.DataFrame, truth: pd.DataFrame | None, name: str, source: str | None,
+                fingerprint: str) -> ImportFiles:
+    """The release as importer input (``frame``: the de-duplicated long table ``location, kind, element``).
+
+    Node ids are integers in one space: 0 the Release, then the locations (in first-appearance order, which is
+    ``Location.index``), the identified, the de-identified elements and the entities. Sizes and totals are those of
+    ``finalize`` in ``cypher/load.cypher``. O(rows).
+    """
+    files = ImportFiles(folder)
+    loc_codes, locations = pd.factorize(frame["location"].to_numpy(dtype=object), sort=False)
+    n_loc = len(locations)
+    kinds = frame["kind"].to_numpy(dtype=object)
+    elements = frame["element"].to_numpy(dtype=object)
+    rel_files: list[str] = []
+    sizes: dict[str, np.ndarray] = {}
+    keys: dict[str, tuple[pd.Index, int]] = {}
+    next_id = 1 + n_loc
+    multiline = _has_newline(locations) or _has_newline([name, source or ""])
+    for kind, label in (("identified", "Identified"), ("deidentified", "Deidentified")):
+        mask = kinds == kind
+        codes, uniques = pd.factorize(elements[mask], sort=False)
+        multiline = multiline or _has_newline(uniques)
+        ids = next_id + np.arange(len(uniques), dtype=np.int64)
+        data = _write_group(files, label, [":ID", "release", "key"],
+                            [ids, _constant(name, len(uniques)), _strings(uniques)])
+        files.nodes.append((label, [f"{label}.header.csv", data]))
+        rel_files.append(_write_group(files, f"DISCLOSED_AT-{label}", [":START_ID", ":END_ID"],
+                                      [next_id + codes.astype(np.int64), 1 + loc_codes[mask].astype(np.int64)]))
+        sizes[kind] = np.bincount(loc_codes[mask], minlength=n_loc).astype(np.int64)
+        keys[kind] = (pd.Index(uniques), next_id)
+        next_id += len(uniques)
+
+    entities = 0
+    if truth is not None and len(truth):
+        tr = truth[["identified", "deidentified"]].astype(str)
+        ent_codes, ent_ids = pd.factorize((tr["identified"] + "|" + tr["deidentified"]).to_numpy(dtype=object))
+        entities = len(ent_ids)
+        multiline = multiline or _has_newline(ent_ids)
+        data = _write_group(files, "Entity", [":ID", "release", "id"],
+                            [next_id + np.arange(entities, dtype=np.int64), _constant(name, entities),
+                             _strings(ent_ids)])
+        files.nodes.append(("Entity", ["Entity.header.csv", data]))
+        starts, ends = [], []
+        for kind in ("identified", "deidentified"):  # MERGE semantics of statement truth: one edge per pair
+            index, base = keys[kind]
+            pos = index.get_indexer(tr[kind].to_numpy(dtype=object))
+            pairs = np.unique(np.stack([ent_codes[pos >= 0], pos[pos >= 0]], axis=1), axis=0)
+            starts.append(next_id + pairs[:, 0].astype(np.int64))
+            ends.append(base + pairs[:, 1].astype(np.int64))
+        appears = _write_group(files, "APPEARS_AS", [":START_ID", ":END_ID"],
+                               [np.concatenate(starts), np.concatenate(ends)])
+        files.relationships.append(("APPEARS_AS", ["APPEARS_AS.header.csv", appears]))
+
+    gi, gd = sizes["identified"], sizes["deidentified"]
+    reserved = ("none" if np.array_equal(gi, gd) else "deidentified" if (gd <= gi).all()
+                else "identified" if (gi <= gd).all() else "mixed")
+    summary = {"locations": n_loc, "identified": len(keys["identified"][0]),
+               "deidentified": len(keys["deidentified"][0]), "rows": int(gi.sum() + gd.sum()),
+               "reserved": reserved, "entities": entities}
+    created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    release = _write_group(
+        files, "Release",
+        [":ID", "name", "status", "source", "fingerprint", "load_method", "created_at:datetime",
+         "locations:long", "identified:long", "deidentified:long", "rows:long", "reserved", "entities:long"],
+        [[0], _strings([name]), _strings(["loading"]), _strings([source]), _strings([fingerprint]),
+         _strings([METHOD]), _strings([created]), *([summary[k]] for k in
+                                                     ("locations", "identified", "deidentified", "rows")),
+         _strings([reserved]), [entities]])
+    location = _write_group(files, "Location", [":ID", "release", "name", "index:long", "identified:long",
+                                                "deidentified:long"],
+                            [1 + np.arange(n_loc, dtype=np.int64), _constant(name, n_loc), _strings(locations),
+                             np.arange(n_loc, dtype=np.int64), gi, gd])
+    has = _write_group(files, "HAS_LOCATION", [":START_ID", ":END_ID"],
+                       [np.zeros(n_loc, dtype=np.int64), 1 + np.arange(n_loc, dtype=np.int64)])
+    files.nodes[:0] = [("Release", ["Release.header.csv", release]), ("Location", ["Location.header.csv", location])]
+    files.relationships[:0] = [("HAS_LOCATION", ["HAS_LOCATION.header.csv", has]),
+                               ("DISCLOSED_AT", ["DISCLOSED_AT-Identified.header.csv", *rel_files])]
+    files.multiline = multiline
+    files.summary = summary
+    return files
+
+
+# ---------------------------------------------------------------------------------------------- importer
+def importer_command(java: str, paths: server.Paths, files: ImportFiles) -> list[str]:
+    """``neo4j-admin database import full neo4j ...`` in a JVM of its own (run with ``cwd=files.folder``).
+
+    C1-only JIT (``-XX:TieredStopAtLevel=1``): an import of ~1e6 rows is over before C2 pays off (7 instead of
+    12 CPU-seconds here). ``GRAPHLINK_NEO4J_IMPORT_HEAP`` (default 1g) and ``GRAPHLINK_NEO4J_IMPORT_MEMORY``
+    (the importer's off-heap cap, default 50%) size it. ``--bad-tolerance=0``: any bad entry fails the import.
+    """
+    heap = os.environ.get("GRAPHLINK_NEO4J_IMPORT_HEAP", "1g")
+    memory = os.environ.get("GRAPHLINK_NEO4J_IMPORT_MEMORY", "50%")
+    return [java, f"-Xmx{heap}", *server.JVM_FLAGS, "-XX:TieredStopAtLevel=1", "-cp", server.class_path(paths),
+            "Neo4jLauncher", "admin", "database", "import", "full", DATABASE,
+            "--id-type=integer", "--bad-tolerance=0", "--report-file=import.report",
+            f"--multiline-fields={'true' if files.multiline else 'false'}", f"--max-off-heap-memory={memory}",
+            *files.arguments()]
+
+
+def _start_importer(paths: server.Paths, job: Path, files: ImportFiles) -> subprocess.Popen:
+    """Start the importer into the staged ``job/data``; it halts by itself if this process dies (stdin EOF)."""
+    java = server.check_java()
+    home = job / "home"
+    (home / "conf").mkdir(parents=True, exist_ok=True)
+    fileio.write_text(home / "conf" / "neo4j.conf",
+                      f"server.directories.data={job / 'data'}\nserver.directories.logs={home / 'logs'}\n")
+    log = paths.home / "logs" / "bulk-import.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as fh:
+        fh.write(f"\n--- {datetime.now(UTC).isoformat()} neo4j-admin database import full ({job.name})\n".encode())
+        fh.flush()
+        return subprocess.Popen(importer_command(java, paths, files), cwd=str(files.folder), stdin=subprocess.PIPE,
+                                stdout=fh, stderr=subprocess.STDOUT,
+                                env=dict(os.environ, NEO4J_HOME=str(home), NEO4J_CONF=str(home / "conf")))
+
+
+def _log_tail(paths: server.Paths, chars: int = 1500) -> str:
+    try:
+        text = (paths.home / "logs" / "bulk-import.log").read_text(errors="replace")
+    except OSError:
+        return ""
+    return text[-chars:]
+
+
+# ---------------------------------------------------------------------------------------------- journal, swap
+def _bulk_dir(paths: server.Paths) -> Path:
+    return paths.base / "bulk"
+
+
+def journal(paths: server.Paths) -> dict | None:
+    try:
+        return json.loads((_bulk_dir(paths) / "journal.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _set_journal(paths: server.Paths, **entries: Any) -> None:
+    data = {**(journal(paths) or {}), **entries}
+    fileio.write_text(_bulk_dir(paths) / "journal.json", json.dumps(data, indent=2))
+
+
+def _forget(paths: server.Paths, job: Path | None = None) -> None:
+    """Remove a finished or abandoned job (its staged store, CSV files, replaced empty store) and the journal."""
+    if job is not None:
+        shutil.rmtree(job, ignore_errors=True)
+    (_bulk_dir(paths) / "journal.json").unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _locked(paths: server.Paths) -> Iterator[None]:
+    """One bulk import at a time per local server (a second one waits, then finds the database not empty)."""
+    _bulk_dir(paths).mkdir(parents=True, exist_ok=True)
+    with (_bulk_dir(paths) / "lock").open("w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _clean_stale(paths: server.Paths) -> None:
+    """Drop what an earlier, interrupted run left behind, unless it still has renames to finish."""
+    j = journal(paths)
+    if j and j.get("phase") == "swapping":
+        raise StoreError(f"an interrupted bulk import left {paths.home / 'data'} half swapped, yet the server "
+                         "runs; stop it (`graphlink neo4j stop`) and start it again to complete the swap")
+    for job in _bulk_dir(paths).glob("job-*"):
+        shutil.rmtree(job, ignore_errors=True)
+    _forget(paths)
+
+
+def _txlog_snapshot(paths: server.Paths) -> dict[str, tuple[int, int]]:
+    """(size, mtime) of the live database's transaction log files: any commit changes it."""
+    folder = paths.home / "data" / "transactions" / DATABASE
+    return {f.name: (f.stat().st_size, f.stat().st_mtime_ns)
+            for f in sorted(folder.glob("neostore.transaction.db*"))}
+
+
+def _swap_dirs(paths: server.Paths, job: Path) -> list[tuple[Path, Path, Path]]:
+    data = paths.home / "data"
+    return [(data / sub / DATABASE, job / "data" / sub / DATABASE, job / "previous" / sub / DATABASE)
+            for sub in ("databases", "transactions")]
+
+
+def _swap(paths: server.Paths, job: Path) -> None:
+    """Put the staged store in place of the live one (the server is stopped). Idempotent: completes a half-done
+    swap. The replaced (empty) store is deleted afterwards."""
+    for live, staged, previous in _swap_dirs(paths, job):
+        if not staged.exists():
+            continue  # this part is done
+        if live.exists():
+            if previous.exists():
+                raise StoreError(f"cannot complete the bulk import: {live}, {staged} and {previous} all exist; "
+                                 "move one of them away by hand")
+            previous.parent.mkdir(parents=True, exist_ok=True)
+            live.rename(previous)
+        live.parent.mkdir(parents=True, exist_ok=True)
+        staged.rename(live)
+    _set_journal(paths, phase="swapped")
+    shutil.rmtree(job / "previous", ignore_errors=True)
+
+
+def complete_swap(paths: server.Paths) -> str | None:
+    """Finish the renames of a bulk import interrupted half-way (``server.start`` calls this before the server
+    opens the store); a message if there was one to finish."""
+    j = journal(paths)
+    if not j or j.get("phase") != "swapping":
+        return None
+    _swap(paths, _bulk_dir(paths) / j["job"])
+    return (f"completed the interrupted bulk import of release {j.get('release')!r}; `graphlink load` of it again "
+            "marks it loaded")
+
+
+# ---------------------------------------------------------------------------------------------- the import
+class _Abandoned(StoreError):
+    """The import did not replace the live database, which is as before and served again."""
+
+
+def _restart(store: Store, paths: server.Paths, state: dict, progress: Progress, fraction: float) -> None:
+    """Start the local server again on the ports it had, and reconnect ``store`` to it."""
+    _note(progress, fraction, "starting the local server")
+    st = server.start(port=int(state.get("bolt_port") or server.DEFAULT_BOLT_PORT),
+                      http_port=state.get("http_port") or None, paths=paths, echo=lambda line: None)
+    store._reconnect(st.uri or store.uri)
+
+
+def _import(store: Store, paths: server.Paths, snapshot: dict, frame: pd.DataFrame, truth: pd.DataFrame | None,
+            name: str, source: str | None, fp: str, progress: Progress) -> None:
+    """Steps 1-4 of the module docstring, up to the server answering again on the new store."""
+    job = _bulk_dir(paths) / f"job-{uuid.uuid4().hex[:12]}"
+    (job / "csv").mkdir(parents=True)
+    _set_journal(paths, phase="importing", job=job.name, release=name, fingerprint=fp,
+                 started_at=datetime.now(UTC).isoformat())
+    _note(progress, 0.05, f"writing the import files for {len(frame):,} disclosures")
+    files = write_files(job / "csv", frame, truth, name, source, fp)
+    state = server.read_state(paths) or {}
+    _note(progress, 0.25, "importing (neo4j-admin database import) while the local server stops")
+    proc = _start_importer(paths, job, files)
+    _set_journal(paths, importer_pid=proc.pid)
+    try:
+        server.stop(paths)
+        code = proc.wait()
+    except BaseException:  # Ctrl-C: no import, the old store served again
+        proc.kill()
+        proc.wait()
+        with contextlib.suppress(Exception):
+            _restart(store, paths, state, None, 0.0)
+        _forget(paths, job)
+        raise
+    finally:
+        if proc.stdin:
+            proc.stdin.close()
+    if code != 0 or _txlog_snapshot(paths) != snapshot:
+        _restart(store, paths, state, progress, 0.8)
+        _forget(paths, job)
+        if code != 0:
+            raise _Abandoned(f"the bulk importer failed (exit {code}) and the local database was not changed; "
+                             f"from {paths.home / 'logs' / 'bulk-import.log'}:\n{_log_tail(paths)}")
+        raise _Abandoned("the local database was written to while the import ran, so it was kept as it was")
+    _set_journal(paths, phase="swapping")
+    _swap(paths, job)
+    _restart(store, paths, state, progress, 0.75)
+
+
+def finish(store: Store, name: str, qi_schema: bool = False) -> bool:
+    """Schema, then status 'loaded', for a bulk-imported release whose node and relationship counts match its
+    Release node (an import is all or nothing); False (nothing marked) if they do not."""
+    store.apply_schema(force=True)
+    if qi_schema:
+        from graphlink.store import qi
+
+        qi.apply_schema(store)
+    rec = store._query(
+        """MATCH (r:Release {name: $name})
+           WITH r, COUNT { (:Identified {release: $name}) } AS i, COUNT { (:Deidentified {release: $name}) } AS d,
+                COUNT { (:Entity {release: $name}) } AS x,
+                COLLECT { MATCH (r)-[:HAS_LOCATION]->(l) RETURN COUNT { (l)<-[:DISCLOSED_AT]-() } } AS sizes
+           WHERE r.identified = i AND r.deidentified = d AND r.entities = x AND size(sizes) = r.locations
+             AND reduce(n = 0, s IN sizes | n + s) = r.rows
+           SET r.status = 'loaded', r.loaded_at = datetime()
+           RETURN r.name AS name""", {"name": name})
+    paths = server.Paths.default()
+    j = journal(paths)
+    if j and j.get("release") == name and j.get("phase") == "swapped":
+        _forget(paths, _bulk_dir(paths) / j["job"])
+    return bool(rec)
+
+
+def load(store: Store, frame: pd.DataFrame, truth: pd.DataFrame | None, name: str, source: str | None, fp: str,
+         mode: str = "auto", progress: Progress = None) -> tuple[bool, str]:
+    """Bulk-import the release if the rule (module docstring) allows: ``(True, why)`` once it is loaded, else
+    ``(False, why not)`` for the caller to load it with UNWIND. With ``mode='always'`` a refusal or a failed import
+    is a StoreError instead (the live database is then as before)."""
+    if mode not in MODES:
+        raise StoreError(f"bulk mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if mode == "never":
+        return False, "UNWIND was asked for (bulk: never)"
+    if mode == "auto" and len(frame) < min_rows():
+        return False, f"{len(frame):,} rows < {min_rows():,} (GRAPHLINK_BULK_MIN_ROWS): UNWIND is quicker"
+    paths = server.Paths.default()
+
+    def refuse(why: str) -> tuple[bool, str]:
+        if mode == "always":
+            raise StoreError(f"cannot bulk-import: {why}; load with --bulk auto (UNWIND) instead")
+        return False, why
+
+    why = not_local(store, paths)
+    if why:
+        return refuse(why)
+    with _locked(paths):
+        _clean_stale(paths)
+        snapshot = _txlog_snapshot(paths)
+        time.sleep(0.05)  # a later commit lands in a later clock tick than the snapshot's mtimes
+        why = ineligible(store, paths) or (None if snapshot else "the local transaction logs are not found")
+        if why:
+            return refuse(why)
+        qi_schema = bool(_schema_names(store) & _own_schema()["qi_schema"])
+        try:
+            _import(store, paths, snapshot, frame, truth, name, source, fp, progress)
+        except _Abandoned as exc:
+            return refuse(str(exc))
+        _note(progress, 0.9, "creating the indexes and constraints")
+        if not finish(store, name, qi_schema):
+            raise StoreError(f"the bulk-imported release {name!r} does not have the counts it should; "
+                             f"see {paths.home / 'logs' / 'bulk-import.log'}")
+    return True, "the local database was empty"
