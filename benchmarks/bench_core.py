@@ -1,6 +1,6 @@
 """Core hot paths, each against the naive formulation in the same run.
 
-    python benchmarks/bench_core.py [--scale 1.0] [--only reidit_c,links,matching,reidit_i,low_entropy]
+    python benchmarks/bench_core.py [--scale 1.0] [--only reidit_c,links,matching,reidit_i,low_entropy,twins]
 
 Targets (issue #2, 2 cores / 24 GB): REIDIT-C 1e6×1e6×200 locations < 20 s; link edges reserved
 1e5×1e5×200 locations, 30 % '*' < 30 s; true loves + union-degrees 1e6+1e6 vertices, 1e7 edges < 60 s and
@@ -9,13 +9,19 @@ Targets (issue #2, 2 cores / 24 GB): REIDIT-C 1e6×1e6×200 locations < 20 s; li
 ``low_entropy`` (issue #15): the thesis's §5.4 setting as a user runs it — 1e5 and 1e6 subjects over 24 sites
 (visit probability 0.5·r^-0.6 for the site of rank r, identified side withholds half), every CLI command timed
 as a subprocess with its peak RSS, plus the element-vs-class edge counts that make the expansion impossible.
+
+``twins`` (issue #12 item 3): true loves on a low-entropy Zipf release (1e5 and 1e6 subjects × 24 locations) with
+the numba twin-class engine against scipy's Dinic on the same class graph; goal < 10 s at 1e5 on 2 idle cores.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -199,8 +205,89 @@ def bench_low_entropy(scale: float) -> None:
                 print(f"  graphlink {label:<60} {dt:8.2f} s   peak RSS {rss:7.0f} MiB   exit {code}", flush=True)
 
 
+def _rss_mib() -> float:
+    """Current resident set size of this process, MiB (Linux; elsewhere the peak so far, an upper bound)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except OSError:
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _grown(fn: Callable[[], object], q: Any) -> None:
+    """Forked child of :func:`_measure_growth`."""
+    import resource
+    import time
+
+    start = _rss_mib()
+    t0 = time.perf_counter()
+    info = fn()
+    dt = time.perf_counter() - t0
+    q.put((dt, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, start, info))
+
+
+def _measure_growth(label: str, fn: Callable[[], object]) -> tuple[float, float, object]:
+    """Like ``measure`` (forked child, wall time, peak RSS), plus the growth of the peak over the RSS the child
+    starts with (the class graph it inherits from this process): the engine's own memory."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_grown, args=(fn, q))
+    p.start()
+    dt, peak, start, info = q.get()
+    p.join()
+    print(f"  {label:<58} {dt:9.2f} s   peak RSS {peak:8.0f} MiB (+{peak - start:,.0f})   {info}", flush=True)
+    return dt, peak - start, info
+
+
+def bench_twins(scale: float) -> None:
+    """Issue 12 item 3: true loves on a low-entropy Zipf release via twin classes, numba engine vs scipy's Dinic.
+
+    Each engine runs in its own forked child on the same class graph; "peak RSS" includes the graph the child
+    inherits, "(+N)" is the growth over it."""
+    from graphlink.matching import classify_edges, twin_classify
+    from graphlink.simulate import simulate_zipf
+    from graphlink.trails import build_trails
+
+    twin_classify(np.ones(2, np.int64), np.ones(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64))  # JIT
+    for subjects in (int(100_000 * scale), int(1_000_000 * scale)):
+        rel = simulate_zipf(subjects, 24, 0.6, withhold=0.5, reserved="deidentified", seed=5)
+        g = build_linkgraph(build_trails(rel, "deidentified"))
+        del rel
+        n_ic, n_dc, n_e = len(g.id_class_size), len(g.de_class_size), len(g.class_ei)
+        print(f"true loves, Zipf α=0.6: {subjects:,} subjects × 24 locations, de-identified side withholds half; "
+              f"{g.n_expanded_edges:,} element edges -> {n_ic:,} + {n_dc:,} classes, {n_e:,} class edges", flush=True)
+        args = (g.id_class_size, g.de_class_size, g.class_ei, g.class_ej)
+
+        def run(method: str, args: tuple = args) -> str:
+            r = twin_classify(*args, method=method)
+            return (f"ν={r['nu']:,}, allowed={int(r['allowed'].sum()):,}, true loves={int(r['vital'].sum()):,}, "
+                    f"d_left={int(r['d_left'].sum()):,}")
+
+        def end_to_end(g: object = g) -> str:
+            c = classify_edges(g, engine="twins")
+            return f"ν={c.nu:,}, true loves={len(c.true_love_pairs[0]):,}, hall_ok={c.hall_ok}"
+
+        t_n, _, a = _measure_growth("twin_classify numba (capacitated HK + Tarjan)", lambda: run("numba"))
+        _measure_growth("classify_edges(engine='twins'), numba engine, end to end", end_to_end)
+        # scipy's path needs ≈ 125 bytes per class edge (measured at 1e5): skip it when that cannot fit
+        need = n_e * 125 / 2**30
+        avail = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30
+        if need > 0.8 * avail:
+            print(f"  {'twin_classify scipy (Dinic maximum_flow + sparse SCC)':<58} skipped: needs ≈{need:.0f} GiB, "
+                  f"{avail:.0f} GiB free")
+            continue
+        t_s, _, b = _measure_growth("twin_classify scipy (Dinic maximum_flow + sparse SCC)", lambda: run("scipy"))
+        print(f"  ratio scipy/numba: {t_s / t_n:.1f}×  (same answers: {a == b})", flush=True)
+        del g, args
+
+
 CASES = {"reidit_c": bench_reidit_c, "links": bench_links, "links_masks": bench_links_masks,
-         "matching": bench_matching, "reidit_i": bench_reidit_i, "low_entropy": bench_low_entropy}
+         "matching": bench_matching, "reidit_i": bench_reidit_i, "low_entropy": bench_low_entropy,
+         "twins": bench_twins}
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

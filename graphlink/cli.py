@@ -1,7 +1,8 @@
 """The ``graphlink`` command line. Thin: parses, calls the library, formats.
 
 Commands live in ``graphlink/commands/*.py``; each module defines ``register(app)``.
-Exit codes: 0 ok, 2 bad input (one-line message on stderr), 1 internal error.
+Exit codes: 0 ok, 2 bad input (one-line message on stderr), 1 internal error.  ``tests/test_fuzz_cli.py``
+holds every command that reads a file to that contract on generated malformed input.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import importlib
 import logging
 import pkgutil
 import sys
+import unicodedata
 import warnings
 
 import typer
@@ -39,40 +41,81 @@ def _register_commands() -> None:
 _register_commands()
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
-    typer.echo(f"graphlink: warning: {message}", err=True)
+def one_line(text: object) -> str:
+    """A message as one printable line: surrounding whitespace dropped, line breaks and other control or
+    invisible characters (from file contents or library messages) shown as escapes, never interpreted by
+    the terminal."""
+    out = []
+    for ch in str(text).strip():
+        if ch == " " or not (unicodedata.category(ch).startswith("C") or unicodedata.category(ch) in ("Zl", "Zp")):
+            out.append(ch)
+        else:
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+    return "".join(out)
+
+
+def _usage_message(exc: BaseException) -> str:
+    """A click usage error (bad option, missing argument) as one line naming the command and its --help."""
+    ctx = getattr(exc, "ctx", None)
+    message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    if ctx is None:
+        return message
+    names = []                     # the sub-command path without the program name (python -m ... or graphlink)
+    while ctx.parent is not None:
+        names.append(ctx.info_name)
+        ctx = ctx.parent
+    command = " ".join(reversed(names))
+    return f"{command + ': ' if command else ''}{message} (see 'graphlink {command + ' ' if command else ''}--help')"
 
 
 def main() -> None:
-    """Console-script entry: maps library errors to exit codes without tracebacks."""
-    warnings.showwarning = _show_warning
+    """Console-script entry: maps library errors to exit codes without tracebacks.
+
+    Exit 2 (bad input, bad options, unreadable or unwritable files) prints exactly one line on stderr,
+    ``graphlink: error: ...``.  Warnings raised while the command runs (e.g. collapsed duplicate rows) are
+    printed as ``graphlink: warning: ...`` lines when it succeeds; when it fails only the error is printed.
+    """
+    click_errors: tuple[type[BaseException], ...] = (_click_exceptions.ClickException,)
+    usage_errors: tuple[type[BaseException], ...] = (_click_exceptions.UsageError,)
+    try:  # typer >= 0.29 vendors click as typer._click; plain click may also be raised by extensions
+        import click
+
+        click_errors += (click.ClickException,)
+        usage_errors += (click.UsageError,)
+    except ImportError:  # pragma: no cover
+        pass
     # the Neo4j driver logs each retry and dropped connection; the StoreError it ends in is the one line we print
     logging.getLogger("neo4j").addHandler(logging.NullHandler())
-    try:
-        app(standalone_mode=False)
-    except GraphlinkError as exc:
-        typer.echo(f"graphlink: error: {exc}", err=True)
-        sys.exit(exc.exit_code)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        typer.echo("graphlink: aborted", err=True)
-        sys.exit(1)
-    except Exception as exc:
-        # typer >= 0.29 vendors click as typer._click; plain click may also be raised by extensions
-        click_errors: tuple[type[BaseException], ...] = (_click_exceptions.ClickException,)
-        usage_errors: tuple[type[BaseException], ...] = (_click_exceptions.UsageError,)
+    with warnings.catch_warnings(record=True) as caught:      # the usual filters still decide what is shown
         try:
-            import click
+            app(standalone_mode=False)
+            code = 0
+        except GraphlinkError as exc:
+            _fail(f"graphlink: error: {one_line(exc)}", exc.exit_code)
+        except typer.Exit as exc:
+            code = exc.exit_code
+        except typer.Abort:
+            _fail("graphlink: aborted", 1)
+        except _click_exceptions.NoArgsIsHelpError:
+            sys.exit(2)                        # the help text was printed
+        except usage_errors as exc:
+            _fail(f"graphlink: error: {one_line(_usage_message(exc))}", 2)
+        except click_errors as exc:
+            _fail(f"graphlink: error: {one_line(exc.format_message())}", exc.exit_code)  # type: ignore[attr-defined]
+        except MemoryError:
+            _fail("graphlink: error: not enough memory for this input (try a smaller release or options)", 2)
+        except OSError as exc:
+            if not exc.filename:               # no file named: an internal error, keep the traceback
+                raise
+            _fail(f"graphlink: error: {one_line(exc.filename)}: {one_line(exc.strerror or exc)}", 2)
+    for w in caught:
+        typer.echo(f"graphlink: warning: {one_line(w.message)}", err=True)
+    sys.exit(code)
 
-            click_errors += (click.ClickException,)
-            usage_errors += (click.UsageError,)
-        except ImportError:  # pragma: no cover
-            pass
-        if isinstance(exc, click_errors):
-            exc.show()
-            sys.exit(2 if isinstance(exc, usage_errors) else exc.exit_code)
-        raise
+
+def _fail(line: str, code: int) -> None:
+    typer.echo(line, err=True)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -174,25 +174,17 @@ def _unlinked(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray) -> np
 
 def _saturated(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray) -> bool:
     """Whether a matching covers every reserved row (Hall's condition), on twin classes by max-flow with class
-    sizes as capacities.  O(max-flow on the class graph)."""
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import maximum_flow
-
+    sizes as capacities (the numba twin engine, :func:`graphlink.matching.twin_flow`).  O(max-flow on the class
+    graph)."""
     from graphlink.kernels import class_links, row_classes
+    from graphlink.matching import twin_flow
 
     r_rep, r_class = row_classes(r_known, r_ones)
     s_rep, s_class = row_classes(s_ones)
     a = np.bincount(r_class, minlength=len(r_rep))
     b = np.bincount(s_class, minlength=len(s_rep))
     ci, cj = class_links(r_known[r_rep], r_ones[r_rep], s_ones[s_rep])
-    n_a, n_b = len(a), len(b)
-    src, dst = 0, 1 + n_a + n_b
-    u = np.concatenate([np.zeros(n_a, np.int64), 1 + ci, 1 + n_a + np.arange(n_b)])
-    v = np.concatenate([1 + np.arange(n_a), 1 + n_a + cj, np.full(n_b, dst)])
-    cap = np.concatenate([a, np.minimum(a[ci], b[cj]), b]).astype(np.int32)
-    g = sp.csr_matrix((cap, (u, v)), shape=(dst + 1, dst + 1), dtype=np.int32)
-    flow = int(maximum_flow(g, src, dst, method="dinic").flow_value)
-    return flow == int(a.sum())
+    return twin_flow(a, b, ci, cj, classify=False)["nu"] == int(a.sum())
 
 
 def _names(keys: np.ndarray, rows: np.ndarray, show: int = 3) -> str:

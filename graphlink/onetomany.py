@@ -131,7 +131,7 @@ def _surjective(graph: LinkGraph, engine: str) -> tuple:
         engine = "twins" if graph.prefers_twins else "elements"
     if engine == "twins":
         r = twin_classify(a, b, ci, cj)
-        return engine, r["nu"], r["allowed"], r["vital"], r["flow"].astype(np.int64), r["d_left"], None
+        return engine, r["nu"], r["allowed"], r["vital"], r["flow"], r["d_left"], None
     ei, ej = graph.ei, graph.ej
     r = dm_classify(graph.n_identified, graph.n_deidentified, ei, ej)
     n_dc = len(b)

@@ -9,14 +9,24 @@ one row per disclosed element::
 Readers accept that table as CSV or Parquet, a folder with one sub-folder per location holding
 ``identified.csv`` and ``deidentified.csv`` in their own schema (key columns named with ``id_key`` /
 ``deid_key``; a composite key is joined into one element key), or a pandas DataFrame.  Every validation
-error is raised here, once, naming the file, row and column and what was expected.  Exact duplicate rows
-are collapsed with a warning; nothing else is dropped.
+error is raised here, once, naming the file, row and column and what was expected.
+
+How a file is read (encodings, quoting, blank rows, row numbers, Parquet column types) is the business of
+:mod:`graphlink.tabular`.  On top of that, the release rules:
+
+* the columns ``location``, ``kind``, ``element`` must each appear exactly once; other columns are ignored;
+* values are stripped of surrounding whitespace (``str.strip``); an empty key is refused;
+* ``kind`` is case-insensitive and ignores ``-`` and ``_`` (``De-Identified``, ``de_identified``); any
+  other kind is refused;
+* exact duplicate rows (after the normalisation above) are collapsed with a :class:`ReleaseWarning` that
+  says how many and where the first repeat is; nothing else is dropped;
+* a DataFrame's rows are named by their 0-based position.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from graphlink.errors import ReleaseError
+from graphlink.tabular import Table, names_list, read_table, write_csv
 
 COLUMNS = ("location", "kind", "element")
 KINDS = ("identified", "deidentified")
@@ -77,7 +88,8 @@ class Release:
                        truth=self.truth)
 
     def to_csv(self, path: str | Path) -> None:
-        self.frame.to_csv(path, index=False)
+        """Write the long table as CSV that :func:`read_release` reads back row for row."""
+        write_csv(self.frame, path)
 
     def to_parquet(self, path: str | Path) -> None:
         self.frame.to_parquet(path, index=False)
@@ -96,8 +108,10 @@ def read_release(source: str | Path | pd.DataFrame, *, id_key: Sequence[str] | N
                  truth: str | Path | pd.DataFrame | None = None) -> Release:
     """Read and validate a release from a long CSV/Parquet file, a per-location folder or a DataFrame.
 
-    Complexity O(rows) plus pandas parsing.  Raises :class:`ReleaseError` naming the file, row and
-    column on bad input (missing columns, unknown ``kind``, empty keys, empty release, unreadable file).
+    The file rules (encodings, quoting, blank rows, row numbers, Parquet types) are those of
+    :mod:`graphlink.tabular`; the release rules are in the module docstring.  Complexity O(rows) plus
+    parsing.  Raises :class:`ReleaseError` naming the file, row and column on bad input (missing or
+    repeated columns, unknown ``kind``, empty keys, empty release, unreadable file).
     """
     if isinstance(source, pd.DataFrame):
         frame = _validate_long(source, source="<DataFrame>")
@@ -105,144 +119,213 @@ def read_release(source: str | Path | pd.DataFrame, *, id_key: Sequence[str] | N
     else:
         path = Path(source)
         if not path.exists():
-            raise ReleaseError("no such file or folder", file=str(path))
+            what = "broken symbolic link" if path.is_symlink() else "no such file or folder"
+            raise ReleaseError(what, file=str(path))
         if path.is_dir():
             frame = _read_folder(path, id_key=id_key, deid_key=deid_key)
         else:
-            frame = _validate_long(_read_table(path), source=str(path), file_rows=True)
+            table = read_table(path, expected=",".join(COLUMNS))
+            table.require(COLUMNS, expected=", ".join(COLUMNS))
+            frame = _validate_columns({c: table.column(c) for c in COLUMNS}, table.n_rows, source=table.file,
+                                      row_of=table.row_of)
         label, src = name or path.stem, str(path)
     truth_frame = read_truth(truth) if truth is not None else None
     return Release(frame, name=label, source=src, truth=truth_frame)
 
 
-def _read_table(path: Path) -> pd.DataFrame:
-    suffix = path.suffix.lower()
-    try:
-        if suffix in (".parquet", ".pq"):
-            df = pd.read_parquet(path)
-            return df.astype({c: "string" for c in df.columns if c in COLUMNS})
-        return pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
-    except pd.errors.EmptyDataError as exc:
-        raise ReleaseError("the file is empty (expected a header row: location,kind,element)",
-                           file=str(path)) from exc
-    except (OSError, UnicodeDecodeError, ValueError, pd.errors.ParserError) as exc:
-        what = "Parquet" if suffix in (".parquet", ".pq") else "CSV"
-        raise ReleaseError(f"cannot read it as {what}: {exc}", file=str(path)) from exc
+def _stripped(values: pd.Series) -> tuple[pd.Series, np.ndarray]:
+    """Values as stripped text (``str.strip``) and the mask of empty/missing ones."""
+    s = (values if isinstance(values.dtype, pd.StringDtype) else values.astype("str")).str.strip()
+    blank = (s.isna() | (s == "")).to_numpy(dtype=bool)
+    return s, blank
 
 
-def _blank(values: pd.Series) -> pd.Series:
-    s = values.astype("string")
-    return s.isna() | (s.str.strip() == "")
+def _kind_of(spelling: str) -> str | None:
+    """'identified' / 'deidentified' for an accepted spelling of a kind (case-insensitive, ``-`` and ``_``
+    ignored), None otherwise."""
+    k = spelling.lower().replace("-", "").replace("_", "")
+    return k if k in KINDS else None
 
 
-def _first_bad_row(mask: pd.Series, file_rows: bool) -> int:
-    """1-based line number in the file (header is line 1) when reading a file, else the 0-based index."""
-    pos = int(mask.to_numpy().nonzero()[0][0])
-    return pos + 2 if file_rows else pos
-
-
-def _validate_long(df: pd.DataFrame, *, source: str, file_rows: bool = False) -> pd.DataFrame:
-    """Check columns, kinds and keys; collapse exact duplicates with a warning.  O(rows)."""
-    missing = [c for c in COLUMNS if c not in df.columns]
+def _validate_long(df: pd.DataFrame, *, source: str) -> pd.DataFrame:
+    """Validate a long DataFrame (rows named by 0-based position).  O(rows)."""
+    names = [str(c) for c in df.columns]
+    missing = [c for c in COLUMNS if c not in names]
     if missing:
         raise ReleaseError(f"missing column(s) {', '.join(repr(c) for c in missing)}; expected columns "
-                           f"location, kind, element (found: {', '.join(map(str, df.columns)) or 'none'})",
-                           file=source)
-    if len(df) == 0:
+                           f"location, kind, element (found: {names_list(names)})", file=source)
+    for c in COLUMNS:
+        if names.count(c) > 1:
+            raise ReleaseError(f"column {c!r} appears {names.count(c)} times; expected it once", file=source,
+                               column=c)
+    cols = {c: df.iloc[:, names.index(c)] for c in COLUMNS}
+    return _validate_columns(cols, len(df), source=source, row_of=lambda pos: pos)
+
+
+def _validate_columns(cols: dict[str, pd.Series], n_rows: int, *, source: str,
+                      row_of: Callable[[int], int]) -> pd.DataFrame:
+    """Strip, check keys and kinds, collapse exact duplicates with a warning.  O(rows)."""
+    if n_rows == 0:
         raise ReleaseError("the release is empty: no disclosed elements", file=source)
-    out = pd.DataFrame({c: df[c] for c in COLUMNS}).reset_index(drop=True)
+    out = {}
     for col in ("location", "element", "kind"):
-        blank = _blank(out[col])
+        values, blank = _stripped(cols[col].reset_index(drop=True))
         if blank.any():
-            n = int(blank.sum())
-            raise ReleaseError(f"empty value where a {col} key was expected ({n} row(s) like this)",
-                               file=source, row=_first_bad_row(blank, file_rows), column=col)
-    for col in COLUMNS:
-        out[col] = out[col].astype(str).str.strip()
-    kind = out["kind"].str.lower().str.replace("-", "", regex=False).str.replace("_", "", regex=False)
-    kind = kind.replace({"deidentified": "deidentified", "identified": "identified"})
-    bad = ~kind.isin(KINDS)
+            raise ReleaseError(f"empty or missing {col}; expected a non-empty key ({int(blank.sum())} "
+                               "row(s) like this)", file=source, row=row_of(int(blank.argmax())), column=col)
+        out[col] = values
+    # few distinct spellings: normalise each once, with Python's (not Arrow's) lower-casing
+    spelling = {k: _kind_of(k) for k in pd.unique(out["kind"])}
+    kind = out["kind"].map(spelling)
+    bad = kind.isna().to_numpy(dtype=bool)
     if bad.any():
-        row = _first_bad_row(bad, file_rows)
-        raise ReleaseError(f"unknown kind {out['kind'][bad].iloc[0]!r}; expected 'identified' or "
-                           f"'deidentified' ({int(bad.sum())} row(s) like this)", file=source, row=row,
-                           column="kind")
+        first = int(bad.argmax())
+        raise ReleaseError(f"unknown kind {out['kind'].iloc[first]!r}; expected 'identified' or 'deidentified' "
+                           f"({int(bad.sum())} row(s) like this)", file=source, row=row_of(first), column="kind")
     out["kind"] = kind
-    dup = out.duplicated()
+    frame = pd.DataFrame({c: out[c] for c in COLUMNS})
+    dup = frame.duplicated().to_numpy(dtype=bool)
     if dup.any():
-        n = int(dup.sum())
-        warnings.warn(f"{source}: collapsed {n} exact duplicate row(s) (first at row "
-                      f"{_first_bad_row(dup, file_rows)})", ReleaseWarning, stacklevel=3)
-        out = out[~dup].reset_index(drop=True)
-    return out.astype({c: object for c in COLUMNS})
+        warnings.warn(f"{source}: collapsed {int(dup.sum())} exact duplicate row(s) (first repeat at row "
+                      f"{row_of(int(dup.argmax()))})", ReleaseWarning, stacklevel=3)
+        frame = frame[~dup].reset_index(drop=True)
+    return frame.astype({c: object for c in COLUMNS})
 
 
-def _key_series(df: pd.DataFrame, cols: Sequence[str] | None, *, file: Path, role: str) -> pd.Series:
+def _key_columns(table: Table, cols: Sequence[str] | None, *, role: str) -> list[str]:
+    """The key column(s) of a per-location table: as named, else ``element``, else its only column."""
     if cols is None:
-        if "element" in df.columns:
-            cols = ["element"]
-        elif len(df.columns) == 1:
-            cols = [df.columns[0]]
-        else:
-            flag = "--id-key" if role == "identified" else "--deid-key"
-            raise ReleaseError(f"cannot tell which column(s) hold the {role} key; name them with {flag} "
-                               f"(columns: {', '.join(map(str, df.columns))})", file=str(file))
-    missing = [c for c in cols if c not in df.columns]
+        if "element" in table.names:
+            return ["element"]
+        if len(table.names) == 1:
+            return list(table.names)
+        flag = "--id-key" if role == "identified" else "--deid-key"
+        raise ReleaseError(f"cannot tell which column(s) hold the {role} key; name them with {flag} "
+                           f"(columns: {names_list(table.names)})", file=table.file)
+    missing = [c for c in cols if c not in table.names]
     if missing:
         raise ReleaseError(f"missing key column(s) {', '.join(map(repr, missing))} "
-                           f"(columns: {', '.join(map(str, df.columns))})", file=str(file), column=missing[0])
+                           f"(columns: {names_list(table.names)})", file=table.file, column=missing[0])
+    return list(cols)
+
+
+def _key_series(table: Table, cols: list[str]) -> pd.Series:
+    """The element key of every row: the key columns stripped and joined with ``|``.  A composite key
+    whose part contains ``|`` is refused, since two different keys could then join to the same text."""
+    parts = []
     for c in cols:
-        blank = _blank(df[c])
+        values, blank = _stripped(table.column(c).reset_index(drop=True))
         if blank.any():
-            raise ReleaseError(f"empty value in key column ({int(blank.sum())} row(s) like this)",
-                               file=str(file), row=_first_bad_row(blank, True), column=c)
-    parts = [df[c].astype(str).str.strip() for c in cols]
+            raise ReleaseError(f"empty or missing value in key column ({int(blank.sum())} row(s) like this)",
+                               file=table.file, row=table.row_of(int(blank.argmax())), column=c)
+        if len(cols) > 1:
+            sep = values.str.contains(KEY_SEPARATOR, regex=False).to_numpy(dtype=bool)
+            if sep.any():
+                raise ReleaseError(f"value {values.iloc[int(sep.argmax())]!r} contains {KEY_SEPARATOR!r}, which "
+                                   "joins the parts of a composite key; the key would be ambiguous",
+                                   file=table.file, row=table.row_of(int(sep.argmax())), column=c)
+        parts.append(values)
     key = parts[0]
     for p in parts[1:]:
         key = key + KEY_SEPARATOR + p
-    return key
+    return key.astype(object)
 
 
 def _read_folder(path: Path, *, id_key: Sequence[str] | None, deid_key: Sequence[str] | None) -> pd.DataFrame:
-    """Per-location folders: ``<path>/<location>/{identified,deidentified}.csv`` in their own schema."""
-    subdirs = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
+    """Per-location folders: ``<path>/<location>/{identified,deidentified}.csv`` in their own schema.
+
+    Entries whose name starts with ``.`` are skipped; symbolic links are followed, and a broken or looping
+    one is refused; other files are skipped with a warning.  A location is named by its folder (stripped);
+    two folders with the same stripped name are refused.  Exact duplicate keys within a table are collapsed
+    with one warning for the release.
+    """
+    try:
+        entries = sorted(p for p in path.iterdir() if not p.name.startswith("."))
+    except OSError as exc:
+        raise ReleaseError(f"cannot list the folder ({exc.strerror or exc})", file=str(path)) from None
+    subdirs, seen = [], {}
+    for p in entries:
+        if p.is_symlink() and not p.exists():
+            raise ReleaseError("broken or looping symbolic link", file=str(p))
+        if not p.is_dir():
+            warnings.warn(f"{p}: skipped (not a location folder)", ReleaseWarning, stacklevel=3)
+            continue
+        loc = p.name.strip()
+        if not loc:
+            raise ReleaseError("a location folder name is blank", file=str(p))
+        if loc in seen:
+            raise ReleaseError(f"two location folders are both named {loc!r}: {seen[loc].name!r} and "
+                               f"{p.name!r}", file=str(path))
+        seen[loc] = p
+        subdirs.append((loc, p))
     if not subdirs:
         raise ReleaseError("expected one sub-folder per location holding identified.csv and "
                            "deidentified.csv", file=str(path))
-    frames = []
-    for loc in subdirs:
+    frames, n_dup, first_dup = [], 0, None
+    for loc, folder in subdirs:
         for kind, cols in (("identified", id_key), ("deidentified", deid_key)):
-            f = loc / f"{kind}.csv"
-            if not f.exists():
-                raise ReleaseError(f"location '{loc.name}' has no {kind}.csv (write an empty file with a "
+            f = folder / f"{kind}.csv"
+            if f.is_symlink() and not f.exists():
+                raise ReleaseError("broken or looping symbolic link", file=str(f))
+            if not f.is_file():
+                raise ReleaseError(f"location '{loc}' has no {kind}.csv (write an empty file with a "
                                    f"header if nothing was disclosed)", file=str(f))
-            df = _read_table(f)
-            if len(df) == 0:
+            table = read_table(f, expected=f"the {kind} key column(s)")
+            if table.n_rows == 0:
                 continue
-            frames.append(pd.DataFrame({"location": loc.name, "kind": kind,
-                                        "element": _key_series(df, cols, file=f, role=kind)}))
+            key = _key_series(table, _key_columns(table, cols, role=kind))
+            dup = key.duplicated().to_numpy(dtype=bool)
+            if dup.any():
+                n_dup += int(dup.sum())
+                first_dup = first_dup or f"{f} row {table.row_of(int(dup.argmax()))}"
+                key = key[~dup]
+            frames.append(pd.DataFrame({"location": loc, "kind": kind, "element": key.to_numpy(dtype=object)}))
+    if n_dup:
+        warnings.warn(f"{path}: collapsed {n_dup} exact duplicate row(s) (first repeat: {first_dup})",
+                      ReleaseWarning, stacklevel=3)
     if not frames:
         raise ReleaseError("the release is empty: no location disclosed anything", file=str(path))
-    return _validate_long(pd.concat(frames, ignore_index=True), source=str(path))
+    return pd.concat(frames, ignore_index=True).astype({c: object for c in COLUMNS})
 
 
 def read_truth(source: str | Path | pd.DataFrame) -> pd.DataFrame:
-    """Ground truth pairs: columns ``identified``, ``deidentified`` (CSV path or DataFrame)."""
-    label = "<DataFrame>" if isinstance(source, pd.DataFrame) else str(source)
+    """Ground truth pairs: columns ``identified``, ``deidentified`` (CSV/Parquet path or DataFrame).
+
+    Same file rules as releases (:mod:`graphlink.tabular`); keys are stripped, an empty key is refused
+    naming its row, exact duplicate pairs are collapsed with a :class:`ReleaseWarning`.  O(rows).
+    """
+    wanted = ("identified", "deidentified")
     if isinstance(source, pd.DataFrame):
-        df = source
+        label = "<DataFrame>"
+        names = [str(c) for c in source.columns]
+        missing = [c for c in wanted if c not in names]
+        if missing:
+            raise ReleaseError(f"truth is missing column(s) {', '.join(map(repr, missing))}; expected "
+                               "identified,deidentified", file=label)
+        cols = {c: source.iloc[:, names.index(c)] for c in wanted}
+        row_of: Callable[[int], int] = lambda pos: pos  # noqa: E731
     else:
-        if not Path(source).exists():
+        label = str(source)
+        if not Path(source).is_file():
             raise ReleaseError("no such truth file", file=label)
-        df = _read_table(Path(source))
-    missing = [c for c in ("identified", "deidentified") if c not in df.columns]
-    if missing:
-        raise ReleaseError(f"truth file is missing column(s) {', '.join(map(repr, missing))}; expected "
-                           "identified,deidentified", file=label)
-    out = df[["identified", "deidentified"]].astype(str).apply(lambda s: s.str.strip())
-    for col in out.columns:
-        blank = out[col] == ""
+        table = read_table(Path(source), expected="identified,deidentified")
+        missing = [c for c in wanted if c not in table.names]
+        if missing:
+            raise ReleaseError(f"truth file is missing column(s) {', '.join(map(repr, missing))}; expected "
+                               f"identified,deidentified (found: {names_list(table.names)})", file=label)
+        cols = {c: table.column(c) for c in wanted}
+        row_of = table.row_of
+    out = {}
+    for col in wanted:
+        values, blank = _stripped(cols[col].reset_index(drop=True))
         if blank.any():
-            raise ReleaseError("empty key in truth file", file=label, row=_first_bad_row(blank, True),
+            raise ReleaseError("empty or missing key in truth file", file=label, row=row_of(int(blank.argmax())),
                                column=col)
-    return out.drop_duplicates().reset_index(drop=True)
+        out[col] = values
+    frame = pd.DataFrame(out)
+    dup = frame.duplicated().to_numpy(dtype=bool)
+    if dup.any():
+        warnings.warn(f"{label}: collapsed {int(dup.sum())} exact duplicate truth pair(s) (first repeat at row "
+                      f"{row_of(int(dup.argmax()))})", ReleaseWarning, stacklevel=2)
+        frame = frame[~dup]
+    return frame.reset_index(drop=True).astype(object)

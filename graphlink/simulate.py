@@ -49,6 +49,23 @@ RESERVED_CHOICES: tuple[str, ...] = ("deidentified", "identified", "none")
 HOMENET_HOUSEHOLD_SIZES: tuple[int, ...] = (56, 9, 14, 5, 1, 1)
 
 RateLike = float | Sequence[float] | np.ndarray
+#: the largest draw (subjects × locations) a generator attempts: the draw needs about 20 bytes per cell at
+#: its peak, so this is ~10 GB; larger requests are refused up front instead of failing to allocate
+MAX_CELLS = 500_000_000
+
+
+def check_size(subjects: int, locations: int) -> None:
+    """Refuse a draw of ``subjects × locations`` cells above :data:`MAX_CELLS` (ReleaseError). O(1)."""
+    if int(subjects) * int(locations) > MAX_CELLS:
+        what = f"{int(subjects):,} subjects × " if int(subjects) > 1 else ""
+        raise ReleaseError(f"{what}{int(locations):,} locations is more than the generator draws at once "
+                           f"(at most {MAX_CELLS:,} cells, about 20 bytes each)")
+
+
+def check_seed(seed: object) -> None:
+    """Refuse a negative integer seed (numpy's generators need non-negative entropy). O(1)."""
+    if isinstance(seed, int | np.integer) and not isinstance(seed, bool) and seed < 0:
+        raise ReleaseError(f"the seed must be a non-negative integer, got {seed}")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -73,6 +90,7 @@ def zipf_probabilities(locations: int, alpha: float) -> np.ndarray:
     Location ``L01`` has rank 1 (most visited). O(|C|)."""
     if locations < 1:
         raise ReleaseError(f"locations must be at least 1, got {locations}")
+    check_size(1, locations)
     if not np.isfinite(alpha) or alpha < 0:
         raise ReleaseError(f"Zipf alpha must be >= 0, got {alpha}")
     return np.arange(1, locations + 1, dtype=float) ** (-float(alpha))
@@ -94,64 +112,99 @@ def _check_prob_vector(values: RateLike, n: int, what: str) -> np.ndarray:
 def read_popularities(path: str | Path, population: int | None = None) -> pd.DataFrame:
     """Read a CSV of location popularities (thesis §5.4) into columns ``location``, ``p``, ``withhold``.
 
-    Accepted columns: ``location`` (optional; default ``L01``...), and either ``p`` / ``probability`` (visit
-    probability) or ``visitors`` (divided by ``population``, taken from the argument or a ``population``
-    column). Optional withholding: ``withhold`` (rate) or ``purchasers`` (rate ``1 - purchasers/visitors``,
-    the §5.4 model). Missing withholding gives NaN (the caller's global rate applies). O(rows)."""
-    path = Path(path)
-    try:
-        df = pd.read_csv(path)
-    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise ReleaseError(f"cannot read popularity CSV: {exc}", file=str(path)) from exc
-    if df.empty:
-        raise ReleaseError("popularity CSV has no rows", file=str(path))
-    cols = {c.lower().strip(): c for c in df.columns}
+    Accepted columns (names case-insensitive): ``location`` (optional; default ``L01``...), and either
+    ``p`` / ``probability`` (visit probability) or ``visitors`` (divided by ``population``, taken from the
+    argument or a ``population`` column). Optional withholding: ``withhold`` (rate) or ``purchasers`` (rate
+    ``1 - purchasers/visitors``, the §5.4 model). Missing withholding gives NaN (the caller's global rate
+    applies). The file rules (encoding, quoting, blank rows, row numbers) are those of
+    :mod:`graphlink.tabular`; a value that is not a number in range is refused naming its row and column.
+    O(rows)."""
+    from graphlink.tabular import read_table
+
+    table = read_table(path, expected="location,p (or probability, or visitors)")
+    file = table.file
+    if table.n_rows == 0:
+        raise ReleaseError("popularity CSV has no rows", file=file)
+    cols: dict[str, str] = {}
+    for name in table.names:
+        key = name.lower()
+        if key in cols:
+            raise ReleaseError(f"column {name!r} appears twice (names are case-insensitive)", file=file,
+                               column=name)
+        cols[key] = name
+
+    def text(key: str) -> pd.Series:
+        return table.column(cols[key]).reset_index(drop=True).astype(object)
+
+    def number(key: str) -> pd.Series:
+        return pd.to_numeric(text(key), errors="coerce").astype(float)
+
+    def refuse(bad: np.ndarray, key: str, what: str) -> None:
+        row = int(np.flatnonzero(bad)[0])
+        raise ReleaseError(f"{what} {text(key).iloc[row]!r} is not in [0, 1]", file=file,
+                           row=table.row_of(row), column=cols[key])
+
     out = pd.DataFrame()
-    out["location"] = (df[cols["location"]].astype(str) if "location" in cols
-                       else pd.Series(location_names(len(df))))
-    if out["location"].duplicated().any():
-        dup = out["location"][out["location"].duplicated()].iloc[0]
-        raise ReleaseError(f"location {dup!r} appears twice", file=str(path), column="location")
+    if "location" in cols:
+        locs = text("location").map(lambda v: str(v).strip())
+        blank = (locs == "").to_numpy()
+        if blank.any():
+            raise ReleaseError("empty location name", file=file, row=table.row_of(int(blank.argmax())),
+                               column=cols["location"])
+        dup = locs.duplicated().to_numpy()
+        if dup.any():
+            raise ReleaseError(f"location {locs.iloc[int(dup.argmax())]!r} appears twice", file=file,
+                               row=table.row_of(int(dup.argmax())), column=cols["location"])
+        out["location"] = locs
+    else:
+        out["location"] = pd.Series(location_names(table.n_rows))
     visitors = None
     if "p" in cols or "probability" in cols:
-        col = cols.get("p", cols.get("probability"))
-        p = pd.to_numeric(df[col], errors="coerce")
+        key = "p" if "p" in cols else "probability"
+        p = number(key)
     elif "visitors" in cols:
-        col = cols["visitors"]
-        visitors = pd.to_numeric(df[col], errors="coerce")
+        key = "visitors"
+        visitors = number(key)
+        bad = (visitors.isna() | ~np.isfinite(visitors) | (visitors < 0)).to_numpy()
+        if bad.any():
+            row = int(bad.argmax())
+            raise ReleaseError(f"visitors {text(key).iloc[row]!r} is not a non-negative number", file=file,
+                               row=table.row_of(row), column=cols[key])
         pop = population
         if pop is None and "population" in cols:
-            pop = pd.to_numeric(df[cols["population"]], errors="coerce").max()
-        if pop is None or not pop or pop <= 0:
-            raise ReleaseError("column 'visitors' needs a population size (--population or a 'population' "
-                               "column)", file=str(path))
+            pop = number("population").max()
+        if pop is None or not np.isfinite(pop) or pop <= 0:
+            raise ReleaseError("column 'visitors' needs a positive population size (--population or a "
+                               "'population' column)", file=file)
         p = visitors / float(pop)
     else:
-        raise ReleaseError("expected a column 'p', 'probability' or 'visitors'", file=str(path))
-    bad = p.isna() | (p < 0) | (p > 1)
+        raise ReleaseError(f"expected a column 'p', 'probability' or 'visitors' (found: "
+                           f"{', '.join(map(repr, table.names))})", file=file)
+    bad = (p.isna() | (p < 0) | (p > 1)).to_numpy()
     if bad.any():
-        row = int(np.flatnonzero(bad.to_numpy())[0])
-        raise ReleaseError(f"visit probability {df[col].iloc[row]!r} is not in [0, 1]", file=str(path),
-                           row=row + 2, column=col)
+        refuse(bad, key, "visit probability")
     out["p"] = p.to_numpy(dtype=float)
-    w = pd.Series(np.nan, index=df.index)
+    w = pd.Series(np.nan, index=out.index)
     if "withhold" in cols:
-        col = cols["withhold"]
-        w = pd.to_numeric(df[col], errors="coerce")
+        key = "withhold"
+        w = number(key)
     elif "purchasers" in cols:
-        col = cols["purchasers"]
+        key = "purchasers"
         if visitors is None:
-            raise ReleaseError("column 'purchasers' needs a 'visitors' column", file=str(path))
-        purchasers = pd.to_numeric(df[col], errors="coerce")
+            raise ReleaseError("column 'purchasers' needs a 'visitors' column", file=file)
+        purchasers = number(key)
+        bad = (purchasers.isna() | (purchasers < 0)).to_numpy()
+        if bad.any():
+            row = int(bad.argmax())
+            raise ReleaseError(f"purchasers {text(key).iloc[row]!r} is not a non-negative number", file=file,
+                               row=table.row_of(row), column=cols[key])
         with np.errstate(divide="ignore", invalid="ignore"):
             w = 1.0 - purchasers / visitors.replace(0, np.nan)
-        w = w.fillna(0.0)
-    if ("withhold" in cols or "purchasers" in cols):
-        badw = w.isna() | (w < 0) | (w > 1)
+        w = w.fillna(0.0)                # nobody visited: nothing to withhold
+    if "withhold" in cols or "purchasers" in cols:
+        badw = (w.isna() | (w < 0) | (w > 1)).to_numpy()
         if badw.any():
-            row = int(np.flatnonzero(badw.to_numpy())[0])
-            raise ReleaseError(f"withholding rate {df[col].iloc[row]!r} is not in [0, 1]", file=str(path),
-                               row=row + 2, column=col)
+            refuse(badw, key, "withholding rate")
     out["withhold"] = w.to_numpy(dtype=float)
     return out
 
@@ -302,13 +355,17 @@ def draw_population(subjects: int, probabilities: RateLike, *, withhold: RateLik
         sizes = np.asarray(household_sizes, dtype=np.int64)
         if sizes.ndim != 1 or sizes.size == 0 or (sizes < 1).any():
             raise ReleaseError("household sizes must be a non-empty list of positive integers")
+        check_size(int(sizes.sum()), C)
         household = np.repeat(np.arange(sizes.size), sizes)
         n = int(sizes.sum())
     else:
         if int(subjects) != subjects or subjects < 1:
             raise ReleaseError(f"subjects must be a positive integer, got {subjects}")
+        check_size(subjects, C)
         n = int(subjects)
         household = np.arange(n)
+    check_size(n, C)
+    check_seed(seed)
     rng = np.random.default_rng(seed)
     visits = rng.random((n, C)) < probs[None, :]
     n_h = int(household[-1]) + 1
@@ -330,6 +387,7 @@ def uniform_population(subjects: int, locations: int, p: float, withhold: RateLi
     """Uniform visits (thesis §5.6: every b_{x,c} = 1 with probability p). O(n·|C|)."""
     if locations < 1:
         raise ReleaseError(f"locations must be at least 1, got {locations}")
+    check_size(1, locations)
     probs = _check_prob_vector(p, locations, "visit probability p")
     return draw_population(subjects, probs, withhold=withhold, reserved=reserved, seed=seed,
                            name=f"uniform-n{subjects}-c{locations}-p{p}",
@@ -357,9 +415,12 @@ def household_sizes_from_weights(households: int | None, weights: Sequence[float
     if households is None:
         if not np.allclose(w, np.round(w)):
             raise ReleaseError("without a household count the weights must be whole counts")
+        check_size(float(np.round(w) @ np.arange(1, w.size + 1)), 1)
         return np.repeat(np.arange(1, w.size + 1), np.round(w).astype(np.int64))
     if households < 1:
         raise ReleaseError(f"households must be at least 1, got {households}")
+    check_size(households, 1)
+    check_seed(seed)
     rng = np.random.default_rng(seed)
     return rng.choice(np.arange(1, w.size + 1), size=int(households), p=w / w.sum())
 
@@ -376,7 +437,9 @@ def household_population(households: int | None, probabilities: RateLike, *,
     if probs.ndim == 0:
         if locations is None:
             raise ReleaseError("a scalar visit probability needs the number of locations")
+        check_size(1, locations)
         probs = np.full(int(locations), float(probs))
+    check_seed(seed)
     ss = np.random.SeedSequence(seed)
     size_seed, draw_seed = (int(s.generate_state(1)[0]) for s in ss.spawn(2))
     sizes = household_sizes_from_weights(households, size_weights, seed=size_seed)

@@ -74,6 +74,8 @@ PAGES = {
     "secure": [("button", "sec_run", None), ("slider", "sec_step", 3)],
     "experiments": [("selectbox", "exp_name", "scaling"), ("number_input", "exp_runs", 1),
                     ("button", "exp_run", None)],
+    "fingerprint": [("button", "fp_plan", None), ("multiselect", "fp_sim_who", ["R1", "R2"]),
+                    ("button", "fp_simulate", None)],
 }
 
 

@@ -127,18 +127,21 @@ def register(app: typer.Typer) -> None:
 
 
 def _print(summary: dict) -> None:
+    """Rich tables of the run.  Location names come from the user's release: they are escaped, so a name
+    like ``[/b]`` prints as itself instead of being read as (broken) rich markup."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     con = Console()
     con.print(f"[bold]STRANON[/bold] {summary['method']}, k={summary['k']} — {summary['transport']}"
               + (f" (ports {summary['ports']})" if summary["ports"] else ""))
     for p in summary["parties"]:
-        t = Table(title=f"{p['party']} received", show_header=True)
+        t = Table(title=f"{escape(p['party'])} received", show_header=True)
         for col in ("message", "count", "records (32-byte points)", "bytes"):
             t.add_column(col)
         for key, e in p["saw"].items():
-            t.add_row(key, str(e["messages"]), str(e["records"]), str(e["bytes"]))
+            t.add_row(escape(key), str(e["messages"]), str(e["records"]), str(e["bytes"]))
         con.print(t)
     t = Table(title="costs (App. C.3.2)", show_header=True)
     for col in ("party", "enc/dec", "formula", "mults", "hashes", "sent B", "recv B", "bw rec", "bw formula",
@@ -146,23 +149,23 @@ def _print(summary: dict) -> None:
         t.add_column(col)
     for p in summary["parties"]:
         c = p["costs"]
-        t.add_row(p["party"], str(c["dataset_ops"]), str(p.get("formula_dataset_ops", "-")), str(c["element_ops"]),
-                  str(c["hash_ops"]), str(c["bytes_sent"]), str(c["bytes_received"]),
+        t.add_row(escape(p["party"]), str(c["dataset_ops"]), str(p.get("formula_dataset_ops", "-")),
+                  str(c["element_ops"]), str(c["hash_ops"]), str(c["bytes_sent"]), str(c["bytes_received"]),
                   str(p.get("bandwidth_records", "-")), str(p.get("formula_bandwidth_records", "-")),
                   str(p.get("disclosed", "-")))
     con.print(t)
     if summary["aborted"]:
-        con.print(f"[red]aborted:[/red] {summary['aborted']}")
+        con.print(f"[red]aborted:[/red] {escape(str(summary['aborted']))}")
     for d in summary["detections"]:
-        con.print(f"[yellow]detected:[/yellow] {d}")
+        con.print(f"[yellow]detected:[/yellow] {escape(str(d))}")
     cert = summary["certification"]
     if cert:
-        con.print(f"sTTP certification on ciphertexts: {cert}")
+        con.print(f"sTTP certification on ciphertexts: {escape(str(cert))}")
     v = summary["views"]
     if v.get("checked"):
         con.print(f"external k-unlinkable: {v['external']['k_unlinkable']}")
         if "contributor" in v:
             con.print(f"contributor k-unlinkable for every location: {v['contributor_all_k_unlinkable']}")
     for r, v in enumerate(summary["contributor_veto_rounds"]):
-        con.print(f"contributor veto round {r + 1}: objections {v['objections'] or 'none'}")
+        con.print(f"contributor veto round {r + 1}: objections {escape(str(v['objections'] or 'none'))}")
     con.print(f"wall time: {summary['wall_seconds']} s")

@@ -71,6 +71,9 @@ def simulate_cmd(
         raise ReleaseError("give exactly one of --p, --zipf, --probabilities")
     if repeat < 1:
         raise ReleaseError("--repeat must be at least 1")
+    sim.check_seed(seed)
+    if population is not None and probabilities is None:
+        raise ReleaseError("--population only applies with --probabilities (a 'visitors' column)")
     names = None
     csv_rates = None
     if probabilities is not None:
@@ -82,6 +85,9 @@ def simulate_cmd(
     else:
         if locations is None:
             raise ReleaseError("--locations is required with --p or --zipf")
+        if locations < 1:
+            raise ReleaseError(f"--locations must be at least 1, got {locations}")
+        sim.check_size(1, locations)
         probs = (sim.zipf_probabilities(locations, zipf) if zipf is not None
                  else np.full(locations, float(p)))  # validated by the generator
     rates: float | np.ndarray = withhold
@@ -93,6 +99,7 @@ def simulate_cmd(
             raise ReleaseError(f"--withhold-rates has {len(listed)} values for {len(probs)} locations")
         rates = np.asarray(listed)
     if repeat > 1:
+        sim.check_size(1, len(probs) * repeat)
         probs = np.tile(probs, repeat)
         rates = np.tile(rates, repeat) if np.ndim(rates) else rates
         names = None if names is None else [f"{n}#{w + 1}" for w in range(repeat) for n in names]
@@ -109,8 +116,11 @@ def simulate_cmd(
         if subjects is None:
             raise ReleaseError("--subjects is required (without --households)")
         pop = sim.draw_population(subjects, probs, withhold=rates, reserved=side, seed=seed, locations=names)
-    pop.write(out, truth)
     frame = pop.frame()
+    if frame.empty:
+        raise ReleaseError("the simulated population released nothing (every visit probability is 0?); "
+                           "nothing written")
+    pop.write(out, truth)
     n_id = int((frame["kind"] == "identified").sum())
     err.print(f"wrote {out}: {len(frame):,} rows ({n_id:,} identified, {len(frame) - n_id:,} de-identified "
               f"records) over {len(pop.locations)} locations; {pop.n_identified:,} identified subjects, "
@@ -143,6 +153,13 @@ def experiment_cmd(
         raise ReleaseError(f"unknown experiment {name!r}; choose from {', '.join(sorted(exps))}")
     if runs is not None and runs < 1:
         raise ReleaseError("--runs must be at least 1")
+    if seed < 0:
+        raise ReleaseError(f"--seed must be a non-negative integer, got {seed}")
+    if workers is not None and workers < 1:
+        raise ReleaseError(f"--workers must be at least 1, got {workers}")
+    blocker = next((p for p in (out, *out.parents) if p.exists()), None)
+    if blocker is not None and not blocker.is_dir():
+        raise ReleaseError(f"--out must be a folder, but {blocker} is a file")
     kwargs = {"runs": runs, "seed": seed, "out": out, "small": small}
     if workers is not None:
         kwargs["workers"] = workers

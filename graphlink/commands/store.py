@@ -75,14 +75,16 @@ def status_cmd() -> None:
 
 
 def _progress_bar(title: str):
+    from rich.markup import escape
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
-    prog = Progress(TextColumn(title), BarColumn(), TaskProgressColumn(), TextColumn("{task.description}"),
+    # the title holds the release name (the user's file name): escaped, so '[/b]' is not read as rich markup
+    prog = Progress(TextColumn(escape(title)), BarColumn(), TaskProgressColumn(), TextColumn("{task.description}"),
                     TimeElapsedColumn(), transient=True)
     task = prog.add_task("", total=1.0)
 
     def update(fraction: float, message: str) -> None:
-        prog.update(task, completed=fraction, description=message)
+        prog.update(task, completed=fraction, description=escape(message))
 
     return prog, update
 
@@ -146,6 +148,7 @@ def cypher_cmd(
     """Run a documented Cypher file and print its result table (read-only unless --write)."""
     import pandas as pd
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from graphlink.store.neo4j import connect
@@ -159,10 +162,10 @@ def cypher_cmd(
         write_with(csv, lambda tmp: df.to_csv(tmp, index=False))
     table = Table(show_lines=False)
     for col in df.columns:
-        table.add_column(str(col))
+        table.add_column(escape(str(col)))
     shown = df if not limit else df.head(limit)
     for row in shown.itertuples(index=False):
-        table.add_row(*["" if (not isinstance(v, list | dict) and pd.isna(v)) else str(v) for v in row])
+        table.add_row(*["" if (not isinstance(v, list | dict) and pd.isna(v)) else escape(str(v)) for v in row])
     Console().print(table)
     more = f" (showing {len(shown)})" if len(shown) < len(df) else ""
     typer.echo(f"{len(df)} row(s){more}")

@@ -40,15 +40,28 @@ def as_labels(series: pd.Series) -> pd.Series:
 
 def read_table(path: str | Path) -> pd.DataFrame:
     """A CSV (every cell read as text, so ``02138`` keeps its zero; only empty cells are missing) or Parquet
-    table; ReleaseError if unreadable."""
+    table; ReleaseError if unreadable.
+
+    A CSV is read by :func:`graphlink.tabular.read_table` (the file rules every graphlink reader shares:
+    UTF-8, rows with more fields than the header refused, values stripped, blank rows skipped, errors
+    naming the line); a header name given twice is refused.
+    """
+    from graphlink import tabular
+
     p = Path(path)
     if not p.is_file():
         raise ReleaseError("no such file", file=str(p))
+    if p.suffix.lower() not in (".parquet", ".pq"):
+        t = tabular.read_table(p, expected="a header row naming the columns")
+        for name in t.names:
+            if name:
+                t.index_of(name)                 # refuses a repeated name
+        frame = pd.DataFrame({i: t.column_at(i).reset_index(drop=True).astype(str) for i in range(len(t.names))})
+        frame.columns = t.names
+        return frame.replace("", np.nan)
     try:
-        if p.suffix.lower() in (".parquet", ".pq"):
-            return pd.read_parquet(p)
-        return pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
-    except Exception as exc:  # pandas raises many types for malformed files
+        return pd.read_parquet(p)
+    except Exception as exc:  # pyarrow raises many types for malformed files
         raise ReleaseError(f"cannot read table ({exc.__class__.__name__}: {str(exc).splitlines()[0][:160]})",
                            file=str(p)) from None
 

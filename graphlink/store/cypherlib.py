@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graphlink.errors import StoreError
+from graphlink.errors import ReleaseError, StoreError
 from graphlink.store.server import project_root
 
 _PARAM = re.compile(r"^//\s*@param\s+(\w+)(?:=(\S+))?\s*(.*)$")
@@ -84,7 +84,14 @@ def load_file(path: str | Path) -> CypherFile:
         if not cand.is_file():
             raise StoreError(f"no Cypher file {path} (the library is in {cypher_dir()})")
         p = cand
-    return parse_text(p.read_text(encoding="utf-8"), p)
+    data = p.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:    # e.g. a file saved as UTF-16 or Latin-1
+        line = data[:exc.start].count(b"\n") + 1
+        raise ReleaseError(f"byte 0x{data[exc.start]:02x} is not UTF-8; expected a UTF-8 .cypher file", file=str(p),
+                           row=line) from None
+    return parse_text(text, p)
 
 
 def parse_text(text: str, path: str | Path = "<query>") -> CypherFile:
