@@ -8,7 +8,7 @@ server stopped, the store rebuilt). So graphlink bulk-imports only when that los
 * the store is the **project's local server** (the one ``graphlink neo4j start`` runs, recorded in its state file),
   never a ``NEO4J_URI`` server elsewhere, and its password file works (the server has to be restarted);
 * its ``neo4j`` database is **empty**: no node at all, and no index or constraint but graphlink's own
-  (``cypher/schema.cypher``, ``cypher/qi_schema.cypher``).
+  (the ``cypher/*schema.cypher`` files: releases, quasi-identifiers, fingerprinting).
 
 ``auto`` (the default) then also needs at least :func:`min_rows` disclosure rows (``GRAPHLINK_BULK_MIN_ROWS``,
 default 200,000): below that, UNWIND is done before the server could have restarted. Otherwise ``auto`` loads with
@@ -46,7 +46,7 @@ import shutil
 import subprocess
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -80,12 +80,21 @@ def _note(progress: Progress, fraction: float, message: str) -> None:
 
 # ---------------------------------------------------------------------------------------------- the rule
 def _own_schema() -> dict[str, set[str]]:
-    """Names of graphlink's indexes and constraints, per schema file."""
+    """Names of graphlink's indexes and constraints, per schema file (``cypher/*schema.cypher``, by stem)."""
     out = {}
-    for stem in ("schema", "qi_schema"):
-        text = (cypherlib.cypher_dir() / f"{stem}.cypher").read_text(encoding="utf-8")
-        out[stem] = set(re.findall(r"CREATE\s+(?:CONSTRAINT|INDEX)\s+(\w+)\s+IF\s+NOT\s+EXISTS", text, re.I))
+    for path in sorted(cypherlib.cypher_dir().glob("*schema.cypher")):
+        text = path.read_text(encoding="utf-8")
+        out[path.stem] = set(re.findall(r"CREATE\s+(?:CONSTRAINT|INDEX)\s+(\w+)\s+IF\s+NOT\s+EXISTS", text, re.I))
     return out
+
+
+def _apply_schema_files(store: Store, stems: set[str]) -> None:
+    """Run the statements of ``cypher/<stem>.cypher`` for each of ``stems`` (idempotent), then wait for the
+    indexes to come online (population is O(nodes))."""
+    for stem in sorted(stems):
+        for st in cypherlib.load_file(cypherlib.cypher_dir() / f"{stem}.cypher").statements:
+            store._query(st.text)
+    store._query("CALL db.awaitIndexes(300)")
 
 
 def _schema_names(store: Store) -> set[str]:
@@ -442,14 +451,15 @@ def _import(store: Store, paths: server.Paths, snapshot: dict, frame: pd.DataFra
     _restart(store, paths, state, progress, 0.75)
 
 
-def finish(store: Store, name: str, qi_schema: bool = False) -> bool:
+def finish(store: Store, name: str, schemas: Iterable[str] = ()) -> bool:
     """Schema, then status 'loaded', for a bulk-imported release whose node and relationship counts match its
-    Release node (an import is all or nothing); False (nothing marked) if they do not."""
-    store.apply_schema(force=True)
-    if qi_schema:
-        from graphlink.store import qi
+    Release node (an import is all or nothing); False (nothing marked) if they do not.
 
-        qi.apply_schema(store)
+    ``schemas``: stems of further ``cypher/*schema.cypher`` files to re-create (those the database had before the
+    import replaced it). Cost: index population O(nodes), then a count check O(locations) (degree lookups).
+    """
+    _apply_schema_files(store, {"schema", *schemas})
+    store._schema_applied = True
     rec = store._query(
         """MATCH (r:Release {name: $name})
            WITH r, COUNT { (:Identified {release: $name}) } AS i, COUNT { (:Deidentified {release: $name}) } AS d,
@@ -494,13 +504,14 @@ def load(store: Store, frame: pd.DataFrame, truth: pd.DataFrame | None, name: st
         why = ineligible(store, paths) or (None if snapshot else "the local transaction logs are not found")
         if why:
             return refuse(why)
-        qi_schema = bool(_schema_names(store) & _own_schema()["qi_schema"])
+        present = _schema_names(store)
+        schemas = {stem for stem, names in _own_schema().items() if names & present}
         try:
             _import(store, paths, snapshot, frame, truth, name, source, fp, progress)
         except _Abandoned as exc:
             return refuse(str(exc))
         _note(progress, 0.9, "creating the indexes and constraints")
-        if not finish(store, name, qi_schema):
+        if not finish(store, name, schemas):
             raise StoreError(f"the bulk-imported release {name!r} does not have the counts it should; "
                              f"see {paths.home / 'logs' / 'bulk-import.log'}")
     return True, "the local database was empty"
