@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import os
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -122,13 +123,16 @@ def _per_label(graph: dict) -> Counter:
 
 def test_bulk_and_unwind_build_the_same_graph(local, store):
     paths, _ = local
+    pid = server.read_state(paths)["pid"]
     rel = _release()
     lines: list[str] = []
     info = store.load_release(rel, name="bulk-one", bulk="always", progress=lambda f, m: lines.append(m))
     assert info["method"] == "bulk-import" and info["why"] == "the local database was empty", info
     assert info["status"] == "loaded" and info["load_method"] == "bulk-import" and not info["skipped"]
-    assert any("neo4j-admin" in m for m in lines) and any("starting" in m for m in lines)
-    assert store.uri == server.local_uri(paths)  # reconnected to the restarted server
+    assert any("neo4j-admin" in m for m in lines) and any("swapping" in m for m in lines)
+    # the same launcher JVM reopened its DBMS on the new store: same process, same URI
+    assert server.read_state(paths)["pid"] == pid and store.uri == server.local_uri(paths)
+    assert "NEO4J_PAUSED" in paths.log.read_text()
     assert not bulk.journal(paths) and not list((paths.base / "bulk").glob("job-*"))  # nothing left behind
     # the database was rebuilt, the system database (hence the password) was not
     assert server.bolt_version(store.uri, auth=server.local_auth(paths))
@@ -250,3 +254,58 @@ def test_cli_says_which_path_ran(local, store, tmp_path):
         for name in ("c1", "c2"):
             back = st.read_release(name)
             assert set(back.itertuples(index=False)) == set(written.itertuples(index=False))
+
+
+def test_a_client_dying_while_the_database_is_paused_stops_the_server(local, store):
+    """The launcher never reopens a store whose swap its client may have left half done: it exits instead."""
+    import subprocess
+    import sys
+    import time
+
+    paths, _ = local
+    store._query("CREATE (:Keep {v: 1})")
+    control = paths.home / "control"
+    child = subprocess.Popen([sys.executable, "-c", (
+        "import os, pathlib, sys, time\n"
+        f"c = pathlib.Path({str(control)!r})\n"
+        "(c / 'pause').write_text(str(os.getpid()))\n"
+        "while not (c / 'paused').exists(): time.sleep(0.05)\n"
+        "os._exit(9)\n")])
+    assert child.wait(timeout=120) == 9
+    t0 = time.monotonic()
+    while server.status(paths).running and time.monotonic() - t0 < 60:
+        time.sleep(0.2)
+    assert not server.status(paths).running
+    assert "died while the database was paused" in paths.log.read_text()
+    st = server.start(port=server.free_port(), http_port=None, paths=paths, echo=lambda line: None)
+    assert st.running
+    with connect() as again:
+        assert again._query("MATCH (k:Keep) RETURN k.v AS v")[0]["v"] == 1
+
+
+def test_a_swap_interrupted_half_way_is_completed_by_the_next_start(local, store, monkeypatch):
+    paths, _ = local
+    rel = _release(subjects=90, locations=3)
+
+    def half(paths_: server.Paths, job: Path) -> None:  # the first of the two renames, then Ctrl-C
+        live, staged, previous = bulk._swap_dirs(paths_, job)[0]
+        previous.parent.mkdir(parents=True, exist_ok=True)
+        live.rename(previous)
+        staged.rename(live)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bulk, "_swap", half)
+    with pytest.raises(KeyboardInterrupt):
+        store.load_release(rel, name="h1", bulk="always")
+    assert not server.status(paths).running  # stopped rather than reopened on a half-swapped store
+    assert bulk.journal(paths)["phase"] == "swapping"
+    monkeypatch.undo()
+    lines: list[str] = []
+    server.start(port=server.free_port(), http_port=None, paths=paths, echo=lines.append)
+    assert any("completed the interrupted bulk import of release 'h1'" in line for line in lines)
+    with connect() as again:
+        assert again.release_info("h1")["status"] == "loading"
+        done = again.load_release(rel, name="h1", bulk="always")
+        assert done["why"] == "completed an interrupted import" and done["status"] == "loaded"
+        assert done["rows"] == len(rel.frame.drop_duplicates())
+        assert not bulk.journal(paths)

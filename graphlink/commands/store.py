@@ -102,7 +102,7 @@ def load_cmd(
     replace: bool = typer.Option(False, "--replace", help="Replace a stored release of that name "
                                                           "whose content differs."),
     bulk: BulkMode = typer.Option(BulkMode.auto, "--bulk", help="neo4j-admin database import into the empty "
-                                  "database of the project's local server (it restarts): auto = from "
+                                  "database of the project's local server (it pauses for a moment): auto = from "
                                   "GRAPHLINK_BULK_MIN_ROWS rows (200,000), else UNWIND; always = or fail; "
                                   "never = UNWIND."),
 ) -> None:

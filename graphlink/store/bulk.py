@@ -2,16 +2,17 @@
 local server, instead of batched UNWIND transactions (``Store.load_release(..., bulk=...)``, ``graphlink load
 --bulk auto|always|never``).
 
-**The rule.** Community Edition has one user database, and the full importer can only build it from scratch (the
-server stopped, the store rebuilt). So graphlink bulk-imports only when that loses nothing:
+**The rule.** Community Edition has one user database, and the full importer can only build a store from scratch
+(offline; the live store is then replaced). So graphlink bulk-imports only when that loses nothing:
 
 * the store is the **project's local server** (the one ``graphlink neo4j start`` runs, recorded in its state file),
-  never a ``NEO4J_URI`` server elsewhere, and its password file works (the server has to be restarted);
+  never a ``NEO4J_URI`` server elsewhere, started by a launcher that can pause its database, and its password
+  file works (the client reconnects after the swap);
 * its ``neo4j`` database is **empty**: no node at all, and no index or constraint but graphlink's own
   (the ``cypher/*schema.cypher`` files: releases, quasi-identifiers, fingerprinting).
 
 ``auto`` (the default) then also needs at least :func:`min_rows` disclosure rows (``GRAPHLINK_BULK_MIN_ROWS``,
-default 200,000): below that, UNWIND is done before the server could have restarted. Otherwise ``auto`` loads with
+default 200,000): below that, UNWIND is done before the importer's JVM has started. Otherwise ``auto`` loads with
 UNWIND and says why; ``always`` ignores the size and fails (StoreError) instead of falling back; ``never`` always
 uses UNWIND.
 
@@ -22,17 +23,20 @@ uses UNWIND.
    Deidentified, Entity nodes; HAS_LOCATION, DISCLOSED_AT, APPEARS_AS), with the per-location sizes and totals its
    ``finalize`` statement computes, the content fingerprint, ``load_method: 'bulk-import'`` and status 'loading';
 2. the importer (``Neo4jLauncher admin database import full``: ``org.neo4j.cli.AdminTool`` on the runtime's class
-   path) builds a *staged* database next to the live one while the server is stopped;
-3. the staged store replaces the live ``neo4j`` database by two directory renames, recorded in ``journal.json``;
-4. the server starts again on the same ports (the system database, hence the password, is untouched), the schema
-   is applied, and the release is marked 'loaded'.
+   path, a JVM of its own) builds a *staged* database in the job folder while the server keeps serving;
+3. the server's launcher is asked to pause (``home/control/``: it shuts its DBMS down but keeps its JVM), the
+   staged store replaces the live ``neo4j`` database by two directory renames recorded in ``journal.json``, and the
+   launcher opens the DBMS again on the same ports (the system database, hence the password, is untouched). A warm
+   JVM reopens in about a second, where a new one spends most of a start loading classes;
+4. the schema is applied and the counts are checked against the Release node, which is then marked 'loaded'.
 
 **Safety.** Before the emptiness check, the size and mtime of the live transaction log files are noted; once the
-server has stopped they are compared, so a transaction committed after the check (by another client) keeps the old
-store and the server restarts on it. A failed or killed importer leaves the live database untouched (the server is
-restarted on it; the next run redoes the import). A crash during the renames is completed by the next
-``graphlink neo4j start`` before the server opens the store (:func:`complete_swap`); a crash after them leaves the
-release 'loading', and loading it again only applies the schema and marks it loaded (:func:`finish`).
+DBMS has paused they are compared, so a transaction committed after the check (by another client) keeps the old
+store, which is reopened as it was. A failed or killed importer leaves the live database untouched (it never
+stopped serving). A crash during the renames leaves the launcher paused; it exits when it sees that its client died,
+and the next ``graphlink neo4j start`` completes the renames before the server opens the store
+(:func:`complete_swap`); a crash after them leaves the release 'loading', and loading it again only applies the
+schema and marks it loaded (:func:`finish`).
 """
 
 from __future__ import annotations
@@ -89,11 +93,16 @@ def _own_schema() -> dict[str, set[str]]:
 
 
 def _apply_schema_files(store: Store, stems: set[str]) -> None:
-    """Run the statements of ``cypher/<stem>.cypher`` for each of ``stems`` (idempotent), then wait for the
-    indexes to come online (population is O(nodes))."""
-    for stem in sorted(stems):
-        for st in cypherlib.load_file(cypherlib.cypher_dir() / f"{stem}.cypher").statements:
-            store._query(st.text)
+    """Create the indexes and constraints of ``cypher/<stem>.cypher`` for each of ``stems`` (idempotent) in one
+    transaction, so that their populations run side by side, then wait for them to come online. O(nodes)."""
+    from graphlink.store import neo4j as nj
+
+    statements = [st.text for stem in sorted(stems)
+                  for st in cypherlib.load_file(cypherlib.cypher_dir() / f"{stem}.cypher").statements]
+    with store.driver.session(database=nj.DATABASE) as session, session.begin_transaction() as tx:
+        for text in statements:
+            tx.run(text).consume()
+        tx.commit()
     store._query("CALL db.awaitIndexes(300)")
 
 
@@ -118,6 +127,9 @@ def not_local(store: Store, paths: server.Paths) -> str | None:
         return "the local Neo4j runtime has no bulk importer (run `bash scripts/setup-neo4j.sh --force`)"
     if server.find_java() is None:
         return "Java is not found"
+    if (server.read_state(paths) or {}).get("control") != server.CONTROL_PROTOCOL:
+        return ("the local server was started by an older graphlink that cannot pause its database; restart it "
+                "(`graphlink neo4j stop`, then `graphlink neo4j start`)")
     return None
 
 
@@ -129,7 +141,7 @@ def ineligible(store: Store, paths: server.Paths) -> str | None:
     try:
         answers = server.bolt_version(store.uri, auth=server.local_auth(paths))
     except server.AuthRefusedError:
-        return f"the local server refuses the password in {paths.password_file}, so it could not be restarted"
+        return f"the local server refuses the password in {paths.password_file}"
     if not answers:
         return "the local server does not answer"
     if store._query("RETURN EXISTS { MATCH (n) } AS data")[0]["data"]:
@@ -405,12 +417,33 @@ class _Abandoned(StoreError):
     """The import did not replace the live database, which is as before and served again."""
 
 
-def _restart(store: Store, paths: server.Paths, state: dict, progress: Progress, fraction: float) -> None:
-    """Start the local server again on the ports it had, and reconnect ``store`` to it."""
-    _note(progress, fraction, "starting the local server")
-    st = server.start(port=int(state.get("bolt_port") or server.DEFAULT_BOLT_PORT),
-                      http_port=state.get("http_port") or None, paths=paths, echo=lambda line: None)
-    store._reconnect(st.uri or store.uri)
+def _control(paths: server.Paths) -> Path:
+    return paths.home / "control"
+
+
+def _pause(paths: server.Paths, timeout: float = 120.0) -> None:
+    """Ask the running launcher to shut its DBMS down (``control/pause`` holding our PID) and wait until it has
+    (``control/paused``); its JVM stays up. StoreError if it exits or does not pause within ``timeout``."""
+    pid = int((server.read_state(paths) or {}).get("pid") or 0)
+    control = _control(paths)
+    fileio.write_text(control / "pause", f"{os.getpid()}\n")
+    t0 = time.monotonic()
+    while not (control / "paused").exists():
+        if not pid or not server._alive(pid):
+            (control / "pause").unlink(missing_ok=True)
+            raise _Abandoned("the local server exited before it paused for the swap; the database was not changed")
+        if time.monotonic() - t0 > timeout:
+            (control / "pause").unlink(missing_ok=True)
+            raise _Abandoned(f"the local server did not pause within {timeout:.0f} s; the database was not changed")
+        time.sleep(0.05)
+
+
+def _resume(store: Store, paths: server.Paths, timeout: float = 180.0) -> None:
+    """Let the paused launcher open its DBMS again (on the store now in place); wait until Bolt answers and
+    reconnect ``store``."""
+    (_control(paths) / "pause").unlink(missing_ok=True)
+    server.wait_ready(store.uri, log=paths.log, timeout=timeout, auth=server.local_auth(paths))
+    store._reconnect(store.uri)
 
 
 def _import(store: Store, paths: server.Paths, snapshot: dict, frame: pd.DataFrame, truth: pd.DataFrame | None,
@@ -422,58 +455,88 @@ def _import(store: Store, paths: server.Paths, snapshot: dict, frame: pd.DataFra
                  started_at=datetime.now(UTC).isoformat())
     _note(progress, 0.05, f"writing the import files for {len(frame):,} disclosures")
     files = write_files(job / "csv", frame, truth, name, source, fp)
-    state = server.read_state(paths) or {}
-    _note(progress, 0.25, "importing (neo4j-admin database import) while the local server stops")
+    _note(progress, 0.2, "importing (neo4j-admin database import; the server keeps serving)")
     proc = _start_importer(paths, job, files)
     _set_journal(paths, importer_pid=proc.pid)
     try:
-        server.stop(paths)
         code = proc.wait()
-    except BaseException:  # Ctrl-C: no import, the old store served again
+    except BaseException:  # Ctrl-C: no import; the live database was never touched
         proc.kill()
         proc.wait()
-        with contextlib.suppress(Exception):
-            _restart(store, paths, state, None, 0.0)
         _forget(paths, job)
         raise
     finally:
         if proc.stdin:
             proc.stdin.close()
-    if code != 0 or _txlog_snapshot(paths) != snapshot:
-        _restart(store, paths, state, progress, 0.8)
+    if code != 0:
         _forget(paths, job)
-        if code != 0:
-            raise _Abandoned(f"the bulk importer failed (exit {code}) and the local database was not changed; "
-                             f"from {paths.home / 'logs' / 'bulk-import.log'}:\n{_log_tail(paths)}")
+        raise _Abandoned(f"the bulk importer failed (exit {code}) and the local database was not changed; "
+                         f"from {paths.home / 'logs' / 'bulk-import.log'}:\n{_log_tail(paths)}")
+    _note(progress, 0.75, "swapping the new store in (the database pauses, the server stays up)")
+    try:
+        _pause(paths)
+    except BaseException:
+        _forget(paths, job)
+        raise
+    try:
+        written = _txlog_snapshot(paths) != snapshot
+        if not written:
+            _set_journal(paths, phase="swapping")
+            _swap(paths, job)
+    except BaseException:  # the store may be half swapped: never open it; the next start completes the swap
+        with contextlib.suppress(Exception):
+            server.stop(paths)
+        raise
+    _resume(store, paths)
+    if written:
+        _forget(paths, job)
         raise _Abandoned("the local database was written to while the import ran, so it was kept as it was")
-    _set_journal(paths, phase="swapping")
-    _swap(paths, job)
-    _restart(store, paths, state, progress, 0.75)
 
 
-def finish(store: Store, name: str, schemas: Iterable[str] = ()) -> bool:
+_CHECK_ONE = """MATCH (r:Release {name: $name})
+WITH r, COUNT { (:Identified {release: $name}) } AS i, COUNT { (:Deidentified {release: $name}) } AS d,
+     COUNT { (:Entity {release: $name}) } AS x,
+     COLLECT { MATCH (r)-[:HAS_LOCATION]->(l) RETURN COUNT { (l)<-[:DISCLOSED_AT]-() } } AS sizes
+WHERE r.identified = i AND r.deidentified = d AND r.entities = x AND size(sizes) = r.locations
+  AND reduce(n = 0, s IN sizes | n + s) = r.rows
+SET r.status = 'loaded', r.loaded_at = datetime()
+RETURN r.name AS name"""
+
+
+def _counts_match_alone(store: Store, name: str) -> bool:
+    """The database holds just this release: its totals against the count store (O(1) per label or type)."""
+    def count(pattern: str) -> int:
+        return int(store._query(f"MATCH {pattern} RETURN count(*) AS n")[0]["n"])
+
+    info = store.release_info(name) or {}
+    expected = {"(:Release)": 1, "(:Location)": info.get("locations"), "()-[:HAS_LOCATION]->()": info.get("locations"),
+                "(:Identified)": info.get("identified"), "(:Deidentified)": info.get("deidentified"),
+                "(:Entity)": info.get("entities"), "()-[:DISCLOSED_AT]->()": info.get("rows")}
+    return all(count(pattern) == n for pattern, n in expected.items())
+
+
+def finish(store: Store, name: str, schemas: Iterable[str] = (), *, alone: bool = False) -> bool:
     """Schema, then status 'loaded', for a bulk-imported release whose node and relationship counts match its
     Release node (an import is all or nothing); False (nothing marked) if they do not.
 
     ``schemas``: stems of further ``cypher/*schema.cypher`` files to re-create (those the database had before the
-    import replaced it). Cost: index population O(nodes), then a count check O(locations) (degree lookups).
+    import replaced it). ``alone``: the database holds nothing but this release (right after its import), so the
+    counts come from the count store, O(1); else per release, O(nodes of the release) index entries and
+    O(locations) degree lookups. Plus index population, O(nodes).
     """
     _apply_schema_files(store, {"schema", *schemas})
     store._schema_applied = True
-    rec = store._query(
-        """MATCH (r:Release {name: $name})
-           WITH r, COUNT { (:Identified {release: $name}) } AS i, COUNT { (:Deidentified {release: $name}) } AS d,
-                COUNT { (:Entity {release: $name}) } AS x,
-                COLLECT { MATCH (r)-[:HAS_LOCATION]->(l) RETURN COUNT { (l)<-[:DISCLOSED_AT]-() } } AS sizes
-           WHERE r.identified = i AND r.deidentified = d AND r.entities = x AND size(sizes) = r.locations
-             AND reduce(n = 0, s IN sizes | n + s) = r.rows
-           SET r.status = 'loaded', r.loaded_at = datetime()
-           RETURN r.name AS name""", {"name": name})
+    if alone:
+        ok = _counts_match_alone(store, name) and bool(store._query(
+            "MATCH (r:Release {name: $name}) SET r.status = 'loaded', r.loaded_at = datetime() RETURN r.name",
+            {"name": name}))
+    else:
+        ok = bool(store._query(_CHECK_ONE, {"name": name}))
     paths = server.Paths.default()
     j = journal(paths)
     if j and j.get("release") == name and j.get("phase") == "swapped":
         _forget(paths, _bulk_dir(paths) / j["job"])
-    return bool(rec)
+    return ok
 
 
 def load(store: Store, frame: pd.DataFrame, truth: pd.DataFrame | None, name: str, source: str | None, fp: str,
@@ -511,7 +574,7 @@ def load(store: Store, frame: pd.DataFrame, truth: pd.DataFrame | None, name: st
         except _Abandoned as exc:
             return refuse(str(exc))
         _note(progress, 0.9, "creating the indexes and constraints")
-        if not finish(store, name, schemas):
+        if not finish(store, name, schemas, alone=True):
             raise StoreError(f"the bulk-imported release {name!r} does not have the counts it should; "
                              f"see {paths.home / 'logs' / 'bulk-import.log'}")
     return True, "the local database was empty"

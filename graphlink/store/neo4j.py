@@ -214,7 +214,7 @@ class Store:
         self.driver.close()
 
     def _reconnect(self, uri: str) -> None:
-        """A new driver for ``uri`` with the same credentials (after the local server was restarted)."""
+        """A new driver for ``uri`` with the same credentials (after the local server reopened its database)."""
         self.driver.close()
         self.driver = _open_driver(uri, self._auth)
         self.uri = uri
@@ -267,7 +267,7 @@ class Store:
         """Load a release (core ``Release`` or a long DataFrame ``location, kind, element``) under ``name``.
 
         Two ways, chosen by ``bulk`` (:mod:`graphlink.store.bulk` has the rule): a release into the *empty* database
-        of the project's local server is built by ``neo4j-admin database import`` (the server restarts; ``auto``
+        of the project's local server is built by ``neo4j-admin database import`` (the database pauses; ``auto``
         does so from ``GRAPHLINK_BULK_MIN_ROWS`` = 200,000 rows, ``always`` at any size or fails, ``never`` not at
         all); otherwise batched ``UNWIND $elements`` + ``MERGE`` on the uniqueness constraints (cypher/load.cypher:
         one row per element with the indexes of its locations), each batch of ~``batch_size`` disclosures a

@@ -41,6 +41,8 @@ from graphlink.errors import StoreError
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_BOLT_PORT = 7687
 DEFAULT_HTTP_PORT = 7474
+#: version of the launcher's pause/reopen protocol (``Neo4jLauncher.pauseLoop``), recorded in ``state.json``
+CONTROL_PROTOCOL = 1
 USER = "neo4j"
 #: plugin procedures/functions the server loads (``dbms.security.procedures.allowlist``): the project calls none
 #: (it uses only built-in ``db.*``/``dbms.*`` procedures, which the allow-list does not govern)
@@ -472,8 +474,10 @@ def start(*, port: int = DEFAULT_BOLT_PORT, http_port: int | None = DEFAULT_HTTP
                                 cwd=str(home), start_new_session=True)
     uri = f"bolt://127.0.0.1:{bolt}"
     http_url = f"http://127.0.0.1:{http}/browser/" if http else None
+    # control: the launcher pauses its DBMS on request (control/ files; graphlink.store.bulk swaps a store in)
     state = {"pid": proc.pid, "uri": uri, "http": http_url, "bolt_port": bolt, "http_port": http,
-             "version": version, "home": str(home), "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+             "version": version, "home": str(home), "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+             "control": CONTROL_PROTOCOL}
     fileio.write_text(paths.state_file, json.dumps(state, indent=2))
     echo(f"starting Neo4j {version} (pid {proc.pid}, data in {home / 'data'})...")
     try:
