@@ -162,7 +162,14 @@ public final class Neo4jLauncher {
                 Thread.sleep(50);
             }
             Files.deleteIfExists(paused);
-            open(home);
+            try {
+                open(home);
+            } catch (Throwable e) {  // no DBMS: exit, so that status says so, instead of idling without one
+                e.printStackTrace();
+                System.out.println("graphlink: the database could not be opened again; exiting");
+                System.out.flush();
+                System.exit(5);
+            }
         }
     }
 

@@ -371,10 +371,18 @@ def _clean_stale(paths: server.Paths) -> None:
 
 
 def _txlog_snapshot(paths: server.Paths) -> dict[str, tuple[int, int]]:
-    """(size, mtime) of the live database's transaction log files: any commit changes it."""
+    """(size, mtime) of the live database's transaction log files: a commit appends to the newest one (or, when
+    it is full, starts a new one). Checkpoints are written to ``checkpoint.*`` files, not these."""
     folder = paths.home / "data" / "transactions" / DATABASE
     return {f.name: (f.stat().st_size, f.stat().st_mtime_ns)
             for f in sorted(folder.glob("neostore.transaction.db*"))}
+
+
+def written_since(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> bool:
+    """Whether a transaction was committed between two :func:`_txlog_snapshot` s: a file changed or a new one
+    appeared. A file that disappeared was pruned by a checkpoint (``db.tx_log.rotation.retention_policy``):
+    that happens on its own, some time after a large write, and is not a commit."""
+    return any(before.get(name) != stat for name, stat in after.items())
 
 
 def _swap_dirs(paths: server.Paths, job: Path) -> list[tuple[Path, Path, Path]]:
@@ -479,7 +487,7 @@ def _import(store: Store, paths: server.Paths, snapshot: dict, frame: pd.DataFra
         _forget(paths, job)
         raise
     try:
-        written = _txlog_snapshot(paths) != snapshot
+        written = written_since(snapshot, _txlog_snapshot(paths))
         if not written:
             _set_journal(paths, phase="swapping")
             _swap(paths, job)
