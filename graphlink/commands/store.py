@@ -90,6 +90,8 @@ def _progress_bar(title: str):
 
 
 class BulkMode(StrEnum):
+    """``graphlink load --bulk``: when to build the graph with neo4j-admin database import (graphlink.store.bulk)."""
+
     auto = "auto"
     always = "always"
     never = "never"
