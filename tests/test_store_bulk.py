@@ -7,7 +7,7 @@ is never rebuilt (``auto`` falls back to UNWIND, ``always`` refuses in one line)
 project's local one is never stopped, a failed importer leaves the database as it was and served again.
 
 Runs a private local server (temporary ``GRAPHLINK_NEO4J_DIR`` whose ``runtime/`` points at the resolved jars,
-free ports, HTTP off), never the developer's own ``.graphlink/neo4j``; it restarts during every bulk import.
+free ports, HTTP off), never the developer's own ``.graphlink/neo4j``; its database pauses during every bulk import.
 Like every Neo4j test it is skipped without a runtime, and fails instead under ``NEO4J_REQUIRED=1``.
 """
 
@@ -224,7 +224,7 @@ def test_failed_importer_leaves_the_database_served(local, store, monkeypatch):
     rel = _release(subjects=60, locations=3)
     with pytest.raises(StoreError, match="bulk importer failed"):
         store.load_release(rel, name="x1", bulk="always")
-    assert server.bolt_version(store.uri, auth=server.local_auth(paths))  # restarted on the old store
+    assert server.bolt_version(store.uri, auth=server.local_auth(paths))  # it never stopped serving the old store
     assert store.release_info("x1") is None and not bulk.journal(paths)
     assert not list((paths.base / "bulk").glob("job-*"))
     monkeypatch.delenv("GRAPHLINK_NEO4J_IMPORT_HEAP")
