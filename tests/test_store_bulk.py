@@ -220,11 +220,13 @@ def test_auto_threshold_and_not_the_local_server(local, store, tmp_path, monkeyp
 
 def test_failed_importer_leaves_the_database_served(local, store, monkeypatch):
     paths, _ = local
+    pid, paused = server.read_state(paths)["pid"], paths.log.read_text().count("NEO4J_PAUSED")
     monkeypatch.setenv("GRAPHLINK_NEO4J_IMPORT_HEAP", "1k")  # the importer JVM cannot even start
     rel = _release(subjects=60, locations=3)
     with pytest.raises(StoreError, match="bulk importer failed"):
         store.load_release(rel, name="x1", bulk="always")
     assert server.bolt_version(store.uri, auth=server.local_auth(paths))  # it never stopped serving the old store
+    assert server.read_state(paths)["pid"] == pid and paths.log.read_text().count("NEO4J_PAUSED") == paused
     assert store.release_info("x1") is None and not bulk.journal(paths)
     assert not list((paths.base / "bulk").glob("job-*"))
     monkeypatch.delenv("GRAPHLINK_NEO4J_IMPORT_HEAP")
