@@ -6,6 +6,7 @@ for scripts and notebooks; they load lazily, so ``import graphlink`` stays cheap
 =========================  ===================================================================================
 ``read_release``           read a release (CSV/Parquet long table, per-location folders, a DataFrame)
 ``thesis_example``         the thesis's four-hospital example (Figure 3.4) with its ground truth
+``genphen_example``        genotype–phenotype linkage (App. B.2): trails plus quasi-identifiers, ALS
 ``build_trails``           FillTrails (Alg. 1) under the decided data model (reserved side, multiplicity)
 ``summarize_trails``       what a person needs to see of the trail matrices, at any size
 ``build_linkgraph``        the link graph (Def. 17) on twin classes, optionally constrained by an ALS
@@ -48,6 +49,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "read_release": ("graphlink.release", "read_release"),
     "read_truth": ("graphlink.release", "read_truth"),
     "thesis_example": ("graphlink.examples", "thesis_example"),
+    "genphen_example": ("graphlink.examples", "genphen_example"),
     "Trails": ("graphlink.trails", "Trails"),
     "build_trails": ("graphlink.trails", "build_trails"),
     "summarize_trails": ("graphlink.trailsio", "summarize"),

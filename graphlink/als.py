@@ -28,7 +28,9 @@ The ALS file (YAML) lists the relations::
       - {identified: dob, deidentified: age, age_at: "2006-06-01"}       # age in whole years at that date
       - {identified: dob, deidentified: dob_level2, hierarchy: dob.csv, level: 2}   # ARX hierarchy (graphlink.qi)
 
-Element attributes come with the release (columns beyond ``location, kind, element``).  O(|M| + |N|) per
+Element attributes come with the release (columns beyond ``location, kind, element``), or from two tables the
+ALS names (``attributes: {identified: people.csv, deidentified: samples.csv, key: element}``, paths relative to
+the ALS file).  O(|M| + |N|) per
 relation to encode; the constrained graph costs at most the element-edge count times the number of relations.
 """
 
@@ -112,12 +114,22 @@ def _apply_map(v: pd.Series, how: str, rel: Relation) -> pd.Series:
 
 
 @dataclass(frozen=True)
+class AttributeFiles:
+    """Where the element attributes live when they are not columns of the release (the ALS's ``attributes:``)."""
+
+    identified: Path
+    deidentified: Path
+    key: str = "element"
+
+
+@dataclass(frozen=True)
 class LinkageSet:
-    """An attribute linkage set: its relations, in order."""
+    """An attribute linkage set: its relations, in order, and optionally the files holding the attributes."""
 
     relations: tuple[Relation, ...]
     source: str = ""
     notes: tuple[str, ...] = field(default=())
+    attributes: AttributeFiles | None = None
 
     def columns(self, side: str) -> list[str]:
         return [getattr(r, side) for r in self.relations]
@@ -137,7 +149,14 @@ def read_als(path: str | Path) -> LinkageSet:
     rels = doc.get("relations") if isinstance(doc, Mapping) else None
     if not isinstance(rels, list) or not rels:
         raise ReleaseError("expected a mapping with a non-empty list 'relations'", file=str(p))
-    return LinkageSet(tuple(relation_from(spec, p, i) for i, spec in enumerate(rels, 1)), str(p))
+    files = doc.get("attributes")
+    if files is not None and (not isinstance(files, Mapping) or not {"identified", "deidentified"} <= set(files)):
+        raise ReleaseError("'attributes' needs keys 'identified' and 'deidentified' (files, relative to the ALS "
+                           "file) and optionally 'key' (their element column, default 'element')", file=str(p))
+    where = (AttributeFiles(p.parent / str(files["identified"]), p.parent / str(files["deidentified"]),
+                            str(files.get("key", "element"))) if files is not None else None)
+    return LinkageSet(tuple(relation_from(spec, p, i) for i, spec in enumerate(rels, 1)), str(p),
+                      attributes=where)
 
 
 def relation_from(spec: Any, path: Path | None = None, entry: int = 1) -> Relation:
@@ -237,6 +256,62 @@ def attribute_tables(frame: pd.DataFrame, source: str | None = None) -> dict[str
             tables[col] = first.set_index("element")[col]
         out[kind] = pd.DataFrame(tables) if tables else pd.DataFrame(index=pd.Index([], name="element"))
     return out
+
+
+def _read_frame(path: Path) -> pd.DataFrame:
+    """A CSV or Parquet table as text (empty cells stay empty: unknown)."""
+    try:
+        if path.suffix.lower() in (".parquet", ".pq"):
+            return pd.read_parquet(path).astype("string")
+        return pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+    except FileNotFoundError:
+        raise ReleaseError("no such file", file=str(path)) from None
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise ReleaseError(f"not a readable CSV/Parquet table ({str(exc).splitlines()[0][:160]})",
+                           file=str(path)) from None
+
+
+def element_attributes(als: LinkageSet, release: str | Path | None = None) -> dict[str, pd.DataFrame]:
+    """The attribute tables (per kind, indexed by element key) an ALS is evaluated on.
+
+    From the ALS's ``attributes:`` files when it names them (each: the key column plus attribute columns), else
+    from the release file's own columns beyond ``location, kind, element`` (a long-format CSV/Parquet release).
+    Errors name the file, and the row and column of a clashing value.  O(rows).
+    """
+    if als.attributes is not None:
+        out = {}
+        for kind in ("identified", "deidentified"):
+            path = getattr(als.attributes, kind)
+            df = _read_frame(path)
+            df.columns = [str(c).strip() for c in df.columns]
+            if als.attributes.key not in df.columns:
+                raise ReleaseError(f"no key column {als.attributes.key!r} (columns: {', '.join(df.columns)}); "
+                                   "name it with 'key:' under 'attributes' in the ALS", file=str(path))
+            long = df.rename(columns={als.attributes.key: "element"}).assign(kind=kind)
+            long["element"] = long["element"].astype("string").str.strip()
+            out[kind] = attribute_tables(long, str(path))[kind]
+        return out
+    if release is None or Path(release).is_dir():
+        raise ReleaseError("the ALS has no 'attributes:' files and the release carries no attribute columns "
+                           "(a folder release): name the identified and de-identified attribute files under "
+                           "'attributes' in the ALS", file=als.source or None)
+    df = _read_frame(Path(release))
+    df.columns = [str(c).strip() for c in df.columns]
+    missing = [c for c in ("kind", "element") if c not in df.columns]
+    if missing:
+        raise ReleaseError(f"no column(s) {', '.join(missing)}: attributes in the release need a long-format "
+                           "file (location, kind, element, attributes...)", file=str(release))
+    df["element"] = df["element"].astype("string").str.strip()
+    df["kind"] = df["kind"].astype("string").str.strip().str.lower()
+    return attribute_tables(df, str(release))
+
+
+def release_blocks(als: LinkageSet, id_keys: Any, de_keys: Any, release: str | Path | None = None) -> Blocks:
+    """Block codes of the elements ``id_keys`` / ``de_keys`` (e.g. the trail rows' keys) under ``als``, with the
+    attributes of :func:`element_attributes`.  O(|M| + |N|) per relation."""
+    tables = element_attributes(als, release)
+    return blocks(als, tables["identified"], tables["deidentified"], np.asarray(id_keys, dtype=object),
+                  np.asarray(de_keys, dtype=object))
 
 
 def als_only(b: Blocks, id_keys: np.ndarray, de_keys: np.ndarray) -> pd.DataFrame:

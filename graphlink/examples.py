@@ -31,3 +31,36 @@ def thesis_example():
     from graphlink.release import read_release
 
     return read_release(DATA / "thesis_fig3_4.csv", name="thesis_fig3_4", truth=DATA / "thesis_fig3_4_truth.csv")
+
+
+#: The genotype–phenotype attribute linkage set of the worked example (thesis App. B.2): <Birthdate, Age>,
+#: <Gender, Gender>, <Visit date, Visit date>.
+GENPHEN_ALS = DATA / "genphen" / "als.yaml"
+
+
+def genphen_example():
+    """Genotype–phenotype linkage (thesis App. B.2, GENPHEN, with the trails of Figure B.3): nine patients at three
+    hospitals, each release carrying quasi-identifiers (identified: birthdate, gender, visit date; genomic: age,
+    gender, visit date).  Trails alone single out 3 people, the ALS :data:`GENPHEN_ALS` alone 7, together all 9.
+
+    Returns
+    -------
+    graphlink.release.Release
+        With ``truth``; the attribute columns stay in the CSV (``graphlink.als.element_attributes`` reads them).
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> from graphlink.als import read_als, release_blocks
+    >>> from graphlink.examples import GENPHEN_ALS, genphen_example
+    >>> rel = genphen_example()
+    >>> tr = gl.build_trails(rel)
+    >>> len(gl.reidentify(tr, "true-loves"))
+    3
+    >>> blocks = release_blocks(read_als(GENPHEN_ALS), tr.identified.keys, tr.deidentified.keys, rel.source)
+    >>> len(gl.reidentify(gl.build_linkgraph(tr, blocks=blocks), "true-loves"))
+    9
+    """
+    from graphlink.release import read_release
+
+    return read_release(DATA / "genphen" / "release.csv", name="genphen", truth=DATA / "genphen" / "truth.csv")

@@ -708,62 +708,6 @@ def pair_members(ci: np.ndarray, cj: np.ndarray, flow: np.ndarray, lptr: np.ndar
     return mate_l, mate_r
 
 
-def twin_flow(a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: np.ndarray, *, classify: bool = True) -> dict:
-    """The numba twin-class engine behind :func:`graphlink.matching.twin_classify` (same contract).
-
-    1. Maximum flow of s → i (a_i) → j (min(a_i, b_j)) → t (b_j) by :func:`graphlink.kernels.class_max_flow`:
-       Hopcroft–Karp (1973) generalised to capacities — Dinic's blocking flows on the bipartite class graph,
-       BFS layers cut at the first class with room, DFS with current arcs and dead-end removal, greedy warm
-       start, early exit once one side is saturated.  Each phase is O(V + E); O(√V) phases on unit-capacity
-       networks.  (REIDIT-I's pairs are not used as a warm start: the greedy pass already routes nearly all
-       of the flow, and it needs no proof that its pairs extend to a maximum flow.)
-    2. Strongly connected components of the residual graph, s and t included (iterative Tarjan 1972, O(V + E),
-       :func:`graphlink.kernels.residual_scc`), and reachability from s (d_left).
-    3. allowed = f > 0 or same SCC; vital = f = 1, a_i = b_j = 1, SCCs differ; class union-degrees in the
-       same pass.  O(E).
-
-    The engine runs on the side the class edges are grouped by (``LinkGraph`` keeps them sorted by the
-    de-identified class), so no E-sized permutation is built: reversing every arc of the network swaps the
-    roles of the sides and leaves flows and SCCs unchanged, and "reachable from s" becomes "reaches t".
-    Unsorted input is counting-sorted once.  ``flow`` is int32 (class sizes fit), which halves the largest
-    array: the peak is about 6–7 bytes per class edge besides the inputs (97 MiB measured on a 1.6e7-edge
-    class graph; the scipy path needs about 125 bytes per edge).  With ``classify=False`` only the flow is
-    computed (flow, nu).
-    """
-    a = np.ascontiguousarray(a, np.int64)
-    b = np.ascontiguousarray(b, np.int64)
-    ci = np.ascontiguousarray(ci, np.int64)
-    cj = np.ascontiguousarray(cj, np.int64)
-    n_a, n_b = len(a), len(b)
-    order = None
-    ptr, grouped = group_pointers(ci, n_a)
-    if grouped:
-        transposed, src_cap, dst_cap, nb = False, a, b, cj
-    else:
-        ptr, grouped = group_pointers(cj, n_b)
-        if grouped:
-            transposed, src_cap, dst_cap, nb = True, b, a, ci
-        else:
-            order = counting_order(ci, n_a)
-            ptr, _ = group_pointers(ci[order], n_a)
-            transposed, src_cap, dst_cap, nb = False, a, b, cj[order]
-    f, x, y, value, _ = class_max_flow(src_cap, dst_cap, ptr, nb)
-    out: dict = {"flow": f, "nu": int(value)}
-    if classify:
-        comp, from_s, to_t = residual_scc(src_cap, dst_cap, ptr, nb, f, x, y)
-        out["allowed"], out["vital"], deg_src, deg_dst = classify_positions(src_cap, dst_cap, ptr, nb, f, comp)
-        n_src = len(src_cap)
-        out["d_left"] = to_t[1 + n_src:1 + n_src + n_a] if transposed else from_s[1:1 + n_a]
-        out["degree_left"], out["degree_right"] = (deg_dst, deg_src) if transposed else (deg_src, deg_dst)
-    if order is not None:
-        for key in ("flow", "allowed", "vital"):
-            if key in out:
-                back = np.empty_like(out[key])
-                back[order] = out[key]
-                out[key] = back
-    return out
-
-
 @numba.njit(inline="always", cache=True)
 def _first_alive(ptr: np.ndarray, nb: np.ndarray, alive: np.ndarray, c: int) -> int:  # pragma: no cover - numba
     """The first neighbour of class ``c`` (CSR ``ptr``/``nb``) with an alive member, -1 if none."""

@@ -17,8 +17,14 @@ absence from a location is no evidence that their household was absent (another 
 Decision rule (``requested="auto"``), with |M| identified and |N| de-identified elements:
 
 1. sizes all equal → unreserved one-to-one, unless |N| < |M| (a bijection is impossible): one-to-many.
-2. every |γ_c| ≤ |ω_c| → identified reserved; one-to-one unless |N| < |M| (then no injection M → N exists, so
-   one-to-one is impossible; with |N| = |M| a surjection is a bijection, i.e. one-to-one).
+2. every |γ_c| ≤ |ω_c| (some strictly) → identified reserved, read one-to-many.  With |N| < |M| no injection
+   M → N exists, so one-to-one is impossible.  With |N| ≥ |M| both fit: a one-to-many release whose identified
+   side withholds need not be surjective (a household whose members were never released keeps its element), so
+   no count or link test separates the two.  Every one-to-one assignment is also a one-to-many one, hence the
+   pairs certain under the one-to-many reading are certain under both; that is the reading chosen, and the
+   reason says how to state ``--multiplicity one-to-one`` for REIDIT-C/I and one-to-one true loves.  (An
+   earlier rule read |N| = |M| as one-to-one because "a surjection is a bijection"; with unreleased members the
+   map need not be a surjection, and simulated households named people wrongly under that reading.)
 3. every |ω_c| ≤ |γ_c| → de-identified reserved one-to-one (B) or one-to-many (D).  With |N| ≥ |M| only B is
    possible (D with |N| = |M| is a bijection, whose sizes would satisfy |γ_c| ≤ |ω_c| too).  With |N| < |M|
    the link graphs decide: B is refuted by a de-identified element that fits no identified trail (it cannot be
@@ -28,8 +34,9 @@ Decision rule (``requested="auto"``), with |M| identified and |N| de-identified 
    if that fails, D.  Both still fit → refuse (:class:`ModelAssumptionError`) and ask the user to state
    ``--reserved``.  Both refuted → keep the size reading (B) and say that the release fits neither model; the
    analyses then report the broken model.
-4. mixed sizes → only one-to-many can explain them (identified withholding in households); if D fits it is
-   chosen, otherwise the release is refused with the offending locations.
+4. mixed sizes → only one-to-many can explain them (identified withholding in households), whatever |N| and
+   |M|; if every identified trail is contained in a de-identified one it is chosen, otherwise the release is
+   refused with the offending locations and trails, and how to state ``--reserved``.
 
 One-to-many data decided automatically is read with the identified side reserved: members may have withheld
 records, so a de-identified element need not stand for any *released* person.  Only a user who states
@@ -41,7 +48,8 @@ elements (|N| < |M|) plus, where the sizes allow both readings, the links.  A us
 states it (``multiplicity="one-to-one"`` keeps the thesis's size test alone; ``"one-to-many"`` reads the
 identified side as reserved, or unreserved with ``--reserved none``; ``--reserved deidentified`` is N/A there,
 Table A.1).  An explicit ``--reserved`` is the user's declaration too: ``deidentified`` means one-to-one,
-``identified`` or ``none`` mean one-to-many exactly when |N| < |M| (step 1–2's counting argument).
+``none`` means one-to-many exactly when |N| < |M| (step 1's counting argument), and ``identified`` is read
+one-to-many (step 2) unless ``--multiplicity one-to-one`` is stated as well.
 
 Cost: O(|C|) for the size test; where step 3/4 needs links, O(|R_class|·|S_class|·W) with early exit
 (:func:`graphlink.kernels.first_links`), plus a class-level max-flow only when neither model is refuted.
@@ -149,7 +157,8 @@ def decide_reserved(sizes: pd.DataFrame, requested: ReservedChoice = "auto") -> 
             "inconsistent release: neither side is reserved to the other. Locations with more de-identified "
             f"than identified records: {_listing(sizes, more_de)}. Locations with more identified than "
             f"de-identified records: {_listing(sizes, more_id)}. The one-to-one trail model needs one direction "
-            "at every location.")
+            "at every location; if you know which side withholds, state it with --reserved identified or "
+            "--reserved deidentified (the analyses then report where the data breaks it).")
     bad = {"deidentified": more_de, "identified": more_id, "none": more_de + more_id}[requested]
     if bad:
         what = {"deidentified": "de-identified reserved to identified expects |ω_c| ≤ |γ_c| everywhere",
@@ -174,9 +183,10 @@ def _unlinked(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray) -> np
 
 def _saturated(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray) -> bool:
     """Whether a matching covers every reserved row (Hall's condition), on twin classes by max-flow with class
-    sizes as capacities (the numba twin engine, :func:`graphlink.kernels.twin_flow`).  O(max-flow on the class
+    sizes as capacities (the numba twin engine, :func:`graphlink.matching.twin_flow`).  O(max-flow on the class
     graph)."""
-    from graphlink.kernels import class_links, row_classes, twin_flow
+    from graphlink.kernels import class_links, row_classes
+    from graphlink.twinflow import twin_flow
 
     r_rep, r_class = row_classes(r_known, r_ones)
     s_rep, s_class = row_classes(s_ones)
@@ -211,6 +221,12 @@ def decide(sizes: pd.DataFrame, n_identified: int, n_deidentified: int, fill: Fi
                    "no identified record was withheld, --reserved none also uses that every de-identified element "
                    "stands for someone)")
 
+    both_fit = ("one-to-one and one-to-many data (a de-identified element shared by several people, some never "
+                "released; Appendix A) both fit a release whose identified side withholds, and the data cannot tell "
+                "them apart; read as one-to-many, whose certain pairs are certain under both readings (every "
+                "one-to-one assignment is a one-to-many one); state --multiplicity one-to-one if every "
+                "de-identified element stands for one person (REIDIT-C/I and one-to-one true loves)")
+
     def model(reserved: Reserved, mult: Multiplicity, reason: str, by: str) -> tuple[Model, Fill]:
         return Model(reserved, mult, reason, by), fill(reserved, mult)  # type: ignore[arg-type]
 
@@ -240,6 +256,8 @@ def decide(sizes: pd.DataFrame, n_identified: int, n_deidentified: int, fill: Fi
             return stated_many(requested, f"(--reserved {requested} with {n_n:,} de-identified elements for "
                                           f"{n_m:,} identified ones: no one-to-one assignment exists)")
         side, reason = decide_reserved(sizes, requested)
+        if side == "identified":    # members may be unreleased: one-to-many fits as well as one-to-one
+            return model("identified", ONE_TO_MANY, f"{reason}; {both_fit}", "requested")
         return model(side, ONE_TO_ONE, reason, "requested")
 
     reading, more_de, more_id = size_reading(sizes)
@@ -247,14 +265,14 @@ def decide(sizes: pd.DataFrame, n_identified: int, n_deidentified: int, fill: Fi
         if fewer:
             return model("identified", ONE_TO_MANY, many_reason, "counts")
         side, reason = decide_reserved(sizes, "auto")
+        if side == "identified":
+            return model(side, ONE_TO_MANY, f"{reason}; {both_fit}", "sizes")
         return model(side, ONE_TO_ONE, reason, "sizes")
     if reading == "deidentified" and not fewer:
         side, reason = decide_reserved(sizes, "auto")
         return model(side, ONE_TO_ONE, reason + " (one-to-one: there are at least as many de-identified as "
                                                  "identified elements)", "sizes")
 
-    if reading == "mixed" and not fewer:
-        decide_reserved(sizes, "auto")           # raises the inconsistent-release error with the locations
     # sizes alone cannot tell one-to-one (de-identified reserved) from one-to-many: look at the links
     many = fill("identified", ONE_TO_MANY)
     orphans_m = _unlinked(many.id_known, many.id_ones, many.de_ones)
@@ -263,7 +281,12 @@ def decide(sizes: pd.DataFrame, n_identified: int, n_deidentified: int, fill: Fi
             return Model("identified", ONE_TO_MANY, "sizes differ in both directions, which one-to-one data "
                          "cannot do; every identified trail is contained in a de-identified one: " + many_reason,
                          "links"), many
-        decide_reserved(sizes, "auto")           # raises the inconsistent-release error with the locations
+        try:
+            decide_reserved(sizes, "auto")       # raises the inconsistent-release error with the locations
+        except ModelAssumptionError as exc:
+            raise ModelAssumptionError(f"{exc} One-to-many data (households) would explain mixed sizes, but "
+                                       f"{len(orphans_m):,} identified trail(s) ({_names(many.id_keys, orphans_m)}) "
+                                       "are contained in no de-identified trail.") from None
         raise AssertionError("unreachable")       # pragma: no cover
     one = fill("deidentified", ONE_TO_ONE)
     orphans_n = _unlinked(one.de_known, one.de_ones, one.id_ones)

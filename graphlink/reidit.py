@@ -127,7 +127,17 @@ def _one_to_one_only(trails: Trails, name: str) -> None:
         raise ModelAssumptionError(
             f"{name} assumes one-to-one data (thesis Table A.1), but this release is read as one-to-many "
             f"({trails.model.label}): use --method multiple (REIDIT-M) or --method true-loves (exact certain pairs "
-            "for one-to-many data)")
+            "for one-to-many data)" + ("" if "one-to-many as stated" in trails.reason else
+                                       "; if every de-identified element stands for one person, state "
+                                       "--multiplicity one-to-one"))
+
+
+def check_method(trails: Trails, method: str) -> None:
+    """Raise :class:`ModelAssumptionError` (before any work) when ``method`` does not apply to the trails' data
+    model: REIDIT-C/-I/-I-K on one-to-many data (Table A.1).  O(1)."""
+    names = {"complete": "REIDIT-C", "incomplete": "REIDIT-I", "incomplete-k": "REIDIT-I"}
+    if method in names:
+        _one_to_one_only(trails, names[method])
 
 
 def _pairs_frame(rows: list[tuple[str, str, str]]) -> pd.DataFrame:

@@ -85,14 +85,16 @@ def test_bad_input_exit_2_without_traceback(tmp_path: Path, content: str, needle
 
 
 def test_inconsistent_release_diagnostic(tmp_path: Path) -> None:
+    # sizes differ both ways and y = {B, C} lies inside no de-identified trail ({A, B}, {A, C}): no model fits
     df = pd.DataFrame([("A", "identified", "x"), ("A", "deidentified", "1"), ("A", "deidentified", "2"),
-                       ("B", "identified", "x"), ("B", "identified", "y"), ("B", "deidentified", "1")],
+                       ("B", "identified", "x"), ("B", "identified", "y"), ("B", "deidentified", "1"),
+                       ("C", "identified", "y"), ("C", "deidentified", "2")],
                       columns=["location", "kind", "element"])
     p = tmp_path / "mixed.csv"
     df.to_csv(p, index=False)
     out = run("reidentify", str(p), "--method", "true-loves")
     assert out.returncode == 2 and "Traceback" not in out.stderr
-    assert "A (|identified|=1, |deidentified|=2)" in out.stderr
+    assert "A (|identified|=1, |deidentified|=2)" in out.stderr and "--reserved" in out.stderr
 
 
 def test_usage_error_is_exit_2_not_traceback() -> None:

@@ -54,13 +54,19 @@ def test_unterminated_text_is_refused(query: str) -> None:
 
 
 def test_library_passes_in_its_mode() -> None:
-    """The project's own queries: read-only ones pass read-only; schema/load pass with --write."""
-    writers = {"schema", "load"}
+    """The project's own queries: read-only ones pass read-only; schema/load files (``schema``, ``qi_schema``,
+    ``fingerprint_load``, …) pass with --write, and the schema files are refused read-only."""
+    def role(stem: str) -> str | None:
+        return next((w for w in ("schema", "load") if stem == w or stem.endswith("_" + w)), None)
+
     for cf in library():
         for stmt in cf.statements:
             check(stmt.text, write=True)
-            if cf.path.stem not in writers:
+            if role(cf.path.stem) is None:
                 check(stmt.text, write=False)
+        if role(cf.path.stem) == "schema":
+            with pytest.raises(QueryRefusedError):
+                check(cf.statements[0].text, write=False)
 
 
 def test_tokenizer_drops_comments_and_keeps_literals() -> None:

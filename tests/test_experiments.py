@@ -100,7 +100,7 @@ def test_population_trails_equal_fill_trails(kind):
     else:
         pop = sim.uniform_population(200, 9, 0.35, withhold=0.3, reserved=kind, seed=4)
     a = population_trails(pop)
-    b = build_trails(pop.to_release(), pop.reserved)
+    b = build_trails(pop.to_release(), pop.reserved, "auto" if kind == "households" else "one-to-one")
     assert a.locations == b.locations
     assert a.multiplicity == b.multiplicity == ("one-to-many" if kind == "households" else "one-to-one")
     for side in ("identified", "deidentified"):

@@ -32,13 +32,17 @@ PROFILE = [0.5 * r ** -0.6 for r in range(1, 9)]
 
 
 def low_entropy_release():
+    """Identified withholding at one-to-one data: the data cannot rule out one-to-many, so every use states it."""
     return simulate_probabilities(2500, PROFILE, withhold=0.5, reserved="identified", seed=5)
+
+
+ONE = "one-to-one"
 
 
 @pytest.fixture(scope="module")
 def low():
     rel = low_entropy_release()
-    g = build_linkgraph(build_trails(rel))
+    g = build_linkgraph(build_trails(rel, multiplicity=ONE))
     assert g.n_expanded_edges > 20 * len(g.class_ei)          # twins dominate: a low-entropy release
     return rel, g.n_expanded_edges, len(g.class_ei)
 
@@ -97,7 +101,7 @@ def test_class_level_tight_sets_equal_element_level_ones(inst) -> None:
 
 def test_every_analysis_runs_on_classes_without_expanding(low, no_expansion) -> None:
     rel = low[0]
-    g = build_linkgraph(build_trails(rel))
+    g = build_linkgraph(build_trails(rel, multiplicity=ONE))
     assert not g.expandable and g.prefers_twins
     c = classify_edges(g)
     assert c.engine == "twins"
@@ -121,7 +125,7 @@ def test_every_analysis_runs_on_classes_without_expanding(low, no_expansion) -> 
         assert "can only be" in reasons[(str(M.keys[i]), str(N.keys[j]))]
     # the same answers as with expansion allowed (element engine)
     lg.MAX_EXPANDED_EDGES = 10**12
-    g2 = build_linkgraph(build_trails(rel))
+    g2 = build_linkgraph(build_trails(rel, multiplicity=ONE))
     c2 = classify_edges(g2, engine="elements")
     assert set(zip(*map(list, c2.true_love_pairs), strict=True)) == set(zip(*map(list, c.true_love_pairs),
                                                                             strict=True))
@@ -141,34 +145,35 @@ def test_every_cli_command_on_a_low_entropy_release(low, no_expansion, tmp_path)
     rel.truth.to_csv(truth, index=False)
     for method in ("complete", "incomplete", "incomplete-k", "multiple", "true-loves"):
         out = cli("reidentify", str(path), "--method", method, "--k", "2", "--truth", str(truth), "--explain",
-                  "--format", "json")
+                  "--format", "json", "--multiplicity", ONE)
         assert out.returncode == 0, (method, out.stderr[-1500:])
         doc = json.loads(out.stdout)
         assert doc["summary"]["wrong"] == 0
-    out = cli("audit", str(path), "--k", "2", "--format", "json")
+    out = cli("audit", str(path), "--k", "2", "--format", "json", "--multiplicity", ONE)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["hall_condition"] is True
-    out = cli("trails", str(path), "--format", "json")
+    out = cli("trails", str(path), "--format", "json", "--multiplicity", ONE)
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["elements"]["identified"] == len(rel.elements("identified"))
     assert doc["distinct_trails"]["identified"] < doc["elements"]["identified"]
-    out = cli("trails", str(path))
+    out = cli("trails", str(path), "--multiplicity", ONE)
     assert out.returncode == 0 and "distinct trails" in " ".join(out.stdout.split())
     assert len(out.stdout.splitlines()) < 150                 # a summary, not one line per element
     for fmt in ("csv", "parquet"):
         dest = tmp_path / f"trails.{fmt}"
-        out = cli("trails", str(path), "--format", fmt, "--out", str(dest))
+        out = cli("trails", str(path), "--format", fmt, "--out", str(dest), "--multiplicity", ONE)
         assert out.returncode == 0, out.stderr
         back = pd.read_csv(dest, dtype=str) if fmt == "csv" else pd.read_parquet(dest)
-        tr = build_trails(rel)
+        tr = build_trails(rel, multiplicity=ONE)
         assert len(back) == len(tr.identified) + len(tr.deidentified)
         row = back[(back["side"] == "identified") & (back["element"] == str(tr.identified.keys[0]))].iloc[0]
         got = "".join("*" if pd.isna(v) or v == "*" else str(int(float(v))) for v in row[tr.locations])
         assert got == tr.identified.trail_str(0)
     # protection suppresses de-identified records only (Definition 21): identified withholding is refused in
     # one line, never a traceback or a half-written file
-    out = cli("unlink", str(path), "--k", "2", "--out", str(tmp_path / "safe.csv"), "--format", "json")
+    out = cli("unlink", str(path), "--k", "2", "--out", str(tmp_path / "safe.csv"), "--format", "json",
+              "--multiplicity", ONE)
     assert out.returncode == 2 and "Definition 21" in out.stderr and "Traceback" not in out.stderr
     assert not (tmp_path / "safe.csv").exists()
     for args in (["advise", "--release", str(path)],):
@@ -184,7 +189,7 @@ def test_store_write_back_on_a_low_entropy_release(low, no_expansion, neo4j_stor
 
     rel, n_edges, n_class = low
     monkeypatch.setattr(classgraph, "ELEMENT_LINKS_MAX", n_edges // 2)
-    trails = build_trails(rel)
+    trails = build_trails(rel, multiplicity=ONE)
     neo4j_store.load_release(rel, name=release_name)
     c = classify_edges(build_linkgraph(trails))
     neo4j_store.write_link_graph(release_name, c)
@@ -216,6 +221,7 @@ def test_every_app_page_on_a_low_entropy_release(low, no_expansion, monkeypatch)
     at.file_uploader(key="upload_release").set_value(("low.csv", data, "text/csv")).run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
+    next(s for s in at.selectbox if s.label == "Multiplicity").set_value(ONE).run()
     for page in ("trails", "linkgraph", "reidentification"):
         at.switch_page(f"app/pages/{page}.py").run()
         assert not at.exception, (page, at.exception)

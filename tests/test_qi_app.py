@@ -71,3 +71,22 @@ def test_cps1988_optimal(page: AppTest) -> None:
     assert any("Generalization levels" in md.value for md in page.markdown)
     page.selectbox(key="qi_algorithm").set_value("mingen").run()
     assert any("limited to 16 rows" in w.value for w in page.warning)
+
+
+def test_trails_name_people_the_k_anonymous_table_protects(page: AppTest) -> None:
+    """The page's trail section shows the library's three counts for the release it just made."""
+    from graphlink.qitrails import expose
+
+    page.selectbox(key="qi_source").set_value(datasets.SPECS["acs12"].title).run()
+    page.button(key="qi_run").click().run()
+    page.slider(key="qi_trail_locations").set_value(10).run()
+    assert not page.exception, page.exception
+    ds = datasets.load("acs12")
+    released = anonymize(encode(ds.frame, ds.qi, ds.hierarchies), 5, "optimal", max_suppression=0.01).frame()
+    e = expose(released, ds.qi, locations=10, p=0.3, seed=1)
+    m = metrics(page)
+    assert m["Named by the k-anonymous table"] == "0" == str(len(e.qi_only))
+    assert m["Named by trails alone"] == f"{len(e.trails_only):,}"
+    assert m["Named by trails + generalized values"] == f"{len(e.both):,}"
+    assert len(e.both) > len(e.trails_only) > 0
+    assert any("0 wrong" in c.value for c in page.caption)

@@ -43,12 +43,23 @@ def test_auto_directions_and_diagnostic() -> None:
     unres = long_frame({"A": ["x", "y"]}, {"A": ["1", "2"]})
     assert build_trails(read_release(unres)).reserved == "none"
     idres = long_frame({"A": ["x"], "B": ["x", "y"]}, {"A": ["1", "2"], "B": ["1", "2"]})
-    assert build_trails(read_release(idres)).reserved == "identified"
-    mixed = long_frame({"A": ["x"], "B": ["x", "y"]}, {"A": ["1", "2"], "B": ["1"]})
+    tr = build_trails(read_release(idres))
+    # identified withholding with |N| >= |M|: one-to-one and one-to-many (unreleased members) both fit; the
+    # one-to-many reading is the one whose certain pairs hold under both
+    assert (tr.reserved, tr.multiplicity) == ("identified", "one-to-many")
+    assert "--multiplicity one-to-one" in tr.reason
+    assert build_trails(read_release(idres), multiplicity="one-to-one").multiplicity == "one-to-one"
+    # mixed sizes that households explain (y and x both behind element 1; element 2's members unreleased)
+    households = long_frame({"A": ["x"], "B": ["x", "y"]}, {"A": ["1", "2"], "B": ["1"]})
+    tr = build_trails(read_release(households))
+    assert (tr.reserved, tr.multiplicity, tr.decided_by) == ("identified", "one-to-many", "links")
+    # mixed sizes no model explains: y = {B, C} is inside no de-identified trail ({A, B}, {A, C})
+    mixed = long_frame({"A": ["x"], "B": ["x", "y"], "C": ["y"]}, {"A": ["1", "2"], "B": ["1"], "C": ["2"]})
     with pytest.raises(ModelAssumptionError) as exc:
         build_trails(read_release(mixed))
     msg = str(exc.value)
     assert "A (|identified|=1, |deidentified|=2)" in msg and "B (|identified|=2, |deidentified|=1)" in msg
+    assert "--reserved" in msg and "1 identified trail(s) (y)" in msg
 
 
 def test_explicit_reserved_is_kept_with_warning() -> None:

@@ -99,8 +99,10 @@ chosen_reserved = m1.selectbox("Reserved side (which side may withhold records)"
 mult_options = ["auto", "one-to-one", "one-to-many"]
 chosen_mult = m2.selectbox("Multiplicity", mult_options, index=mult_options.index(current_mult),
                            help="one-to-many: one de-identified element (e.g. a household's IP address) may stand "
-                                "for several identified people (thesis Appendix A). auto: inferred only from "
-                                "evidence of sharing (fewer de-identified elements, links).")
+                                "for several identified people (thesis Appendix A). auto: one-to-many on evidence "
+                                "of sharing (fewer de-identified elements, links), and when the identified side "
+                                "withholds, where both fit: its certain pairs hold under either reading. "
+                                "Choose one-to-one if each de-identified element stands for one person.")
 st.session_state["reserved"] = chosen_reserved
 st.session_state["multiplicity"] = chosen_mult
 reserved = state.reserved_choice()

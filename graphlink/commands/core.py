@@ -139,6 +139,25 @@ def model_dict(tr: Trails) -> dict:
             "reason": tr.reason}
 
 
+QiLinks = Annotated[Path | None, typer.Option(
+    "--qi-links", help="Attribute linkage set (YAML, TR02 Def. 3.1): an edge also needs agreeing quasi-identifiers "
+                       "(e.g. DOB ↔ year of birth); attributes from the release's extra columns or the files the "
+                       "ALS names")]
+
+
+def qi_graph(tr: Trails, qi_links: Path, release: Path):
+    """The ALS-constrained link graph (:func:`graphlink.als.release_blocks`), with a note on stderr."""
+    from graphlink.als import read_als, release_blocks
+    from graphlink.linkgraph import build_linkgraph
+
+    als = read_als(qi_links)
+    with step("building the ALS-constrained link graph"):
+        graph = build_linkgraph(tr, blocks=release_blocks(als, tr.identified.keys, tr.deidentified.keys, release))
+    err.print(f"[bold]qi-links:[/bold] {len(als.relations)} relation(s) "
+              f"({', '.join(r.name for r in als.relations)}) constrain the link graph", highlight=False)
+    return graph
+
+
 def _store():
     from graphlink.store.neo4j import connect
 
@@ -199,20 +218,25 @@ def register(app: typer.Typer) -> None:
                        fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
                        store: Annotated[Store, typer.Option("--store", help="Write results to Neo4j")] = Store.none,
                        name: Annotated[str | None, typer.Option("--name", help="Release name in the store")] = None,
-                       id_key: IdKey = None, deid_key: DeidKey = None) -> None:
+                       id_key: IdKey = None, deid_key: DeidKey = None, qi_links: QiLinks = None) -> None:
         """Re-identify elements from their trails; every pair carries its reason."""
-        from graphlink.reidit import reidentify
+        from graphlink.reidit import check_method, reidentify
         from graphlink.trails import build_trails
 
         m = method.value
         if m == "incomplete-k" and k is None:
             raise typer.BadParameter("--method incomplete-k needs --k", param_hint="--k")
+        if m == "complete" and qi_links is not None:
+            raise typer.BadParameter("REIDIT-C matches whole trails only; with --qi-links use --method incomplete, "
+                                     "incomplete-k, multiple or true-loves", param_hint="--qi-links")
         rel = load(release, id_key, deid_key, truth)
         with step("building trails"):
             tr = build_trails(rel, reserved.value, multiplicity.value)
+        check_method(tr, m)             # a refusal is one line, before the model note
         model_note(tr)
+        data = tr if qi_links is None else qi_graph(tr, qi_links, release)
         with step(f"running {m}"):
-            result = reidentify(tr, m, k=k, truth=rel.truth, explain=explain or None)
+            result = reidentify(data, m, k=k, truth=rel.truth, explain=explain or None)
         if result.summary.get("model_ok") is False:
             # no pair is certain when the model's assumptions fail: say why instead of printing guesses
             raise ModelAssumptionError(result.summary.get("diagnostic") or "the data breaks the model")
@@ -239,7 +263,7 @@ def register(app: typer.Typer) -> None:
                   fmt: Annotated[AuditFmt, typer.Option("--format")] = AuditFmt.table,
                   store: Annotated[Store, typer.Option("--store")] = Store.none,
                   name: Annotated[str | None, typer.Option("--name")] = None,
-                  id_key: IdKey = None, deid_key: DeidKey = None) -> None:
+                  id_key: IdKey = None, deid_key: DeidKey = None, qi_links: QiLinks = None) -> None:
         """Exact k-unlinkability audit (Definition 19) via the union of all maximum matchings."""
         from graphlink.audit import audit as run_audit
         from graphlink.linkgraph import build_linkgraph
@@ -250,8 +274,8 @@ def register(app: typer.Typer) -> None:
         rel = load(release, id_key, deid_key)
         with step("building trails and link graph"):
             tr = build_trails(rel, reserved.value, multiplicity.value)
-            graph = build_linkgraph(tr)
         model_note(tr)
+        graph = build_linkgraph(tr) if qi_links is None else qi_graph(tr, qi_links, release)
         with step("classifying edges (maximum matching + SCC)"):
             classes = classify_one_to_many(graph) if tr.one_to_many else classify_edges(graph)
             result = run_audit(classes, k)

@@ -127,6 +127,10 @@ def simulate_cmd(
               f"records) over {len(pop.locations)} locations; {pop.n_identified:,} identified subjects, "
               f"{pop.n_deidentified:,} de-identified elements; reserved side: {side}"
               + (f"; truth: {truth}" if truth else ""))
+    if side == "identified" and pop.one_to_one:
+        # identified withholding fits one-to-many data too; the analyses read it that way unless told
+        err.print("this is one-to-one data: analyse it with --multiplicity one-to-one (without it, identified "
+                  "withholding is read one-to-many, whose certain pairs hold under both readings)")
 
 
 def experiment_cmd(
