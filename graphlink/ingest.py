@@ -21,7 +21,6 @@ take this path, so the commands on them start without numba.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -110,33 +109,6 @@ def read_coded(path: Path) -> CodedRelease | None:
     return coded
 
 
-_warming: list[threading.Thread] = []
-
-
-def _warm_kernels() -> None:
-    """Load numba and the kernels of this path from their on-disk cache in a background thread, once per
-    process, while Arrow reads the file (the read releases the GIL, so the two overlap on a second core).
-    Best effort: a failure here only means the kernels load later, when first called."""
-    if _warming:
-        return
-
-    def warm() -> None:
-        try:
-            from graphlink.kernels import dedupe_strings, factorize_rows, group_rows, pack_rows
-
-            i32, i8, w = np.zeros(1, np.int32), np.zeros(1, np.int8), np.zeros((1, 1), np.uint64)
-            dedupe_strings(np.zeros(2, np.int64), np.zeros(1, np.uint8))
-            factorize_rows(i32, i8, i32, 1, 1)
-            pack_rows(i32, i8, i32, 1, 0, 1, 1)
-            group_rows(w, w)
-        except Exception:  # noqa: BLE001, S110 - best effort (see docstring)
-            pass
-
-    thread = threading.Thread(target=warm, name="graphlink-warm-kernels", daemon=True)
-    _warming.append(thread)
-    thread.start()
-
-
 # --------------------------------------------------------------------------------------------------- readers
 def _parquet_columns(path: Path) -> tuple[pa.ChunkedArray, ...] | None:
     """The three columns of a large Parquet release, dictionary-encoded where the file allows; None unless
@@ -158,7 +130,6 @@ def _parquet_columns(path: Path) -> tuple[pa.ChunkedArray, ...] | None:
     if any(_large_string_type(t.value_type if pa.types.is_dictionary(t) else t) is None for t in types):
         return None
     plain = [n for n, t in zip(names, types, strict=True) if pa.types.is_string(t) or pa.types.is_large_string(t)]
-    _warm_kernels()
     # every column, as the detailed reader does: a column it cannot read refuses the file there too
     table = pq.ParquetFile(path, read_dictionary=plain).read()
     return tuple(table.column(raw.index(n)) for n in names)
@@ -186,7 +157,6 @@ def _csv_columns(path: Path) -> tuple[pa.ChunkedArray, ...] | None:
     if any(header.count(c) != 1 for c in COLUMNS):
         return None
     names = [f"c{i}" for i in range(len(header))]
-    _warm_kernels()
     wanted = [names[header.index(c)] for c in COLUMNS]
     table = pacsv.read_csv(
         pa.py_buffer(data),

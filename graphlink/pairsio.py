@@ -1,8 +1,9 @@
 """Writing re-identified pairs in bulk: CSV through Arrow's writer instead of row by row.
 
-:func:`write_pairs_csv` writes exactly what ``pairs[columns].to_csv(stream, index=False)`` writes (pandas,
-minimal quoting, ``\\n`` line ends): when the pairs are still kept as arrays (:class:`graphlink.reidit.PairColumns`)
-and no value needs quoting, Arrow writes them unquoted in one call; otherwise pandas does.  O(pairs).
+:func:`write_pairs_csv` writes what :func:`graphlink.tabular.write_csv` writes (pandas' minimal quoting, every
+field quoted when a value holds a lone carriage return, so that every reader gets the values back): when the
+pairs are still kept as arrays (:class:`graphlink.reidit.PairColumns`) and no value needs quoting, Arrow writes
+them unquoted in one call, the same bytes; otherwise pandas does.  O(pairs).
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ def write_pairs_csv(result: Reidentification, columns: list[str], stream: TextIO
     if table is None or buffer is None or any(
             pc.any(pc.match_substring_regex(table.column(c), _NEEDS_QUOTES)).as_py() for c in columns) or any(
             not c.isidentifier() for c in columns):
-        result.pairs[columns].to_csv(stream, index=False)
+        from graphlink.tabular import write_csv
+
+        write_csv(result.pairs[columns], stream)
         return
     import pyarrow.csv as pacsv
 

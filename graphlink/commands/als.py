@@ -17,7 +17,7 @@ import typer
 
 from graphlink.commands.qi import print_frame, qi_app
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:          # the library is imported by each command when it runs: a fast --help (issue 12)
     import pandas as pd
 
 Fmt = StrEnum("Fmt", {"table": "table", "json": "json", "csv": "csv"})  # type: ignore[misc]
