@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import re
 import shutil
@@ -62,6 +61,8 @@ import pandas as pd
 from graphlink import fileio
 from graphlink.errors import StoreError
 from graphlink.store import cypherlib, server
+from graphlink.store.bulkswap import _bulk_dir, _forget, _set_journal, _swap, journal
+from graphlink.store.bulkswap import complete_swap as complete_swap
 
 if TYPE_CHECKING:
     from graphlink.store.neo4j import Store
@@ -95,11 +96,9 @@ def _own_schema() -> dict[str, set[str]]:
 def _apply_schema_files(store: Store, stems: set[str]) -> None:
     """Create the indexes and constraints of ``cypher/<stem>.cypher`` for each of ``stems`` (idempotent) in one
     transaction, so that their populations run side by side, then wait for them to come online. O(nodes)."""
-    from graphlink.store import neo4j as nj
-
     statements = [st.text for stem in sorted(stems)
                   for st in cypherlib.load_file(cypherlib.cypher_dir() / f"{stem}.cypher").statements]
-    with store.driver.session(database=nj.DATABASE) as session, session.begin_transaction() as tx:
+    with store.driver.session(database=store.database) as session, session.begin_transaction() as tx:
         for text in statements:
             tx.run(text).consume()
         tx.commit()
@@ -115,14 +114,12 @@ def _schema_names(store: Store) -> set[str]:
 
 def not_local(store: Store, paths: server.Paths) -> str | None:
     """Why ``store`` is not the project's local server with a bulk importer (None: it is). No query."""
-    from graphlink.store import neo4j as nj
-
     local = server.local_uri(paths)
     if local is None or store.uri != local:
         where = "NEO4J_URI names another server" if os.environ.get("NEO4J_URI") else "no local server runs"
         return f"{store.uri} is not the project's local server ({where})"
-    if nj.DATABASE != DATABASE:
-        return f"NEO4J_DATABASE={nj.DATABASE!r}: the local server has one user database, {DATABASE!r}"
+    if store.database != DATABASE:
+        return f"NEO4J_DATABASE={store.database!r}: the local server has one user database, {DATABASE!r}"
     if not any((paths.runtime / "lib").glob("neo4j-import-tool-*.jar")):
         return "the local Neo4j runtime has no bulk importer (run `bash scripts/setup-neo4j.sh --force`)"
     if server.find_java() is None:
@@ -325,29 +322,6 @@ def _log_tail(paths: server.Paths, chars: int = 1500) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- journal, swap
-def _bulk_dir(paths: server.Paths) -> Path:
-    return paths.base / "bulk"
-
-
-def journal(paths: server.Paths) -> dict | None:
-    try:
-        return json.loads((_bulk_dir(paths) / "journal.json").read_text())
-    except (OSError, ValueError):
-        return None
-
-
-def _set_journal(paths: server.Paths, **entries: Any) -> None:
-    data = {**(journal(paths) or {}), **entries}
-    fileio.write_text(_bulk_dir(paths) / "journal.json", json.dumps(data, indent=2))
-
-
-def _forget(paths: server.Paths, job: Path | None = None) -> None:
-    """Remove a finished or abandoned job (its staged store, CSV files, replaced empty store) and the journal."""
-    if job is not None:
-        shutil.rmtree(job, ignore_errors=True)
-    (_bulk_dir(paths) / "journal.json").unlink(missing_ok=True)
-
-
 @contextlib.contextmanager
 def _locked(paths: server.Paths) -> Iterator[None]:
     """One bulk import at a time per local server (a second one waits, then finds the database not empty)."""
@@ -384,42 +358,6 @@ def written_since(before: dict[str, tuple[int, int]], after: dict[str, tuple[int
     appeared. A file that disappeared was pruned by a checkpoint (``db.tx_log.rotation.retention_policy``):
     that happens on its own, some time after a large write, and is not a commit."""
     return any(before.get(name) != stat for name, stat in after.items())
-
-
-def _swap_dirs(paths: server.Paths, job: Path) -> list[tuple[Path, Path, Path]]:
-    data = paths.home / "data"
-    return [(data / sub / DATABASE, job / "data" / sub / DATABASE, job / "previous" / sub / DATABASE)
-            for sub in ("databases", "transactions")]
-
-
-def _swap(paths: server.Paths, job: Path) -> None:
-    """Put the staged store in place of the live one (its DBMS is paused or the server stopped). Idempotent:
-    completes a half-done swap. The replaced (empty) store is deleted afterwards. O(1) renames, then O(files)
-    to delete the old store."""
-    for live, staged, previous in _swap_dirs(paths, job):
-        if not staged.exists():
-            continue  # this part is done
-        if live.exists():
-            if previous.exists():
-                raise StoreError(f"cannot complete the bulk import: {live}, {staged} and {previous} all exist; "
-                                 "move one of them away by hand")
-            previous.parent.mkdir(parents=True, exist_ok=True)
-            live.rename(previous)
-        live.parent.mkdir(parents=True, exist_ok=True)
-        staged.rename(live)
-    _set_journal(paths, phase="swapped")
-    shutil.rmtree(job / "previous", ignore_errors=True)
-
-
-def complete_swap(paths: server.Paths) -> str | None:
-    """Finish the renames of a bulk import interrupted half-way (``server.start`` calls this before the server
-    opens the store); a message if there was one to finish."""
-    j = journal(paths)
-    if not j or j.get("phase") != "swapping":
-        return None
-    _swap(paths, _bulk_dir(paths) / j["job"])
-    return (f"completed the interrupted bulk import of release {j.get('release')!r}; `graphlink load` of it again "
-            "marks it loaded")
 
 
 # ---------------------------------------------------------------------------------------------- the import

@@ -196,6 +196,8 @@ def fingerprint(frame: pd.DataFrame) -> str:
 class Store:
     """A connection to Neo4j holding graphlink releases and results. Use :func:`connect` to create one."""
 
+    database: str = DATABASE      # the user database every query runs on (NEO4J_DATABASE)
+
     def __init__(self, driver: Any, uri: str, auth: Any = None) -> None:
         self.driver = driver
         self.uri = uri

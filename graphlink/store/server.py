@@ -442,7 +442,7 @@ def start(*, port: int = DEFAULT_BOLT_PORT, http_port: int | None = DEFAULT_HTTP
     """Start the local server in the background (idempotent: returns the status if it already runs).
 
     Resolves the jars on first use, completes the renames of an interrupted bulk import
-    (:func:`graphlink.store.bulk.complete_swap`), takes ``port`` (a free port if taken), waits until Bolt answers,
+    (:func:`graphlink.store.bulkswap.complete_swap`), takes ``port`` (a free port if taken), waits until Bolt answers,
     writes ``state.json``. ``http_port=None`` disables HTTP/Browser.
     """
     paths = paths or Paths.default()
@@ -454,9 +454,9 @@ def start(*, port: int = DEFAULT_BOLT_PORT, http_port: int | None = DEFAULT_HTTP
     version = ensure_runtime(paths, echo)
     home = paths.home
     _private_dir(paths.base)
-    from graphlink.store import bulk  # a bulk import interrupted during its renames: finish them first
+    from graphlink.store import bulkswap  # a bulk import interrupted during its renames: finish them first
 
-    finished = bulk.complete_swap(paths)
+    finished = bulkswap.complete_swap(paths)
     if finished:
         echo(finished)
     (home / "logs").mkdir(parents=True, exist_ok=True)
