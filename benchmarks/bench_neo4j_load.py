@@ -1,24 +1,40 @@
-"""Benchmark: loading a release into Neo4j with Store.load_release (target: 1e6 disclosure rows in < 90 s).
+"""Benchmark: loading a release into Neo4j, bulk import vs batched UNWIND (goal: 1e6 rows in < 10 s).
 
-Usage (needs a Neo4j: NEO4J_URI, or the local server from `graphlink neo4j start`)::
+Usage (needs the local runtime from ``bash scripts/setup-neo4j.sh``)::
 
     python benchmarks/bench_neo4j_load.py                 # 53,000 subjects x 20 locations, p=0.5 (~1e6 rows)
-    python benchmarks/bench_neo4j_load.py --subjects 5000 # smaller
+    python benchmarks/bench_neo4j_load.py --subjects 5300 # ~1e5 rows
+    python benchmarks/bench_neo4j_load.py --quick         # only the two loads
 
-Prints sizes, wall times and peak Python memory for
-  1. the batched load (UNWIND $rows + MERGE in 10k-row transactions),
+Starts a private local server (a temporary ``GRAPHLINK_NEO4J_DIR`` whose ``runtime/`` is the project's, a free
+port, HTTP off; stopped and deleted at the end): the bulk path rebuilds the whole database, which it would refuse
+to do on a server holding anything else. After a small UNWIND load that warms the server's JIT up (dropped
+again), on the same release and each time into an empty database:
+
+  A. ``load_release(bulk="never")``: batched UNWIND + CREATE/MERGE transactions (then the release is dropped),
+  B. ``load_release(bulk="always")``: ``neo4j-admin database import`` of CSV files, swapped in by an in-JVM pause.
+
+Each load runs in a child process of its own, so that each gets its own peak-memory figures: the client's peak
+RSS (Python), the importer JVM's peak RSS (B only) and the server's peak RSS during the load (``VmHWM``, reset
+before it through ``/proc/<pid>/clear_refs``), with wall time and CPU seconds of client, importer and server.
+Then, unless ``--quick``, on the bulk-loaded release:
   2. loading the same release again (content hash matches: skipped),
-  3. re-running the MERGE path over the complete release (what an interrupted load's re-run costs),
+  3. the MERGE pass over the complete release (what an interrupted UNWIND load's re-run costs),
   4. the naive method, one MERGE transaction per disclosure row, timed on a sample and extrapolated,
-  5. Cypher over the loaded release: per-location sizes and the trails of 1,000 elements.
-The release is dropped afterwards (unless --keep).
+  5. Cypher over the loaded release: per-location sizes.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
 import resource
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,20 +43,64 @@ from graphlink.store import server
 from graphlink.store.neo4j import connect
 
 
-def cpu_seconds() -> tuple[float, float | None]:
-    """CPU seconds used so far by this process and by the local Neo4j server (None if it is not local).
+def _release(args: argparse.Namespace):
+    return simulate_uniform(args.subjects, args.locations, args.p, withhold=args.withhold, seed=7)
 
-    Wall times on a shared machine depend on what else runs; CPU seconds measure the work itself.
-    """
-    me = resource.getrusage(resource.RUSAGE_SELF)
-    state = server.read_state(server.Paths.default()) or {}
-    srv = None
-    try:
-        fields = Path(f"/proc/{int(state['pid'])}/stat").read_text().rsplit(")", 1)[1].split()
-        srv = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (KeyError, OSError, ValueError):
-        pass
-    return me.ru_utime + me.ru_stime, srv
+
+def _server_cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _server_peak_mb(pid: int) -> float | None:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return None
+
+
+def child(args: argparse.Namespace) -> None:
+    """One load (``--child never|always``) against the running local server; prints one JSON line."""
+    rel = _release(args)
+    pid = int((server.read_state(server.Paths.default()) or {})["pid"])
+    with contextlib.suppress(OSError):  # reset the server's peak RSS (VmHWM) to its current RSS
+        Path(f"/proc/{pid}/clear_refs").write_text("5")
+    with connect() as store:
+        me0 = resource.getrusage(resource.RUSAGE_SELF)
+        srv0 = _server_cpu(pid)
+        t = time.perf_counter()
+        info = store.load_release(rel, name=args.name, batch_size=args.batch, bulk=args.child)
+        wall = time.perf_counter() - t
+        me1 = resource.getrusage(resource.RUSAGE_SELF)
+        kids = resource.getrusage(resource.RUSAGE_CHILDREN)  # the importer JVM, if one ran (it was waited for)
+        out = {"path": args.child, "method": info["method"], "why": info.get("why"), "rows": info["rows"],
+               "seconds": wall, "client_cpu": me1.ru_utime + me1.ru_stime - me0.ru_utime - me0.ru_stime,
+               "server_cpu": _server_cpu(pid) - srv0, "importer_cpu": kids.ru_utime + kids.ru_stime,
+               "client_peak_mb": me1.ru_maxrss / 1024, "importer_peak_mb": kids.ru_maxrss / 1024,
+               "server_peak_mb": _server_peak_mb(pid), "reserved": info["reserved"]}
+    print("RESULT " + json.dumps(out), flush=True)
+
+
+def _run_child(args: argparse.Namespace, path: str) -> dict:
+    cmd = [sys.executable, __file__, "--child", path, "--subjects", str(args.subjects), "--locations",
+           str(args.locations), "-p", str(args.p), "--withhold", str(args.withhold), "--batch", str(args.batch),
+           "--name", args.name]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    if proc.returncode != 0 or not lines:
+        raise SystemExit(f"the {path} load failed (exit {proc.returncode}):\n"
+                         f"{proc.stdout[-2000:]}{proc.stderr[-3000:]}")
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+def _report(label: str, r: dict) -> None:
+    per_million = r["seconds"] * 1e6 / r["rows"]
+    importer = (f", importer {r['importer_cpu']:.1f} s" if r["importer_cpu"] else "")
+    peak_imp = (f", importer JVM {r['importer_peak_mb']:,.0f} MB" if r["importer_peak_mb"] else "")
+    print(f"{label}: {r['seconds']:.1f} s = {r['rows'] / r['seconds']:,.0f} rows/s, {per_million:.1f} s per 1e6 rows "
+          f"(goal < 10 s: {'met' if per_million < 10 else 'missed'}); ran: {r['method']} ({r['why']})")
+    print(f"   CPU: client {r['client_cpu']:.1f} s{importer}, Neo4j server {r['server_cpu']:.1f} s; "
+          f"peak RSS: client {r['client_peak_mb']:,.0f} MB{peak_imp}, server {r['server_peak_mb'] or 0:,.0f} MB")
 
 
 def main() -> None:
@@ -52,79 +112,84 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=10_000)
     ap.add_argument("--naive-sample", type=int, default=2_000)
     ap.add_argument("--name", default="bench-load")
-    ap.add_argument("--keep", action="store_true")
-    ap.add_argument("--quick", action="store_true", help="only steps 1 and 2")
+    ap.add_argument("--quick", action="store_true", help="only the two loads")
+    ap.add_argument("--child", choices=["never", "always"], help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child:
+        child(args)
+        return
 
-    t = time.perf_counter()
-    rel = simulate_uniform(args.subjects, args.locations, args.p, withhold=args.withhold, seed=7)
-    rows = len(rel.frame)
-    print(f"release: {rows:,} disclosure rows, {args.locations} locations, "
-          f"{rel.frame['element'].nunique():,} elements (simulated in {time.perf_counter() - t:.1f} s)")
+    real = server.Paths.default()
+    if not server.runtime_version(real):
+        raise SystemExit(f"no Neo4j runtime in {real.runtime}: run `bash scripts/setup-neo4j.sh`")
+    tmp = Path(tempfile.mkdtemp(prefix="graphlink-bench-"))
+    paths = server.Paths(tmp / "neo4j")
+    paths.base.mkdir()
+    (paths.base / "runtime").symlink_to(real.runtime, target_is_directory=True)
+    for var in ("NEO4J_URI", "NEO4J_AUTH", "NEO4J_PASSWORD"):
+        os.environ.pop(var, None)
+    os.environ["GRAPHLINK_NEO4J_DIR"] = str(paths.base)  # what connect() and the children resolve
+    try:
+        st = server.start(port=server.free_port(), http_port=None, paths=paths, echo=lambda line: None)
+        rel = _release(args)
+        rows = len(rel.frame)
+        print(f"release: {rows:,} disclosure rows, {args.locations} locations, "
+              f"{rel.frame['element'].nunique():,} elements; private Neo4j {st.version} at {st.uri}")
+        with connect() as store:  # warm the server's JIT up on a small UNWIND load, as a server in use would be
+            t = time.perf_counter()
+            store.load_release(simulate_uniform(2_000, args.locations, args.p, seed=1), name="warm-up", bulk="never")
+            store.drop_release("warm-up")
+            print(f"warm-up: a {2_000 * args.locations * args.p * 2:,.0f}-row UNWIND load and drop in "
+                  f"{time.perf_counter() - t:.1f} s")
+        print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
 
-    with connect() as store:
-        print(f"Neo4j {store.server_version()} at {store.uri}")
-        store.drop_release(args.name)
-        store.apply_schema()
-
-        last = [0.0]
-
-        def progress(fraction: float, message: str) -> None:
-            if time.perf_counter() - last[0] > 10 or fraction >= 1:
-                last[0] = time.perf_counter()
-                print(f"  {message} ({time.perf_counter() - t:.0f} s)")
-
-        c0, s0 = cpu_seconds()
-        t = time.perf_counter()
-        info = store.load_release(rel, name=args.name, progress=progress, batch_size=args.batch)
-        load_s = time.perf_counter() - t
-        c1, s1 = cpu_seconds()
-        per_million = load_s * 1e6 / rows
-        print(f"1. batched load: {load_s:.1f} s = {rows / load_s:,.0f} rows/s, {per_million:.0f} s per 1e6 rows "
-              f"(target < 90 s: {'met' if per_million < 90 else 'MISSED'}); "
-              f"stored rows={info['rows']:,}, reserved={info['reserved']}; of which finalize "
-              f"(per-location sizes, reserved direction, in Cypher) {info['seconds_finalize']:.1f} s")
-        srv = f"{s1 - s0:.1f} s" if s0 is not None and s1 is not None else "n/a (not the local server)"
-        print(f"   CPU: client {c1 - c0:.1f} s, Neo4j server {srv}; load average now "
-              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-
-        t = time.perf_counter()
-        again = store.load_release(rel, name=args.name)
-        print(f"2. same release again: {time.perf_counter() - t:.2f} s (skipped={again['skipped']})")
-
+        unwind = _run_child(args, "never")
+        _report("A. batched UNWIND", unwind)
+        with connect() as store:
+            store.drop_release(args.name)  # empty again (graphlink's schema stays: that is allowed)
+        bulk = _run_child(args, "always")
+        _report("B. bulk import   ", bulk)
+        print(f"   bulk import / UNWIND: {bulk['seconds'] / unwind['seconds']:.2f} of the time "
+              f"({unwind['seconds'] / bulk['seconds']:.1f}x faster)")
+        print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         if args.quick:
-            if not args.keep:
-                store.drop_release(args.name)
             return
-        store.run_cypher("MATCH (r:Release {name: $n}) SET r.status = 'loading'", {"n": args.name}, write=True)
-        t = time.perf_counter()
-        redo = store.load_release(rel, name=args.name, batch_size=args.batch)
-        print(f"3. MERGE pass over the complete release (interrupted-load re-run): "
-              f"{time.perf_counter() - t:.1f} s, rows still {redo['rows']:,}")
 
-        sample = rel.frame.iloc[: args.naive_sample]
-        t = time.perf_counter()
-        for loc, kind, el in sample.itertuples(index=False):
-            label = "Identified" if kind == "identified" else "Deidentified"
-            store._query(f"MERGE (e:{label} {{release: $r, key: $k}}) "
-                         "MERGE (l:Location {release: $r, name: $l}) MERGE (e)-[:DISCLOSED_AT]->(l)",
-                         {"r": args.name + "-naive", "k": el, "l": loc})
-        naive_s = time.perf_counter() - t
-        per_row = naive_s / len(sample)
-        print(f"4. naive (one MERGE transaction per row): {len(sample):,} rows in {naive_s:.1f} s "
-              f"-> {per_row * rows:,.0f} s extrapolated for {rows:,} rows ({per_row * rows / load_s:.0f}x slower)")
-        store.drop_release(args.name + "-naive")
+        with connect() as store:
+            t = time.perf_counter()
+            again = store.load_release(rel, name=args.name)
+            print(f"2. same release again: {time.perf_counter() - t:.2f} s (skipped={again['skipped']})")
 
-        t = time.perf_counter()
-        sizes = store.run_cypher("MATCH (l:Location {release: $r}) RETURN l.name AS location, "
-                                 "COUNT { (l)<-[:DISCLOSED_AT]-(:Identified) } AS identified, "
-                                 "COUNT { (l)<-[:DISCLOSED_AT]-(:Deidentified) } AS deidentified",
-                                 {"r": args.name})
-        print(f"5. per-location sizes in Cypher: {time.perf_counter() - t:.2f} s ({len(sizes)} locations)")
-        if not args.keep:
-            store.drop_release(args.name)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"peak Python RSS: {peak:,.0f} MB")
+            store.run_cypher("MATCH (r:Release {name: $n}) SET r.status = 'loading', r.load_method = 'unwind'",
+                             {"n": args.name}, write=True)
+            t = time.perf_counter()
+            redo = store.load_release(rel, name=args.name, batch_size=args.batch)
+            print(f"3. MERGE pass over the complete release (interrupted-load re-run): "
+                  f"{time.perf_counter() - t:.1f} s, rows still {redo['rows']:,}")
+
+            sample = rel.frame.iloc[: args.naive_sample]
+            t = time.perf_counter()
+            for loc, kind, el in sample.itertuples(index=False):
+                label = "Identified" if kind == "identified" else "Deidentified"
+                store._query(f"MERGE (e:{label} {{release: $r, key: $k}}) "
+                             "MERGE (l:Location {release: $r, name: $l}) MERGE (e)-[:DISCLOSED_AT]->(l)",
+                             {"r": args.name + "-naive", "k": el, "l": loc})
+            naive_s = time.perf_counter() - t
+            per_row = naive_s / len(sample)
+            print(f"4. naive (one MERGE transaction per row): {len(sample):,} rows in {naive_s:.1f} s "
+                  f"-> {per_row * rows:,.0f} s extrapolated for {rows:,} rows "
+                  f"({per_row * rows / bulk['seconds']:.0f}x the bulk import)")
+            store.drop_release(args.name + "-naive")
+
+            t = time.perf_counter()
+            sizes = store.run_cypher("MATCH (l:Location {release: $r}) RETURN l.name AS location, "
+                                     "COUNT { (l)<-[:DISCLOSED_AT]-(:Identified) } AS identified, "
+                                     "COUNT { (l)<-[:DISCLOSED_AT]-(:Deidentified) } AS deidentified",
+                                     {"r": args.name})
+            print(f"5. per-location sizes in Cypher: {time.perf_counter() - t:.2f} s ({len(sizes)} locations)")
+    finally:
+        server.stop(paths, timeout=60)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

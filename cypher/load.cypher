@@ -1,7 +1,9 @@
 // Load one release (long format: location, kind, element) into the graph model. Idempotent: every write is a
 // MERGE on a uniqueness constraint, so loading the same rows twice changes nothing and an interrupted load
 // completes when it is run again. Store.load_release() runs these statements in order, batching the $rows /
-// $keys lists (UNWIND) in transactions with retry; they are usable from cypher-shell too.
+// $keys lists (UNWIND) in transactions with retry; they are usable from cypher-shell too. A new release on the
+// project's empty local server is bulk-imported instead (graphlink/store/bulk.py): the same graph, the same
+// properties, with load_method 'bulk-import' instead of 'unwind'.
 //
 // @param release  name of the release (every node is scoped to it)
 // @param source=null  where the release came from (file path), kept on the Release node
@@ -13,7 +15,7 @@
 // @name release
 MERGE (r:Release {name: $release})
   ON CREATE SET r.created_at = datetime()
-SET r.status = 'loading', r.source = $source, r.fingerprint = $fingerprint
+SET r.status = 'loading', r.source = $source, r.fingerprint = $fingerprint, r.load_method = 'unwind'
 RETURN r.name AS release;
 
 // @name locations

@@ -3,7 +3,8 @@
 Everything here works on bit-packed trail words (uint64, see :mod:`graphlink.trails`) and integer arrays only,
 so the modules above it (trails, linkgraph, matching, reidit) can all use it without import cycles.
 
-* twin grouping of identical rows and 64-bit row fingerprints (algorithms.md §3.2);
+* twin grouping of identical rows and 64-bit row fingerprints (algorithms.md §3.2): plain NumPy, in
+  :mod:`graphlink.rowops`, re-exported here;
 * class-level link generation (thesis Definition 17; see :func:`class_links`);
 * :func:`first_links`: for every reserved-side row, one linked complete-side row or -1 (early exit): the
   cheap test behind the data-model decision (a record that can be nobody refutes a model).
@@ -21,38 +22,9 @@ from typing import Literal
 import numba
 import numpy as np
 
+from graphlink.rowops import csr, fingerprint, members, row_classes  # noqa: F401  (re-exported)
+
 Progress = Callable[[float, str], None]
-
-
-def row_classes(*arrays: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Group identical rows of the horizontally stacked uint64 arrays.
-
-    Returns (representative row index per class, class id per row), classes in first-appearance order.
-    O(n log n) via a structured view.
-    """
-    stacked = np.ascontiguousarray(np.hstack(arrays)) if len(arrays) > 1 else np.ascontiguousarray(arrays[0])
-    n = stacked.shape[0]
-    if n == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    view = stacked.view(np.dtype((np.void, stacked.dtype.itemsize * stacked.shape[1]))).ravel()
-    _, first, inverse = np.unique(view, return_index=True, return_inverse=True)
-    # renumber classes in order of first appearance so results are deterministic and readable
-    order = np.argsort(first, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    return first[order].astype(np.int64), rank[inverse.ravel()].astype(np.int64)
-
-
-def fingerprint(words: np.ndarray) -> np.ndarray:
-    """64-bit row fingerprint (xor of word × odd constant, rotated per word); collisions are verified."""
-    h = np.zeros(words.shape[0], dtype=np.uint64)
-    mult = np.uint64(0x9E3779B97F4A7C15)
-    with np.errstate(over="ignore"):
-        for w in range(words.shape[1]):
-            x = words[:, w] * mult
-            x ^= x >> np.uint64(29)
-            h = (h * np.uint64(0xBF58476D1CE4E5B9)) ^ x
-    return h
 
 
 @numba.njit(inline="always", cache=True)
@@ -142,13 +114,6 @@ def class_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, *,
                              np.ascontiguousarray(s_ones))
 
 
-def members(cls: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
-    """CSR of class -> member rows."""
-    order = np.argsort(cls, kind="stable")
-    ptr = np.searchsorted(cls[order], np.arange(n_classes + 1))
-    return ptr, order.astype(np.int64)
-
-
 @numba.njit(parallel=True, cache=True)
 def _first_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray,
                  s_order: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
@@ -217,13 +182,6 @@ def closure(start: np.ndarray, a_ptr: np.ndarray, a_nb: np.ndarray, b_ptr: np.nd
                     out_s[ns] = z
                     ns += 1
     return out_s[:ns], out_r[:nr]
-
-
-def csr(src: np.ndarray, dst: np.ndarray, n_src: int) -> tuple[np.ndarray, np.ndarray]:
-    """CSR (ptr, neighbours) of the directed edges src -> dst.  O(E log E)."""
-    order = np.argsort(src, kind="stable")
-    ptr = np.searchsorted(src[order], np.arange(n_src + 1)).astype(np.int64)
-    return ptr, np.asarray(dst, np.int64)[order]
 
 
 @numba.njit(inline="always", cache=True)
@@ -748,3 +706,363 @@ def pair_members(ci: np.ndarray, cj: np.ndarray, flow: np.ndarray, lptr: np.ndar
         lnext[i] += fl
         rnext[j] += fl
     return mate_l, mate_r
+
+
+def twin_flow(a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: np.ndarray, *, classify: bool = True) -> dict:
+    """The numba twin-class engine behind :func:`graphlink.matching.twin_classify` (same contract).
+
+    1. Maximum flow of s → i (a_i) → j (min(a_i, b_j)) → t (b_j) by :func:`graphlink.kernels.class_max_flow`:
+       Hopcroft–Karp (1973) generalised to capacities — Dinic's blocking flows on the bipartite class graph,
+       BFS layers cut at the first class with room, DFS with current arcs and dead-end removal, greedy warm
+       start, early exit once one side is saturated.  Each phase is O(V + E); O(√V) phases on unit-capacity
+       networks.  (REIDIT-I's pairs are not used as a warm start: the greedy pass already routes nearly all
+       of the flow, and it needs no proof that its pairs extend to a maximum flow.)
+    2. Strongly connected components of the residual graph, s and t included (iterative Tarjan 1972, O(V + E),
+       :func:`graphlink.kernels.residual_scc`), and reachability from s (d_left).
+    3. allowed = f > 0 or same SCC; vital = f = 1, a_i = b_j = 1, SCCs differ; class union-degrees in the
+       same pass.  O(E).
+
+    The engine runs on the side the class edges are grouped by (``LinkGraph`` keeps them sorted by the
+    de-identified class), so no E-sized permutation is built: reversing every arc of the network swaps the
+    roles of the sides and leaves flows and SCCs unchanged, and "reachable from s" becomes "reaches t".
+    Unsorted input is counting-sorted once.  ``flow`` is int32 (class sizes fit), which halves the largest
+    array: the peak is about 6–7 bytes per class edge besides the inputs (97 MiB measured on a 1.6e7-edge
+    class graph; the scipy path needs about 125 bytes per edge).  With ``classify=False`` only the flow is
+    computed (flow, nu).
+    """
+    a = np.ascontiguousarray(a, np.int64)
+    b = np.ascontiguousarray(b, np.int64)
+    ci = np.ascontiguousarray(ci, np.int64)
+    cj = np.ascontiguousarray(cj, np.int64)
+    n_a, n_b = len(a), len(b)
+    order = None
+    ptr, grouped = group_pointers(ci, n_a)
+    if grouped:
+        transposed, src_cap, dst_cap, nb = False, a, b, cj
+    else:
+        ptr, grouped = group_pointers(cj, n_b)
+        if grouped:
+            transposed, src_cap, dst_cap, nb = True, b, a, ci
+        else:
+            order = counting_order(ci, n_a)
+            ptr, _ = group_pointers(ci[order], n_a)
+            transposed, src_cap, dst_cap, nb = False, a, b, cj[order]
+    f, x, y, value, _ = class_max_flow(src_cap, dst_cap, ptr, nb)
+    out: dict = {"flow": f, "nu": int(value)}
+    if classify:
+        comp, from_s, to_t = residual_scc(src_cap, dst_cap, ptr, nb, f, x, y)
+        out["allowed"], out["vital"], deg_src, deg_dst = classify_positions(src_cap, dst_cap, ptr, nb, f, comp)
+        n_src = len(src_cap)
+        out["d_left"] = to_t[1 + n_src:1 + n_src + n_a] if transposed else from_s[1:1 + n_a]
+        out["degree_left"], out["degree_right"] = (deg_dst, deg_src) if transposed else (deg_src, deg_dst)
+    if order is not None:
+        for key in ("flow", "allowed", "vital"):
+            if key in out:
+                back = np.empty_like(out[key])
+                back[order] = out[key]
+                out[key] = back
+    return out
+
+
+@numba.njit(inline="always", cache=True)
+def _first_alive(ptr: np.ndarray, nb: np.ndarray, alive: np.ndarray, c: int) -> int:  # pragma: no cover - numba
+    """The first neighbour of class ``c`` (CSR ``ptr``/``nb``) with an alive member, -1 if none."""
+    for e in range(ptr[c], ptr[c + 1]):
+        if alive[nb[e]] > 0:
+            return nb[e]
+    return -1
+
+
+@numba.njit(cache=True)
+def propagate_classes(r_ptr, r_nb, s_ptr, s_nb, r_size, s_size, r_mptr, r_mem, s_mptr, s_mem,
+                       n_r_rows, n_s_rows, flip):  # pragma: no cover - numba
+    """REIDIT-I unit propagation on twin classes (Alg. 4-6), element-exact without expanding edges.
+
+    Twins share their neighbourhood, so every alive member of a class has the same degree: deg_r[c] is
+    Σ alive S members over the class's S neighbours.  Taking an S member of class i lowers deg_r of every
+    R class linked to i by one (one decrement per class edge, not per element edge); members are taken in
+    row order.  O(|R| + |S| + Σ_pairs deg_class): each link touches its two classes' class edges.
+    """
+    n_rc, n_sc = len(r_size), len(s_size)
+    alive_rc = r_size.copy()
+    alive_sc = s_size.copy()
+    next_r = r_mptr[:-1].copy()          # first untaken member of each class
+    next_s = s_mptr[:-1].copy()
+    deg_r = np.zeros(n_rc, np.int64)
+    for c in range(n_rc):
+        for e in range(r_ptr[c], r_ptr[c + 1]):
+            deg_r[c] += s_size[r_nb[e]]
+    deg_s = np.zeros(n_sc, np.int64)
+    for c in range(n_sc):
+        for e in range(s_ptr[c], s_ptr[c + 1]):
+            deg_s[c] += r_size[s_nb[e]]
+    alive_r = np.ones(n_r_rows, np.bool_)
+    alive_s = np.ones(n_s_rows, np.bool_)
+    partner_r = np.full(n_r_rows, -1, np.int64)
+    partner_s = np.full(n_s_rows, -1, np.int64)
+    conflict_r = np.zeros(n_r_rows, np.bool_)
+    cap = n_r_rows + n_s_rows + n_rc + n_sc + 1
+    queue = np.empty(cap, np.int64)
+    qt = 0
+    for c in range(n_rc):
+        if deg_r[c] == 1:
+            queue[qt] = c
+            qt += 1
+    if flip:
+        for c in range(n_sc):
+            if deg_s[c] == 1:
+                queue[qt] = n_rc + c
+                qt += 1
+    m = min(n_r_rows, n_s_rows)
+    out_r = np.empty(m, np.int64)
+    out_s = np.empty(m, np.int64)
+    out_flip = np.zeros(m, np.bool_)
+    k = 0
+    qh = 0
+    while qh < qt:
+        item = queue[qh]
+        qh += 1
+        if item < n_rc:
+            rc = item
+            if alive_rc[rc] == 0 or deg_r[rc] != 1:
+                continue
+            sc = _first_alive(r_ptr, r_nb, alive_sc, rc)
+            via = False
+        else:
+            sc = item - n_rc
+            if alive_sc[sc] == 0 or deg_s[sc] != 1:
+                continue
+            rc = _first_alive(s_ptr, s_nb, alive_rc, sc)
+            via = True
+        r = r_mem[next_r[rc]]
+        s = s_mem[next_s[sc]]
+        next_r[rc] += 1
+        next_s[sc] += 1
+        alive_rc[rc] -= 1
+        alive_sc[sc] -= 1
+        alive_r[r] = False
+        alive_s[s] = False
+        partner_r[r] = s
+        partner_s[s] = r
+        out_r[k] = r
+        out_s[k] = s
+        out_flip[k] = via
+        k += 1
+        if via and alive_sc[sc] > 0 and qt < cap:      # the class's next twin may be degree one too
+            queue[qt] = n_rc + sc
+            qt += 1
+        for e in range(r_ptr[rc], r_ptr[rc + 1]):        # r is gone: S classes linked to rc lose one record
+            c2 = r_nb[e]
+            deg_s[c2] -= 1
+            if flip and deg_s[c2] == 1 and alive_sc[c2] > 0 and qt < cap:
+                queue[qt] = n_rc + c2
+                qt += 1
+        for e in range(s_ptr[sc], s_ptr[sc + 1]):        # s is taken: R classes linked to sc lose a candidate
+            c2 = s_nb[e]
+            deg_r[c2] -= 1
+            if alive_rc[c2] > 0:
+                if deg_r[c2] == 1 and qt < cap:
+                    queue[qt] = c2
+                    qt += 1
+                elif deg_r[c2] == 0:                     # Hall violated: these records can be nobody
+                    for p in range(next_r[c2], r_mptr[c2 + 1]):
+                        conflict_r[r_mem[p]] = True
+                        alive_r[r_mem[p]] = False
+                    next_r[c2] = r_mptr[c2 + 1]
+                    alive_rc[c2] = 0
+    return out_r[:k], out_s[:k], out_flip[:k], partner_r, partner_s, alive_r, alive_s, conflict_r, deg_r
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Arrow-native ingest (graphlink.ingest): distinct strings straight from Arrow buffers, rows to codes and trails.
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _hash_table(n: int) -> np.ndarray:  # pragma: no cover - numba
+    """An empty open-addressing table of at least 1.5n + 2 slots, a power of two (load factor at most 2/3);
+    slot s is (hash, id + 1) at [2s, 2s + 1] (side by side: one cache line per probe), id + 1 = 0 when empty."""
+    size = 1
+    while size < n + n // 2 + 2:
+        size *= 2
+    return np.zeros(2 * size, np.uint64)
+
+
+@numba.njit(inline="always", cache=True)
+def _probe(table: np.ndarray, h: np.uint64, slot: int) -> tuple[int, int]:  # pragma: no cover - numba
+    """From ``slot`` on (wrapping), the first slot that is empty or holds hash ``h``: (slot, its id or -1)."""
+    mask = table.shape[0] // 2 - 1
+    while True:
+        ident = np.int64(table[2 * slot + 1]) - 1
+        if ident < 0 or table[2 * slot] == h:
+            return slot, ident
+        slot = (slot + 1) & mask
+
+
+@numba.njit(inline="always", cache=True)
+def _same_bytes(offsets: np.ndarray, data: np.ndarray, i: int, j: int) -> bool:  # pragma: no cover - numba
+    a, b = offsets[i], offsets[j]
+    n = offsets[i + 1] - a
+    if offsets[j + 1] - b != n:
+        return False
+    for q in range(n):  # noqa: SIM110  (numba: an early-exit loop)
+        if data[a + q] != data[b + q]:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def dedupe_strings(offsets: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """Distinct byte strings of an Arrow (large) string array given as its ``offsets`` and ``data`` buffers.
+
+    Returns (code of every string, in order of first appearance; index of the first string of every code).
+    Open addressing on a 64-bit hash of the bytes (:func:`_hash_table`), every hit verified byte for byte, so
+    the codes are exact.  O(total bytes) expected.
+    """
+    n = offsets.shape[0] - 1
+    table = _hash_table(n)
+    mask = table.shape[0] // 2 - 1
+    codes = np.empty(n, np.int32)
+    first = np.empty(n, np.int64)
+    k = 0
+    for i in range(n):
+        h = np.uint64(14695981039346656037)
+        for p in range(offsets[i], offsets[i + 1]):
+            h = (h ^ np.uint64(data[p])) * np.uint64(1099511628211)
+        h ^= h >> np.uint64(29)
+        h *= np.uint64(0xBF58476D1CE4E5B9)
+        h ^= h >> np.uint64(32)
+        slot = np.int64(h & np.uint64(mask))
+        while True:
+            slot, j = _probe(table, h, slot)
+            if j < 0:                                   # new string: code k
+                table[2 * slot] = h
+                table[2 * slot + 1] = np.uint64(k + 1)
+                first[k] = i
+                codes[i] = k
+                k += 1
+                break
+            if _same_bytes(offsets, data, first[j], i):
+                codes[i] = j
+                break
+            slot = (slot + 1) & mask
+    return codes, first[:k]
+
+
+@numba.njit(cache=True)
+def factorize_rows(elem: np.ndarray, kind: np.ndarray, loc: np.ndarray, n_elem: int,
+                   n_loc_codes: int) -> tuple:  # pragma: no cover - numba
+    """Rows (element code, kind 0/1, location code) to the numbering trails use, in one pass.
+
+    Locations are renumbered in order of first appearance; elements per kind in order of first appearance among
+    that kind's rows (so the same text may be one identified and one de-identified element).  Returns
+    (location codes in first-appearance order, row location index, row element index within its kind,
+    global element code of every identified element, of every de-identified element).  O(rows + n_elem).
+    """
+    n = elem.shape[0]
+    loc_rank = np.full(n_loc_codes, -1, np.int32)
+    loc_order = np.empty(n_loc_codes, np.int32)
+    local = np.full((2, n_elem), -1, np.int32)
+    keys = np.empty((2, n_elem), np.int32)
+    count = np.zeros(2, np.int64)
+    n_loc = 0
+    row_loc = np.empty(n, np.int32)
+    row_elem = np.empty(n, np.int32)
+    for r in range(n):
+        c = loc[r]
+        if loc_rank[c] < 0:
+            loc_rank[c] = n_loc
+            loc_order[n_loc] = c
+            n_loc += 1
+        row_loc[r] = loc_rank[c]
+        k = kind[r]
+        e = elem[r]
+        if local[k, e] < 0:
+            local[k, e] = count[k]
+            keys[k, count[k]] = e
+            count[k] += 1
+        row_elem[r] = local[k, e]
+    return loc_order[:n_loc], row_loc, row_elem, keys[0, :count[0]].copy(), keys[1, :count[1]].copy()
+
+
+@numba.njit(cache=True)
+def pack_rows(row_elem: np.ndarray, kind: np.ndarray, row_loc: np.ndarray, n_identified: int, n_deidentified: int,
+              n_loc: int, n_words: int) -> tuple:  # pragma: no cover - numba
+    """Bit-pack rows into the two ``ones`` matrices (bit c of word c // 64 of element row) and find repeats.
+
+    A row whose bit is already set repeats an earlier row exactly (same element, kind and location).  Returns
+    (identified ones, de-identified ones, per-row repeat flags, per location × kind count of distinct rows).
+    O(rows + (|M| + |N|)·W).
+    """
+    ones_i = np.zeros((n_identified, n_words), np.uint64)
+    ones_d = np.zeros((n_deidentified, n_words), np.uint64)
+    repeat = np.zeros(row_elem.shape[0], np.bool_)
+    sizes = np.zeros((n_loc, 2), np.int64)
+    for r in range(row_elem.shape[0]):
+        c = row_loc[r]
+        bit = np.uint64(1) << np.uint64(c % 64)
+        w = c // 64
+        if kind[r] == 0:
+            old = ones_i[row_elem[r], w]
+            ones_i[row_elem[r], w] = old | bit
+        else:
+            old = ones_d[row_elem[r], w]
+            ones_d[row_elem[r], w] = old | bit
+        if old & bit:
+            repeat[r] = True
+        else:
+            sizes[c, kind[r]] += 1
+    return ones_i, ones_d, repeat, sizes
+
+
+@numba.njit(inline="always", cache=True)
+def _row_hash(words: np.ndarray, i: int) -> np.uint64:  # pragma: no cover - numba
+    h = np.uint64(0x9E3779B97F4A7C15)
+    for k in range(words.shape[1]):
+        x = words[i, k] * np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(31)
+        h = (h ^ x) * np.uint64(0x94D049BB133111EB)
+    return h ^ (h >> np.uint64(29))
+
+
+@numba.njit(inline="always", cache=True)
+def _same_row(a: np.ndarray, i: int, b: np.ndarray, j: int) -> bool:  # pragma: no cover - numba
+    for k in range(a.shape[1]):  # noqa: SIM110  (numba: an early-exit loop)
+        if a[i, k] != b[j, k]:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def group_rows(top: np.ndarray, bottom: np.ndarray) -> tuple[np.ndarray, int]:  # pragma: no cover - numba
+    """Group id of every row of the two (n, W) uint64 arrays stacked (``top`` first, never copied) such that
+    rows share a group iff they are equal; groups numbered in order of first appearance.  Returns (group per
+    row, number of groups).
+
+    Open addressing on a 64-bit hash of the row (:func:`_hash_table`, the slot id is the group's first row),
+    every hit verified word for word (so collisions cost time, never correctness).  O(n·W) expected.
+    """
+    n_top = top.shape[0]
+    n = n_top + bottom.shape[0]
+    table = _hash_table(n)
+    mask = table.shape[0] // 2 - 1
+    group = np.empty(n, np.int64)
+    g = 0
+    for i in range(n):
+        src, r = (top, i) if i < n_top else (bottom, i - n_top)
+        h = _row_hash(src, r)
+        slot = np.int64(h & np.uint64(mask))
+        while True:
+            slot, f = _probe(table, h, slot)
+            if f < 0:                                   # a new row: group g, first seen at i
+                table[2 * slot] = h
+                table[2 * slot + 1] = np.uint64(i + 1)
+                group[i] = g
+                g += 1
+                break
+            fsrc, fr = (top, f) if f < n_top else (bottom, f - n_top)
+            if _same_row(fsrc, fr, src, r):
+                group[i] = group[f]
+                break
+            slot = (slot + 1) & mask
+    return group, g

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from graphlink.errors import ModelAssumptionError
-from graphlink.kernels import class_links, members, row_classes
+from graphlink.rowops import members, row_classes
 from graphlink.trails import Trails, TrailSide
 
 Side = Literal["identified", "deidentified"]
@@ -228,8 +228,10 @@ def build_linkgraph(trails: Trails, *, method: Literal["auto", "mask", "brutefor
     With ``blocks`` (an attribute linkage set), an edge also needs compatible attribute blocks, and twin classes
     are (trail, block) groups: every analysis (matching, true loves, audit, REIDIT) then runs on the constrained
     graph unchanged.  O(|M| log |M| + |N| log |N|) for the twin classes plus the class-link cost of
-    :func:`class_links` (plus :func:`graphlink.kernels.block_pairs` with blocks).
+    :func:`graphlink.kernels.class_links` (plus :func:`graphlink.kernels.block_pairs` with blocks).
     """
+    from graphlink.kernels import class_links  # numba: loaded by the analyses that need links only
+
     M, N = trails.identified, trails.deidentified
     id_rep, id_class = row_classes(M.known, M.ones)
     de_rep, de_class = row_classes(N.known, N.ones)

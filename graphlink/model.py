@@ -197,9 +197,8 @@ def _saturated(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, r_we
                s_weight: np.ndarray | None = None) -> bool:
     """Whether a matching covers every reserved row (Hall's condition), on twin classes by max-flow with class
     sizes as capacities (rows weighted as in :class:`Fill`; the numba twin engine,
-    :func:`graphlink.twinflow.twin_flow`).  O(max-flow on the class graph)."""
-    from graphlink.kernels import class_links, row_classes
-    from graphlink.twinflow import twin_flow
+    :func:`graphlink.kernels.twin_flow`).  O(max-flow on the class graph)."""
+    from graphlink.kernels import class_links, row_classes, twin_flow
 
     r_rep, r_class = row_classes(r_known, r_ones)
     s_rep, s_class = row_classes(s_ones)

@@ -10,32 +10,95 @@ claimed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numba
 import numpy as np
 import pandas as pd
 
+from graphlink.catalog import METHODS, Method  # noqa: F401  (re-exported: graphlink.reidit.Method)
 from graphlink.errors import ModelAssumptionError
 from graphlink.linkgraph import LinkGraph, build_linkgraph
-from graphlink.matching import EdgeClasses, classify_edges
 from graphlink.release import Release
 from graphlink.trails import MultiplicityChoice, ReservedChoice, Trails, TrailSide, build_trails
 
-Method = Literal["complete", "incomplete", "incomplete-k", "multiple", "true-loves"]
-METHODS: tuple[str, ...] = ("complete", "incomplete", "incomplete-k", "multiple", "true-loves")
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from graphlink.matching import EdgeClasses
+
 #: above this many forced (non degree-one) true loves, tight-set explanations are computed only on request
 EXPLAIN_LIMIT = 2000
 
 
-@dataclass(frozen=True)
-class Reidentification:
-    """Re-identified pairs with a plain-words reason each, and summary counts."""
+def _as_arrow(keys: np.ndarray | pa.Array) -> pa.Array:
+    import pyarrow as pa
 
-    method: str
-    pairs: pd.DataFrame                     # identified, deidentified, reason
-    summary: dict = field(default_factory=dict)
+    if isinstance(keys, pa.Array | pa.ChunkedArray):
+        return keys.cast(pa.large_string())
+    try:
+        return pa.array(keys, pa.large_string())
+    except (pa.ArrowTypeError, pa.ArrowInvalid):        # keys that are not all str (given matrices, tests)
+        return pa.array([str(k) for k in keys], pa.large_string())
+
+
+def _as_objects(keys: np.ndarray | pa.Array) -> np.ndarray:
+    return keys if isinstance(keys, np.ndarray) else keys.to_numpy(zero_copy_only=False).astype(object)
+
+
+@dataclass(frozen=True)
+class PairColumns:
+    """Pairs kept as key arrays (NumPy object arrays or Arrow strings), their reasons made only when asked for
+    (REIDIT-C on large releases: a CSV of the pairs needs no Python string per pair).  ``reason()`` returns the
+    reasons as an Arrow string array."""
+
+    identified: np.ndarray | pa.Array
+    deidentified: np.ndarray | pa.Array
+    reason: Callable[[], pa.Array]
+
+    def __len__(self) -> int:
+        return len(self.identified)
+
+    def frame(self) -> pd.DataFrame:
+        """identified, deidentified, reason as object columns.  O(pairs)."""
+        return pd.DataFrame({"identified": _as_objects(self.identified),
+                             "deidentified": _as_objects(self.deidentified),
+                             "reason": _as_objects(self.reason())}, dtype=object)
+
+    def table(self, columns: list[str]) -> pa.Table:
+        """The requested columns as an Arrow table of strings.  O(pairs)."""
+        import pyarrow as pa
+
+        get = {"identified": lambda: _as_arrow(self.identified), "deidentified": lambda: _as_arrow(self.deidentified),
+               "reason": self.reason}
+        return pa.table({c: get[c]() for c in columns})
+
+
+class Reidentification:
+    """Re-identified pairs with a plain-words reason each, and summary counts.
+
+    ``pairs`` is a DataFrame (identified, deidentified, reason); a method may hand over :class:`PairColumns`
+    instead, and the frame is then made on first use.
+    """
+
+    def __init__(self, method: str, pairs: pd.DataFrame | PairColumns, summary: dict | None = None) -> None:
+        self.method = method
+        self._pairs = pairs
+        self.summary = {} if summary is None else summary
+
+    def __repr__(self) -> str:
+        return f"Reidentification(method={self.method!r}, pairs={len(self)}, summary={self.summary!r})"
+
+    @property
+    def pairs(self) -> pd.DataFrame:
+        if isinstance(self._pairs, PairColumns):
+            self._pairs = self._pairs.frame()
+        return self._pairs
+
+    def table(self, columns: list[str]) -> pa.Table | None:
+        """The pair columns as an Arrow table when they are still kept as arrays (no frame made), else None."""
+        return self._pairs.table(columns) if isinstance(self._pairs, PairColumns) else None
 
     def to_frame(self) -> pd.DataFrame:
         return self.pairs.copy()
@@ -54,7 +117,7 @@ class Reidentification:
                 "summary": self.summary}
 
     def __len__(self) -> int:
-        return len(self.pairs)
+        return len(self._pairs)
 
 
 def _one_to_one_only(trails: Trails, name: str) -> None:
@@ -90,73 +153,60 @@ def _loc_text(trails: Trails, side: TrailSide, i: int) -> str:
 
 # ---------------------------------------------------------------------------------------------- REIDIT-C
 def reidit_c(trails: Trails) -> Reidentification:
-    """REIDIT-C (Alg. 2; sort/hash version of Alg. 3): unique exact match of fully known trails.
+    """REIDIT-C (Alg. 2; hash version of Alg. 3): unique exact match of fully known trails.
 
     A pair is reported when its trail has no ``*``, occurs exactly once among identified trails and exactly
     once among de-identified trails (uniqueness on *both* sides keeps it sound outside the unreserved
     one-to-one model, where identified twins need not have de-identified twins).  Every pair is a true
-    love: a fully known de-identified trail links exactly the identified trails equal to it.
-    O((|M| + |N|)·W + (|M| + |N|) log(|M| + |N|)).
+    love: a fully known de-identified trail links exactly the identified trails equal to it.  Pairs come in
+    the order of their identified elements.  O((|M| + |N|)·W) expected (one hash table over the packed
+    words of both sides, :func:`graphlink.kernels.group_rows`).
     """
+    from graphlink.kernels import group_rows
+
     _one_to_one_only(trails, "REIDIT-C")
     M, N = trails.identified, trails.deidentified
     full = _full_row(M)
-    m_ok = np.all(M.known == full, axis=1)
-    n_ok = np.all(N.known == full, axis=1)
-    mi, ni = np.flatnonzero(m_ok), np.flatnonzero(n_ok)
-    words = np.vstack([M.ones[mi], N.ones[ni]])
-    side = np.concatenate([np.zeros(len(mi), np.int8), np.ones(len(ni), np.int8)])
-    rows = np.concatenate([mi, ni])
-    group = _exact_groups(words)
-    n_groups = int(group.max()) + 1 if len(group) else 0
-    n_id = np.bincount(group, weights=(side == 0), minlength=n_groups)
-    n_de = np.bincount(group, weights=(side == 1), minlength=n_groups)
-    sel = ((n_id == 1) & (n_de == 1))[group]
-    order = np.lexsort((side[sel], group[sel]))      # per group: identified row first, then de-identified
-    pr = rows[sel][order].reshape(-1, 2)
-    ones = np.bitwise_count(M.ones[pr[:, 0]]).sum(axis=1).tolist() if len(pr) else []
-    mk, nk = M.keys[pr[:, 0]], N.keys[pr[:, 1]]
-    n_loc = M.n_locations
-    reasons = [f"{m} and {n} share a trail (disclosed at {c} of {n_loc} locations) that no other identified or "
-               f"de-identified record has" for m, n, c in zip(mk, nk, ones, strict=True)]
-    res = pd.DataFrame({"identified": mk, "deidentified": nk, "reason": np.array(reasons, dtype=object)})
-    return Reidentification("complete", res.astype(object), {"reidentified": len(res), "identified": len(M),
-                                                             "deidentified": len(N)})
+    mi = np.flatnonzero(np.all(M.known == full, axis=1))
+    ni = np.flatnonzero(np.all(N.known == full, axis=1))
+    m_ones = M.ones if len(mi) == len(M) else M.ones[mi]          # unreserved: every trail is fully known
+    n_ones = N.ones if len(ni) == len(N) else N.ones[ni]
+    group, n_groups = group_rows(np.ascontiguousarray(m_ones), np.ascontiguousarray(n_ones))
+    gm, gn = group[:len(mi)], group[len(mi):]
+    unique = (np.bincount(gm, minlength=n_groups) == 1) & (np.bincount(gn, minlength=n_groups) == 1)
+    de_of = np.full(n_groups, -1, np.int64)
+    de_of[gn] = ni                                    # the only de-identified row of each unique group
+    sel = unique[gm]
+    pm = mi[sel]
+    pn = de_of[gm[sel]]
+    ones = np.bitwise_count(M.ones[pm]).sum(axis=1) if len(pm) else np.zeros(0, np.int64)
+    mk, nk = M.keys_at(pm), N.keys_at(pn)
+    res = PairColumns(mk, nk, lambda: _complete_reasons(mk, nk, ones, M.n_locations))
+    return Reidentification("complete", res, {"reidentified": len(pm), "identified": len(M),
+                                              "deidentified": len(N)})
+
+
+def _complete_reasons(mk: np.ndarray | pa.Array, nk: np.ndarray | pa.Array, ones: np.ndarray, n_loc: int) -> pa.Array:
+    """REIDIT-C's reason of every pair, joined by Arrow (no Python loop).  O(pairs)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not len(mk):
+        return pa.array([], pa.string())
+    def text(value: str) -> pa.Scalar:
+        return pa.scalar(value, pa.large_string())
+
+    joined = pc.binary_join_element_wise(
+        _as_arrow(mk), text(" and "), _as_arrow(nk), text(" share a trail (disclosed at "),
+        pc.cast(pa.array(ones), pa.large_string()),
+        text(f" of {n_loc} locations) that no other identified or de-identified record has"), text(""))
+    return joined
 
 
 def _full_row(side: TrailSide) -> np.ndarray:
     from graphlink.trails import full_mask
 
     return full_mask(1, side.n_locations)[0]
-
-
-def _exact_groups(words: np.ndarray) -> np.ndarray:
-    """Group id per row such that rows share a group iff their words are identical.
-
-    64-bit fingerprints and one argsort do the bulk (algorithms.md §3.2); any fingerprint bucket whose rows
-    are not all identical (a collision) is regrouped exactly.  O(n log n + n·W).
-    """
-    from graphlink.kernels import fingerprint as _fingerprint
-    from graphlink.kernels import row_classes as _row_classes
-
-    n = len(words)
-    if n == 0:
-        return np.zeros(0, np.int64)
-    fp = _fingerprint(words)
-    order = np.argsort(fp, kind="stable")
-    fs = fp[order]
-    start = np.r_[True, fs[1:] != fs[:-1]]
-    gid_sorted = np.cumsum(start) - 1
-    first = np.flatnonzero(start)
-    same = np.all(words[order] == words[order[first[gid_sorted]]], axis=1)
-    group = np.empty(n, np.int64)
-    group[order] = gid_sorted
-    bad_groups = np.unique(gid_sorted[~same])
-    if len(bad_groups):
-        bad_rows = np.flatnonzero(np.isin(group, bad_groups))
-        _, sub = _row_classes(words[bad_rows])
-        group[bad_rows] = int(group.max()) + 1 + sub
-    return group
 
 
 # ---------------------------------------------------------------------------------------------- REIDIT-I
@@ -241,114 +291,6 @@ def _class_view(graph: LinkGraph) -> _ClassView:
     return view
 
 
-@numba.njit(cache=True)
-def _propagate_classes(r_ptr, r_nb, s_ptr, s_nb, r_size, s_size, r_mptr, r_mem, s_mptr, s_mem,
-                       n_r_rows, n_s_rows, flip):  # pragma: no cover - numba
-    """REIDIT-I unit propagation on twin classes (Alg. 4-6), element-exact without expanding edges.
-
-    Twins share their neighbourhood, so every alive member of a class has the same degree: deg_r[c] is
-    Σ alive S members over the class's S neighbours.  Taking an S member of class i lowers deg_r of every
-    R class linked to i by one (one decrement per class edge, not per element edge); members are taken in
-    row order.  O(|R| + |S| + Σ_pairs deg_class): each link touches its two classes' class edges.
-    """
-    n_rc, n_sc = len(r_size), len(s_size)
-    alive_rc = r_size.copy()
-    alive_sc = s_size.copy()
-    next_r = r_mptr[:-1].copy()          # first untaken member of each class
-    next_s = s_mptr[:-1].copy()
-    deg_r = np.zeros(n_rc, np.int64)
-    for c in range(n_rc):
-        for e in range(r_ptr[c], r_ptr[c + 1]):
-            deg_r[c] += s_size[r_nb[e]]
-    deg_s = np.zeros(n_sc, np.int64)
-    for c in range(n_sc):
-        for e in range(s_ptr[c], s_ptr[c + 1]):
-            deg_s[c] += r_size[s_nb[e]]
-    alive_r = np.ones(n_r_rows, np.bool_)
-    alive_s = np.ones(n_s_rows, np.bool_)
-    partner_r = np.full(n_r_rows, -1, np.int64)
-    partner_s = np.full(n_s_rows, -1, np.int64)
-    conflict_r = np.zeros(n_r_rows, np.bool_)
-    cap = n_r_rows + n_s_rows + n_rc + n_sc + 1
-    queue = np.empty(cap, np.int64)
-    qt = 0
-    for c in range(n_rc):
-        if deg_r[c] == 1:
-            queue[qt] = c
-            qt += 1
-    if flip:
-        for c in range(n_sc):
-            if deg_s[c] == 1:
-                queue[qt] = n_rc + c
-                qt += 1
-    m = min(n_r_rows, n_s_rows)
-    out_r = np.empty(m, np.int64)
-    out_s = np.empty(m, np.int64)
-    out_flip = np.zeros(m, np.bool_)
-    k = 0
-    qh = 0
-    while qh < qt:
-        item = queue[qh]
-        qh += 1
-        if item < n_rc:
-            rc = item
-            if alive_rc[rc] == 0 or deg_r[rc] != 1:
-                continue
-            sc = -1
-            for e in range(r_ptr[rc], r_ptr[rc + 1]):
-                if alive_sc[r_nb[e]] > 0:
-                    sc = r_nb[e]
-                    break
-            via = False
-        else:
-            sc = item - n_rc
-            if alive_sc[sc] == 0 or deg_s[sc] != 1:
-                continue
-            rc = -1
-            for e in range(s_ptr[sc], s_ptr[sc + 1]):
-                if alive_rc[s_nb[e]] > 0:
-                    rc = s_nb[e]
-                    break
-            via = True
-        r = r_mem[next_r[rc]]
-        s = s_mem[next_s[sc]]
-        next_r[rc] += 1
-        next_s[sc] += 1
-        alive_rc[rc] -= 1
-        alive_sc[sc] -= 1
-        alive_r[r] = False
-        alive_s[s] = False
-        partner_r[r] = s
-        partner_s[s] = r
-        out_r[k] = r
-        out_s[k] = s
-        out_flip[k] = via
-        k += 1
-        if via and alive_sc[sc] > 0 and qt < cap:      # the class's next twin may be degree one too
-            queue[qt] = n_rc + sc
-            qt += 1
-        for e in range(r_ptr[rc], r_ptr[rc + 1]):        # r is gone: S classes linked to rc lose one record
-            c2 = r_nb[e]
-            deg_s[c2] -= 1
-            if flip and deg_s[c2] == 1 and alive_sc[c2] > 0 and qt < cap:
-                queue[qt] = n_rc + c2
-                qt += 1
-        for e in range(s_ptr[sc], s_ptr[sc + 1]):        # s is taken: R classes linked to sc lose a candidate
-            c2 = s_nb[e]
-            deg_r[c2] -= 1
-            if alive_rc[c2] > 0:
-                if deg_r[c2] == 1 and qt < cap:
-                    queue[qt] = c2
-                    qt += 1
-                elif deg_r[c2] == 0:                     # Hall violated: these records can be nobody
-                    for p in range(next_r[c2], r_mptr[c2 + 1]):
-                        conflict_r[r_mem[p]] = True
-                        alive_r[r_mem[p]] = False
-                    next_r[c2] = r_mptr[c2 + 1]
-                    alive_rc[c2] = 0
-    return out_r[:k], out_s[:k], out_flip[:k], partner_r, partner_s, alive_r, alive_s, conflict_r, deg_r
-
-
 def _run_reidit_i(graph: LinkGraph, flip: bool | None = None) -> tuple[list[tuple[int, int, str]], dict]:
     """REIDIT-I as unit propagation on twin classes (numba).  Returns (R row, S row, reason) triples.
 
@@ -357,12 +299,14 @@ def _run_reidit_i(graph: LinkGraph, flip: bool | None = None) -> tuple[list[tupl
     only: a candidate that was gone when a pair was made was taken by its final partner, so the post-hoc
     reason is the one at the time.
     """
+    from graphlink.kernels import propagate_classes
+
     _one_to_one_only(graph.trails, "REIDIT-I")
     v = _class_view(graph)
     R, S = v.R, v.S
     if flip is None:
         flip = len(R) == len(S)
-    out_r, out_s, out_flip, partner_r, partner_s, alive_r, alive_s, conflict_r, deg_r = _propagate_classes(
+    out_r, out_s, out_flip, partner_r, partner_s, alive_r, alive_s, conflict_r, deg_r = propagate_classes(
         v.r_ptr, v.r_nb, v.s_ptr, v.s_nb, v.r_size, v.s_size, v.r_mptr, v.r_mem, v.s_mptr, v.s_mem,
         len(R), len(S), bool(flip))
     deg_r0 = np.zeros(len(v.r_size), np.int64)
@@ -519,6 +463,8 @@ def true_loves(graph_or_classes: LinkGraph | EdgeClasses, *, explain: bool | Non
     """
     if isinstance(graph_or_classes, LinkGraph) and graph_or_classes.trails.one_to_many:
         return certain_one_to_many(graph_or_classes, explain=explain)
+    from graphlink.matching import EdgeClasses, classify_edges  # scipy: only for the methods that match
+
     classes = graph_or_classes if isinstance(graph_or_classes, EdgeClasses) else classify_edges(graph_or_classes)
     graph = classes.graph
     M, N = graph.trails.identified, graph.trails.deidentified

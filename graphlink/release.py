@@ -27,14 +27,17 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from graphlink.errors import ReleaseError
 from graphlink.tabular import Table, names_list, read_table, write_csv
+
+if TYPE_CHECKING:
+    from graphlink.ingest import CodedRelease
 
 COLUMNS = ("location", "kind", "element")
 KINDS = ("identified", "deidentified")
@@ -45,28 +48,61 @@ class ReleaseWarning(UserWarning):
     """Something was normalised (e.g. exact duplicate rows collapsed); the CLI prints these on stderr."""
 
 
-@dataclass(frozen=True)
 class Release:
-    """A validated multi-location release (see the module docstring for the format)."""
+    """A validated multi-location release (see the module docstring for the format).
 
-    frame: pd.DataFrame
-    name: str = "release"
-    source: str | None = None
-    truth: pd.DataFrame | None = None
-    notes: tuple[str, ...] = field(default=())
+    ``frame`` is the long table (location, kind, element).  A large file read by the Arrow fast path
+    (:mod:`graphlink.ingest`) is kept on integer codes instead, and ``frame`` is made from them on first use;
+    ``locations``, ``elements``, ``sizes`` and :func:`graphlink.trails.build_trails` never need it.
+    """
+
+    __slots__ = ("_frame", "coded", "name", "notes", "source", "truth")
+
+    def __init__(self, frame: pd.DataFrame | None = None, name: str = "release", source: str | None = None,
+                 truth: pd.DataFrame | None = None, notes: tuple[str, ...] = (), *,
+                 coded: CodedRelease | None = None) -> None:
+        if (frame is None) == (coded is None):
+            raise ValueError("a Release needs exactly one of frame and coded")
+        for attr, value in (("_frame", frame), ("coded", coded), ("name", name), ("source", source),
+                            ("truth", truth), ("notes", tuple(notes))):
+            object.__setattr__(self, attr, value)
+
+    def __setattr__(self, attr: str, value: object) -> None:
+        raise AttributeError(f"Release is immutable (cannot set {attr!r})")
+
+    def __reduce__(self) -> tuple:
+        return _restore, (self._frame, self.name, self.source, self.truth, self.notes, self.coded)
+
+    def __repr__(self) -> str:
+        return f"Release(name={self.name!r}, source={self.source!r}, rows={len(self)})"
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The long table, one row per disclosed element (object columns location, kind, element)."""
+        if self._frame is None:
+            object.__setattr__(self, "_frame", self.coded.frame())
+        return self._frame
 
     @property
     def locations(self) -> list[str]:
         """Locations in order of first appearance (this is the column order of the trail matrices)."""
+        if self.coded is not None:
+            return list(self.coded.locations)
         return list(pd.unique(self.frame["location"]))
 
     def elements(self, kind: str) -> pd.Index:
         """Distinct element keys of ``kind`` in order of first appearance."""
         _check_kind_name(kind)
+        if self.coded is not None:
+            return pd.Index(self.coded.key_objects(KINDS.index(kind)), dtype=object)
         return pd.Index(pd.unique(self.frame.loc[self.frame["kind"] == kind, "element"]), dtype=object)
 
     def sizes(self) -> pd.DataFrame:
         """Per-location |γ_c| (identified) and |ω_c| (de-identified) counts of distinct elements."""
+        if self.coded is not None:
+            counts = pd.DataFrame(self.coded.sizes, columns=list(KINDS),
+                                  index=pd.Index(self.coded.locations, name="location"))
+            return counts.astype("int64")
         counts = (self.frame.groupby(["location", "kind"], sort=False).size().unstack("kind", fill_value=0)
                   .reindex(columns=list(KINDS), fill_value=0).reindex(self.locations, fill_value=0))
         counts.index.name = "location"
@@ -95,7 +131,13 @@ class Release:
         self.frame.to_parquet(path, index=False)
 
     def __len__(self) -> int:
-        return len(self.frame)
+        return len(self.coded) if self._frame is None else len(self._frame)
+
+
+def _restore(frame: pd.DataFrame | None, name: str, source: str | None, truth: pd.DataFrame | None,
+             notes: tuple[str, ...], coded: CodedRelease | None) -> Release:
+    """Unpickle a :class:`Release`."""
+    return Release(frame, name, source, truth, notes, coded=coded)
 
 
 def _check_kind_name(kind: str) -> None:
@@ -121,16 +163,33 @@ def read_release(source: str | Path | pd.DataFrame, *, id_key: Sequence[str] | N
         if not path.exists():
             what = "broken symbolic link" if path.is_symlink() else "no such file or folder"
             raise ReleaseError(what, file=str(path))
+        coded = None
         if path.is_dir():
             frame = _read_folder(path, id_key=id_key, deid_key=deid_key)
-        else:
+        elif (coded := _read_fast(path)) is None:
             table = read_table(path, expected=",".join(COLUMNS))
             table.require(COLUMNS, expected=", ".join(COLUMNS))
             frame = _validate_columns({c: table.column(c) for c in COLUMNS}, table.n_rows, source=table.file,
                                       row_of=table.row_of)
         label, src = name or path.stem, str(path)
+        if coded is not None:
+            truth_frame = read_truth(truth) if truth is not None else None
+            return Release(name=label, source=src, truth=truth_frame, coded=coded)
     truth_frame = read_truth(truth) if truth is not None else None
     return Release(frame, name=label, source=src, truth=truth_frame)
+
+
+def _read_fast(path: Path) -> CodedRelease | None:
+    """A large long file through the Arrow fast path (:mod:`graphlink.ingest`), or None: the detailed reader
+    then reads it and words any problem.  Warns about collapsed repeats exactly as the detailed reader."""
+    from graphlink.ingest import read_coded
+
+    coded = read_coded(path)
+    if coded is not None and coded.repeats is not None:
+        count, row = coded.repeats
+        warnings.warn(f"{path}: collapsed {count} exact duplicate row(s) (first repeat at row {row})",
+                      ReleaseWarning, stacklevel=3)
+    return coded
 
 
 def _stripped(values: pd.Series) -> tuple[pd.Series, np.ndarray]:

@@ -24,7 +24,7 @@ Storage: two uint64 bit masks per side, ``known`` (value is 0 or 1) and ``ones``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
@@ -42,24 +42,14 @@ from graphlink.model import (
     decide_reserved,
 )
 from graphlink.release import Release
+from graphlink.rowops import n_words, pack_columns
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = ["RESERVED_CHOICES", "Multiplicity", "MultiplicityChoice", "Reserved", "ReservedChoice", "TrailSide",
-           "Trails", "build_trails", "decide_reserved", "location_stats", "reidentification_bound",
-           "trails_from_dense"]
-
-
-def n_words(n_locations: int) -> int:
-    return max(1, (n_locations + 63) // 64)
-
-
-def pack_columns(rows: np.ndarray, cols: np.ndarray, n_rows: int, n_locations: int) -> np.ndarray:
-    """Set bit ``cols[k]`` of row ``rows[k]`` in an (n_rows, W) uint64 array.  O(len(rows))."""
-    out = np.zeros((n_rows, n_words(n_locations)), dtype=np.uint64)
-    if len(rows):
-        cols = np.asarray(cols, dtype=np.int64)
-        bits = np.left_shift(np.uint64(1), (cols % 64).astype(np.uint64))
-        np.bitwise_or.at(out, (np.asarray(rows, dtype=np.int64), cols // 64), bits)
-    return out
+           "Trails", "build_trails", "decide_reserved", "location_stats", "n_words", "pack_columns",
+           "reidentification_bound", "trails_from_dense"]
 
 
 def full_mask(n_rows: int, n_locations: int) -> np.ndarray:
@@ -77,17 +67,39 @@ def unpack(words: np.ndarray, n_locations: int) -> np.ndarray:
     return np.unpackbits(as_bytes, axis=1, bitorder="little")[:, :n_locations].astype(bool)
 
 
-@dataclass(frozen=True)
 class TrailSide:
-    """One trail matrix (M or N): element keys (the TRAILDATA pointer, Def. 14) and packed bits."""
+    """One trail matrix (M or N): element keys (the TRAILDATA pointer, Def. 14) and packed bits.
 
-    keys: np.ndarray
-    known: np.ndarray
-    ones: np.ndarray
-    n_locations: int
+    ``keys`` is a NumPy object array.  A side built from a release read by the Arrow fast path may be given
+    its keys as an Arrow string array; they then become Python strings on first use of ``keys`` only, and
+    :meth:`keys_at` serves selected keys without that (REIDIT-C on millions of elements).
+    """
+
+    def __init__(self, keys: np.ndarray | pa.Array, known: np.ndarray, ones: np.ndarray, n_locations: int) -> None:
+        self._keys = keys
+        self.known = known
+        self.ones = ones
+        self.n_locations = n_locations
+
+    def __repr__(self) -> str:
+        return f"TrailSide({len(self)} trails over {self.n_locations} locations)"
+
+    @property
+    def keys(self) -> np.ndarray:
+        if not isinstance(self._keys, np.ndarray):
+            self._keys = self._keys.to_numpy(zero_copy_only=False).astype(object)
+        return self._keys
+
+    def keys_at(self, rows: np.ndarray) -> np.ndarray | pa.Array:
+        """The keys of ``rows``: an Arrow array while the keys are kept as Arrow, else an object array.  O(rows)."""
+        if isinstance(self._keys, np.ndarray):
+            return self._keys[rows]
+        import pyarrow as pa
+
+        return self._keys.take(pa.array(np.asarray(rows, dtype=np.int64)))
 
     def __len__(self) -> int:
-        return len(self.keys)
+        return len(self._keys)
 
     def dense(self) -> np.ndarray:
         """(n, |C|) int8 with 1, 0, or -1 for ``*``.  O(n·|C|): small data or display only."""
@@ -212,18 +224,11 @@ def build_trails(release: Release, reserved: ReservedChoice = "auto",
     Complexity: O(rows + (|M| + |N|)·W) for the fill; the model decision adds link tests only when the
     per-location sizes cannot tell one-to-one from one-to-many (see :mod:`graphlink.model`).
     """
-    frame = release.frame
     n_loc = len(release.locations)
-    loc_index = pd.Index(release.locations)
     sizes = release.sizes()
     equal = (sizes["identified"] == sizes["deidentified"]).to_numpy()
     eq_row = pack_columns(np.zeros(int(equal.sum()), dtype=np.int64), np.flatnonzero(equal), 1, n_loc)
-    coded = {}
-    for kind in ("identified", "deidentified"):
-        part = frame[frame["kind"] == kind]
-        codes, keys = pd.factorize(part["element"], sort=False)
-        ones = pack_columns(codes, loc_index.get_indexer(part["location"]), len(keys), n_loc)
-        coded[kind] = (np.asarray(keys, dtype=object), ones)
+    coded = _packed_sides(release)
 
     def fill(side: Reserved, multiplicity: Multiplicity) -> Fill:
         known = {}
@@ -244,6 +249,25 @@ def build_trails(release: Release, reserved: ReservedChoice = "auto",
     return Trails(release.locations, TrailSide(f.id_keys, f.id_known, f.id_ones, n_loc),
                   TrailSide(f.de_keys, f.de_known, f.de_ones, n_loc), model.reserved, model.reason, sizes,
                   model.multiplicity, model.decided_by)
+
+
+def _packed_sides(release: Release) -> dict[str, tuple[np.ndarray | pa.Array, np.ndarray]]:
+    """Per kind: (element keys in order of first appearance, packed ``ones`` words).  A release read by the
+    Arrow fast path carries them already (packed while its rows were checked for repeats); otherwise the long
+    table is factorised.  O(rows + (|M| + |N|)·W)."""
+    if release.coded is not None:
+        return {kind: (release.coded.keys[k], release.coded.ones[k])
+                for k, kind in enumerate(("identified", "deidentified"))}
+    frame = release.frame
+    n_loc = len(release.locations)
+    loc_index = pd.Index(release.locations)
+    out = {}
+    for kind in ("identified", "deidentified"):
+        part = frame[frame["kind"] == kind]
+        codes, keys = pd.factorize(part["element"], sort=False)
+        ones = pack_columns(codes, loc_index.get_indexer(part["location"]), len(keys), n_loc)
+        out[kind] = (np.asarray(keys, dtype=object), ones)
+    return out
 
 
 def trails_from_dense(identified: np.ndarray, deidentified: np.ndarray, *, reserved: Reserved,

@@ -19,7 +19,7 @@ from typing import IO, Literal
 import numpy as np
 import pandas as pd
 
-from graphlink.kernels import fingerprint
+from graphlink.rowops import fingerprint
 from graphlink.trails import Trails, TrailSide, unpack
 
 SIDES: tuple[Literal["identified", "deidentified"], ...] = ("identified", "deidentified")
@@ -86,7 +86,7 @@ def _trail_counts(side: TrailSide) -> tuple[np.ndarray, np.ndarray]:
     reps = order[start]
     same = np.all(words[order] == words[np.repeat(reps, counts)], axis=1)
     if not same.all():                        # a fingerprint collision: regroup exactly (rare)
-        from graphlink.kernels import row_classes
+        from graphlink.rowops import row_classes
 
         reps, cls = row_classes(words)
         counts = np.bincount(cls, minlength=len(reps))

@@ -5,7 +5,8 @@
 #   bash scripts/setup-neo4j.sh --force    # re-resolve from scratch
 #
 # Output: $GRAPHLINK_NEO4J_DIR/runtime (default: <repo>/.graphlink/neo4j/runtime, git-ignored) with
-#   lib/      the server classpath (org.neo4j:neo4j + Bolt + HTTP server + Neo4j Browser), from docker/local/pom.xml
+#   lib/      the server classpath (org.neo4j:neo4j + Bolt + HTTP server + Neo4j Browser + the bulk importer behind
+#             neo4j-admin database import), from docker/local/pom.xml
 #   plugins/  APOC core + its dependencies (optional; skipped with a warning if it cannot be resolved)
 #   classes/  Neo4jLauncher.class compiled from docker/local/Neo4jLauncher.java
 #   VERSION   the Neo4j version, written last: its presence marks a complete runtime
@@ -60,6 +61,7 @@ set -e
 [[ $rc -eq 0 ]] || die "Maven failed (exit $rc): is Maven Central reachable? Re-run with --force after fixing."
 n=$(find "$tmp/lib" -name '*.jar' | wc -l)
 [[ -f "$tmp/lib/neo4j-$version.jar" ]] || die "Maven did not deliver neo4j-$version.jar (see the output above)"
+[[ -f "$tmp/lib/neo4j-import-tool-$version.jar" ]] || die "Maven did not deliver neo4j-import-tool-$version.jar (bulk import)"
 say "    $n jars, $(du -sh "$tmp/lib" | cut -f1)"
 
 say "2/3 resolving APOC core (optional)..."

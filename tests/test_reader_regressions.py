@@ -253,8 +253,6 @@ def test_trails_csv_quotes_carriage_returns(tmp_path: Path) -> None:
         "side", "element", "H\r1", "H2", "H3", "H4"]
 
 
-@pytest.mark.xfail(strict=True, reason="commands/core.py prints reidentify --format csv with pandas' to_csv, "
-                   "which leaves a lone CR unquoted; use graphlink.tabular.write_csv there")
 def test_reidentify_csv_quotes_carriage_returns(tmp_path: Path) -> None:
     frame = fig34().replace({"Ali": "A\rli"})
     frame.to_csv(tmp_path / "r.csv", index=False, quoting=csv.QUOTE_ALL)

@@ -1,7 +1,10 @@
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Map;
+import org.neo4j.cli.AdminTool;
 import org.neo4j.configuration.Config;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.configuration.connectors.BoltConnector;
@@ -33,11 +36,22 @@ import org.neo4j.server.security.auth.FileUserRepository;
  * accepts any connection, so there is no window in which the default password works. With
  * {@code -Dgraphlink.resetPassword=true} as well it sets that password on an existing database instead (Bolt and
  * HTTP stay off), prints {@code NEO4J_PASSWORD_RESET} and exits: the way back when the password file was lost.
+ *
+ * <p>It can shut its DBMS down and open it again without a new JVM when asked through files in
+ * {@code <home>/control/} ({@link #pauseLoop}): how a bulk import swaps in the store it built.
+ *
+ * <p>{@code Neo4jLauncher admin <neo4j-admin arguments>} runs {@code neo4j-admin} ({@link AdminTool}, e.g.
+ * {@code database import full ...}) in this JVM with this class path; {@code NEO4J_HOME} names its home (conf/). It
+ * halts when its stdin closes, so a bulk import whose parent process died stops instead of writing on as an orphan.
  */
 public final class Neo4jLauncher {
     private Neo4jLauncher() {}
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("admin")) {
+            admin(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         Path home = Path.of(args.length > 0 ? args[0] : "neo4j-home").toAbsolutePath();
         String passwordFile = System.getProperty("graphlink.passwordFile");
         if (passwordFile != null && !passwordFile.isEmpty()) {
@@ -47,26 +61,134 @@ public final class Neo4jLauncher {
             }
             writeInitialPassword(home, readPassword(Path.of(passwordFile)));
         }
-        DatabaseManagementService dbms = new DatabaseManagementServiceBuilder(home)
-                .loadPropertiesFromFile(home.resolve("conf/neo4j.conf"))
-                .build();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             System.out.println("NEO4J_STOPPING");
             System.out.flush();
-            dbms.shutdown();
+            synchronized (Neo4jLauncher.class) {
+                stopping = true;
+                if (dbms != null) {
+                    dbms.shutdown();
+                    dbms = null;
+                }
+            }
             System.out.println("NEO4J_STOPPED");
             System.out.flush();
         }, "neo4j-shutdown"));
-        dbms.database("neo4j").executeTransactionally("RETURN 1");
+        open(home);
+        if (Boolean.getBoolean("neo4j.exitOnStdinEof")) {
+            Thread stdin = new Thread(() -> {
+                try {
+                    while (System.in.read() != -1) {
+                        // wait for the parent to close our stdin (or die)
+                    }
+                } catch (IOException ignored) {
+                    // the same: the parent is gone
+                }
+                System.exit(0);  // runs the shutdown hook
+            }, "graphlink-stdin-eof");
+            stdin.setDaemon(true);
+            stdin.start();
+        }
+        pauseLoop(home.resolve("control"));
+    }
+
+    /** The running DBMS (null while paused or stopped); guarded by the class lock. */
+    private static DatabaseManagementService dbms;
+    private static boolean stopping;
+
+    private static void open(Path home) {
+        DatabaseManagementService built = new DatabaseManagementServiceBuilder(home)
+                .loadPropertiesFromFile(home.resolve("conf/neo4j.conf"))
+                .build();
+        synchronized (Neo4jLauncher.class) {
+            if (stopping) {  // SIGTERM came while it started
+                built.shutdown();
+                return;
+            }
+            dbms = built;
+        }
+        built.database("neo4j").executeTransactionally("RETURN 1");
         System.out.println("NEO4J_READY");
         System.out.flush();
-        if (Boolean.getBoolean("neo4j.exitOnStdinEof")) {
-            while (System.in.read() != -1) {
-                // wait for the parent to close our stdin (or die)
+    }
+
+    /**
+     * Shut the DBMS down and open it again in this JVM, on request: the bulk import's swap of the store files
+     * (graphlink/store/bulk.py) without a new JVM, whose class loading and JIT warm-up take most of a start.
+     *
+     * <p>Protocol, files in {@code control/} (inside the private server home): the client writes {@code pause}
+     * holding its PID; this loop (polling every 100 ms) shuts the DBMS down and writes {@code paused}; the client
+     * swaps the store and deletes {@code pause}; this loop deletes {@code paused} and opens the DBMS again. If the
+     * client process dies while the DBMS is paused, the JVM exits instead of opening a store that may be half
+     * swapped: the next {@code graphlink neo4j start} completes the swap first.
+     */
+    private static void pauseLoop(Path control) throws Exception {
+        Path pause = control.resolve("pause");
+        Path paused = control.resolve("paused");
+        Files.createDirectories(control);
+        Files.deleteIfExists(paused);
+        Files.deleteIfExists(pause);  // a request left over from an earlier JVM is void
+        Path home = control.getParent();
+        while (true) {
+            Thread.sleep(100);
+            if (!Files.exists(pause)) {
+                continue;
             }
-            System.exit(0);  // runs the shutdown hook
+            long owner;
+            try {
+                owner = Long.parseLong(Files.readString(pause).strip());
+            } catch (IOException | NumberFormatException e) {
+                continue;  // being written
+            }
+            synchronized (Neo4jLauncher.class) {
+                if (stopping || dbms == null) {
+                    return;
+                }
+                System.out.println("NEO4J_PAUSING for pid " + owner);
+                System.out.flush();
+                dbms.shutdown();
+                dbms = null;
+            }
+            Files.writeString(paused, Long.toString(ProcessHandle.current().pid()));
+            System.out.println("NEO4J_PAUSED");
+            System.out.flush();
+            while (Files.exists(pause)) {
+                if (!ProcessHandle.of(owner).map(ProcessHandle::isAlive).orElse(false)) {
+                    System.out.println("graphlink: pid " + owner + " died while the database was paused; exiting");
+                    System.out.flush();
+                    Files.deleteIfExists(paused);
+                    System.exit(4);
+                }
+                Thread.sleep(50);
+            }
+            Files.deleteIfExists(paused);
+            try {
+                open(home);
+            } catch (Throwable e) {  // no DBMS: exit, so that status says so, instead of idling without one
+                e.printStackTrace();
+                System.out.println("graphlink: the database could not be opened again; exiting");
+                System.out.flush();
+                System.exit(5);
+            }
         }
-        Thread.currentThread().join();
+    }
+
+    /** neo4j-admin in this JVM; a daemon thread halts the JVM (no cleanup: the output is thrown away) on stdin EOF. */
+    private static void admin(String[] args) {
+        Thread watchdog = new Thread(() -> {
+            try {
+                while (System.in.read() != -1) {
+                    // the parent keeps our stdin open while it waits for us
+                }
+            } catch (IOException ignored) {
+                // a broken pipe means the same: the parent is gone
+            }
+            System.err.println("graphlink: the parent process closed stdin; neo4j-admin stops");
+            Runtime.getRuntime().halt(3);
+        }, "graphlink-stdin-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        AdminTool.main(args);  // exits with the command's exit code
     }
 
     private static String readPassword(Path passwordFile) throws Exception {

@@ -11,13 +11,14 @@ import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import numpy as np
-import pandas as pd
 import typer
 
 from graphlink.commands.qi import print_frame, qi_app
+
+if TYPE_CHECKING:          # the library is imported by each command when it runs: a fast --help (issue 12)
+    import pandas as pd
 
 Fmt = StrEnum("Fmt", {"table": "table", "json": "json", "csv": "csv"})  # type: ignore[misc]
 ReleaseArg = Annotated[Path, typer.Argument(help="Release: long-format CSV/Parquet or a folder", show_default=False)]
@@ -41,6 +42,8 @@ def links_cmd(release: ReleaseArg,
               fmt: FmtOpt = Fmt.table) -> None:
     """ALS-only re-identification (TR02 §3): pairs whose declared relations agree with each other and with no
     other record on either side (|X| = |Y| = 1). No trails are used; compare with reidentify --qi-links."""
+    import numpy as np
+
     from graphlink.als import als_only, read_als, release_blocks
     from graphlink.release import read_release, read_truth
 

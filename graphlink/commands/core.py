@@ -8,22 +8,21 @@ import sys
 from collections.abc import Iterator
 from enum import Enum, StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from graphlink.audit import audit as run_audit
+from graphlink.catalog import METHODS
 from graphlink.errors import ModelAssumptionError
 from graphlink.fileio import atomic_path
-from graphlink.linkgraph import build_linkgraph
-from graphlink.matching import classify_edges
-from graphlink.onetomany import classify_one_to_many
-from graphlink.reidit import METHODS, check_method, reidentify
-from graphlink.release import Release, read_release, read_truth
-from graphlink.trails import Trails, build_trails
+
+if TYPE_CHECKING:          # the library is imported by each command when it runs: a fast --help (issue 12)
+    import pandas as pd
+
+    from graphlink.release import Release
+    from graphlink.trails import Trails
 
 err = Console(stderr=True)
 
@@ -102,6 +101,8 @@ def step(text: str) -> Iterator[None]:
 
 
 def load(release: Path, id_key: str | None, deid_key: str | None, truth: Path | None = None) -> Release:
+    from graphlink.release import read_release, read_truth
+
     split = (lambda s: [c.strip() for c in s.split(",") if c.strip()] if s else None)  # noqa: E731
     with step(f"reading {release}"):
         return read_release(release, id_key=split(id_key), deid_key=split(deid_key),
@@ -119,6 +120,8 @@ def _print_frame(df: pd.DataFrame, title: str | None = None) -> None:
 
 def _print_summary(summary, name: str) -> None:
     """The trails summary as a few small rich tables (never one row per element)."""
+    import pandas as pd
+
     con = Console()
     sizes = summary.sizes
     shown = sizes if len(sizes) <= 40 else pd.concat([sizes.head(20), sizes.tail(20)])
@@ -154,6 +157,7 @@ QiLinks = Annotated[Path | None, typer.Option(
 def qi_graph(tr: Trails, qi_links: Path, release: Path):
     """The ALS-constrained link graph (:func:`graphlink.als.release_blocks`), with a note on stderr."""
     from graphlink.als import read_als, release_blocks
+    from graphlink.linkgraph import build_linkgraph
 
     als = read_als(qi_links)
     with step("building the ALS-constrained link graph"):
@@ -179,6 +183,8 @@ def _trails(release: Path, id_key: str | None, deid_key: str | None, reserved: R
         with step(f"reading {release} and building trails in Spark"):
             return spark_cli.load_trails(release, id_key, deid_key, reserved.value, multiplicity.value, master,
                                          truth, neo4j=store)
+    from graphlink.trails import build_trails
+
     rel = load(release, id_key, deid_key, truth)
     with step("building trails"):
         return rel, build_trails(rel, reserved.value, multiplicity.value)
@@ -250,6 +256,8 @@ def register(app: typer.Typer) -> None:
                        id_key: IdKey = None, deid_key: DeidKey = None, qi_links: QiLinks = None,
                        engine: EngineO = EngineOpt.local, spark_master: MasterO = None) -> None:
         """Re-identify elements from their trails; every pair carries its reason."""
+        from graphlink.reidit import check_method, reidentify
+
         m = method.value
         if m == "incomplete-k" and k is None:
             raise typer.BadParameter("--method incomplete-k needs --k", param_hint="--k")
@@ -284,7 +292,9 @@ def register(app: typer.Typer) -> None:
             err.print(f"stored as run {run} in {st.uri}")
         if fmt is Fmt.csv:
             cols = ["identified", "deidentified"] + (["reason"] if explain else [])
-            result.pairs[cols].to_csv(sys.stdout, index=False)
+            from graphlink.pairsio import write_pairs_csv
+
+            write_pairs_csv(result, cols, sys.stdout)
         elif fmt is Fmt.json:
             typer.echo(json.dumps(result.to_dict(), indent=2, default=str))
         else:
@@ -300,6 +310,11 @@ def register(app: typer.Typer) -> None:
                   id_key: IdKey = None, deid_key: DeidKey = None, qi_links: QiLinks = None,
                   engine: EngineO = EngineOpt.local, spark_master: MasterO = None) -> None:
         """Exact k-unlinkability audit (Definition 19) via the union of all maximum matchings."""
+        from graphlink.audit import audit as run_audit
+        from graphlink.linkgraph import build_linkgraph
+        from graphlink.matching import classify_edges
+        from graphlink.onetomany import classify_one_to_many
+
         _local_only(qi_links, engine)
         rel, tr = _trails(release, id_key, deid_key, reserved, multiplicity, engine, spark_master,
                           store=store is Store.neo4j)
@@ -356,6 +371,8 @@ def register_advisor(app: typer.Typer) -> None:
                 if tactic == "auto":
                     raise typer.BadParameter("give --reserved or --release to detect it", param_hint="--reserved")
             else:
+                from graphlink.trails import build_trails
+
                 tr = build_trails(load(release, None, None), tactic)
                 model_note(tr)
                 tactic, mult = tr.reserved, mult or tr.multiplicity

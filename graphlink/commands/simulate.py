@@ -8,7 +8,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
-import numpy as np
 import typer
 from rich.console import Console
 
@@ -64,6 +63,8 @@ def simulate_cmd(
 ) -> None:
     """Write a synthetic release (and its truth): uniform, Zipf or explicit per-location visits, withholding,
     and optional households (thesis §5.4, §5.6, Appendix A). Deterministic for a seed."""
+    import numpy as np
+
     from graphlink import simulate as sim
 
     chosen = [x is not None for x in (p, zipf, probabilities)]

@@ -8,6 +8,7 @@ file/URL access and administration in every mode (docs/security.md).
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 
 import typer
@@ -88,12 +89,24 @@ def _progress_bar(title: str):
     return prog, update
 
 
+class BulkMode(StrEnum):
+    """``graphlink load --bulk``: when to build the graph with neo4j-admin database import (graphlink.store.bulk)."""
+
+    auto = "auto"
+    always = "always"
+    never = "never"
+
+
 def load_cmd(
     release: Path = typer.Argument(..., help="Release file (long CSV/Parquet: location, kind, element) or folder."),
     name: str = typer.Option(None, "--name", help="Name of the release in Neo4j (default: the file stem)."),
     truth: Path = typer.Option(None, "--truth", help="Optional ground-truth file (identified, deidentified)."),
     replace: bool = typer.Option(False, "--replace", help="Replace a stored release of that name "
                                                           "whose content differs."),
+    bulk: BulkMode = typer.Option(BulkMode.auto, "--bulk", help="neo4j-admin database import into the empty "
+                                  "database of the project's local server (it pauses for a moment): auto = from "
+                                  "GRAPHLINK_BULK_MIN_ROWS rows (200,000), else UNWIND; always = or fail; "
+                                  "never = UNWIND."),
 ) -> None:
     """Load a release into Neo4j (idempotent: loading it again changes nothing)."""
     from graphlink.release import read_release
@@ -103,8 +116,12 @@ def load_cmd(
     with connect() as store:
         prog, update = _progress_bar(f"loading {name or rel.name}")
         with prog:
-            info = store.load_release(rel, name=name, progress=update, replace=replace)
-    verb = "already loaded (nothing changed)" if info.get("skipped") else f"loaded in {info['seconds']:.1f} s"
+            info = store.load_release(rel, name=name, progress=update, replace=replace, bulk=bulk.value)
+    if info.get("skipped"):
+        verb = "already loaded (nothing changed)"
+    else:
+        how = "bulk import" if info.get("method") == "bulk-import" else "UNWIND"
+        verb = f"loaded in {info['seconds']:.1f} s by {how} ({info.get('why')})"
     typer.echo(f"release {info['name']!r} {verb} into {store.uri}: {info['rows']:,} disclosures, "
                f"{info['locations']} locations, {info['identified']:,} identified, "
                f"{info['deidentified']:,} de-identified, reserved: {info['reserved']}")

@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from graphlink.catalog import FINGERPRINT_LOSSES
 from graphlink.errors import ReleaseError
 from graphlink.qi.hierarchy import Hierarchy
 from graphlink.qi.lattice import Lattice, check_k, suppression_limit
@@ -54,7 +55,7 @@ from graphlink.qi.metrics import group_loss, static_bounds
 from graphlink.qi.table import Groups, QITable
 
 Progress = Callable[[float, str], None] | None
-LOSSES = ("precision", "samarati", "dm-star", "entropy")
+LOSSES = FINGERPRINT_LOSSES
 FORMAT = "graphlink-fingerprint-plan"
 VERSION = 1
 UNKNOWN, ANONYMOUS, FAILS = 0, 1, -1

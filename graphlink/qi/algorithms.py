@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from graphlink.catalog import QI_ALGORITHMS
 from graphlink.errors import ReleaseError
 from graphlink.qi.heuristics import datafly, mu_argus
 from graphlink.qi.lattice import optimal, suppression_limit
@@ -29,7 +30,7 @@ from graphlink.qi.mondrian import mondrian
 from graphlink.qi.result import Anonymization
 from graphlink.qi.table import QITable
 
-ALGORITHMS = ("optimal", "datafly", "mingen", "mu-argus", "mondrian")
+ALGORITHMS = QI_ALGORITHMS
 
 
 def run_optimal(table: QITable, k: int, *, max_suppression: float = 0.0, loss: str = "prec",

@@ -26,12 +26,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from graphlink.catalog import QI_ATTACKS
 from graphlink.errors import ReleaseError
 from graphlink.qi.checks import equivalence_classes
 from graphlink.qi.hierarchy import Hierarchy, flat
 from graphlink.qi.table import as_labels, check_columns
 
-ATTACKS = ("unsorted", "complementary", "temporal")
+ATTACKS = QI_ATTACKS
 REMEDIES = {
     "unsorted": "shuffle the rows of every release (SW-K §4.1): row order must carry no information",
     "complementary": "treat every attribute of the earlier release as quasi-identifier in later releases, or "

@@ -29,9 +29,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from graphlink.catalog import QI_LOSSES
 from graphlink.qi.table import Groups, QITable, pack
 
-LOSSES = ("prec", "dm-star", "entropy")   # what the optimal search can minimise
+LOSSES = QI_LOSSES   # what the optimal search can minimise
 
 
 @dataclass(frozen=True)

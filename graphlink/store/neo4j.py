@@ -120,18 +120,14 @@ def connect(uri: str | None = None, auth: Any = None) -> Store:
     ...     store.load_release(gl.thesis_example(), name="fig34")
     ...     store.run_file("reidit_c", {"release": "fig34"})
     """
-    from neo4j import GraphDatabase, exceptions
+    from neo4j import exceptions
 
     uri = resolve_uri(uri)
     local_password = auth is None and not _env_sets_auth()
     if auth is None:
         auth = resolve_auth(uri)
     local_password = local_password and auth is not None
-    try:
-        driver = GraphDatabase.driver(uri, auth=auth, connection_timeout=5,
-                                      notifications_min_severity="OFF")
-    except (ValueError, exceptions.ConfigurationError) as exc:
-        raise StoreError(f"invalid Neo4j URI {uri!r}: {exc}") from None
+    driver = _open_driver(uri, auth)
     try:
         driver.verify_connectivity()
     except exceptions.AuthError:
@@ -146,7 +142,16 @@ def connect(uri: str | None = None, auth: Any = None) -> Store:
         driver.close()
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise StoreError(f"cannot reach Neo4j at {uri} ({reason[:160]}); {_hint(uri)}") from None
-    return Store(driver, uri)
+    return Store(driver, uri, auth)
+
+
+def _open_driver(uri: str, auth: Any) -> Any:
+    from neo4j import GraphDatabase, exceptions
+
+    try:
+        return GraphDatabase.driver(uri, auth=auth, connection_timeout=5, notifications_min_severity="OFF")
+    except (ValueError, exceptions.ConfigurationError) as exc:
+        raise StoreError(f"invalid Neo4j URI {uri!r}: {exc}") from None
 
 
 def _one_line(exc: Exception) -> str:
@@ -191,9 +196,12 @@ def fingerprint(frame: pd.DataFrame) -> str:
 class Store:
     """A connection to Neo4j holding graphlink releases and results. Use :func:`connect` to create one."""
 
-    def __init__(self, driver: Any, uri: str) -> None:
+    database: str = DATABASE      # the user database every query runs on (NEO4J_DATABASE)
+
+    def __init__(self, driver: Any, uri: str, auth: Any = None) -> None:
         self.driver = driver
         self.uri = uri
+        self._auth = auth
         self._load = cypherlib.load_file(cypherlib.cypher_dir() / "load.cypher")
         self._schema_applied = False
 
@@ -206,6 +214,13 @@ class Store:
 
     def close(self) -> None:
         self.driver.close()
+
+    def _reconnect(self, uri: str) -> None:
+        """A new driver for ``uri`` with the same credentials (after the local server reopened its database)."""
+        self.driver.close()
+        self.driver = _open_driver(uri, self._auth)
+        self.uri = uri
+        self._schema_applied = False
 
     def server_version(self) -> str:
         rec = self._query("CALL dbms.components() YIELD versions RETURN versions[0] AS v", database="system")
@@ -250,34 +265,53 @@ class Store:
 
     # ------------------------------------------------------------------ releases
     def load_release(self, release: Any, name: str | None = None, progress: Progress = None, *,
-                     replace: bool = False, batch_size: int = BATCH) -> dict:
+                     replace: bool = False, batch_size: int = BATCH, bulk: str = "auto") -> dict:
         """Load a release (core ``Release`` or a long DataFrame ``location, kind, element``) under ``name``.
 
-        Batched ``UNWIND $elements`` + ``MERGE`` on the uniqueness constraints (cypher/load.cypher: one row per
-        element with the indexes of its locations), each batch of ~``batch_size`` disclosures a managed
-        transaction retried on transient errors; a release new to the graph takes the CREATE fast path.
+        Two ways, chosen by ``bulk`` (:mod:`graphlink.store.bulk` has the rule): a release into the *empty* database
+        of the project's local server is built by ``neo4j-admin database import`` (the database pauses; ``auto``
+        does so from ``GRAPHLINK_BULK_MIN_ROWS`` = 200,000 rows, ``always`` at any size or fails, ``never`` not at
+        all); otherwise batched ``UNWIND $elements`` + ``MERGE`` on the uniqueness constraints (cypher/load.cypher:
+        one row per element with the indexes of its locations), each batch of ~``batch_size`` disclosures a
+        managed transaction retried on transient errors; a release new to the graph takes the CREATE fast path.
+        Both write the same graph, and the Release node records which one did it (``load_method``).
         Idempotent: the same rows loaded again change nothing, and a release whose content hash is already
         stored as completely loaded is skipped at once; an interrupted load (status 'loading') is completed by
         running it again. Loading *different* rows under an existing name is refused unless ``replace=True``
         (which drops the old release first).
-        ``progress(fraction, message)`` after every batch. Cost: O(rows) writes.
-        Returns the Release node's summary (rows, locations, identified, deidentified, reserved, seconds, skipped).
+        ``progress(fraction, message)`` after every batch or step. Cost: O(rows) writes.
+        Returns the Release node's summary (rows, locations, identified, deidentified, reserved, seconds, skipped,
+        ``method``: ``bulk-import`` / ``unwind``, ``why``: the reason for it).
         """
+        from graphlink.store import bulk as bulk_import
+
         t0 = time.perf_counter()
         frame, truth, source, default_name = _release_frame(release)
         name = name or default_name
         fp = fingerprint(frame)
-        self.apply_schema()
         existing = self.release_info(name)
         if existing:
             if existing.get("fingerprint") == fp and existing.get("status") == "loaded":
                 return {**existing, "seconds": round(time.perf_counter() - t0, 3), "skipped": True}
+            if (existing.get("fingerprint") == fp and existing.get("load_method") == bulk_import.METHOD
+                    and bulk_import.finish(self, name)):  # imported, then interrupted before it was marked
+                return {**(self.release_info(name) or {}), "seconds": round(time.perf_counter() - t0, 3),
+                        "skipped": False, "method": bulk_import.METHOD, "why": "completed an interrupted import"}
             if existing.get("fingerprint") not in (None, fp):
                 if not replace:
                     raise StoreError(f"release {name!r} is already in Neo4j with different content; choose "
                                      "another --name or replace it (load_release(..., replace=True))")
                 self.drop_release(name)
                 existing = None
+        if existing is None:
+            done, why = bulk_import.load(self, frame, truth, name, source, fp, mode=bulk, progress=progress)
+            if done:
+                info = self.release_info(name) or {}
+                return {**info, "seconds": round(time.perf_counter() - t0, 3), "skipped": False,
+                        "method": bulk_import.METHOD, "why": why}
+        else:
+            why = "the release is partly loaded already"
+        self.apply_schema()
 
         fresh = existing is None  # nothing of this release is in the graph: CREATE instead of MERGE
         locations = list(dict.fromkeys(frame["location"]))
@@ -305,7 +339,8 @@ class Store:
         self._query(st("finalize").text, {"release": name})
         info = self.release_info(name) or {}
         t1 = time.perf_counter()
-        return {**info, "seconds": round(t1 - t0, 3), "seconds_finalize": round(t1 - t_final, 3), "skipped": False}
+        return {**info, "seconds": round(t1 - t0, 3), "seconds_finalize": round(t1 - t_final, 3), "skipped": False,
+                "method": "unwind", "why": why}
 
     @staticmethod
     def _element_batches(frame: pd.DataFrame, kind: str, loc_index: dict[str, int],

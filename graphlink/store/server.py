@@ -41,6 +41,8 @@ from graphlink.errors import StoreError
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_BOLT_PORT = 7687
 DEFAULT_HTTP_PORT = 7474
+#: version of the launcher's pause/reopen protocol (``Neo4jLauncher.pauseLoop``), recorded in ``state.json``
+CONTROL_PROTOCOL = 1
 USER = "neo4j"
 #: plugin procedures/functions the server loads (``dbms.security.procedures.allowlist``): the project calls none
 #: (it uses only built-in ``db.*``/``dbms.*`` procedures, which the allow-list does not govern)
@@ -284,6 +286,8 @@ def write_conf(home: Path, runtime: Path, bolt_port: int, http_port: int | None,
         "db.tx_log.rotation.retention_policy=2 files",
         "db.tx_log.rotation.size=64m",
         "db.tx_log.preallocate=false",
+        # Bolt's event loops shut down without netty's 5 s quiet period (twice): a clean stop takes ~1 s, not ~11 s
+        "internal.dbms.bolt.netty_server_shutdown_quiet_period=0",
         f"server.directories.plugins={runtime / 'plugins'}",
         f"server.directories.import={import_dir}",
         "dbms.security.allow_csv_import_from_file_urls=false",
@@ -301,6 +305,13 @@ def write_conf(home: Path, runtime: Path, bolt_port: int, http_port: int | None,
     return conf
 
 
+def class_path(paths: Paths) -> str:
+    """The launcher's class path: its class, the plugins (APOC needs its jars both in the plugins dir, for the
+    procedures, and on the class path, for its extension factories) and the Neo4j jars (incl. neo4j-admin)."""
+    return os.pathsep.join([str(paths.runtime / "classes"), str(paths.runtime / "plugins" / "*"),
+                            str(paths.runtime / "lib" / "*")])
+
+
 def launcher_command(java: str, paths: Paths, home: Path, *, heap: str | None = None,
                      exit_on_stdin_eof: bool = False, quick_start: bool = False,
                      password_file: Path | None = None, reset_password: bool = False) -> list[str]:
@@ -310,9 +321,7 @@ def launcher_command(java: str, paths: Paths, home: Path, *, heap: str | None = 
     ``reset_password``: it sets it on an existing database with Bolt and HTTP off, then exits.
     """
     heap = heap or os.environ.get("GRAPHLINK_NEO4J_HEAP", "1g")
-    # APOC needs its jars both in the plugins dir (procedures) and on the class path (its extension factories)
-    cp = os.pathsep.join([str(paths.runtime / "classes"), str(paths.runtime / "plugins" / "*"),
-                          str(paths.runtime / "lib" / "*")])
+    cp = class_path(paths)
     flags = ["-Xms256m", f"-Xmx{heap}", *JVM_FLAGS]
     if exit_on_stdin_eof:
         flags.append("-Dneo4j.exitOnStdinEof=true")
@@ -432,7 +441,8 @@ def start(*, port: int = DEFAULT_BOLT_PORT, http_port: int | None = DEFAULT_HTTP
           echo: Callable[[str], None] = print) -> ServerStatus:
     """Start the local server in the background (idempotent: returns the status if it already runs).
 
-    Resolves the jars on first use, takes ``port`` (a free port if taken), waits until Bolt answers,
+    Resolves the jars on first use, completes the renames of an interrupted bulk import
+    (:func:`graphlink.store.bulkswap.complete_swap`), takes ``port`` (a free port if taken), waits until Bolt answers,
     writes ``state.json``. ``http_port=None`` disables HTTP/Browser.
     """
     paths = paths or Paths.default()
@@ -444,6 +454,11 @@ def start(*, port: int = DEFAULT_BOLT_PORT, http_port: int | None = DEFAULT_HTTP
     version = ensure_runtime(paths, echo)
     home = paths.home
     _private_dir(paths.base)
+    from graphlink.store import bulkswap  # a bulk import interrupted during its renames: finish them first
+
+    finished = bulkswap.complete_swap(paths)
+    if finished:
+        echo(finished)
     (home / "logs").mkdir(parents=True, exist_ok=True)
     ensure_password(paths.password_file)
     bolt = pick_port(port)
@@ -459,8 +474,10 @@ def start(*, port: int = DEFAULT_BOLT_PORT, http_port: int | None = DEFAULT_HTTP
                                 cwd=str(home), start_new_session=True)
     uri = f"bolt://127.0.0.1:{bolt}"
     http_url = f"http://127.0.0.1:{http}/browser/" if http else None
+    # control: the launcher pauses its DBMS on request (control/ files; graphlink.store.bulk swaps a store in)
     state = {"pid": proc.pid, "uri": uri, "http": http_url, "bolt_port": bolt, "http_port": http,
-             "version": version, "home": str(home), "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+             "version": version, "home": str(home), "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+             "control": CONTROL_PROTOCOL}
     fileio.write_text(paths.state_file, json.dumps(state, indent=2))
     echo(f"starting Neo4j {version} (pid {proc.pid}, data in {home / 'data'})...")
     try:

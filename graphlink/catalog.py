@@ -1,0 +1,22 @@
+"""The names the command line offers as choices, in a module without heavy imports.
+
+The CLI builds its option enums from these when it starts, so ``graphlink --help`` lists every choice without
+loading the algorithms (numba, scipy, pandas); each defining module imports its tuple from here, so there is
+one list per choice.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+#: re-identification methods (:func:`graphlink.reidit.reidentify`)
+Method = Literal["complete", "incomplete", "incomplete-k", "multiple", "true-loves"]
+METHODS: tuple[str, ...] = ("complete", "incomplete", "incomplete-k", "multiple", "true-loves")
+#: quasi-identifier anonymisation algorithms (:mod:`graphlink.qi.algorithms`)
+QI_ALGORITHMS: tuple[str, ...] = ("optimal", "datafly", "mingen", "mu-argus", "mondrian")
+#: linking attacks on releases of one table (:mod:`graphlink.qi.attacks`)
+QI_ATTACKS: tuple[str, ...] = ("unsorted", "complementary", "temporal")
+#: what the optimal quasi-identifier search can minimise (:mod:`graphlink.qi.metrics`)
+QI_LOSSES: tuple[str, ...] = ("prec", "dm-star", "entropy")
+#: what a fingerprinting plan can minimise (:mod:`graphlink.fingerprint.plan`)
+FINGERPRINT_LOSSES: tuple[str, ...] = ("precision", "samarati", "dm-star", "entropy")

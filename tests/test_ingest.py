@@ -1,0 +1,194 @@
+"""The Arrow fast path of ``read_release`` (graphlink.ingest) against the detailed reader (issue 12).
+
+The fast path only vouches for well-formed large files and otherwise hands over to the detailed reader, so
+on any input both paths must end the same way: the same rows in the same order, the same warnings, or the
+same error message.  The differential tests lower the size thresholds to zero and feed both paths the fuzz
+generators of ``tests/fuzz_inputs.py``; the other tests pin the cases the fast path handles itself (Parquet
+dictionaries and integers, values to strip, repeats, CR line ends) and the kernels it relies on.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import graphlink.ingest as ingest
+from graphlink.errors import ReleaseError
+from graphlink.release import read_release
+from graphlink.trails import build_trails
+from tests import fuzz_inputs as fi
+from tests.fuzz_harness import read_with_warnings
+
+SETTINGS = settings(max_examples=fi.examples(150), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                           HealthCheck.filter_too_much, HealthCheck.large_base_example,
+                                           HealthCheck.function_scoped_fixture])
+
+
+def _outcome(path: Path, fast: bool, monkeypatch: pytest.MonkeyPatch) -> tuple:
+    """('ok', rows, warnings, coded?) or ('error', message) of read_release on one path."""
+    monkeypatch.setattr(ingest, "FAST_MIN_ROWS", 0 if fast else 1 << 62)
+    monkeypatch.setattr(ingest, "FAST_MIN_BYTES", 0 if fast else 1 << 62)
+    try:
+        rel, messages = read_with_warnings(lambda: read_release(path))
+    except ReleaseError as exc:
+        return ("error", str(exc))
+    return ("ok", [tuple(r) for r in rel.frame.itertuples(index=False)], messages, rel.coded is not None)
+
+
+def _same(path: Path, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Both paths agree on ``path``; returns whether the fast path kept the release on codes."""
+    fast, slow = _outcome(path, True, monkeypatch), _outcome(path, False, monkeypatch)
+    assert fast[:3] == slow[:3]
+    assert slow[0] == "error" or not slow[3]
+    return fast[0] == "ok" and fast[3]
+
+
+@SETTINGS
+@given(data=fi.LONG_CSV)
+def test_fast_csv_path_agrees_with_the_detailed_reader(data: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "r.csv"
+        path.write_bytes(data)
+        _same(path, monkeypatch)
+
+
+@SETTINGS
+@given(case=fi.parquet_case())
+def test_fast_parquet_path_agrees_with_the_detailed_reader(case: fi.ParquetCase,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.fuzz_harness import _write_parquet
+
+    with tempfile.TemporaryDirectory() as d:
+        _same(_write_parquet(case, Path(d)), monkeypatch)
+
+
+def _release_table(n: int, seed: int = 3) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    loc = rng.integers(0, 7, n)
+    who = rng.integers(0, n // 3 + 1, n)
+    kind = rng.integers(0, 2, n)
+    return pd.DataFrame({"location": [f"H{c}" for c in loc],
+                         "kind": np.where(kind == 0, "identified", "De-Identified"),
+                         "element": [f"{'p' if k == 0 else 's'}{w}" for k, w in zip(kind, who, strict=True)]})
+
+
+def _check_both(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fast path taken, and the release, sizes and trails equal the detailed reader's."""
+    assert _same(path, monkeypatch)
+    monkeypatch.setattr(ingest, "FAST_MIN_ROWS", 0)
+    monkeypatch.setattr(ingest, "FAST_MIN_BYTES", 0)
+    fast, _ = read_with_warnings(lambda: read_release(path))
+    monkeypatch.setattr(ingest, "FAST_MIN_ROWS", 1 << 62)
+    monkeypatch.setattr(ingest, "FAST_MIN_BYTES", 1 << 62)
+    slow, _ = read_with_warnings(lambda: read_release(path))
+    assert fast.locations == slow.locations
+    pd.testing.assert_frame_equal(fast.sizes(), slow.sizes())
+    assert list(fast.elements("deidentified")) == list(slow.elements("deidentified"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")                    # "--reserved none although sizes differ"
+        tf, ts = build_trails(fast, "none"), build_trails(slow, "none")
+    for a, b in ((tf.identified, ts.identified), (tf.deidentified, ts.deidentified)):
+        assert list(a.keys) == list(b.keys)
+        assert np.array_equal(a.ones, b.ones) and np.array_equal(a.known, b.known)
+
+
+@pytest.mark.parametrize("layout", ["plain", "dictionary", "integers", "chunks"])
+def test_parquet_layouts_take_the_fast_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str) -> None:
+    df = _release_table(3000)
+    df.loc[5] = df.loc[2]                                   # an exact repeat, reported like the detailed reader
+    df.loc[7, "location"] = "  H1 "                         # stripped onto an existing location
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    if layout == "dictionary":
+        table = table.set_column(0, "location", pc_encode(table.column(0)))
+    if layout == "integers":
+        ids = pa.array(np.arange(len(df)) % 500)
+        table = table.set_column(2, "element", ids)
+    path = tmp_path / "r.parquet"
+    pq.write_table(table, path, row_group_size=700 if layout == "chunks" else None)
+    _check_both(path, monkeypatch)
+
+
+def pc_encode(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    return pa.chunked_array([c.dictionary_encode() for c in column.chunks])
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_plain_csv_takes_the_fast_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, newline: str) -> None:
+    df = _release_table(2000)
+    lines = ["extra,location, kind ,element"] + [f"x,{a}, {b},{c} " for a, b, c in df.itertuples(index=False)]
+    lines.insert(9, lines[4])                               # a repeat: its row number counts the header line
+    path = tmp_path / "r.csv"
+    path.write_bytes(("\ufeff" + newline.join(lines) + newline).encode())
+    _check_both(path, monkeypatch)
+
+
+@pytest.mark.parametrize("text", ['location,kind,element\n"a,b",identified,x\n',
+                                  "location,kind,element\na,identified\n",
+                                  "location,kind,element\na,someone,x\n",
+                                  "location,kind,element\n\na,identified,x\n",
+                                  "location,kind,element\n , ,\na,identified,x\n"])
+def test_what_the_fast_path_does_not_vouch_for_goes_to_the_detailed_reader(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    path = tmp_path / "r.csv"
+    path.write_text(text, encoding="utf-8")
+    assert not _same(path, monkeypatch)
+
+
+def test_small_files_keep_the_detailed_reader(tmp_path: Path) -> None:
+    path = tmp_path / "r.csv"
+    _release_table(300).drop_duplicates().to_csv(path, index=False)
+    assert read_release(path).coded is None
+
+
+@SETTINGS
+@given(st.lists(st.text(max_size=6), max_size=60))
+def test_dedupe_strings_numbers_distinct_values_in_first_appearance_order(values: list[str]) -> None:
+    arr = pa.array(values, pa.large_string())
+    codes, distinct = ingest._dedupe(arr)
+    expected = list(dict.fromkeys(values))
+    assert distinct.to_pylist() == expected
+    assert [expected[c] for c in codes] == values
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=80))
+def test_group_rows_groups_exactly_equal_rows(rows: list[tuple[int, int]]) -> None:
+    from graphlink.kernels import group_rows
+
+    words = np.array(rows, dtype=np.uint64).reshape(len(rows), 2)
+    half = len(rows) // 2
+    group, n = group_rows(words[:half], words[half:])
+    firsts = list(dict.fromkeys(rows))
+    assert n == len(firsts)
+    assert [firsts[g] for g in group] == rows
+
+
+@pytest.mark.parametrize("keys", [["p1", "p2", "p 3"], ["p1", "a,b", "c\"d"], ["x\ry", "z", "w"]])
+def test_pairs_csv_in_bulk_is_what_the_table_writer_writes(keys: list[str]) -> None:
+    """REIDIT-C's pairs written by Arrow are byte for byte those of graphlink.tabular.write_csv."""
+    import io
+
+    from graphlink.pairsio import write_pairs_csv
+    from graphlink.reidit import PairColumns, Reidentification
+    from graphlink.tabular import write_csv
+
+    ident = pa.array(keys, pa.large_string())
+    deident = np.array([k.upper() for k in keys], dtype=object)
+    result = Reidentification("complete", PairColumns(ident, deident, lambda: pa.array(["r"] * len(keys))))
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+    write_pairs_csv(result, ["identified", "deidentified"], stream)
+    stream.flush()
+    expected = io.StringIO(newline="")
+    write_csv(pd.DataFrame({"identified": keys, "deidentified": list(deident)}), expected)
+    assert raw.getvalue().decode() == expected.getvalue()
