@@ -39,8 +39,8 @@ import pandas as pd
 
 from graphlink.audit import AuditResult
 from graphlink.reidit import EXPLAIN_LIMIT, Reidentification, _conflict_diagnostic, hall_diagnostic
-from graphlink.spark.engine import edges
 from graphlink.spark.fill import SparkTrails, storage_level
+from graphlink.spark.links import edges
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame

@@ -31,25 +31,15 @@ from graphlink.matching import classify_edges
 from graphlink.reidit import METHODS, Reidentification, evaluate
 from graphlink.reidit import reidentify as core_reidentify
 from graphlink.spark.fill import SparkTrails
-from graphlink.spark.links import class_links, reidit_c
+from graphlink.spark.links import class_links, edges, reidit_c  # noqa: F401  (edges re-exported)
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    pass
 
 Split = Literal["auto", "driver", "components"]
 SPLITS = ("auto", "driver", "components")
 DRIVER_ELEMENTS = int(os.environ.get("GRAPHLINK_SPARK_DRIVER_ELEMENTS", 20_000_000))
 DRIVER_EDGES = int(os.environ.get("GRAPHLINK_SPARK_DRIVER_EDGES", 50_000_000))
-
-
-def edges(st: SparkTrails) -> DataFrame:
-    """The class edges ``(id_cid, de_cid)``, computed once per trails object and cached."""
-    from graphlink.spark.fill import storage_level
-
-    cache = st.__dict__.setdefault("_cache", {})
-    if "edges" not in cache:
-        cache["edges"] = class_links(st).persist(storage_level())
-    return cache["edges"]
 
 
 def choose_split(st: SparkTrails, split: str = "auto") -> Literal["driver", "components"]:

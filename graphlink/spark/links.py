@@ -33,7 +33,7 @@ import numpy as np
 
 from graphlink.reidit import Reidentification, _one_to_one_only
 from graphlink.reidit import reidit_c as core_reidit_c
-from graphlink.spark.fill import SparkTrails, to_uint64, word_cols, words_of
+from graphlink.spark.fill import SparkTrails, storage_level, to_uint64, word_cols, words_of
 from graphlink.trails import Trails, TrailSide
 
 if TYPE_CHECKING:
@@ -201,3 +201,11 @@ def reidit_c(st: SparkTrails) -> Reidentification:
     res = core_reidit_c(pairs)
     res.summary.update({"identified": st.n_identified, "deidentified": st.n_deidentified})
     return res
+
+
+def edges(st: SparkTrails) -> DataFrame:
+    """The class edges ``(id_cid, de_cid)``, computed once per trails object and cached."""
+    cache = st.__dict__.setdefault("_cache", {})
+    if "edges" not in cache:
+        cache["edges"] = class_links(st).persist(storage_level())
+    return cache["edges"]
