@@ -154,6 +154,37 @@ def read_release(source: str | Path | pd.DataFrame, *, id_key: Sequence[str] | N
     :mod:`graphlink.tabular`; the release rules are in the module docstring.  Complexity O(rows) plus
     parsing.  Raises :class:`ReleaseError` naming the file, row and column on bad input (missing or
     repeated columns, unknown ``kind``, empty keys, empty release, unreadable file).
+
+    Parameters
+    ----------
+    source : path or DataFrame
+        A long table (``location, kind, element``), a folder with one sub-folder per location holding
+        ``identified.csv`` and ``deidentified.csv``, or a DataFrame of the long table.
+    id_key, deid_key : list of str, optional
+        Key columns of a folder's identified / de-identified tables (joined with ``|``).
+    name : str, optional
+        The release's name (default: the file or folder name).
+    truth : path or DataFrame, optional
+        Ground-truth pairs (``identified, deidentified``) for evaluation.
+
+    Returns
+    -------
+    Release
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import graphlink as gl
+    >>> frame = pd.DataFrame({"location": ["H1", "H1", "H2", "H2"],
+    ...                       "kind": ["identified", "deidentified", "identified", "deidentified"],
+    ...                       "element": ["Ann", "actg", "Ann", "actg"]})
+    >>> release = gl.read_release(frame, name="two hospitals")
+    >>> release.locations
+    ['H1', 'H2']
+    >>> gl.read_release(frame.drop(columns="kind"))
+    Traceback (most recent call last):
+    ...
+    graphlink.errors.ReleaseError: <DataFrame>: missing column(s) 'kind'; expected columns ...
     """
     if isinstance(source, pd.DataFrame):
         frame = _validate_long(source, source="<DataFrame>")
