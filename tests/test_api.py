@@ -30,8 +30,8 @@ def test_import_is_cheap() -> None:
     assert out.stdout.strip() == "[]"
 
 
-DOCUMENTED = ["graphlink", "thesis_example", "genphen_example", "read_release", "build_trails", "summarize_trails", "build_linkgraph",
-              "reidentify", "audit", "unlink", "simulate_uniform", "connect"]
+DOCUMENTED = ["graphlink", "thesis_example", "genphen_example", "read_release", "build_trails", "summarize_trails",
+              "build_linkgraph", "reidentify", "audit", "unlink", "simulate_uniform", "connect"]
 
 
 @pytest.mark.parametrize("name", DOCUMENTED)
