@@ -24,9 +24,10 @@ def test_plan_and_collusion_in_browser(app_url: str, browser: object) -> None:  
     assert _metric(page, "Fingerprint capacity (upper bound)") == "6"
     assert _metric(page, "Usable within the bounds") == "3"
     page.locator(".vega-embed").first.wait_for()                     # the loss axis chart
-    picker = page.locator('[data-testid="stMultiSelect"]', has_text="Simulate: rows from these recipients")
+    # Streamlit's react-aria multiselect: its combobox input sits under the tag container, so click it forced
+    picker = page.get_by_role("combobox", name="Simulate: rows from these recipients")
     for name in ("R1", "R2"):
-        picker.locator("input").click()
+        picker.click(force=True)
         page.get_by_role("option", name=name, exact=True).click()
     page.keyboard.press("Escape")
     page.get_by_role("button", name="Simulate a leak").click()

@@ -270,10 +270,9 @@ def test_secure_demo_prints_location_names_as_text(tmp_path: Path) -> None:
     assert "[/b] received" in out.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="commands/core.py _print_frame passes user values to rich as markup: "
-                   "'[/bold]' raises MarkupError, '[red]x' prints as 'x'; escape them (rich.markup.escape)")
 @pytest.mark.parametrize("value", RICH_MARKUP)
 def test_table_output_prints_markup_as_text(tmp_path: Path, value: str) -> None:
+    """Was: '[/bold]' raised MarkupError and '[red]x' printed as 'x' (table cells were read as rich markup)."""
     p = csv_file(tmp_path, HEADER + f'H1,identified,"{value}"\nH1,deidentified,x\n')
     out = run_cli(["reidentify", str(p), "--method", "true-loves"])
     assert out.code == 0 and value in out.stdout, out.stderr[-300:]

@@ -110,11 +110,17 @@ def load(release: Path, id_key: str | None, deid_key: str | None, truth: Path | 
 
 
 def _print_frame(df: pd.DataFrame, title: str | None = None) -> None:
-    table = Table(title=title, show_lines=False)
+    """A table on stdout; user values and names are text, never rich markup ('[/bold]' in a key is printed)."""
+    from rich.markup import escape
+    from rich.text import Text
+
+    table = Table(title=escape(title) if title else None, show_lines=False)
     for c in df.columns:
-        table.add_column(str(c))
+        # short columns (keys, counts) are never cut; long ones (reasons) wrap
+        width = int(df[c].astype(str).str.len().max()) if len(df) else 0
+        table.add_column(Text(str(c)), no_wrap=width <= 40, min_width=min(max(width, len(str(c))), 40))
     for row in df.itertuples(index=False):
-        table.add_row(*(str(v) for v in row))
+        table.add_row(*(Text(str(v)) for v in row))
     Console().print(table)
 
 

@@ -62,6 +62,7 @@ from graphlink import fileio
 from graphlink.errors import StoreError
 from graphlink.store import cypherlib, server
 from graphlink.store.bulkswap import _bulk_dir, _forget, _set_journal, _swap, journal
+from graphlink.store.bulkswap import _swap_dirs as _swap_dirs
 from graphlink.store.bulkswap import complete_swap as complete_swap
 
 if TYPE_CHECKING:
