@@ -258,17 +258,15 @@ def attribute_tables(frame: pd.DataFrame, source: str | None = None) -> dict[str
     return out
 
 
-def _read_frame(path: Path) -> pd.DataFrame:
-    """A CSV or Parquet table as text (empty cells stay empty: unknown)."""
-    try:
-        if path.suffix.lower() in (".parquet", ".pq"):
-            return pd.read_parquet(path).astype("string")
-        return pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
-    except FileNotFoundError:
-        raise ReleaseError("no such file", file=str(path)) from None
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
-        raise ReleaseError(f"not a readable CSV/Parquet table ({str(exc).splitlines()[0][:160]})",
-                           file=str(path)) from None
+def _read_frame(path: Path, columns_expected: str) -> pd.DataFrame:
+    """A CSV or Parquet table as text through :func:`graphlink.tabular.read_table` (the file rules every reader
+    shares); the index is the row number minus 2, which :func:`attribute_tables` turns back into row numbers."""
+    from graphlink.tabular import read_table
+
+    t = read_table(path, expected=columns_expected)
+    frame = pd.DataFrame({name: t.column_at(i).astype("string") for i, name in enumerate(t.names)})
+    frame.index = pd.Index([t.row_of(pos) - 2 for pos in range(t.n_rows)])
+    return frame
 
 
 def element_attributes(als: LinkageSet, release: str | Path | None = None) -> dict[str, pd.DataFrame]:
@@ -282,8 +280,7 @@ def element_attributes(als: LinkageSet, release: str | Path | None = None) -> di
         out = {}
         for kind in ("identified", "deidentified"):
             path = getattr(als.attributes, kind)
-            df = _read_frame(path)
-            df.columns = [str(c).strip() for c in df.columns]
+            df = _read_frame(path, f"{als.attributes.key},<attributes>")
             if als.attributes.key not in df.columns:
                 raise ReleaseError(f"no key column {als.attributes.key!r} (columns: {', '.join(df.columns)}); "
                                    "name it with 'key:' under 'attributes' in the ALS", file=str(path))
@@ -295,8 +292,7 @@ def element_attributes(als: LinkageSet, release: str | Path | None = None) -> di
         raise ReleaseError("the ALS has no 'attributes:' files and the release carries no attribute columns "
                            "(a folder release): name the identified and de-identified attribute files under "
                            "'attributes' in the ALS", file=als.source or None)
-    df = _read_frame(Path(release))
-    df.columns = [str(c).strip() for c in df.columns]
+    df = _read_frame(Path(release), "location,kind,element,<attributes>")
     missing = [c for c in ("kind", "element") if c not in df.columns]
     if missing:
         raise ReleaseError(f"no column(s) {', '.join(missing)}: attributes in the release need a long-format "

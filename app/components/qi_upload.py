@@ -1,6 +1,6 @@
 """Uploading a QI table with its ARX hierarchy files (shared by pages that work on one table's quasi-identifiers).
 
-The Quasi-identifiers page has its own copy of this block; the Fingerprinting page uses this one.
+Used by the Quasi-identifiers and Fingerprinting pages.
 """
 
 from __future__ import annotations

@@ -6,16 +6,13 @@ Every number comes from ``graphlink.qi``; the page only picks the data and forma
 
 from __future__ import annotations
 
-import hashlib
-import io
-from pathlib import Path
-
 import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from app.components import charts
+from app.components.qi_upload import Matrices, upload_table
 from graphlink.qi import datasets
 from graphlink.qi import hierarchy as H
 from graphlink.qi.algorithms import ALGORITHMS, anonymize
@@ -31,18 +28,12 @@ LABELS = {"optimal": "Optimal lattice search (exact)", "datafly": "Datafly (Swee
 MINGEN_ROWS = 16
 BUCKETS = [(1, 1), (2, 2), (3, 4), (5, 9), (10, 19), (20, 49), (50, 99), (100, None)]
 
-Matrices = dict[str, list[list[str]]]
 
 
 @st.cache_data(max_entries=8, show_spinner="Loading the dataset…")
 def load_dataset(name: str) -> tuple[pd.DataFrame, Matrices, tuple[str, ...], str | None]:
     ds = datasets.load(name)
     return ds.frame, {c: h.matrix.tolist() for c, h in ds.hierarchies.items()}, ds.qi, ds.sensitive
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def read_upload(data: bytes) -> pd.DataFrame:
-    return pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, na_values=[""])
 
 
 @st.cache_resource(max_entries=16, show_spinner="Encoding the quasi-identifier…")
@@ -89,23 +80,7 @@ st.caption("Records can be re-identified by *what they say*: a combination of qu
 
 source = st.selectbox("Data", list(SOURCES), key="qi_source")
 if SOURCES[source] is None:
-    up = st.file_uploader("Table (CSV)", type=["csv"], key="qi_upload")
-    hup = st.file_uploader("Hierarchies: ARX CSVs named <column>.csv (';'-separated, one row per value, one column "
-                           "per level). A column without one can only be kept or suppressed.", type=["csv"],
-                           accept_multiple_files=True, key="qi_upload_hier")
-    if up is None:
-        st.info("Upload a CSV table, or pick one of the bundled datasets.")
-        st.stop()
-    frame = read_upload(up.getvalue())
-    hier: Matrices = {}
-    try:
-        for f in hup or []:
-            col = Path(f.name).stem
-            hier[col] = H.parse_csv(f.getvalue().decode("utf-8-sig"), col, f.name).matrix.tolist()
-    except Exception as exc:  # ReleaseError names file, row and column
-        st.error(f"Invalid hierarchy: {exc}")
-        st.stop()
-    token = hashlib.sha256(up.getvalue() + repr(sorted(hier.items())).encode()).hexdigest()[:16]
+    frame, hier, token = upload_table("qi")
     default_qi: tuple[str, ...] = tuple(frame.columns[:3])
     default_sensitive: str | None = None
 else:
