@@ -84,6 +84,11 @@ def _page(browser: object, url: str):  # noqa: ANN202
 
 def _app_ready(page) -> None:  # noqa: ANN001
     page.get_by_text("Current release").first.wait_for()
+    _app_idle(page)
+
+
+def _app_idle(page) -> None:  # noqa: ANN001
+    """Wait until no script run is in progress (Streamlit's status widget is gone or empty)."""
     page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
                            " || document.querySelector('[data-testid=\"stStatusWidget\"]').innerText === ''",
                            timeout=60_000)

@@ -4,8 +4,9 @@ read the verdict (collusion: R1 and R2); the loss chart is drawn."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.test_app_browser import ARTIFACTS, _app_ready, _page, app_url, browser  # noqa: F401 (fixtures)
+from tests.test_app_browser import ARTIFACTS, _app_idle, _app_ready, _page, app_url, browser  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -24,11 +25,24 @@ def test_plan_and_collusion_in_browser(app_url: str, browser: object) -> None:  
     assert _metric(page, "Fingerprint capacity (upper bound)") == "6"
     assert _metric(page, "Usable within the bounds") == "3"
     page.locator(".vega-embed").first.wait_for()                     # the loss axis chart
-    # Streamlit's react-aria multiselect: its combobox input sits under the tag container, so click it forced
+    # Choose by keyboard (type, Enter) once no run is in progress, and check that the value's tag shows: a rerun that
+    # lands meanwhile re-renders the picker and drops the keystrokes, so try again then
     picker = page.get_by_role("combobox", name="Simulate: rows from these recipients")
+    box = page.locator('[data-testid="stMultiSelect"]', has_text="Simulate: rows from these recipients")
     for name in ("R1", "R2"):
-        picker.click(force=True)
-        page.get_by_role("option", name=name, exact=True).click()
+        tag = box.get_by_text(name, exact=True).first
+        for attempt in range(5):
+            _app_idle(page)
+            picker.click(force=True)
+            picker.press_sequentially(name)
+            picker.press("Enter")
+            try:
+                tag.wait_for(timeout=10_000)
+                break
+            except PlaywrightTimeout:
+                if attempt == 4:
+                    raise
+                page.keyboard.press("Escape")
     page.keyboard.press("Escape")
     page.get_by_role("button", name="Simulate a leak").click()
     page.get_by_text("collusion, FP Table 6").first.wait_for()
