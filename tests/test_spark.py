@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from graphlink import spark as gs
@@ -127,6 +127,10 @@ def _outcome(fn):
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.function_scoped_fixture])
 @given(releases())
+# CI found it: Spark's join returned REIDIT-C's pairs in another order than the core's (identified input order)
+@example(inst=(pd.DataFrame([("c1", "identified", "m1"), ("c2", "deidentified", "n0"), ("c2", "identified", "m0"),
+                             ("c2", "identified", "m1"), ("c1", "deidentified", "n1"), ("c2", "deidentified", "n1")],
+                            columns=["location", "kind", "element"], dtype=object), "auto"))
 def test_hypothesis_releases_equal_local(spark, inst) -> None:
     frame, reserved = inst
     want, want_err = _outcome(lambda: local_run(read_release(frame), reserved))

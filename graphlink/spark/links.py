@@ -190,9 +190,12 @@ def reidit_c(st: SparkTrails) -> Reidentification:
 
     def side(name: str, alias: str) -> DataFrame:
         cls = single.filter(F.col("side") == name).select(F.col("cid").alias("eid"), *ones)
-        return cls.join(keys, "eid").select(F.col("element").alias(alias), *ones)
+        return cls.join(keys, "eid").select(F.col("eid").alias(f"{alias}_eid"), F.col("element").alias(alias), *ones)
 
-    got = side("identified", "identified").join(side("deidentified", "deidentified"), ones).toPandas()
+    # the core orders pairs by identified element, i.e. by input position (eid): sort the collected rows by it,
+    # Spark's join returns them in no particular order
+    got = (side("identified", "identified").join(side("deidentified", "deidentified").drop("deidentified_eid"), ones)
+           .toPandas().sort_values("identified_eid", kind="stable").reset_index(drop=True))
     words = to_uint64(got, ones)
     known = np.repeat(np.array(full, np.int64).view(np.uint64)[None, :], len(got), axis=0)
     pairs = Trails(list(st.locations), TrailSide(got["identified"].to_numpy(dtype=object), known, words, n_loc),

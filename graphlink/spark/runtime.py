@@ -6,7 +6,8 @@ The master is ``master`` > ``SPARK_MASTER`` > ``local[*]``; anything Spark reads
 * runs the Python workers with this interpreter and this graphlink (``PYTHONPATH``), so ``applyInPandas`` runs
   the driver's code and numba kernels;
 * sizes shuffles for one machine (``GRAPHLINK_SPARK_PARTITIONS``, default 4 × cores) and sets the driver heap
-  (``GRAPHLINK_SPARK_MEMORY``, default 2g; the local executors share it) and the spill folder
+  (``GRAPHLINK_SPARK_MEMORY``, default a quarter of the machine's memory, 2g to 8g: the local executors share
+  it, and 2g ran out building a broadcast join on a 1e5-subject households release) and the spill folder
   (``GRAPHLINK_SPARK_LOCAL_DIR``);
 * logs errors only (``log4j2.properties`` next to this module) and hides the console progress bar.
 
@@ -68,6 +69,16 @@ def _ivy_settings() -> str:
     return str(path)
 
 
+def default_memory() -> str:
+    """The local driver heap when ``GRAPHLINK_SPARK_MEMORY`` is unset: a quarter of physical memory, clamped to
+    2g…8g (the heap is a ceiling, not a reservation)."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):   # no sysconf (not POSIX)
+        return "2g"
+    return f"{min(8, max(2, total // 4 // 2**30))}g"
+
+
 def resolve_master(master: str | None = None) -> str:
     return master or os.environ.get("SPARK_MASTER") or "local[*]"
 
@@ -110,7 +121,7 @@ def get_session(master: str | None = None, *, neo4j: bool = False) -> SparkSessi
             cores = int(url[6:-1])
         builder = (builder.config("spark.sql.shuffle.partitions",
                                   os.environ.get("GRAPHLINK_SPARK_PARTITIONS", str(4 * cores)))
-                   .config("spark.driver.memory", os.environ.get("GRAPHLINK_SPARK_MEMORY", "2g"))
+                   .config("spark.driver.memory", os.environ.get("GRAPHLINK_SPARK_MEMORY") or default_memory())
                    .config("spark.ui.enabled", "false"))
         if os.environ.get("GRAPHLINK_SPARK_LOCAL_DIR"):
             builder = builder.config("spark.local.dir", os.environ["GRAPHLINK_SPARK_LOCAL_DIR"])
