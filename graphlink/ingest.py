@@ -1,4 +1,5 @@
-"""Arrow-native ingest: the fast path of :func:`graphlink.release.read_release` for large long-format files.
+"""The fast paths of :func:`graphlink.release.read_release` for long-format files: Arrow for large files, plain
+Python for small CSV files.
 
 A long release (``location, kind, element``) of millions of rows is read with pyarrow and kept as integer codes:
 every column is reduced to its distinct values straight from the Arrow buffers (Parquet dictionary pages are
@@ -17,6 +18,13 @@ Cost: O(rows + total bytes of the distinct values) expected (hashing, numba), pl
 here although loading it costs about half a second per process: on millions of rows its hash tables need well
 under half the CPU time (and a fifth of the system time) of Arrow's ``dictionary_encode``.  Small files never
 take this path, so the commands on them start without numba.
+
+Small CSV files (under ``PLAIN_MAX_BYTES``) take the *plain* path (:func:`plain_release`) under the same
+contract: the standard library splits a file whose every record is one line (no quote character, header on
+the first line, every row as wide as the header) and the same rules are checked with Python dicts, so
+``graphlink trails`` on a small release starts without pandas, pyarrow or numba (a third of a second of
+imports; issue 12, item 5).  Cost O(file size) in Python: for files under 2 MiB no slower than pandas' parser
+plus its import.
 """
 
 from __future__ import annotations
@@ -31,9 +39,12 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-#: Parquet files with fewer rows, and CSV files with fewer bytes, take the detailed reader (cheaper to start)
+#: Parquet files with fewer rows, and CSV files with fewer bytes, do not take the Arrow path (cheaper to start)
 FAST_MIN_ROWS = 100_000
 FAST_MIN_BYTES = 2 << 20
+#: CSV files with fewer bytes (and fewer than ``FAST_MIN_BYTES``) take the plain path; the others below
+#: ``FAST_MIN_BYTES`` and every Parquet file under ``FAST_MIN_ROWS`` rows take the detailed reader
+PLAIN_MAX_BYTES = FAST_MIN_BYTES
 #: refuse the fast path when the packed trail words would exceed this many bytes per input row (a release over
 #: very many locations with few rows per element): the detailed reader is then leaner
 MAX_PACKED_BYTES_PER_ROW = 64
@@ -42,11 +53,19 @@ COLUMNS = ("location", "kind", "element")
 KINDS = ("identified", "deidentified")
 
 
+def kind_of(spelling: str) -> str | None:
+    """'identified' / 'deidentified' for an accepted spelling of a kind (case-insensitive, ``-`` and ``_``
+    ignored; Python's lower-casing), None otherwise.  The release rule every reader applies."""
+    k = spelling.lower().replace("-", "").replace("_", "")
+    return k if k in KINDS else None
+
+
 @dataclass(frozen=True, eq=False)
 class CodedRelease:
     """A validated long release on integer codes, exact repeats removed (rows keep their file order).
 
-    ``keys[k]`` holds the element keys of kind ``KINDS[k]`` in order of first appearance (Arrow strings);
+    ``keys[k]`` holds the element keys of kind ``KINDS[k]`` in order of first appearance (Arrow strings, or a
+    NumPy object array of str from the plain path);
     ``ones[k]`` their packed trail words (bit c of word c // 64: disclosed at location c); ``sizes[c, k]``
     the number of distinct elements of kind k at location c.  ``repeats`` is (count, position of the first
     repeat among the input rows) when exact repeats were removed.
@@ -56,7 +75,7 @@ class CodedRelease:
     row_loc: np.ndarray
     row_kind: np.ndarray
     row_elem: np.ndarray
-    keys: tuple[pa.Array, pa.Array]
+    keys: tuple[pa.Array | np.ndarray, pa.Array | np.ndarray]
     ones: tuple[np.ndarray, np.ndarray]
     sizes: np.ndarray
     repeats: tuple[int, int] | None = None
@@ -68,6 +87,8 @@ class CodedRelease:
     def key_objects(self, kind: int) -> np.ndarray:
         """The element keys of kind ``kind`` (0 identified, 1 de-identified) as a NumPy object array of str,
         made once on first use.  O(elements)."""
+        if isinstance(self.keys[kind], np.ndarray):
+            return self.keys[kind]
         if kind not in self._key_cache:
             self._key_cache[kind] = self.keys[kind].to_numpy(zero_copy_only=False).astype(object)
         return self._key_cache[kind]
@@ -88,11 +109,14 @@ class CodedRelease:
 
 def read_coded(path: Path) -> CodedRelease | None:
     """The release in ``path`` (long CSV or Parquet) on codes, or None when the detailed reader must run
-    (small file, or anything the fast path does not vouch for: see the module docstring)."""
+    (a file of a size no fast path takes, or anything the fast paths do not vouch for: module docstring)."""
     from graphlink.tabular import PARQUET_SUFFIXES
 
     parquet = path.suffix.lower() in PARQUET_SUFFIXES
     try:
+        if not parquet and path.stat().st_size < min(PLAIN_MAX_BYTES, FAST_MIN_BYTES):
+            coded = plain_release(path)
+            return None if coded is None else _repeat_row(coded, first_row=2)
         columns = _parquet_columns(path) if parquet else _csv_columns(path)
     except (OSError, ValueError, ImportError):
         return None
@@ -103,10 +127,16 @@ def read_coded(path: Path) -> CodedRelease | None:
             return None
         raise
     coded = None if columns is None else coded_release(*columns)
-    if coded is not None and coded.repeats is not None:      # position -> row number (module tabular's rules)
-        count, pos = coded.repeats
-        coded = replace(coded, repeats=(count, pos + (1 if parquet else 2)))
-    return coded
+    return None if coded is None else _repeat_row(coded, first_row=1 if parquet else 2)
+
+
+def _repeat_row(coded: CodedRelease, *, first_row: int) -> CodedRelease:
+    """``repeats`` with the position of the first repeat turned into its row number (module tabular's rules:
+    the first record is row ``first_row``; a plain CSV has one record per line after the header)."""
+    if coded.repeats is None:
+        return coded
+    count, pos = coded.repeats
+    return replace(coded, repeats=(count, pos + first_row))
 
 
 # --------------------------------------------------------------------------------------------------- readers
@@ -141,23 +171,14 @@ def _csv_columns(path: Path) -> tuple[pa.ChunkedArray, ...] | None:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    from graphlink.errors import ReleaseError
-    from graphlink.tabular import _check_utf8
-
     if path.stat().st_size < FAST_MIN_BYTES:
         return None
-    try:
-        data = _check_utf8(path.read_bytes(), str(path))      # encoding, NUL bytes; drops a UTF-8 BOM
-    except ReleaseError:
+    plain = _plain_csv(path)
+    if plain is None:
         return None
-    if b'"' in data:
-        return None
-    first_end = min((i for i in (data.find(b"\n"), data.find(b"\r")) if i >= 0), default=len(data))
-    header = [h.strip() for h in data[:first_end].decode("utf-8").split(",")]
-    if any(header.count(c) != 1 for c in COLUMNS):
-        return None
+    data, header, positions = plain
     names = [f"c{i}" for i in range(len(header))]
-    wanted = [names[header.index(c)] for c in COLUMNS]
+    wanted = [names[i] for i in positions]
     table = pacsv.read_csv(
         pa.py_buffer(data),
         read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=1 << 24),
@@ -168,6 +189,89 @@ def _csv_columns(path: Path) -> tuple[pa.ChunkedArray, ...] | None:
                                              include_columns=wanted, strings_can_be_null=False,
                                              check_utf8=True))
     return tuple(table.column(c) for c in wanted)
+
+
+def _plain_csv(path: Path) -> tuple[bytes, list[str], list[int]] | None:
+    """(UTF-8 bytes without byte-order mark, header names, positions of ``COLUMNS`` in it) of a plain CSV
+    release (see :func:`_csv_columns`), or None when the file is not plain, or a column is missing or repeated.
+    O(file size)."""
+    from graphlink.errors import ReleaseError
+    from graphlink.tabular import _check_utf8, plain_header
+
+    try:
+        data = _check_utf8(path.read_bytes(), str(path))      # encoding, NUL bytes; drops a UTF-8 BOM
+    except ReleaseError:
+        return None
+    header = plain_header(data)
+    if header is None or any(header.count(c) != 1 for c in COLUMNS):
+        return None
+    return data, header, [header.index(c) for c in COLUMNS]
+
+
+def plain_release(path: Path) -> CodedRelease | None:
+    """A small plain CSV release (module docstring) on codes, read and checked in Python without pandas, Arrow
+    or numba; None when the detailed reader must run (not plain, a row not as wide as the header, a blank
+    value, an unknown kind, no rows, too many locations for its rows).
+
+    Values are stripped with ``str.strip`` as the detailed reader does; locations and elements (per kind) are
+    numbered in order of first appearance and exact repeats are dropped, the first one's position kept.
+    O(file size + (|M| + |N|)·W).
+    """
+    from graphlink.rowops import pack_columns
+    from graphlink.tabular import plain_lines
+
+    plain = _plain_csv(path)
+    if plain is None:
+        return None
+    data, header, (i_loc, i_kind, i_elem) = plain
+    width = len(header)
+    kinds: dict[str, int | None] = {}              # spelling -> 0, 1 or None (few spellings: each checked once)
+    loc_code: dict[str, int] = {}
+    elem_code: tuple[dict[str, int], dict[str, int]] = ({}, {})
+    seen: set[tuple[int, int, int]] = set()
+    rows: list[tuple[int, int, int]] = []
+    n_repeats, first_repeat = 0, -1
+    lines = plain_lines(data.decode("utf-8"))[1:]
+    for pos, line in enumerate(lines):
+        fields = line.split(",")
+        if len(fields) != width:
+            return None
+        loc, spelling, elem = fields[i_loc].strip(), fields[i_kind].strip(), fields[i_elem].strip()
+        if not (loc and spelling and elem):
+            return None
+        if spelling not in kinds:
+            kind_name = kind_of(spelling)
+            kinds[spelling] = None if kind_name is None else KINDS.index(kind_name)
+        kind = kinds[spelling]
+        if kind is None:
+            return None
+        row = (loc_code.setdefault(loc, len(loc_code)), kind, elem_code[kind].setdefault(elem, len(elem_code[kind])))
+        if row in seen:
+            n_repeats += 1
+            first_repeat = pos if first_repeat < 0 else first_repeat
+            continue
+        seen.add(row)
+        rows.append(row)
+    n_loc = len(loc_code)
+    if not rows or _too_wide(len(elem_code[0]) + len(elem_code[1]), n_loc, len(lines)):
+        return None
+    table = np.array(rows, dtype=np.int64)
+    row_loc, row_kind, row_elem = table[:, 0].astype(np.int32), table[:, 1].astype(np.int8), table[:, 2]
+    sizes = np.zeros((n_loc, 2), dtype=np.int64)
+    np.add.at(sizes, (row_loc, row_kind), 1)
+    ones = tuple(pack_columns(row_elem[row_kind == k], row_loc[row_kind == k], len(elem_code[k]), n_loc)
+                 for k in (0, 1))
+    keys = tuple(np.array(list(elem_code[k]), dtype=object) for k in (0, 1))
+    return CodedRelease(locations=list(loc_code), row_loc=row_loc, row_kind=row_kind, row_elem=row_elem,
+                        keys=keys, ones=ones, sizes=sizes,  # type: ignore[arg-type]
+                        repeats=(n_repeats, first_repeat) if n_repeats else None)
+
+
+def _too_wide(n_elements: int, n_locations: int, n_rows: int) -> bool:
+    """Would the packed trail words exceed ``MAX_PACKED_BYTES_PER_ROW`` bytes per input row?  O(1)."""
+    from graphlink.rowops import n_words
+
+    return n_elements * n_words(n_locations) * 8 > MAX_PACKED_BYTES_PER_ROW * n_rows
 
 
 # ---------------------------------------------------------------------------------------------- validation
@@ -314,18 +418,17 @@ def coded_release(location: pa.ChunkedArray, kind: pa.ChunkedArray,
     (loc_codes, loc_values), (kind_codes, kind_values), (elem_codes, elem_values) = cols
     if len(kind_values) > 64:
         return None
-    spelled = [k.lower().replace("-", "").replace("_", "") for k in kind_values.to_pylist()]
-    if any(k not in KINDS for k in spelled):
+    spelled = [kind_of(k) for k in kind_values.to_pylist()]
+    if any(k is None for k in spelled):
         return None
     kind_row = np.array([KINDS.index(k) for k in spelled], dtype=np.int8)[kind_codes]
     loc_order, row_loc, row_elem, id_keys, de_keys = factorize_rows(elem_codes, kind_row, loc_codes,
                                                                     len(elem_values), len(loc_values))
     n_loc = len(loc_order)
-    words = n_words(n_loc)
-    if (len(id_keys) + len(de_keys)) * words * 8 > MAX_PACKED_BYTES_PER_ROW * n_rows:
+    if _too_wide(len(id_keys) + len(de_keys), n_loc, n_rows):
         return None
     ones_i, ones_d, repeat, sizes = pack_rows(row_elem, kind_row, row_loc, len(id_keys), len(de_keys), n_loc,
-                                              words)
+                                              n_words(n_loc))
     repeats = None
     if repeat.any():
         repeats = (int(repeat.sum()), int(repeat.argmax()))

@@ -60,13 +60,16 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 
 from graphlink.errors import ModelAssumptionError
-from graphlink.release import ReleaseWarning
+from graphlink.release import LocationSizes, ReleaseWarning
+
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 Reserved = Literal["deidentified", "identified", "none"]
 ReservedChoice = Literal["auto", "deidentified", "identified", "none"]
@@ -120,18 +123,21 @@ class Model:
 FillFn = Callable[[Reserved, Multiplicity], Fill]
 
 
-def _listing(sizes: pd.DataFrame, locs: list[str]) -> str:
-    g, w = sizes["identified"], sizes["deidentified"]
-    shown = [f"{c} (|identified|={g[c]}, |deidentified|={w[c]})" for c in locs[:10]]
+def _listing(sizes: pd.DataFrame | LocationSizes, locs: list[str]) -> str:
+    sizes = LocationSizes.of(sizes)
+    at = {c: i for i, c in enumerate(sizes.locations)}
+    shown = [f"{c} (|identified|={sizes.identified[at[c]]}, |deidentified|={sizes.deidentified[at[c]]})"
+             for c in locs[:10]]
     return "; ".join(shown) + (f"; ... {len(locs) - 10} more" if len(locs) > 10 else "")
 
 
-def size_reading(sizes: pd.DataFrame) -> tuple[str, list[str], list[str]]:
+def size_reading(sizes: pd.DataFrame | LocationSizes) -> tuple[str, list[str], list[str]]:
     """Lemma 6 on per-location sizes: ``none``, ``deidentified``, ``identified`` or ``mixed``, plus the
     locations with more de-identified and with more identified records.  O(|C|)."""
-    g, w = sizes["identified"], sizes["deidentified"]
-    more_de = sizes.index[w > g].tolist()
-    more_id = sizes.index[g > w].tolist()
+    sizes = LocationSizes.of(sizes)
+    g, w = sizes.identified, sizes.deidentified
+    more_de = [sizes.locations[i] for i in np.flatnonzero(w > g)]
+    more_id = [sizes.locations[i] for i in np.flatnonzero(g > w)]
     if not more_de and not more_id:
         return "none", more_de, more_id
     if not more_de:
@@ -141,7 +147,7 @@ def size_reading(sizes: pd.DataFrame) -> tuple[str, list[str], list[str]]:
     return "mixed", more_de, more_id
 
 
-def decide_reserved(sizes: pd.DataFrame, requested: ReservedChoice = "auto") -> tuple[Reserved, str]:
+def decide_reserved(sizes: pd.DataFrame | LocationSizes, requested: ReservedChoice = "auto") -> tuple[Reserved, str]:
     """The one-to-one size test alone (thesis Lemma 6, TR02 Lemma 3.3); see :func:`decide` for the full rule.
 
     ``auto``: unreserved if every |γ_c| = |ω_c|; de-identified reserved if every |ω_c| ≤ |γ_c|; identified
@@ -214,7 +220,7 @@ def _names(keys: np.ndarray, rows: np.ndarray, show: int = 3) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ decision
-def decide(sizes: pd.DataFrame, n_identified: int, n_deidentified: int, fill: FillFn,
+def decide(sizes: pd.DataFrame | LocationSizes, n_identified: int, n_deidentified: int, fill: FillFn,
            requested: ReservedChoice = "auto", multiplicity: MultiplicityChoice = "auto") -> tuple[Model, Fill]:
     """Decide the data model of a release (rule in the module docstring) and return it with its trail fill.
 

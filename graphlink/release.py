@@ -25,27 +25,81 @@ How a file is read (encodings, quoting, blank rows, row numbers, Parquet column 
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from graphlink.errors import ReleaseError
+from graphlink.ingest import COLUMNS, KINDS, kind_of
 from graphlink.tabular import Table, names_list, read_table, write_csv
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:          # pandas is imported where used: a small CSV release is read and summarised without it
+    import pandas as pd
+
     from graphlink.ingest import CodedRelease
 
-COLUMNS = ("location", "kind", "element")
-KINDS = ("identified", "deidentified")
+__all__ = ["COLUMNS", "KEY_SEPARATOR", "KINDS", "LocationSizes", "Release", "ReleaseWarning", "read_release",
+           "read_truth"]
+
 KEY_SEPARATOR = "|"
 
 
 class ReleaseWarning(UserWarning):
     """Something was normalised (e.g. exact duplicate rows collapsed); the CLI prints these on stderr."""
+
+
+def _warn_repeats(where: str, count: int, row: object, *, what: str = "row(s)", stacklevel: int = 3) -> None:
+    """The :class:`ReleaseWarning` of every reader that collapsed exact repeats (``row``: the first repeat)."""
+    warnings.warn(f"{where}: collapsed {count} exact duplicate {what} (first repeat at row {row})", ReleaseWarning,
+                  stacklevel=stacklevel + 1)
+
+
+def _is_frame(source: object) -> bool:
+    """Is ``source`` a pandas DataFrame?  Asked without importing pandas: a DataFrame means pandas is loaded."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(source, pd.DataFrame)
+
+
+@dataclass(frozen=True, eq=False)
+class LocationSizes:
+    """Per-location |γ_c| (identified) and |ω_c| (de-identified) counts of distinct elements, without pandas.
+
+    ``identified[i]`` and ``deidentified[i]`` (int64) belong to ``locations[i]``.  What the data model is decided
+    on (:mod:`graphlink.model`); :meth:`frame` is the DataFrame of :meth:`Release.sizes`.
+    """
+
+    locations: list[str]
+    identified: np.ndarray
+    deidentified: np.ndarray
+
+    @classmethod
+    def of(cls, sizes: pd.DataFrame | LocationSizes) -> LocationSizes:
+        """``sizes`` as LocationSizes (a DataFrame indexed by location with columns identified, deidentified).
+        O(|C|)."""
+        if isinstance(sizes, LocationSizes):
+            return sizes
+        return cls(list(sizes.index), sizes["identified"].to_numpy(dtype=np.int64),
+                   sizes["deidentified"].to_numpy(dtype=np.int64))
+
+    def __len__(self) -> int:
+        return len(self.locations)
+
+    def frame(self) -> pd.DataFrame:
+        """The DataFrame: index ``location``, int64 columns identified, deidentified.  O(|C|)."""
+        import pandas as pd
+
+        return pd.DataFrame({"identified": self.identified, "deidentified": self.deidentified},
+                            index=pd.Index(self.locations, name="location")).astype("int64")
+
+    def records(self) -> list[dict]:
+        """One ``{"location", "identified", "deidentified"}`` dict (Python ints) per location.  O(|C|)."""
+        return [{"location": c, "identified": int(g), "deidentified": int(w)}
+                for c, g, w in zip(self.locations, self.identified, self.deidentified, strict=True)]
 
 
 class Release:
@@ -88,10 +142,14 @@ class Release:
         """Locations in order of first appearance (this is the column order of the trail matrices)."""
         if self.coded is not None:
             return list(self.coded.locations)
+        import pandas as pd
+
         return list(pd.unique(self.frame["location"]))
 
     def elements(self, kind: str) -> pd.Index:
         """Distinct element keys of ``kind`` in order of first appearance."""
+        import pandas as pd
+
         _check_kind_name(kind)
         if self.coded is not None:
             return pd.Index(self.coded.key_objects(KINDS.index(kind)), dtype=object)
@@ -100,14 +158,20 @@ class Release:
     def sizes(self) -> pd.DataFrame:
         """Per-location |γ_c| (identified) and |ω_c| (de-identified) counts of distinct elements."""
         if self.coded is not None:
-            counts = pd.DataFrame(self.coded.sizes, columns=list(KINDS),
-                                  index=pd.Index(self.coded.locations, name="location"))
-            return counts.astype("int64")
+            return self.location_sizes().frame()
         counts = (self.frame.groupby(["location", "kind"], sort=False).size().unstack("kind", fill_value=0)
                   .reindex(columns=list(KINDS), fill_value=0).reindex(self.locations, fill_value=0))
         counts.index.name = "location"
         counts.columns.name = None
         return counts.astype("int64")
+
+    def location_sizes(self) -> LocationSizes:
+        """:meth:`sizes` without pandas for a release on codes (what :func:`graphlink.trails.build_trails` uses).
+        O(|C|), or O(rows) from the long table."""
+        if self.coded is not None:
+            sizes = np.asarray(self.coded.sizes, dtype=np.int64)
+            return LocationSizes(list(self.coded.locations), sizes[:, 0], sizes[:, 1])
+        return LocationSizes.of(self.sizes())
 
     def with_frame(self, frame: pd.DataFrame) -> Release:
         """The same release (name, truth) with another long table, validated like any input."""
@@ -186,7 +250,7 @@ def read_release(source: str | Path | pd.DataFrame, *, id_key: Sequence[str] | N
     ...
     graphlink.errors.ReleaseError: <DataFrame>: missing column(s) 'kind'; expected columns ...
     """
-    if isinstance(source, pd.DataFrame):
+    if _is_frame(source):
         frame = _validate_long(source, source="<DataFrame>")
         label, src = name or "release", None
     else:
@@ -211,30 +275,24 @@ def read_release(source: str | Path | pd.DataFrame, *, id_key: Sequence[str] | N
 
 
 def _read_fast(path: Path) -> CodedRelease | None:
-    """A large long file through the Arrow fast path (:mod:`graphlink.ingest`), or None: the detailed reader
-    then reads it and words any problem.  Warns about collapsed repeats exactly as the detailed reader."""
+    """A long file through a fast path of :mod:`graphlink.ingest` (Arrow for large files, plain Python for small
+    CSV files), or None: the detailed reader then reads it and words any problem.  Warns about collapsed repeats
+    exactly as the detailed reader."""
     from graphlink.ingest import read_coded
 
     coded = read_coded(path)
     if coded is not None and coded.repeats is not None:
-        count, row = coded.repeats
-        warnings.warn(f"{path}: collapsed {count} exact duplicate row(s) (first repeat at row {row})",
-                      ReleaseWarning, stacklevel=3)
+        _warn_repeats(str(path), *coded.repeats)
     return coded
 
 
 def _stripped(values: pd.Series) -> tuple[pd.Series, np.ndarray]:
     """Values as stripped text (``str.strip``) and the mask of empty/missing ones."""
+    import pandas as pd
+
     s = (values if isinstance(values.dtype, pd.StringDtype) else values.astype("str")).str.strip()
     blank = (s.isna() | (s == "")).to_numpy(dtype=bool)
     return s, blank
-
-
-def _kind_of(spelling: str) -> str | None:
-    """'identified' / 'deidentified' for an accepted spelling of a kind (case-insensitive, ``-`` and ``_``
-    ignored), None otherwise."""
-    k = spelling.lower().replace("-", "").replace("_", "")
-    return k if k in KINDS else None
 
 
 def _validate_long(df: pd.DataFrame, *, source: str) -> pd.DataFrame:
@@ -255,6 +313,8 @@ def _validate_long(df: pd.DataFrame, *, source: str) -> pd.DataFrame:
 def _validate_columns(cols: dict[str, pd.Series], n_rows: int, *, source: str,
                       row_of: Callable[[int], int]) -> pd.DataFrame:
     """Strip, check keys and kinds, collapse exact duplicates with a warning.  O(rows)."""
+    import pandas as pd
+
     if n_rows == 0:
         raise ReleaseError("the release is empty: no disclosed elements", file=source)
     out = {}
@@ -265,7 +325,7 @@ def _validate_columns(cols: dict[str, pd.Series], n_rows: int, *, source: str,
                                "row(s) like this)", file=source, row=row_of(int(blank.argmax())), column=col)
         out[col] = values
     # few distinct spellings: normalise each once, with Python's (not Arrow's) lower-casing
-    spelling = {k: _kind_of(k) for k in pd.unique(out["kind"])}
+    spelling = {k: kind_of(k) for k in pd.unique(out["kind"])}
     kind = out["kind"].map(spelling)
     bad = kind.isna().to_numpy(dtype=bool)
     if bad.any():
@@ -276,8 +336,7 @@ def _validate_columns(cols: dict[str, pd.Series], n_rows: int, *, source: str,
     frame = pd.DataFrame({c: out[c] for c in COLUMNS})
     dup = frame.duplicated().to_numpy(dtype=bool)
     if dup.any():
-        warnings.warn(f"{source}: collapsed {int(dup.sum())} exact duplicate row(s) (first repeat at row "
-                      f"{row_of(int(dup.argmax()))})", ReleaseWarning, stacklevel=3)
+        _warn_repeats(source, int(dup.sum()), row_of(int(dup.argmax())))
         frame = frame[~dup].reset_index(drop=True)
     return frame.astype({c: object for c in COLUMNS})
 
@@ -329,6 +388,8 @@ def _read_folder(path: Path, *, id_key: Sequence[str] | None, deid_key: Sequence
     two folders with the same stripped name are refused.  Exact duplicate keys within a table are collapsed
     with one warning for the release.
     """
+    import pandas as pd
+
     try:
         entries = sorted(p for p in path.iterdir() if not p.name.startswith("."))
     except OSError as exc:
@@ -384,8 +445,10 @@ def read_truth(source: str | Path | pd.DataFrame) -> pd.DataFrame:
     Same file rules as releases (:mod:`graphlink.tabular`); keys are stripped, an empty key is refused
     naming its row, exact duplicate pairs are collapsed with a :class:`ReleaseWarning`.  O(rows).
     """
+    import pandas as pd
+
     wanted = ("identified", "deidentified")
-    if isinstance(source, pd.DataFrame):
+    if _is_frame(source):
         label = "<DataFrame>"
         names = [str(c) for c in source.columns]
         missing = [c for c in wanted if c not in names]
@@ -415,7 +478,6 @@ def read_truth(source: str | Path | pd.DataFrame) -> pd.DataFrame:
     frame = pd.DataFrame(out)
     dup = frame.duplicated().to_numpy(dtype=bool)
     if dup.any():
-        warnings.warn(f"{label}: collapsed {int(dup.sum())} exact duplicate truth pair(s) (first repeat at row "
-                      f"{row_of(int(dup.argmax()))})", ReleaseWarning, stacklevel=2)
+        _warn_repeats(label, int(dup.sum()), row_of(int(dup.argmax())), what="truth pair(s)", stacklevel=2)
         frame = frame[~dup]
     return frame.reset_index(drop=True).astype(object)

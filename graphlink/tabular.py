@@ -42,11 +42,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from graphlink.errors import ReleaseError
+
+if TYPE_CHECKING:          # imported where used: the plain reader of small releases starts without pandas
+    import numpy as np
+    import pandas as pd
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
 
@@ -110,6 +112,8 @@ def write_csv(frame: pd.DataFrame, target: str | Path | io.TextIOBase) -> None:
     which every reader then takes as a line break; such a frame is written with every field quoted.
     O(cells).
     """
+    import pandas as pd
+
     text = [c for c in frame.columns if frame[c].dtype == object or isinstance(frame[c].dtype, pd.StringDtype)]
     has_cr = any(frame[c].astype(str).str.contains("\r", regex=False).any() for c in text) or any(
         "\r" in str(c) for c in frame.columns)
@@ -136,6 +140,25 @@ def read_table(path: str | Path, *, expected: str) -> Table:
 
 
 # ----------------------------------------------------------------------------------------------- CSV
+def plain_header(data: bytes) -> list[str] | None:
+    """The stripped names on the first line of UTF-8 CSV bytes in which every record is one line (no quote
+    character anywhere), else None.  For the readers that vouch only for such plain files
+    (:mod:`graphlink.ingest`) and hand anything else to :func:`read_table`.  O(len(data))."""
+    if b'"' in data:
+        return None
+    first = _LINE_END_B.search(data)
+    return [h.strip() for h in data[: first.start() if first else len(data)].decode("utf-8").split(",")]
+
+
+def plain_lines(text: str) -> list[str]:
+    """The lines of ``text`` split where :func:`read_table` ends a line (LF, CRLF, CR: not at other Unicode
+    line breaks); a line end at the very end of the text starts no line.  O(len(text))."""
+    lines = _LINE_END.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def _line_at(data: bytes, pos: int) -> int:
     """1-based line number of byte offset ``pos`` (CRLF, LF and CR each end a line)."""
     return data.count(b"\n", 0, pos) + data.count(b"\r", 0, pos) - data.count(b"\r\n", 0, pos) + 1
@@ -225,6 +248,9 @@ def _header_start(data: bytes) -> tuple[int, int] | None:
 
 
 def _read_csv(path: Path, *, expected: str) -> Table:
+    import numpy as np
+    import pandas as pd
+
     file = str(path)
     try:
         data = path.read_bytes()

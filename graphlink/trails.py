@@ -24,10 +24,10 @@ Storage: two uint64 bit masks per side, ``known`` (value is 0 or 1) and ``ones``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 
 from graphlink.model import (
     ONE_TO_ONE,
@@ -41,10 +41,11 @@ from graphlink.model import (
     decide,
     decide_reserved,
 )
-from graphlink.release import Release
+from graphlink.release import LocationSizes, Release
 from graphlink.rowops import n_words, pack_columns
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:          # pandas is imported where used: trails of a small release are summarised without it
+    import pandas as pd
     import pyarrow as pa
 
 __all__ = ["RESERVED_CHOICES", "Multiplicity", "MultiplicityChoice", "Reserved", "ReservedChoice", "TrailSide",
@@ -134,16 +135,28 @@ class TrailSide:
 
 @dataclass(frozen=True)
 class Trails:
-    """The pair of trail matrices of a release plus how the reserved side was decided."""
+    """The pair of trail matrices of a release plus how the reserved side was decided.
+
+    ``location_sizes`` may be given as the DataFrame of :meth:`Release.sizes`; it is kept as
+    :class:`~graphlink.release.LocationSizes` (no pandas) and :attr:`sizes` is its DataFrame, made on first use.
+    """
 
     locations: list[str]
     identified: TrailSide
     deidentified: TrailSide
     reserved: Reserved
     reason: str
-    sizes: pd.DataFrame
+    location_sizes: LocationSizes
     multiplicity: Multiplicity = ONE_TO_ONE
     decided_by: str = "requested"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "location_sizes", LocationSizes.of(self.location_sizes))
+
+    @cached_property
+    def sizes(self) -> pd.DataFrame:
+        """Per-location sizes: index ``location``, int64 columns identified, deidentified.  O(|C|) once."""
+        return self.location_sizes.frame()
 
     @property
     def model(self) -> Model:
@@ -169,6 +182,8 @@ class Trails:
         return self.identified if self.star_side != "identified" else self.deidentified
 
     def _repr_html_(self) -> str:
+        import pandas as pd
+
         from graphlink.display import html
 
         first = {side: pd.DataFrame({"element": [str(k) for k in ts.keys[:5]],
@@ -183,6 +198,8 @@ class Trails:
 
     def frame(self, side: Literal["identified", "deidentified"]) -> pd.DataFrame:
         """The trail matrix as a DataFrame of '0'/'1'/'*' strings (display; O(n·|C|))."""
+        import pandas as pd
+
         ts = self.identified if side == "identified" else self.deidentified
         d = ts.dense()
         txt = np.where(d < 0, "*", d.astype(str))
@@ -225,8 +242,8 @@ def build_trails(release: Release, reserved: ReservedChoice = "auto",
     per-location sizes cannot tell one-to-one from one-to-many (see :mod:`graphlink.model`).
     """
     n_loc = len(release.locations)
-    sizes = release.sizes()
-    equal = (sizes["identified"] == sizes["deidentified"]).to_numpy()
+    sizes = release.location_sizes()
+    equal = sizes.identified == sizes.deidentified
     eq_row = pack_columns(np.zeros(int(equal.sum()), dtype=np.int64), np.flatnonzero(equal), 1, n_loc)
     coded = _packed_sides(release)
 
@@ -258,6 +275,8 @@ def _packed_sides(release: Release) -> dict[str, tuple[np.ndarray | pa.Array, np
     if release.coded is not None:
         return {kind: (release.coded.keys[k], release.coded.ones[k])
                 for k, kind in enumerate(("identified", "deidentified"))}
+    import pandas as pd
+
     frame = release.frame
     n_loc = len(release.locations)
     loc_index = pd.Index(release.locations)
@@ -290,14 +309,16 @@ def trails_from_dense(identified: np.ndarray, deidentified: np.ndarray, *, reser
         return TrailSide(np.asarray(keys or [f"{prefix}{i + 1}" for i in range(len(d))], dtype=object),
                          known, ones, n_loc)
 
-    sizes = pd.DataFrame({"identified": (identified == 1).sum(0), "deidentified": (deidentified == 1).sum(0)},
-                         index=pd.Index(locations, name="location"))
+    sizes = LocationSizes(list(locations), (identified == 1).sum(0).astype(np.int64),
+                          (deidentified == 1).sum(0).astype(np.int64))
     return Trails(locations, side(identified, id_keys, "m"), side(deidentified, de_keys, "n"), reserved,
                   f"{reserved} (given matrices)", sizes, multiplicity)
 
 
 def location_stats(trails: Trails) -> pd.DataFrame:
     """Per-location sizes, popularity |γ_c| / |M| and binary entropy H(c) in bits (thesis §5.6.1).  O(|C|)."""
+    import pandas as pd
+
     sizes = trails.sizes
     p = sizes["identified"].to_numpy(dtype=float) / max(len(trails.identified), 1)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -2,8 +2,10 @@
 
 The summary (per-location sizes, the data model and why, distinct trails per side, the most common trails with
 their counts, a preview of the first rows) costs O((|M| + |N|)·W) on the packed words (fingerprints, never
-strings for every row).  The writers emit the full matrices (thesis Definition 12: one row per element, one
-column per location) in chunks, so memory stays O(chunk·|C|) whatever the release size:
+strings for every row).  :func:`summary_dict` computes it as plain JSON-ready data without pandas (what
+``graphlink trails`` prints); :func:`summarize` wraps the same data in a :class:`TrailSummary` of DataFrames.
+The writers emit the full matrices (thesis Definition 12: one row per element, one column per location) in
+chunks, so memory stays O(chunk·|C|) whatever the release size:
 
 * CSV: ``side,element,<location>...`` with values ``1``, ``0`` or ``*``;
 * Parquet: the same columns, locations as int8 (1, 0, null for ``*``).
@@ -14,13 +16,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 
 from graphlink.rowops import fingerprint
 from graphlink.trails import Trails, TrailSide, unpack
+
+if TYPE_CHECKING:          # pandas only for TrailSummary's tables: summary_dict (the CLI) never imports it
+    import pandas as pd
 
 SIDES: tuple[Literal["identified", "deidentified"], ...] = ("identified", "deidentified")
 CHUNK = 50_000
@@ -94,6 +98,27 @@ def _trail_counts(side: TrailSide) -> tuple[np.ndarray, np.ndarray]:
     return reps[top].astype(np.int64), counts[top].astype(np.int64)
 
 
+def summary_dict(trails: Trails, *, top: int = 10, preview: int = 10) -> dict:
+    """The summary of :func:`summarize` as plain data, without pandas: exactly ``summarize(...).to_dict()``
+    (keys locations, model, sizes, elements, distinct_trails, common_trails, preview; tables as lists of
+    records).  Complexity: that of :func:`summarize`."""
+    distinct, common, head, elements = {}, {}, {}, {}
+    for name in SIDES:
+        side = getattr(trails, name)
+        reps, counts = _trail_counts(side)
+        distinct[name] = len(reps)
+        elements[name] = len(side)
+        common[name] = [{"trail": t, "count": int(c)}
+                        for t, c in zip(trail_strings(side, reps[:top]), counts[:top], strict=True)]
+        rows = np.arange(min(preview, len(side)))
+        head[name] = [{"element": str(k), "trail": t}
+                      for k, t in zip(side.keys[rows], trail_strings(side, rows), strict=True)]
+    model = {"multiplicity": trails.multiplicity, "reserved": trails.reserved, "decided_by": trails.decided_by,
+             "reason": trails.reason}
+    return {"locations": list(trails.locations), "model": model, "sizes": trails.location_sizes.records(),
+            "elements": elements, "distinct_trails": distinct, "common_trails": common, "preview": head}
+
+
 def summarize(trails: Trails, *, top: int = 10, preview: int = 10) -> TrailSummary:
     """Summarise trail matrices for a person: sizes, the data model, distinct and most common trails, a preview.
 
@@ -117,20 +142,16 @@ def summarize(trails: Trails, *, top: int = 10, preview: int = 10) -> TrailSumma
 
     Complexity: O((|M| + |N|)·W + (|M| + |N|) log(|M| + |N|)).
     """
-    distinct, common, head, elements = {}, {}, {}, {}
-    for name in SIDES:
-        side = getattr(trails, name)
-        reps, counts = _trail_counts(side)
-        distinct[name] = len(reps)
-        elements[name] = len(side)
-        common[name] = pd.DataFrame({"trail": trail_strings(side, reps[:top]), "count": counts[:top]})
-        rows = np.arange(min(preview, len(side)))
-        head[name] = pd.DataFrame({"element": [str(k) for k in side.keys[rows]],
-                                   "trail": trail_strings(side, rows)})
-    model = {"multiplicity": trails.multiplicity, "reserved": trails.reserved, "decided_by": trails.decided_by,
-             "reason": trails.reason}
-    sizes = trails.sizes.reset_index().rename(columns={"index": "location"})
-    return TrailSummary(model, sizes, elements, distinct, common, head, list(trails.locations))
+    import pandas as pd
+
+    d = summary_dict(trails, top=top, preview=preview)
+
+    def table(records: list[dict], columns: list[str]) -> pd.DataFrame:
+        return pd.DataFrame.from_records(records, columns=columns)
+
+    return TrailSummary(d["model"], table(d["sizes"], ["location", "identified", "deidentified"]), d["elements"],
+                        d["distinct_trails"], {s: table(r, ["trail", "count"]) for s, r in d["common_trails"].items()},
+                        {s: table(r, ["element", "trail"]) for s, r in d["preview"].items()}, d["locations"])
 
 
 # ------------------------------------------------------------------------------------------------- writers

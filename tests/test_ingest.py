@@ -1,10 +1,11 @@
-"""The Arrow fast path of ``read_release`` (graphlink.ingest) against the detailed reader (issue 12).
+"""The fast paths of ``read_release`` (graphlink.ingest: Arrow, plain) against the detailed reader (issue 12).
 
-The fast path only vouches for well-formed large files and otherwise hands over to the detailed reader, so
-on any input both paths must end the same way: the same rows in the same order, the same warnings, or the
-same error message.  The differential tests lower the size thresholds to zero and feed both paths the fuzz
-generators of ``tests/fuzz_inputs.py``; the other tests pin the cases the fast path handles itself (Parquet
-dictionaries and integers, values to strip, repeats, CR line ends) and the kernels it relies on.
+A fast path only vouches for well-formed files and otherwise hands over to the detailed reader, so on any
+input every path must end the same way: the same rows in the same order, the same warnings, or the same error
+message.  The differential tests set the size thresholds so that one path takes every file and feed it the
+fuzz generators of ``tests/fuzz_inputs.py``; the other tests pin the cases the fast paths handle themselves
+(Parquet dictionaries and integers, values to strip, repeats, CR line ends), the kernels they rely on, and the
+``graphlink trails`` output, which is the same whichever path read the release.
 """
 
 from __future__ import annotations
@@ -34,10 +35,19 @@ SETTINGS = settings(max_examples=fi.examples(150), deadline=None,
                                            HealthCheck.function_scoped_fixture])
 
 
-def _outcome(path: Path, fast: bool, monkeypatch: pytest.MonkeyPatch) -> tuple:
+#: (FAST_MIN_ROWS, FAST_MIN_BYTES, PLAIN_MAX_BYTES) making each path take every file it vouches for
+PATHS = {"arrow": (0, 0, 0), "plain": (1 << 62, 1 << 62, 1 << 62), "detailed": (1 << 62, 1 << 62, 0)}
+
+
+def _use(how: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Send every release file to the path ``how`` (a key of ``PATHS``)."""
+    for name, value in zip(("FAST_MIN_ROWS", "FAST_MIN_BYTES", "PLAIN_MAX_BYTES"), PATHS[how], strict=True):
+        monkeypatch.setattr(ingest, name, value)
+
+
+def _outcome(path: Path, how: str, monkeypatch: pytest.MonkeyPatch) -> tuple:
     """('ok', rows, warnings, coded?) or ('error', message) of read_release on one path."""
-    monkeypatch.setattr(ingest, "FAST_MIN_ROWS", 0 if fast else 1 << 62)
-    monkeypatch.setattr(ingest, "FAST_MIN_BYTES", 0 if fast else 1 << 62)
+    _use(how, monkeypatch)
     try:
         rel, messages = read_with_warnings(lambda: read_release(path))
     except ReleaseError as exc:
@@ -45,9 +55,10 @@ def _outcome(path: Path, fast: bool, monkeypatch: pytest.MonkeyPatch) -> tuple:
     return ("ok", [tuple(r) for r in rel.frame.itertuples(index=False)], messages, rel.coded is not None)
 
 
-def _same(path: Path, monkeypatch: pytest.MonkeyPatch) -> bool:
-    """Both paths agree on ``path``; returns whether the fast path kept the release on codes."""
-    fast, slow = _outcome(path, True, monkeypatch), _outcome(path, False, monkeypatch)
+def _same(path: Path, monkeypatch: pytest.MonkeyPatch, how: str = "arrow") -> bool:
+    """The fast path ``how`` and the detailed reader agree on ``path``; returns whether the fast path kept the
+    release on codes."""
+    fast, slow = _outcome(path, how, monkeypatch), _outcome(path, "detailed", monkeypatch)
     assert fast[:3] == slow[:3]
     assert slow[0] == "error" or not slow[3]
     return fast[0] == "ok" and fast[3]
@@ -59,7 +70,8 @@ def test_fast_csv_path_agrees_with_the_detailed_reader(data: bytes, monkeypatch:
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "r.csv"
         path.write_bytes(data)
-        _same(path, monkeypatch)
+        _same(path, monkeypatch, "arrow")
+        _same(path, monkeypatch, "plain")
 
 
 @SETTINGS
@@ -82,14 +94,12 @@ def _release_table(n: int, seed: int = 3) -> pd.DataFrame:
                          "element": [f"{'p' if k == 0 else 's'}{w}" for k, w in zip(kind, who, strict=True)]})
 
 
-def _check_both(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Fast path taken, and the release, sizes and trails equal the detailed reader's."""
-    assert _same(path, monkeypatch)
-    monkeypatch.setattr(ingest, "FAST_MIN_ROWS", 0)
-    monkeypatch.setattr(ingest, "FAST_MIN_BYTES", 0)
+def _check_both(path: Path, monkeypatch: pytest.MonkeyPatch, how: str = "arrow") -> None:
+    """Fast path ``how`` taken, and the release, sizes and trails equal the detailed reader's."""
+    assert _same(path, monkeypatch, how)
+    _use(how, monkeypatch)
     fast, _ = read_with_warnings(lambda: read_release(path))
-    monkeypatch.setattr(ingest, "FAST_MIN_ROWS", 1 << 62)
-    monkeypatch.setattr(ingest, "FAST_MIN_BYTES", 1 << 62)
+    _use("detailed", monkeypatch)
     slow, _ = read_with_warnings(lambda: read_release(path))
     assert fast.locations == slow.locations
     pd.testing.assert_frame_equal(fast.sizes(), slow.sizes())
@@ -122,32 +132,85 @@ def pc_encode(column: pa.ChunkedArray) -> pa.ChunkedArray:
     return pa.chunked_array([c.dictionary_encode() for c in column.chunks])
 
 
+@pytest.mark.parametrize("how", ["arrow", "plain"])
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
-def test_plain_csv_takes_the_fast_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, newline: str) -> None:
+def test_plain_csv_takes_the_fast_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, newline: str,
+                                       how: str) -> None:
     df = _release_table(2000)
     lines = ["extra,location, kind ,element"] + [f"x,{a}, {b},{c} " for a, b, c in df.itertuples(index=False)]
     lines.insert(9, lines[4])                               # a repeat: its row number counts the header line
     path = tmp_path / "r.csv"
     path.write_bytes(("\ufeff" + newline.join(lines) + newline).encode())
-    _check_both(path, monkeypatch)
+    _check_both(path, monkeypatch, how)
 
 
 @pytest.mark.parametrize("text", ['location,kind,element\n"a,b",identified,x\n',
                                   "location,kind,element\na,identified\n",
                                   "location,kind,element\na,someone,x\n",
                                   "location,kind,element\n\na,identified,x\n",
-                                  "location,kind,element\n , ,\na,identified,x\n"])
+                                  "location,kind,element\n , ,\na,identified,x\n",
+                                  "location,kind,element\na,identified,x\n\n",
+                                  "location,kind,element\na,identified,x,\n",
+                                  "location,kind\na,identified\n",
+                                  "location,kind,element,kind\na,identified,x,y\n",
+                                  "location,kind,element\n",
+                                  "location,kind,element\na,identified,x\na,deidentified,\xe9\n"])
+@pytest.mark.parametrize("how", ["arrow", "plain"])
 def test_what_the_fast_path_does_not_vouch_for_goes_to_the_detailed_reader(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, how: str) -> None:
     path = tmp_path / "r.csv"
-    path.write_text(text, encoding="utf-8")
-    assert not _same(path, monkeypatch)
+    path.write_bytes(text.encode("latin-1" if "\xe9" in text else "utf-8"))
+    assert not _same(path, monkeypatch, how)
 
 
-def test_small_files_keep_the_detailed_reader(tmp_path: Path) -> None:
+def test_small_plain_files_take_the_plain_path(tmp_path: Path) -> None:
+    """Under ``PLAIN_MAX_BYTES`` a plain CSV is read in Python (keys as a NumPy object array, no Arrow)."""
     path = tmp_path / "r.csv"
     _release_table(300).drop_duplicates().to_csv(path, index=False)
-    assert read_release(path).coded is None
+    coded = read_release(path).coded
+    assert coded is not None and isinstance(coded.keys[0], np.ndarray) and coded.keys[0].dtype == object
+
+
+def _cli(argv: list[str], how: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
+    from tests.fuzz_harness import run_cli
+
+    _use(how, monkeypatch)
+    out = run_cli(argv)
+    return out.code, out.stdout, out.stderr
+
+
+@pytest.mark.parametrize("fmt", ["json", "table"])
+@pytest.mark.parametrize("example", ["thesis", "repeats"])
+def test_trails_output_is_the_same_on_the_plain_and_the_detailed_reader(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str, example: str) -> None:
+    """``graphlink trails`` prints the same summary (JSON or tables) and the same notes and warnings whichever
+    path read the release."""
+    if example == "thesis":
+        path = Path(__file__).resolve().parent.parent / "graphlink" / "data" / "thesis_fig3_4.csv"
+    else:
+        df = _release_table(600).drop_duplicates()
+        path = tmp_path / "r.csv"
+        pd.concat([df, df.iloc[[4, 9]]]).to_csv(path, index=False)      # two repeats: a warning
+    argv = ["trails", str(path), "--format", fmt, "--reserved", "none"]
+    plain, detailed = _cli(argv, "plain", monkeypatch), _cli(argv, "detailed", monkeypatch)
+    assert plain == detailed
+    assert plain[0] == 0 and ("collapsed 2 exact duplicate" in plain[2]) == (example == "repeats")
+
+
+@pytest.mark.parametrize("text", ["location,kind\nA,identified\n",
+                                  "location,kind,element\nA,identified,x\nA,secret,y\n",
+                                  "location,kind,element\nA,identified,x\nA,deidentified,  \n",
+                                  "location,kind,element,kind\nA,identified,x,y\n",
+                                  "location,kind,element\nA,identified,x\nA,identified,x,z\n",
+                                  "location,kind,element\n", ""])
+def test_trails_errors_are_the_same_on_the_plain_and_the_detailed_reader(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    """Missing or repeated column, unknown kind, empty key, ragged row, empty release or file: one message."""
+    path = tmp_path / "bad.csv"
+    path.write_text(text, encoding="utf-8")
+    plain = _cli(["trails", str(path), "--format", "json"], "plain", monkeypatch)
+    assert plain == _cli(["trails", str(path), "--format", "json"], "detailed", monkeypatch)
+    assert plain[0] == 2 and plain[2].startswith("graphlink: error: ") and "bad.csv" in plain[2]
 
 
 @SETTINGS

@@ -48,12 +48,14 @@ def rows(path: Path, **kw) -> list[tuple]:
 
 
 # ------------------------------------------------------------------------------------------ CSV structure
+@pytest.mark.usefixtures("csv_reader")   # the plain and the detailed reader
 def test_one_extra_field_on_every_row_is_refused_not_shifted(tmp_path: Path) -> None:
     """Was: the first field silently became the row index and every column shifted left."""
     err = refused(csv_file(tmp_path, HEADER + "H1,H9,identified,x\nH1,H9,deidentified,y\n"))
     assert err.row == 2 and "4 fields but the header has 3" in str(err)
 
 
+@pytest.mark.usefixtures("csv_reader")   # the plain and the detailed reader
 def test_ragged_row_is_named_by_its_line_past_quoted_breaks_and_blank_lines(tmp_path: Path) -> None:
     """Was: pandas' record count ("line 3") in a multi-line tokenizer message."""
     text = HEADER + 'H1,identified,"two\nlines"\n\nH1,deidentified,y,extra\n'
@@ -61,6 +63,7 @@ def test_ragged_row_is_named_by_its_line_past_quoted_breaks_and_blank_lines(tmp_
     assert err.row == 5 and "has 4 fields" in str(err)
 
 
+@pytest.mark.usefixtures("csv_reader")   # the plain and the detailed reader
 def test_rows_are_line_numbers_and_blank_rows_are_skipped(tmp_path: Path) -> None:
     text = "\n" + HEADER + "H1,identified,x\n,,\n   \nH1,secret,y\n"
     err = refused(csv_file(tmp_path, text))
@@ -69,39 +72,46 @@ def test_rows_are_line_numbers_and_blank_rows_are_skipped(tmp_path: Path) -> Non
         ("H1", "identified", "x")]
 
 
+@pytest.mark.usefixtures("csv_reader")   # the plain and the detailed reader
 def test_unterminated_quote_names_the_row_where_it_opens(tmp_path: Path) -> None:
     err = refused(csv_file(tmp_path, HEADER + 'H1,identified,x\nH1,identified,"y\nH1,deidentified,z\n'))
     assert err.row == 3 and "never closed" in str(err)
 
 
+@pytest.mark.usefixtures("csv_reader")   # the plain and the detailed reader
 def test_header_names_are_stripped(tmp_path: Path) -> None:
     """Was: a header cell 'element ' (trailing space) gave "missing column 'element'"."""
     assert rows(csv_file(tmp_path, " location , kind ,element \nH1,identified,x\n")) == [("H1", "identified", "x")]
 
 
+@pytest.mark.usefixtures("csv_reader")   # the plain and the detailed reader
 def test_repeated_required_column_is_refused(tmp_path: Path) -> None:
     """Was: the second 'element' column was renamed 'element.1' and silently ignored."""
     err = refused(csv_file(tmp_path, "location,kind,element,element\nH1,identified,x,y\n"))
     assert err.column == "element" and "appears 2 times" in str(err)
 
 
+@pytest.mark.usefixtures("csv_reader")   # the plain and the detailed reader
 def test_line_break_in_a_header_name_stays_on_one_line(tmp_path: Path) -> None:
     err = refused(csv_file(tmp_path, '"loc\nation",kind,element\nH1,identified,x\n'))
     assert "'loc\\nation'" in str(err)
 
 
+@pytest.mark.usefixtures("csv_reader")   # the plain and the detailed reader
 def test_spaces_before_a_quote_are_skipped_but_tabs_are_not(tmp_path: Path) -> None:
     assert rows(csv_file(tmp_path, HEADER + 'H1, identified, "a,b"\n')) == [("H1", "identified", "a,b")]
     assert refused(csv_file(tmp_path, HEADER + 'H1,identified,\t"a,b"\n', "tab.csv")).row == 2
 
 
 # ---------------------------------------------------------------------------------------------- encodings
+@pytest.mark.usefixtures("csv_reader")   # the plain and the detailed reader
 def test_utf16_without_bom_is_refused_as_nul_bytes(tmp_path: Path) -> None:
     """Was: header names full of invisible NULs: "missing column(s) ... (found: location, kind, element)"."""
     err = refused(csv_file(tmp_path, (HEADER + "H1,identified,x\n").encode("utf-16-le")))
     assert err.row == 1 and "NUL byte" in str(err) and "UTF-16" in str(err)
 
 
+@pytest.mark.usefixtures("csv_reader")   # the plain and the detailed reader
 def test_utf16_with_bom_and_latin1_are_refused_naming_the_row(tmp_path: Path) -> None:
     """Was: "cannot read it as CSV: 'utf-8' codec can't decode byte 0xe9 in position 31" (no row)."""
     assert "UTF-16" in str(refused(csv_file(tmp_path, (HEADER + "H1,identified,x\n").encode("utf-16"))))
@@ -109,11 +119,13 @@ def test_utf16_with_bom_and_latin1_are_refused_naming_the_row(tmp_path: Path) ->
     assert err.row == 3 and "0xe9" in str(err)
 
 
+@pytest.mark.usefixtures("csv_reader")   # the plain and the detailed reader
 def test_utf8_bom_is_skipped(tmp_path: Path) -> None:
     assert rows(csv_file(tmp_path, b"\xef\xbb\xbf" + HEADER.encode() + b"H1,identified,x\n")) == [
         ("H1", "identified", "x")]
 
 
+@pytest.mark.usefixtures("csv_reader")   # the plain and the detailed reader
 def test_kind_spelling_uses_plain_lower_casing(tmp_path: Path) -> None:
     """'İdentified' lower-cases to 'i̇dentified' (dotted i) in Python; Arrow's lower() said 'identified'."""
     assert rows(csv_file(tmp_path, HEADER + "H1,De-Identified,x\nH1,IDENTIFIED,y\n")) == [

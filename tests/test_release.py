@@ -12,6 +12,8 @@ from graphlink.errors import ReleaseError
 from graphlink.release import ReleaseWarning, read_release, read_truth
 from tests.fixtures import fig34
 
+pytestmark = pytest.mark.usefixtures("csv_reader")      # every test on both readers of small CSV releases
+
 
 def write(tmp_path: Path, text: str, name: str = "r.csv") -> Path:
     p = tmp_path / name

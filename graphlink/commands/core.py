@@ -110,35 +110,44 @@ def load(release: Path, id_key: str | None, deid_key: str | None, truth: Path | 
 
 
 def _print_frame(df: pd.DataFrame, title: str | None = None) -> None:
-    """A table on stdout; user values and names are text, never rich markup ('[/bold]' in a key is printed)."""
+    """A DataFrame as a table on stdout (see :func:`_print_rows`)."""
+    _print_rows([str(c) for c in df.columns], list(df.itertuples(index=False)), title)
+
+
+def _print_rows(columns: list[str], rows: list[tuple], title: str | None = None) -> None:
+    """A table on stdout; user values and names are text, never rich markup ('[/bold]' in a key is printed).
+    O(cells)."""
     from rich.markup import escape
     from rich.text import Text
 
     table = Table(title=escape(title) if title else None, show_lines=False)
-    for c in df.columns:
+    for i, c in enumerate(columns):
         # short columns (keys, counts) are never cut; long ones (reasons) wrap
-        width = int(df[c].astype(str).str.len().max()) if len(df) else 0
-        table.add_column(Text(str(c)), no_wrap=width <= 40, min_width=min(max(width, len(str(c))), 40))
-    for row in df.itertuples(index=False):
+        width = max((len(str(row[i])) for row in rows), default=0)
+        table.add_column(Text(c), no_wrap=width <= 40, min_width=min(max(width, len(c)), 40))
+    for row in rows:
         table.add_row(*(Text(str(v)) for v in row))
     Console().print(table)
 
 
-def _print_summary(summary, name: str) -> None:
-    """The trails summary as a few small rich tables (never one row per element)."""
-    import pandas as pd
+def _print_records(records: list[dict], columns: list[str], title: str) -> None:
+    _print_rows(columns, [tuple(r[c] for c in columns) for r in records], title)
 
+
+def _print_summary(summary: dict, name: str) -> None:
+    """The trails summary (:func:`graphlink.trailsio.summary_dict`) as a few small rich tables (never one row per
+    element).  O(locations + top + preview)."""
     con = Console()
-    sizes = summary.sizes
-    shown = sizes if len(sizes) <= 40 else pd.concat([sizes.head(20), sizes.tail(20)])
+    sizes = summary["sizes"]
+    shown = sizes if len(sizes) <= 40 else sizes[:20] + sizes[-20:]
     title = f"Per-location sizes of {name} ({len(sizes)} locations" + ("" if len(sizes) <= 40 else ", first and "
                                                                       "last 20") + ")"
-    _print_frame(shown, title=title)
+    _print_records(shown, ["location", "identified", "deidentified"], title)
     for side in ("identified", "deidentified"):
-        con.print(f"[bold]{side}[/bold]: {summary.elements[side]:,} elements, {summary.distinct[side]:,} distinct "
-                  "trails")
-        _print_frame(summary.common[side], title=f"Most common {side} trails")
-        _print_frame(summary.preview[side], title=f"First {side} rows")
+        con.print(f"[bold]{side}[/bold]: {summary['elements'][side]:,} elements, "
+                  f"{summary['distinct_trails'][side]:,} distinct trails")
+        _print_records(summary["common_trails"][side], ["trail", "count"], f"Most common {side} trails")
+        _print_records(summary["preview"][side], ["element", "trail"], f"First {side} rows")
     con.print("Full matrices: [bold]--format csv|parquet --out FILE[/bold]")
 
 
@@ -242,10 +251,9 @@ def register(app: typer.Typer) -> None:
             if out is not None:
                 err.print(f"wrote {rows:,} trails ({len(tr.locations)} locations) to {out}")
             return
-        summary = tr.summary(top=top) if spark else trailsio.summarize(tr, top=top)
+        summary = tr.summary(top=top).to_dict() if spark else trailsio.summary_dict(tr, top=top)
         if fmt is TrailsFmt.json:
-            typer.echo(json.dumps({"reserved": tr.reserved, "reason": tr.reason, **summary.to_dict()}, indent=2,
-                                  default=str))
+            typer.echo(json.dumps({"reserved": tr.reserved, "reason": tr.reason, **summary}, indent=2, default=str))
             return
         _print_summary(summary, rel.name)
 
