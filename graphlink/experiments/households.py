@@ -30,7 +30,7 @@ from graphlink.experiments.registry import experiment
 from graphlink.fileio import save_figure, write_frame
 from graphlink.simulate import household_population
 
-FULL = {"households": 400, "sites": 100, "runs": 20, "steps": [5, 10, 20, 30, 40, 60, 80, 100],
+FULL = {"households": 400, "sites": 100, "runs": 100, "steps": [5, 10, 20, 30, 40, 60, 80, 100],
         "withhold": [0.0, 0.2]}
 SMALL = {"households": 40, "sites": 20, "runs": 2, "steps": [5, 10, 20], "withhold": [0.0, 0.2]}
 

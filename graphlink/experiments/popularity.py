@@ -19,7 +19,7 @@ from graphlink.fileio import write_frame
 from graphlink.simulate import zipf_population
 
 #: (subjects, locations): many subjects per location (like CF) and few (like Homenet, ratio -> 0)
-FULL = {"populations": [(1000, 100), (100, 400)], "alpha": 1.0, "runs": 20}
+FULL = {"populations": [(1000, 100), (100, 400)], "alpha": 1.0, "runs": 100}
 SMALL = {"populations": [(200, 30), (50, 100)], "alpha": 1.0, "runs": 3}
 ORDERS = ("most-to-least", "least-to-most")
 

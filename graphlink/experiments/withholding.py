@@ -20,7 +20,7 @@ from graphlink.experiments.registry import experiment
 from graphlink.fileio import write_frame
 from graphlink.simulate import Population, zipf_population
 
-FULL = {"subjects": 1000, "locations": 40, "alpha": 0.6, "runs": 20, "steps": list(range(4, 41, 4)),
+FULL = {"subjects": 1000, "locations": 40, "alpha": 0.6, "runs": 100, "steps": list(range(4, 41, 4)),
         "miss": [0.1, 0.5, 0.9]}
 SMALL = {"subjects": 200, "locations": 15, "alpha": 0.6, "runs": 2, "steps": [5, 10, 15], "miss": [0.1, 0.5, 0.9]}
 
