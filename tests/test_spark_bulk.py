@@ -21,6 +21,7 @@ from graphlink.errors import StoreError
 from graphlink.release import Release, read_release
 from graphlink.simulate import simulate_uniform
 from graphlink.store import bulk
+from graphlink.store.neo4j import connect
 from tests import test_store_bulk as tsb
 from tests.test_store_bulk import VOLATILE, _graph, _per_label, _release
 
@@ -141,12 +142,15 @@ def test_cli_engine_spark_says_which_path_ran(local, store, spark, tmp_path, mon
     assert "\n" not in msg
     assert msg == ("cannot bulk-import: the local database already holds data; load with --bulk auto "
                    "(the connector) instead")
-    with store.driver.session() as s:
-        assert s.run("MATCH (r:Release) RETURN collect(r.name) AS n").single()["n"] == ["c1"]  # nothing written
-    monkeypatch.setenv("GRAPHLINK_BULK_MIN_ROWS", "1")  # auto would bulk-import at this size, but falls back
-    res = runner.invoke(app, ["load", str(path), "--name", "c2", "--bulk", "auto", *opts])
-    assert res.exit_code == 0, res.output
-    assert "by the Neo4j connector (the local database already holds data)" in res.output
-    assert _graph(store, "c2")["rels"] == _graph(store, "c1")["rels"]
-    assert store.release_info("c2")["load_method"] == "unwind"  # the connector runs load.cypher's UNWIND model
-    assert store.release_info("c2")["fingerprint"] == store.release_info("c1")["fingerprint"]
+    # a new connection: the CLI's import replaced the database the fixture's driver holds bookmarks of
+    with connect() as st:
+        assert [r["name"] for r in st.list_releases()] == ["c1"]  # the refusal wrote nothing
+        monkeypatch.setenv("GRAPHLINK_BULK_MIN_ROWS", "1")  # auto would bulk-import at this size, but falls back
+        res = runner.invoke(app, ["load", str(path), "--name", "c2", "--bulk", "auto", *opts])
+        assert res.exit_code == 0, res.output
+        assert "by the Neo4j connector (the local database already holds data)" in res.output
+        assert _per_label(_graph(st, "c2")) == _per_label(_graph(st, "c1"))
+        assert _graph(st, "c2")["rels"] == _graph(st, "c1")["rels"]
+        c1, c2 = st.release_info("c1"), st.release_info("c2")
+        assert c2["load_method"] == "unwind" and c2["status"] == "loaded"  # the connector writes the UNWIND model
+        assert c2["fingerprint"] == c1["fingerprint"] and c2["rows"] == c1["rows"] == len(rel.frame.drop_duplicates())
