@@ -21,7 +21,10 @@ uses UNWIND.
 
 1. header + data CSV files of the graph model that ``cypher/load.cypher`` writes (Release, Location, Identified,
    Deidentified, Entity nodes; HAS_LOCATION, DISCLOSED_AT, APPEARS_AS), with the per-location sizes and totals its
-   ``finalize`` statement computes, the content fingerprint, ``load_method: 'bulk-import'`` and status 'loading';
+   ``finalize`` statement computes, the content fingerprint, ``load_method: 'bulk-import'`` and status 'loading'.
+   A pluggable step (:func:`load_files` takes the writer): :func:`write_files` for a release in memory (the local
+   engine), :func:`graphlink.spark.bulk.write_files` for one held by Spark (its executors write the CSV parts);
+   both write the Release and Location files with :func:`write_release_nodes`. The rest is this module's;
 2. the importer (``Neo4jLauncher admin database import full``: ``org.neo4j.cli.AdminTool`` on the runtime's class
    path, a JVM of its own) builds a *staged* database in the job folder while the server keeps serving;
 3. the server's launcher is asked to pause (``home/control/``: it shuts its DBMS down but keeps its JVM), the
