@@ -102,10 +102,9 @@ def write_files(rel: SparkRelease, folder: Path, name: str, fp: str) -> ImportFi
     sizes = (rows.groupBy("location", "kind").count().toPandas()
              .pivot(index="location", columns="kind", values="count")
              .reindex(index=locations, columns=list(LABEL)).fillna(0).astype(np.int64))
+    n = {kind: stats[kind]["n"] if kind in stats else 0 for kind in LABEL}
     store_bulk.write_release_nodes(files, name, rel.source, fp, locations, sizes["identified"].to_numpy(),
-                                   sizes["deidentified"].to_numpy(), stats["identified"]["n"] if "identified" in
-                                   stats else 0, stats["deidentified"]["n"] if "deidentified" in stats else 0,
-                                   entities)
+                                   sizes["deidentified"].to_numpy(), n["identified"], n["deidentified"], entities)
     return files
 
 
