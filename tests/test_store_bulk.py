@@ -64,12 +64,17 @@ def local(tmp_path_factory):
 def store(local) -> Store:
     """A connection to the private server, whose database is emptied first (data and schema)."""
     with connect() as st:
-        st._run_auto("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS", {})
-        for rec in st._query("SHOW CONSTRAINTS YIELD name RETURN name"):
-            st._query(f"DROP CONSTRAINT `{rec['name']}`")
-        for rec in st._query("SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"):
-            st._query(f"DROP INDEX `{rec['name']}`")
+        empty(st)
         yield st
+
+
+def empty(st: Store) -> None:
+    """Delete every node, index and constraint (the importer only rebuilds an empty database)."""
+    st._run_auto("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS", {})
+    for rec in st._query("SHOW CONSTRAINTS YIELD name RETURN name"):
+        st._query(f"DROP CONSTRAINT `{rec['name']}`")
+    for rec in st._query("SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"):
+        st._query(f"DROP INDEX `{rec['name']}`")
 
 
 def _release(subjects: int = 400, locations: int = 7) -> Release:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import typer
 
+from graphlink.commands.core import EngineO, EngineOpt, MasterO
 from graphlink.errors import StoreError
 
 neo4j_app = typer.Typer(help="Run the project-local Neo4j Community 5.26 server (no Docker needed).",
@@ -105,24 +106,35 @@ def load_cmd(
                                                           "whose content differs."),
     bulk: BulkMode = typer.Option(BulkMode.auto, "--bulk", help="neo4j-admin database import into the empty "
                                   "database of the project's local server (it pauses for a moment): auto = from "
-                                  "GRAPHLINK_BULK_MIN_ROWS rows (200,000), else UNWIND; always = or fail; "
-                                  "never = UNWIND."),
+                                  "GRAPHLINK_BULK_MIN_ROWS rows (200,000), else UNWIND (--engine spark: the Neo4j "
+                                  "connector); always = or fail; never = UNWIND / the connector."),
+    engine: EngineO = EngineOpt.local,
+    spark_master: MasterO = None,
 ) -> None:
-    """Load a release into Neo4j (idempotent: loading it again changes nothing)."""
-    from graphlink.release import read_release
-    from graphlink.store.neo4j import connect
+    """Load a release into Neo4j (idempotent: loading it again changes nothing). With --engine spark, Spark reads
+    the release and writes the bulk importer's files (or the connector writes the graph): the same graph."""
+    if engine is EngineOpt.spark:
+        from graphlink.spark import cli as spark_cli
 
-    rel = read_release(release, truth=truth)
-    with connect() as store:
-        prog, update = _progress_bar(f"loading {name or rel.name}")
+        prog, update = _progress_bar(f"loading {name or release.stem}")
         with prog:
-            info = store.load_release(rel, name=name, progress=update, replace=replace, bulk=bulk.value)
+            uri, info = spark_cli.load_release(release, name, truth, replace, bulk.value, spark_master, update)
+    else:
+        from graphlink.release import read_release
+        from graphlink.store.neo4j import connect
+
+        rel = read_release(release, truth=truth)
+        with connect() as store:
+            prog, update = _progress_bar(f"loading {name or rel.name}")
+            with prog:
+                info = store.load_release(rel, name=name, progress=update, replace=replace, bulk=bulk.value)
+            uri = store.uri
     if info.get("skipped"):
         verb = "already loaded (nothing changed)"
     else:
-        how = "bulk import" if info.get("method") == "bulk-import" else "UNWIND"
+        how = {"bulk-import": "bulk import", "connector": "the Neo4j connector"}.get(info.get("method"), "UNWIND")
         verb = f"loaded in {info['seconds']:.1f} s by {how} ({info.get('why')})"
-    typer.echo(f"release {info['name']!r} {verb} into {store.uri}: {info['rows']:,} disclosures, "
+    typer.echo(f"release {info['name']!r} {verb} into {uri}: {info['rows']:,} disclosures, "
                f"{info['locations']} locations, {info['identified']:,} identified, "
                f"{info['deidentified']:,} de-identified, reserved: {info['reserved']}")
 

@@ -68,3 +68,16 @@ def store_audit(tr: SparkTrails, name: str, result: AuditResult) -> tuple[str, s
         neo4j.write_link_graph(tr, st, name)
         run = neo4j.write_audit(st, name, result, spark=tr.classes.sparkSession)
         return st.uri, run
+
+
+def load_release(release: Path, name: str | None, truth: Path | None, replace: bool, bulk: str,
+                 master: str | None, progress: Any = None) -> tuple[str, dict]:
+    """``graphlink load --engine spark``: read the release in Spark and load it (bulk import of Spark-written
+    files, else the connector; :func:`graphlink.spark.bulk.load_release`).  Returns (server URI, summary)."""
+    from graphlink.spark import bulk as spark_bulk
+
+    # the connector is only needed when the import may fall back to it
+    spark = get_session(master, neo4j=bulk != "always")
+    rel = read(spark, str(release), truth=truth)
+    with contextlib.closing(_connect()) as st:
+        return st.uri, spark_bulk.load_release(rel, st, name, replace=replace, bulk=bulk, progress=progress)

@@ -218,6 +218,15 @@ def known_expr(rule: str, w: int, n_loc: int, eq: list[int]) -> list[Column]:
     return [F.col(f"o{i}").bitwiseOR(F.lit(eqw[i]).cast("long")).alias(f"k{i}") for i in range(w)]
 
 
+def first_locations(rows: DataFrame) -> list[str]:
+    """The release's locations in first-appearance order (by ``_row``), as the local engine orders them: the
+    order of trail columns and of ``Location.index``. One aggregation, O(rows); O(locations) collected."""
+    from pyspark.sql import functions as F
+
+    locs = rows.groupBy("location").agg(F.min("_row").alias("first")).orderBy("first").collect()
+    return [r["location"] for r in locs]
+
+
 def build(release: SparkRelease, reserved: ReservedChoice = "auto",
           multiplicity: MultiplicityChoice = "auto") -> SparkTrails:
     """FillTrails in Spark under the data model :func:`graphlink.model.decide` chooses (module docstring).
@@ -228,8 +237,7 @@ def build(release: SparkRelease, reserved: ReservedChoice = "auto",
 
     spark = release.rows.sparkSession
     rows = release.rows
-    locs = rows.groupBy("location").agg(F.min("_row").alias("first")).orderBy("first").collect()
-    locations = [r["location"] for r in locs]
+    locations = first_locations(rows)
     n_loc = len(locations)
     w = n_words(n_loc)
     loc_df = spark.createDataFrame([(name, i) for i, name in enumerate(locations)], "location string, li int")

@@ -18,9 +18,10 @@ deadlock and retry.  The release's content hash (``fingerprint``) is the local l
 loading the same release with either engine is idempotent.  Element-level LINKs are written for small graphs
 only (``classgraph.ELEMENT_LINKS_MAX``), from the driver, as the local writer does.
 
-When to use which (docs/scale.md): the connector for writes into a running database (every run's results, link
-graphs, releases up to ~1e8 disclosures); ``neo4j-admin database import full`` from CSV files written by Spark for
-a first load of a very large release into an empty, stopped database.
+When to use which (docs/scale.md): the connector for writes into a database that holds data or is not the
+project's local server (every run's results, link graphs, further releases); ``neo4j-admin database import full``
+from CSV files written by Spark (:mod:`graphlink.spark.bulk`, ``graphlink load --engine spark --bulk``) for the
+first release loaded into the empty database of the project's local server.
 """
 
 from __future__ import annotations
@@ -33,12 +34,14 @@ import numpy as np
 import pandas as pd
 
 from graphlink.errors import StoreError
-from graphlink.spark.fill import SparkTrails, word_cols
+from graphlink.spark.fill import SparkTrails, first_locations, word_cols
 from graphlink.store import classgraph, cypherlib
 from graphlink.store.neo4j import DATABASE, Store, env_auth
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
+
+    from graphlink.spark.release import SparkRelease
 
 FORMAT = "org.neo4j.spark.DataSource"
 BATCH = os.environ.get("GRAPHLINK_NEO4J_BATCH", "5000")
@@ -50,7 +53,8 @@ def _write(df: DataFrame, store: Store, query: str, auth: Any = None, *, partiti
     """One connector write (``query`` mode, Append); ``partitions`` narrows relationship writes."""
     from pyspark.errors import PySparkException
 
-    auth = env_auth() if auth is None else auth
+    # the store's credentials (NEO4J_AUTH, else the local server's password file), as its driver uses them
+    auth = (store._auth if store._auth is not None else env_auth()) if auth is None else auth
     opts = {"url": store.uri, "database": DATABASE, "query": query, "batch.size": BATCH}
     if auth:
         opts.update({"authentication.type": "basic", "authentication.basic.username": auth[0],
@@ -67,7 +71,11 @@ def _write(df: DataFrame, store: Store, query: str, auth: Any = None, *, partiti
 
 
 # --------------------------------------------------------------------------------------------------- release
-def fingerprint(st: SparkTrails) -> str:
+def _release(st: SparkTrails | SparkRelease) -> SparkRelease:
+    return st.release if isinstance(st, SparkTrails) else st
+
+
+def fingerprint(st: SparkTrails | SparkRelease) -> str:
     """The local loader's content hash (:func:`graphlink.store.neo4j.fingerprint`): sha256 over the sorted 64-bit
     pandas row hashes, hashed in the executors, sorted by Spark, streamed to the driver per partition."""
     from pyspark.sql import functions as F
@@ -77,7 +85,7 @@ def fingerprint(st: SparkTrails) -> str:
             h = pd.util.hash_pandas_object(pdf[["location", "kind", "element"]].astype(str), index=False)
             yield pd.DataFrame({"h": h.to_numpy(np.uint64).view(np.int64)})
 
-    rows = st.release.rows.select("location", "kind", "element")
+    rows = _release(st).rows.select("location", "kind", "element")
     # order as unsigned: flip the sign bit, then sort as signed longs
     h = rows.mapInPandas(hashes, "h long").withColumn("u", F.col("h").bitwiseXOR(F.lit(-(1 << 63))))
     ordered = h.orderBy("u").select("h")
@@ -88,12 +96,16 @@ def fingerprint(st: SparkTrails) -> str:
     return digest.hexdigest()
 
 
-def write_release(st: SparkTrails, store: Store, name: str, *, auth: Any = None) -> dict:
-    """Load the release under ``name`` as :meth:`Store.load_release` does (idempotent; refused when ``name`` holds
-    other content).  Elements and their DISCLOSED_AT edges by the connector; O(rows) writes."""
+def write_release(st: SparkTrails | SparkRelease, store: Store, name: str, *, auth: Any = None,
+                  fp: str | None = None) -> dict:
+    """Load the release under ``name`` as :meth:`Store.load_release` does with UNWIND (idempotent; refused when
+    ``name`` holds other content).  Elements and their DISCLOSED_AT edges by the connector; O(rows) writes.
+    ``fp``: the release's :func:`fingerprint`, when the caller has it already."""
     from pyspark.sql import functions as F
 
-    fp = fingerprint(st)
+    rel = _release(st)
+    locations = st.locations if isinstance(st, SparkTrails) else first_locations(rel.rows)
+    fp = fp or fingerprint(rel)
     store.apply_schema()
     existing = store.release_info(name)
     if existing and existing.get("fingerprint") == fp and existing.get("status") == "loaded":
@@ -101,11 +113,11 @@ def write_release(st: SparkTrails, store: Store, name: str, *, auth: Any = None)
     if existing and existing.get("fingerprint") not in (None, fp):
         raise StoreError(f"release {name!r} is already in Neo4j with different content; choose another --name")
     statements = cypherlib.load_file(cypherlib.cypher_dir() / "load.cypher").statement
-    store._query(statements("release").text, {"release": name, "source": st.release.source, "fingerprint": fp})
+    store._query(statements("release").text, {"release": name, "source": rel.source, "fingerprint": fp})
     store._query(statements("locations").text, {"release": name, "locations": [
-        {"name": loc, "index": i} for i, loc in enumerate(st.locations)]})
+        {"name": loc, "index": i} for i, loc in enumerate(locations)]})
     verb = "CREATE" if existing is None else "MERGE"
-    rows = st.release.rows
+    rows = rel.rows
     for kind, label in LABEL.items():
         part = (rows.filter(F.col("kind") == kind).groupBy("element")
                 .agg(F.collect_list("location").alias("at"))
@@ -114,7 +126,7 @@ def write_release(st: SparkTrails, store: Store, name: str, *, auth: Any = None)
                                WITH e, event UNWIND event.at AS loc
                                MATCH (l:Location {{release: event.release, name: loc}})
                                {verb} (e)-[:DISCLOSED_AT]->(l)""", auth, partitions=REL_PARTITIONS)
-    truth = st.release.truth
+    truth = rel.truth
     if truth is not None and len(truth):
         t = truth[["identified", "deidentified"]].astype(str)
         items = [{"id": f"{i}|{d}", "identified": i, "deidentified": d}

@@ -21,7 +21,10 @@ uses UNWIND.
 
 1. header + data CSV files of the graph model that ``cypher/load.cypher`` writes (Release, Location, Identified,
    Deidentified, Entity nodes; HAS_LOCATION, DISCLOSED_AT, APPEARS_AS), with the per-location sizes and totals its
-   ``finalize`` statement computes, the content fingerprint, ``load_method: 'bulk-import'`` and status 'loading';
+   ``finalize`` statement computes, the content fingerprint, ``load_method: 'bulk-import'`` and status 'loading'.
+   A pluggable step (:func:`load_files` takes the writer): :func:`write_files` for a release in memory (the local
+   engine), :func:`graphlink.spark.bulk.write_files` for one held by Spark (its executors write the CSV parts);
+   both write the Release and Location files with :func:`write_release_nodes`. The rest is this module's;
 2. the importer (``Neo4jLauncher admin database import full``: ``org.neo4j.cli.AdminTool`` on the runtime's class
    path, a JVM of its own) builds a *staged* database in the job folder while the server keeps serving;
 3. the server's launcher is asked to pause (``home/control/``: it shuts its DBMS down but keeps its JVM), the
@@ -72,6 +75,8 @@ MODES = ("auto", "always", "never")
 METHOD = "bulk-import"
 DATABASE = "neo4j"
 Progress = Callable[[float, str], None] | None
+#: fills the given empty folder with the importer's input (:func:`write_files` or the Spark engine's)
+Writer = Callable[[Path], "ImportFiles"]
 
 
 def min_rows() -> int:
@@ -164,8 +169,16 @@ class ImportFiles:
     summary: dict = field(default_factory=dict)
 
     def arguments(self) -> list[str]:
-        return ([f"--nodes={label}={','.join(names)}" for label, names in self.nodes]
+        """The importer's ``--nodes`` / ``--relationships`` options; a node group of label ``""`` takes its labels
+        from its ``:LABEL`` column."""
+        return ([f"--nodes={label + '=' if label else ''}{','.join(names)}" for label, names in self.nodes]
                 + [f"--relationships={kind}={','.join(names)}" for kind, names in self.relationships])
+
+
+def write_header(files: ImportFiles, stem: str, header: list[str]) -> str:
+    """Write ``stem.header.csv``: the one header line of a group (``:ID``, ``:START_ID``, ``name:type`` ...)."""
+    (files.folder / f"{stem}.header.csv").write_text(",".join(header) + "\n", encoding="utf-8")
+    return f"{stem}.header.csv"
 
 
 def _write_group(files: ImportFiles, stem: str, header: list[str], columns: list[Any]) -> str:
@@ -174,7 +187,7 @@ def _write_group(files: ImportFiles, stem: str, header: list[str], columns: list
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    (files.folder / f"{stem}.header.csv").write_text(",".join(header) + "\n", encoding="utf-8")
+    write_header(files, stem, header)
     table = pa.table({f"c{i}": col for i, col in enumerate(columns)})
     pacsv.write_csv(table, files.folder / f"{stem}.csv",
                     write_options=pacsv.WriteOptions(include_header=False, quoting_style="needed"))
@@ -215,7 +228,7 @@ def write_files(folder: Path, frame: pd.DataFrame, truth: pd.DataFrame | None, n
     sizes: dict[str, np.ndarray] = {}
     keys: dict[str, tuple[pd.Index, int]] = {}
     next_id = 1 + n_loc
-    multiline = _has_newline(locations) or _has_newline([name, source or ""])
+    multiline = False
     for kind, label in (("identified", "Identified"), ("deidentified", "Deidentified")):
         mask = kinds == kind
         codes, uniques = pd.factorize(elements[mask], sort=False)
@@ -251,12 +264,25 @@ def write_files(folder: Path, frame: pd.DataFrame, truth: pd.DataFrame | None, n
                                [np.concatenate(starts), np.concatenate(ends)])
         files.relationships.append(("APPEARS_AS", ["APPEARS_AS.header.csv", appears]))
 
-    gi, gd = sizes["identified"], sizes["deidentified"]
+    write_release_nodes(files, name, source, fingerprint, locations, sizes["identified"], sizes["deidentified"],
+                        len(keys["identified"][0]), len(keys["deidentified"][0]), entities)
+    files.relationships.insert(1, ("DISCLOSED_AT", ["DISCLOSED_AT-Identified.header.csv", *rel_files]))
+    files.multiline = files.multiline or multiline
+    return files
+
+
+def write_release_nodes(files: ImportFiles, name: str, source: str | None, fingerprint: str, locations: Any,
+                        gi: np.ndarray, gd: np.ndarray, identified: int, deidentified: int, entities: int) -> None:
+    """The Release node, its Location nodes (ids 0 and ``1 + Location.index``) and HAS_LOCATION, put first in
+    ``files``; ``gi``/``gd``: disclosures per location, in ``locations`` order. Sets ``files.summary``. Shared by
+    both engines' writers, so a release's provenance and totals are written by one piece of code. O(locations).
+    """
+    n_loc = len(locations)
+    files.multiline = files.multiline or _has_newline(locations) or _has_newline([name, source or ""])
     reserved = ("none" if np.array_equal(gi, gd) else "deidentified" if (gd <= gi).all()
                 else "identified" if (gi <= gd).all() else "mixed")
-    summary = {"locations": n_loc, "identified": len(keys["identified"][0]),
-               "deidentified": len(keys["deidentified"][0]), "rows": int(gi.sum() + gd.sum()),
-               "reserved": reserved, "entities": entities}
+    summary = {"locations": n_loc, "identified": int(identified), "deidentified": int(deidentified),
+               "rows": int(gi.sum() + gd.sum()), "reserved": reserved, "entities": int(entities)}
     created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     release = _write_group(
         files, "Release",
@@ -265,19 +291,16 @@ def write_files(folder: Path, frame: pd.DataFrame, truth: pd.DataFrame | None, n
         [[0], _strings([name]), _strings(["loading"]), _strings([source]), _strings([fingerprint]),
          _strings([METHOD]), _strings([created]), *([summary[k]] for k in
                                                      ("locations", "identified", "deidentified", "rows")),
-         _strings([reserved]), [entities]])
+         _strings([reserved]), [summary["entities"]]])
     location = _write_group(files, "Location", [":ID", "release", "name", "index:long", "identified:long",
                                                 "deidentified:long"],
                             [1 + np.arange(n_loc, dtype=np.int64), _constant(name, n_loc), _strings(locations),
-                             np.arange(n_loc, dtype=np.int64), gi, gd])
+                             np.arange(n_loc, dtype=np.int64), gi.astype(np.int64), gd.astype(np.int64)])
     has = _write_group(files, "HAS_LOCATION", [":START_ID", ":END_ID"],
                        [np.zeros(n_loc, dtype=np.int64), 1 + np.arange(n_loc, dtype=np.int64)])
     files.nodes[:0] = [("Release", ["Release.header.csv", release]), ("Location", ["Location.header.csv", location])]
-    files.relationships[:0] = [("HAS_LOCATION", ["HAS_LOCATION.header.csv", has]),
-                               ("DISCLOSED_AT", ["DISCLOSED_AT-Identified.header.csv", *rel_files])]
-    files.multiline = multiline
+    files.relationships[:0] = [("HAS_LOCATION", ["HAS_LOCATION.header.csv", has])]
     files.summary = summary
-    return files
 
 
 # ---------------------------------------------------------------------------------------------- importer
@@ -395,15 +418,20 @@ def _resume(store: Store, paths: server.Paths, timeout: float = 180.0) -> None:
     store._reconnect(store.uri)
 
 
-def _import(store: Store, paths: server.Paths, snapshot: dict, frame: pd.DataFrame, truth: pd.DataFrame | None,
-            name: str, source: str | None, fp: str, progress: Progress) -> None:
-    """Steps 1-4 of the module docstring, up to the server answering again on the new store."""
+def _import(store: Store, paths: server.Paths, snapshot: dict, write: Writer, rows: int, name: str, fp: str,
+            progress: Progress) -> None:
+    """Steps 1-3 of the module docstring, up to the server answering again on the new store; ``write`` makes
+    the files (step 1) in the folder it is given."""
     job = _bulk_dir(paths) / f"job-{uuid.uuid4().hex[:12]}"
     (job / "csv").mkdir(parents=True)
     _set_journal(paths, phase="importing", job=job.name, release=name, fingerprint=fp,
                  started_at=datetime.now(UTC).isoformat())
-    _note(progress, 0.05, f"writing the import files for {len(frame):,} disclosures")
-    files = write_files(job / "csv", frame, truth, name, source, fp)
+    _note(progress, 0.05, f"writing the import files for {rows:,} disclosures")
+    try:
+        files = write(job / "csv")
+    except BaseException:  # nothing was imported: only the job folder to drop
+        _forget(paths, job)
+        raise
     _note(progress, 0.2, "importing (neo4j-admin database import; the server keeps serving)")
     proc = _start_importer(paths, job, files)
     _set_journal(paths, importer_pid=proc.pid)
@@ -490,24 +518,38 @@ def finish(store: Store, name: str, schemas: Iterable[str] = (), *, alone: bool 
 
 def load(store: Store, frame: pd.DataFrame, truth: pd.DataFrame | None, name: str, source: str | None, fp: str,
          mode: str = "auto", progress: Progress = None) -> tuple[bool, str]:
-    """Bulk-import the release if the rule (module docstring) allows: ``(True, why)`` once it is loaded, else
-    ``(False, why not)`` for the caller to load it with UNWIND. With ``mode='always'`` a refusal or a failed import
-    is a StoreError instead (the live database is then as before).
+    """Bulk-import the release (the local engine's: ``frame`` in memory, files by :func:`write_files`) if the rule
+    (module docstring) allows: ``(True, why)`` once it is loaded, else ``(False, why not)`` for the caller to load
+    it with UNWIND. With ``mode='always'`` a refusal or a failed import is a StoreError instead (the live database
+    is then as before).
 
     Cost: O(rows) to write the CSV files and for the importer (which sorts relationships by node id, O(rows log
     rows) at worst), O(nodes) index population; the database is paused only for two renames and a reopen.
     """
+    return load_files(store, lambda folder: write_files(folder, frame, truth, name, source, fp), len(frame), name,
+                      fp, mode, progress)
+
+
+def load_files(store: Store, write: Writer, rows: int, name: str, fp: str, mode: str = "auto",
+               progress: Progress = None, *, other: str = "UNWIND") -> tuple[bool, str]:
+    """:func:`load` for any writer of the importer's files: ``write(folder)`` fills the empty ``folder`` and
+    returns its :class:`ImportFiles` (the local engine's :func:`write_files`, or the Spark engine's
+    :func:`graphlink.spark.bulk.write_files`); it runs only once the rule allows the import. ``rows``: the
+    release's distinct disclosures (for ``auto``); ``other``: the caller's way to load without the importer,
+    named in the reasons. The checks, the import, the swap and :func:`finish` are this module's whatever wrote
+    the files. Cost: ``write``'s, then as :func:`load`.
+    """
     if mode not in MODES:
         raise StoreError(f"bulk mode must be one of {', '.join(MODES)}, not {mode!r}")
     if mode == "never":
-        return False, "UNWIND was asked for (bulk: never)"
-    if mode == "auto" and len(frame) < min_rows():
-        return False, f"{len(frame):,} rows < {min_rows():,} (GRAPHLINK_BULK_MIN_ROWS): UNWIND is quicker"
+        return False, f"{other} was asked for (bulk: never)"
+    if mode == "auto" and rows < min_rows():
+        return False, f"{rows:,} rows < {min_rows():,} (GRAPHLINK_BULK_MIN_ROWS): {other} is quicker"
     paths = server.Paths.default()
 
     def refuse(why: str) -> tuple[bool, str]:
         if mode == "always":
-            raise StoreError(f"cannot bulk-import: {why}; load with --bulk auto (UNWIND) instead")
+            raise StoreError(f"cannot bulk-import: {why}; load with --bulk auto ({other}) instead")
         return False, why
 
     why = not_local(store, paths)
@@ -523,7 +565,7 @@ def load(store: Store, frame: pd.DataFrame, truth: pd.DataFrame | None, name: st
         present = _schema_names(store)
         schemas = {stem for stem, names in _own_schema().items() if names & present}
         try:
-            _import(store, paths, snapshot, frame, truth, name, source, fp, progress)
+            _import(store, paths, snapshot, write, rows, name, fp, progress)
         except _Abandoned as exc:
             return refuse(str(exc))
         _note(progress, 0.9, "creating the indexes and constraints")

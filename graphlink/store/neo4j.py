@@ -289,20 +289,9 @@ class Store:
         frame, truth, source, default_name = _release_frame(release)
         name = name or default_name
         fp = fingerprint(frame)
-        existing = self.release_info(name)
-        if existing:
-            if existing.get("fingerprint") == fp and existing.get("status") == "loaded":
-                return {**existing, "seconds": round(time.perf_counter() - t0, 3), "skipped": True}
-            if (existing.get("fingerprint") == fp and existing.get("load_method") == bulk_import.METHOD
-                    and bulk_import.finish(self, name)):  # imported, then interrupted before it was marked
-                return {**(self.release_info(name) or {}), "seconds": round(time.perf_counter() - t0, 3),
-                        "skipped": False, "method": bulk_import.METHOD, "why": "completed an interrupted import"}
-            if existing.get("fingerprint") not in (None, fp):
-                if not replace:
-                    raise StoreError(f"release {name!r} is already in Neo4j with different content; choose "
-                                     "another --name or replace it (load_release(..., replace=True))")
-                self.drop_release(name)
-                existing = None
+        done_already, existing = self.before_load(name, fp, replace=replace)
+        if done_already is not None:
+            return {**done_already, "seconds": round(time.perf_counter() - t0, 3)}
         if existing is None:
             done, why = bulk_import.load(self, frame, truth, name, source, fp, mode=bulk, progress=progress)
             if done:
@@ -341,6 +330,31 @@ class Store:
         t1 = time.perf_counter()
         return {**info, "seconds": round(t1 - t0, 3), "seconds_finalize": round(t1 - t_final, 3), "skipped": False,
                 "method": "unwind", "why": why}
+
+    def before_load(self, name: str, fp: str, *, replace: bool = False) -> tuple[dict | None, dict | None]:
+        """What is stored under ``name`` before a release with content hash ``fp`` is loaded there (by either
+        engine): ``(summary, None)`` when there is nothing left to do (the release is loaded already: ``skipped``;
+        or a bulk import of it was interrupted after the swap and is now finished), else ``(None, the Release
+        node's properties or None)`` for the caller to load it. A release of other content under ``name`` is
+        refused (StoreError), or dropped first when ``replace``. O(1) queries, plus :func:`bulk.finish`'s check."""
+        from graphlink.store import bulk as bulk_import
+
+        existing = self.release_info(name)
+        if not existing:
+            return None, None
+        if existing.get("fingerprint") == fp and existing.get("status") == "loaded":
+            return {**existing, "skipped": True}, existing
+        if (existing.get("fingerprint") == fp and existing.get("load_method") == bulk_import.METHOD
+                and bulk_import.finish(self, name)):  # imported, then interrupted before it was marked
+            return {**(self.release_info(name) or {}), "skipped": False, "method": bulk_import.METHOD,
+                    "why": "completed an interrupted import"}, existing
+        if existing.get("fingerprint") not in (None, fp):
+            if not replace:
+                raise StoreError(f"release {name!r} is already in Neo4j with different content; choose "
+                                 "another --name or replace it (load_release(..., replace=True))")
+            self.drop_release(name)
+            return None, None
+        return None, existing
 
     @staticmethod
     def _element_batches(frame: pd.DataFrame, kind: str, loc_index: dict[str, int],
