@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import pkgutil
 import sys
 import unicodedata
@@ -84,6 +85,10 @@ def main() -> None:
         usage_errors += (click.UsageError,)
     except ImportError:  # pragma: no cover
         pass
+    # NumPy asks for transparent huge pages on every array of 4 MiB or more; where the kernel then compacts memory
+    # on the page fault (THP defrag "madvise", the usual default), the short-lived arrays of a run cost 0.2-0.3 s
+    # of system time in the end-to-end benchmark and gain nothing.  Read when NumPy loads; the user's value wins.
+    os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
     # the Neo4j driver logs each retry and dropped connection; the StoreError it ends in is the one line we print
     logging.getLogger("neo4j").addHandler(logging.NullHandler())
     with warnings.catch_warnings(record=True) as caught:      # the usual filters still decide what is shown

@@ -29,6 +29,7 @@ plus its import.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -117,7 +118,11 @@ def read_coded(path: Path) -> CodedRelease | None:
         if not parquet and path.stat().st_size < min(PLAIN_MAX_BYTES, FAST_MIN_BYTES):
             coded = plain_release(path)
             return None if coded is None else _repeat_row(coded, first_row=2)
-        columns = _parquet_columns(path) if parquet else _csv_columns(path)
+        warm = _warm_kernels()
+        try:
+            columns = _parquet_columns(path) if parquet else _csv_columns(path)
+        finally:
+            warm.join()
     except (OSError, ValueError, ImportError):
         return None
     except Exception as exc:  # noqa: BLE001 - any Arrow failure: the detailed reader words it
@@ -128,6 +133,32 @@ def read_coded(path: Path) -> CodedRelease | None:
         raise
     coded = None if columns is None else coded_release(*columns)
     return None if coded is None else _repeat_row(coded, first_row=1 if parquet else 2)
+
+
+def _warm_kernels() -> threading.Thread:
+    """Load numba and this module's compiled kernels in a thread while Arrow reads the file.
+
+    Loading them costs ~0.6 s of one core, under the GIL (imports, numba's target set-up, cache lookups); Arrow's
+    reader releases the GIL and runs on its own threads, so on two cores most of that cost disappears from the
+    wall time.  Errors are left to the real calls, which raise them again.  O(1) in the data.
+    """
+    import threading
+
+    def load() -> None:
+        try:
+            from graphlink.kernels import dedupe_strings, factorize_rows, gather_codes, pack_rows
+
+            empty8, empty32 = np.zeros(0, np.int8), np.zeros(0, np.int32)
+            dedupe_strings(np.zeros(1, np.int64), np.zeros(1, np.uint8))
+            gather_codes(empty32, 0, empty32, empty32)
+            factorize_rows(empty32, empty8, empty32, 0, 0)
+            pack_rows(empty32, empty8, empty32, 0, 0, 0, 1)
+        except Exception:  # noqa: BLE001, S110 - only a head start: the real call raises it again
+            pass
+
+    thread = threading.Thread(target=load, name="graphlink-warm-kernels", daemon=True)
+    thread.start()
+    return thread
 
 
 def _repeat_row(coded: CodedRelease, *, first_row: int) -> CodedRelease:
@@ -307,13 +338,36 @@ def _buffers(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return offsets, data
 
 
+def arrow_ints(values: np.ndarray) -> pa.Array:
+    """A 1-d integer or boolean NumPy array as an Arrow array, zero-copy for integers.  ``pa.array`` would do
+    the same but imports pandas on first use (0.25 s of a cold start)."""
+    import pyarrow as pa
+
+    values = np.ascontiguousarray(values)
+    if values.dtype == np.bool_:
+        return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(np.packbits(values,
+                                                                                           bitorder="little"))])
+    kind = {"i": "int", "u": "uint"}[values.dtype.kind]
+    return pa.Array.from_buffers(getattr(pa, f"{kind}{values.dtype.itemsize * 8}")(), len(values),
+                                 [None, pa.py_buffer(values)])
+
+
+def _indices(indices: pa.Array) -> np.ndarray:
+    """The dictionary indices of a chunk without nulls, zero-copy (``to_numpy`` would import pandas: 0.2 s)."""
+    import pyarrow as pa
+
+    width = indices.type.bit_width // 8
+    dtype = np.dtype(f"{'u' if pa.types.is_unsigned_integer(indices.type) else 'i'}{width}")
+    return np.frombuffer(indices.buffers()[1], dtype, count=len(indices), offset=indices.offset * width)
+
+
 def _dedupe(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     """(code per value, distinct values in first-appearance order).  O(total bytes)."""
     from graphlink.kernels import dedupe_strings
 
     offsets, data = _buffers(values)
     codes, first = dedupe_strings(offsets, data)
-    return codes, values.take(first)
+    return codes, values.take(arrow_ints(first))
 
 
 def distinct_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array] | None:
@@ -327,13 +381,15 @@ def distinct_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array] | Non
     """
     import pyarrow as pa
 
+    from graphlink.kernels import gather_codes
+
     entries, parts = [], []               # parts: (first entry of the chunk, its dictionary indices or None)
     base = 0
     for chunk in column.chunks:
         if chunk.null_count:
             return None
         if pa.types.is_dictionary(chunk.type):
-            values, idx = chunk.dictionary, chunk.indices.to_numpy()
+            values, idx = chunk.dictionary, _indices(chunk.indices)
         else:
             values, idx = chunk, None
         values = _large_string(values)
@@ -357,7 +413,7 @@ def distinct_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array] | Non
         if idx is None:
             codes[pos:pos + n] = entry_codes[start:start + n]
         else:
-            np.take(entry_codes[start:], idx, out=codes[pos:pos + n], mode="clip")   # "raise" would buffer
+            gather_codes(entry_codes, start, idx, codes[pos:pos + n])
         pos += n
     return codes, distinct
 
@@ -365,10 +421,6 @@ def distinct_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array] | Non
 def _strip(distinct: pa.Array) -> pa.Array | None:
     """``distinct`` stripped of surrounding whitespace (the same array when nothing changes); None when a
     value is blank.  O(values) vectorised; the few values that may need stripping are stripped by pandas."""
-    import pandas as pd
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     if not len(distinct):
         return distinct
     offsets, data = _buffers(distinct)
@@ -379,7 +431,11 @@ def _strip(distinct: pa.Array) -> pa.Array | None:
     dirty = np.flatnonzero(~clean)
     if not len(dirty):
         return distinct
-    before = distinct.take(pa.array(dirty))
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    before = distinct.take(arrow_ints(dirty))
     after = pa.array(pd.Series(before.to_pandas(), dtype="str").str.strip().to_numpy(dtype=object),
                      pa.large_string())
     if pc.any(pc.equal(pc.utf8_length(after), 0)).as_py():
@@ -388,7 +444,7 @@ def _strip(distinct: pa.Array) -> pa.Array | None:
         return distinct
     mask = np.zeros(len(distinct), dtype=bool)
     mask[dirty] = True
-    return pc.replace_with_mask(distinct, pa.array(mask), after)
+    return pc.replace_with_mask(distinct, arrow_ints(mask), after)
 
 
 def coded_release(location: pa.ChunkedArray, kind: pa.ChunkedArray,
@@ -434,6 +490,7 @@ def coded_release(location: pa.ChunkedArray, kind: pa.ChunkedArray,
         repeats = (int(repeat.sum()), int(repeat.argmax()))
         keep = ~repeat
         row_loc, kind_row, row_elem = row_loc[keep], kind_row[keep], row_elem[keep]
-    return CodedRelease(locations=loc_values.take(loc_order).to_pylist(), row_loc=row_loc, row_kind=kind_row,
-                        row_elem=row_elem, keys=(elem_values.take(id_keys), elem_values.take(de_keys)),
+    return CodedRelease(locations=loc_values.take(arrow_ints(loc_order)).to_pylist(), row_loc=row_loc,
+                        row_kind=kind_row, row_elem=row_elem,
+                        keys=(elem_values.take(arrow_ints(id_keys)), elem_values.take(arrow_ints(de_keys))),
                         ones=(ones_i, ones_d), sizes=sizes, repeats=repeats)

@@ -950,6 +950,14 @@ def dedupe_strings(offsets: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, n
 
 
 @numba.njit(cache=True)
+def gather_codes(entry_codes: np.ndarray, start: int, idx: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
+    """``out[i] = entry_codes[start + idx[i]]``: a dictionary chunk's indices to codes, without the int64 copy of
+    the indices that ``np.take`` makes.  Arrow guarantees the indices are in range.  O(len(idx))."""
+    for i in range(idx.shape[0]):
+        out[i] = entry_codes[start + idx[i]]
+
+
+@numba.njit(cache=True)
 def factorize_rows(elem: np.ndarray, kind: np.ndarray, loc: np.ndarray, n_elem: int,
                    n_loc_codes: int) -> tuple:  # pragma: no cover - numba
     """Rows (element code, kind 0/1, location code) to the numbering trails use, in one pass.

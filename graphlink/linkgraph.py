@@ -29,7 +29,6 @@ from functools import cached_property
 from typing import Literal
 
 import numpy as np
-import pandas as pd
 
 from graphlink.errors import ModelAssumptionError
 from graphlink.rowops import members, row_classes
@@ -62,6 +61,8 @@ class LinkGraph:
     null_side: Side | None
 
     def _repr_html_(self) -> str:
+        import pandas as pd
+
         from graphlink.display import html
 
         counts = pd.DataFrame({"": ["identified", "de-identified"],

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from graphlink.catalog import METHODS, Method  # noqa: F401  (re-exported: graphlink.reidit.Method)
 from graphlink.errors import ModelAssumptionError
@@ -24,6 +23,7 @@ from graphlink.release import Release
 from graphlink.trails import MultiplicityChoice, ReservedChoice, Trails, TrailSide, build_trails
 
 if TYPE_CHECKING:
+    import pandas as pd
     import pyarrow as pa
 
     from graphlink.matching import EdgeClasses
@@ -62,6 +62,8 @@ class PairColumns:
 
     def frame(self) -> pd.DataFrame:
         """identified, deidentified, reason as object columns.  O(pairs)."""
+        import pandas as pd
+
         return pd.DataFrame({"identified": _as_objects(self.identified),
                              "deidentified": _as_objects(self.deidentified),
                              "reason": _as_objects(self.reason())}, dtype=object)
@@ -141,6 +143,8 @@ def check_method(trails: Trails, method: str) -> None:
 
 
 def _pairs_frame(rows: list[tuple[str, str, str]]) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.DataFrame(rows, columns=["identified", "deidentified", "reason"]).astype(object)
 
 
@@ -191,6 +195,8 @@ def _complete_reasons(mk: np.ndarray | pa.Array, nk: np.ndarray | pa.Array, ones
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from graphlink.ingest import arrow_ints
+
     if not len(mk):
         return pa.array([], pa.string())
     def text(value: str) -> pa.Scalar:
@@ -198,7 +204,7 @@ def _complete_reasons(mk: np.ndarray | pa.Array, nk: np.ndarray | pa.Array, ones
 
     joined = pc.binary_join_element_wise(
         _as_arrow(mk), text(" and "), _as_arrow(nk), text(" share a trail (disclosed at "),
-        pc.cast(pa.array(ones), pa.large_string()),
+        pc.cast(arrow_ints(ones), pa.large_string()),
         text(f" of {n_loc} locations) that no other identified or de-identified record has"), text(""))
     return joined
 

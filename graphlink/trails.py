@@ -95,9 +95,9 @@ class TrailSide:
         """The keys of ``rows``: an Arrow array while the keys are kept as Arrow, else an object array.  O(rows)."""
         if isinstance(self._keys, np.ndarray):
             return self._keys[rows]
-        import pyarrow as pa
+        from graphlink.ingest import arrow_ints
 
-        return self._keys.take(pa.array(np.asarray(rows, dtype=np.int64)))
+        return self._keys.take(arrow_ints(np.asarray(rows, dtype=np.int64)))
 
     def __len__(self) -> int:
         return len(self._keys)
