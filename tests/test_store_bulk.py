@@ -223,10 +223,16 @@ def test_auto_threshold_and_not_the_local_server(local, store, tmp_path, monkeyp
         store.load_release(rel, name="s2", bulk="sometimes")
 
 
-def test_failed_importer_leaves_the_database_served(local, store, monkeypatch):
+@pytest.mark.parametrize("importer", ["server", "jvm"])
+def test_failed_importer_leaves_the_database_served(local, store, monkeypatch, importer):
+    """The importer fails in the server's JVM (an option it refuses) or in a JVM of its own (one that cannot even
+    start): the server keeps serving the old store, and nothing is left behind."""
     paths, _ = local
     pid, paused = server.read_state(paths)["pid"], paths.log.read_text().count("NEO4J_PAUSED")
-    monkeypatch.setenv("GRAPHLINK_NEO4J_IMPORT_HEAP", "1k")  # the importer JVM cannot even start
+    monkeypatch.setenv("GRAPHLINK_BULK_IMPORTER", importer)
+    broken = (("GRAPHLINK_NEO4J_IMPORT_MEMORY", "lots") if importer == "server"
+              else ("GRAPHLINK_NEO4J_IMPORT_HEAP", "1k"))
+    monkeypatch.setenv(*broken)
     rel = _release(subjects=60, locations=3)
     with pytest.raises(StoreError, match="bulk importer failed"):
         store.load_release(rel, name="x1", bulk="always")
@@ -234,7 +240,9 @@ def test_failed_importer_leaves_the_database_served(local, store, monkeypatch):
     assert server.read_state(paths)["pid"] == pid and paths.log.read_text().count("NEO4J_PAUSED") == paused
     assert store.release_info("x1") is None and not bulk.journal(paths)
     assert not list((paths.base / "bulk").glob("job-*"))
-    monkeypatch.delenv("GRAPHLINK_NEO4J_IMPORT_HEAP")
+    log = (paths.home / "logs" / "bulk-import.log").read_text()
+    assert ("in the server's JVM" if importer == "server" else "in a JVM of its own") in log[log.rindex("\n--- "):]
+    monkeypatch.delenv(broken[0])
     assert store.load_release(rel, name="x1", bulk="always")["method"] == "bulk-import"  # the next run does it
 
 

@@ -1,10 +1,15 @@
+import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.neo4j.cli.AdminTool;
+import org.neo4j.cli.ExecutionContext;
 import org.neo4j.configuration.Config;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.configuration.connectors.BoltConnector;
@@ -38,7 +43,8 @@ import org.neo4j.server.security.auth.FileUserRepository;
  * HTTP stay off), prints {@code NEO4J_PASSWORD_RESET} and exits: the way back when the password file was lost.
  *
  * <p>It can shut its DBMS down and open it again without a new JVM when asked through files in
- * {@code <home>/control/} ({@link #pauseLoop}): how a bulk import swaps in the store it built.
+ * {@code <home>/control/} ({@link #pauseLoop}): how a bulk import swaps in the store it built. Through the same folder
+ * it runs the bulk importer itself ({@link #runImport}), in this warm JVM, into a staged store elsewhere.
  *
  * <p>{@code Neo4jLauncher admin <neo4j-admin arguments>} runs {@code neo4j-admin} ({@link AdminTool}, e.g.
  * {@code database import full ...}) in this JVM with this class path; {@code NEO4J_HOME} names its home (conf/). It
@@ -129,8 +135,13 @@ public final class Neo4jLauncher {
         Files.deleteIfExists(paused);
         Files.deleteIfExists(pause);  // a request left over from an earlier JVM is void
         Path home = control.getParent();
+        Path importRequest = control.resolve("import");
         while (true) {
             Thread.sleep(100);
+            if (Files.exists(importRequest)) {
+                runImport(control, importRequest);
+                continue;
+            }
             if (!Files.exists(pause)) {
                 continue;
             }
@@ -171,6 +182,45 @@ public final class Neo4jLauncher {
                 System.exit(5);
             }
         }
+    }
+
+    /**
+     * {@code neo4j-admin database import full} in this JVM, while the DBMS keeps serving: the bulk import's step 2
+     * (graphlink/store/bulk.py) without a JVM of its own, whose start-up and cold JIT take most of a 1e6-row import.
+     *
+     * <p>Protocol: the client renames a complete file {@code control/import} into place: line 1 a request id, line 2
+     * the importer's home (its {@code conf/neo4j.conf} names the staged data folder), line 3 the log file to append
+     * to, then one neo4j-admin argument per line (file names absolute). This loop deletes the request, runs the
+     * import and renames {@code "<id> <exit code>"} into {@code control/import.done}. The import cannot be cancelled;
+     * a client that gave up deletes the staged folder, and the import fails there.
+     */
+    private static void runImport(Path control, Path request) throws Exception {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(request, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return;  // renamed into place, so complete: a read error is a vanished request
+        }
+        Files.deleteIfExists(request);
+        if (lines.size() < 3) {
+            return;
+        }
+        Path importHome = Path.of(lines.get(1));
+        int code;
+        try (PrintStream log = new PrintStream(new FileOutputStream(lines.get(2), true), true, StandardCharsets.UTF_8)) {
+            try {
+                String[] args = lines.subList(3, lines.size()).toArray(new String[0]);
+                code = AdminTool.execute(new ExecutionContext(importHome, importHome.resolve("conf"), log, log,
+                        new DefaultFileSystemAbstraction()), args);
+            } catch (Throwable e) {  // the DBMS must keep serving whatever the importer throws
+                e.printStackTrace(log);
+                code = 70;
+            }
+        }
+        Path tmp = control.resolve("import.done.tmp");
+        Files.writeString(tmp, lines.get(0) + " " + code + "\n");
+        Files.move(tmp, control.resolve("import.done"), StandardCopyOption.REPLACE_EXISTING,
+                StandardCopyOption.ATOMIC_MOVE);
     }
 
     /** neo4j-admin in this JVM; a daemon thread halts the JVM (no cleanup: the output is thrown away) on stdin EOF. */

@@ -25,8 +25,12 @@ uses UNWIND.
    A pluggable step (:func:`load_files` takes the writer): :func:`write_files` for a release in memory (the local
    engine), :func:`graphlink.spark.bulk.write_files` for one held by Spark (its executors write the CSV parts);
    both write the Release and Location files with :func:`write_release_nodes`. The rest is this module's;
-2. the importer (``Neo4jLauncher admin database import full``: ``org.neo4j.cli.AdminTool`` on the runtime's class
-   path, a JVM of its own) builds a *staged* database in the job folder while the server keeps serving;
+2. the importer (``neo4j-admin database import full``: ``org.neo4j.cli.AdminTool``) builds a *staged* database in
+   the job folder while the server keeps serving. It runs in the server's own JVM (``Neo4jLauncher.runImport``,
+   asked through ``home/control/``), whose loaded classes and compiled code make a 1e6-row import take about 2 s
+   instead of the 6 s of a new JVM, from the second import on (the first after a start loads the importer's
+   classes: about as long as a JVM of its own). ``GRAPHLINK_BULK_IMPORTER=jvm``, or a launcher older than control
+   protocol 2, runs it in a JVM of its own (``Neo4jLauncher admin ...``), which halts when this process dies;
 3. the server's launcher is asked to pause (``home/control/``: it shuts its DBMS down but keeps its JVM), the
    staged store replaces the live ``neo4j`` database by two directory renames recorded in ``journal.json``, and the
    launcher opens the DBMS again on the same ports (the system database, hence the password, is untouched). A warm
@@ -130,7 +134,7 @@ def not_local(store: Store, paths: server.Paths) -> str | None:
         return "the local Neo4j runtime has no bulk importer (run `bash scripts/setup-neo4j.sh --force`)"
     if server.find_java() is None:
         return "Java is not found"
-    if (server.read_state(paths) or {}).get("control") != server.CONTROL_PROTOCOL:
+    if int((server.read_state(paths) or {}).get("control") or 0) < 1:
         return ("the local server was started by an older graphlink that cannot pause its database; restart it "
                 "(`graphlink neo4j stop`, then `graphlink neo4j start`)")
     return None
@@ -168,11 +172,14 @@ class ImportFiles:
     multiline: bool = False
     summary: dict = field(default_factory=dict)
 
-    def arguments(self) -> list[str]:
+    def arguments(self, *, absolute: bool = False) -> list[str]:
         """The importer's ``--nodes`` / ``--relationships`` options; a node group of label ``""`` takes its labels
-        from its ``:LABEL`` column."""
-        return ([f"--nodes={label + '=' if label else ''}{','.join(names)}" for label, names in self.nodes]
-                + [f"--relationships={kind}={','.join(names)}" for kind, names in self.relationships])
+        from its ``:LABEL`` column. File names are relative to ``folder`` unless ``absolute``."""
+        def files(names: list[str]) -> str:
+            return ",".join(str(self.folder / n) if absolute else n for n in names)
+
+        return ([f"--nodes={label + '=' if label else ''}{files(names)}" for label, names in self.nodes]
+                + [f"--relationships={kind}={files(names)}" for kind, names in self.relationships])
 
 
 def write_header(files: ImportFiles, stem: str, header: list[str]) -> str:
@@ -304,25 +311,42 @@ def write_release_nodes(files: ImportFiles, name: str, source: str | None, finge
 
 
 # ---------------------------------------------------------------------------------------------- importer
+def importer_options(files: ImportFiles, *, absolute: bool = False) -> list[str]:
+    """``database import full neo4j`` and its options for ``files`` (relative to their folder unless
+    ``absolute``). ``--bad-tolerance=0``: any bad entry fails the import. ``GRAPHLINK_NEO4J_IMPORT_MEMORY``: the
+    importer's off-heap cap (default 50%)."""
+    memory = os.environ.get("GRAPHLINK_NEO4J_IMPORT_MEMORY", "50%")
+    report = files.folder / "import.report" if absolute else "import.report"
+    return ["database", "import", "full", DATABASE, "--id-type=integer", "--bad-tolerance=0",
+            f"--report-file={report}", f"--multiline-fields={'true' if files.multiline else 'false'}",
+            f"--max-off-heap-memory={memory}", *files.arguments(absolute=absolute)]
+
+
 def importer_command(java: str, paths: server.Paths, files: ImportFiles) -> list[str]:
     """``neo4j-admin database import full neo4j ...`` in a JVM of its own (run with ``cwd=files.folder``). O(1).
 
     C1-only JIT (``-XX:TieredStopAtLevel=1``): an import of ~1e6 rows is over before C2 pays off (7 instead of
-    12 CPU-seconds here). ``GRAPHLINK_NEO4J_IMPORT_HEAP`` (default 1g) and ``GRAPHLINK_NEO4J_IMPORT_MEMORY``
-    (the importer's off-heap cap, default 50%) size it. ``--bad-tolerance=0``: any bad entry fails the import.
+    12 CPU-seconds here). ``GRAPHLINK_NEO4J_IMPORT_HEAP`` (default 1g) sizes its heap.
     """
     heap = os.environ.get("GRAPHLINK_NEO4J_IMPORT_HEAP", "1g")
-    memory = os.environ.get("GRAPHLINK_NEO4J_IMPORT_MEMORY", "50%")
     return [java, f"-Xmx{heap}", *server.JVM_FLAGS, "-XX:TieredStopAtLevel=1", "-cp", server.class_path(paths),
-            "Neo4jLauncher", "admin", "database", "import", "full", DATABASE,
-            "--id-type=integer", "--bad-tolerance=0", "--report-file=import.report",
-            f"--multiline-fields={'true' if files.multiline else 'false'}", f"--max-off-heap-memory={memory}",
-            *files.arguments()]
+            "Neo4jLauncher", "admin", *importer_options(files)]
 
 
-def _start_importer(paths: server.Paths, job: Path, files: ImportFiles) -> subprocess.Popen:
-    """Start the importer into the staged ``job/data``; it halts by itself if this process dies (stdin EOF)."""
-    java = server.check_java()
+def in_server(paths: server.Paths, files: ImportFiles) -> bool:
+    """Whether the running launcher runs the importer itself (``Neo4jLauncher.runImport``, control protocol 2):
+    unless ``GRAPHLINK_BULK_IMPORTER=jvm`` asks for a JVM of its own, or a file name holds a comma or line break
+    (the in-server importer gets absolute names, and those characters would split them). O(1)."""
+    if os.environ.get("GRAPHLINK_BULK_IMPORTER", "server").strip().lower() == "jvm":
+        return False
+    if int((server.read_state(paths) or {}).get("control") or 0) < 2:
+        return False
+    return not any(ch in str(files.folder) for ch in ",\n\r")
+
+
+def _stage(paths: server.Paths, job: Path, where: str) -> tuple[Path, Path]:
+    """The importer's home (whose ``conf/neo4j.conf`` names the staged data folder ``job/data``) and its log,
+    whose new section is headed by this job's name."""
     home = job / "home"
     (home / "conf").mkdir(parents=True, exist_ok=True)
     fileio.write_text(home / "conf" / "neo4j.conf",
@@ -330,11 +354,58 @@ def _start_importer(paths: server.Paths, job: Path, files: ImportFiles) -> subpr
     log = paths.home / "logs" / "bulk-import.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("ab") as fh:
-        fh.write(f"\n--- {datetime.now(UTC).isoformat()} neo4j-admin database import full ({job.name})\n".encode())
-        fh.flush()
-        return subprocess.Popen(importer_command(java, paths, files), cwd=str(files.folder), stdin=subprocess.PIPE,
+        fh.write(f"\n--- {datetime.now(UTC).isoformat()} neo4j-admin database import full ({job.name}, "
+                 f"{where})\n".encode())
+    return home, log
+
+
+def _run_importer(paths: server.Paths, job: Path, files: ImportFiles) -> int:
+    """Run the importer into the staged ``job/data`` and return its exit code: in the running server's warm JVM
+    when :func:`in_server` (about a second of 1e6 rows' import, where a new JVM spends six), else in a JVM of
+    its own, which halts by itself if this process dies (stdin EOF). Ctrl-C stops waiting: the caller then
+    deletes the job folder, which fails an import still running in the server."""
+    server_side = in_server(paths, files)
+    home, log = _stage(paths, job, "in the server's JVM" if server_side else "in a JVM of its own")
+    if server_side:
+        return _import_in_server(paths, home, log, files)
+    java = server.check_java()
+    with log.open("ab") as fh:
+        proc = subprocess.Popen(importer_command(java, paths, files), cwd=str(files.folder), stdin=subprocess.PIPE,
                                 stdout=fh, stderr=subprocess.STDOUT,
                                 env=dict(os.environ, NEO4J_HOME=str(home), NEO4J_CONF=str(home / "conf")))
+    _set_journal(paths, importer_pid=proc.pid)
+    try:
+        return proc.wait()
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    finally:
+        if proc.stdin:
+            proc.stdin.close()
+
+
+def _import_in_server(paths: server.Paths, home: Path, log: Path, files: ImportFiles) -> int:
+    """The request of ``Neo4jLauncher.runImport`` (``control/import``, renamed into place), then its answer
+    (``control/import.done``: the request id and the exit code). StoreError (abandoned) if the server exits."""
+    control = _control(paths)
+    control.mkdir(parents=True, exist_ok=True)
+    rid = uuid.uuid4().hex
+    done = control / "import.done"
+    done.unlink(missing_ok=True)          # an answer left by an abandoned request
+    lines = [rid, str(home), str(log), *importer_options(files, absolute=True)]
+    fileio.write_text(control / "import", "\n".join(lines) + "\n")       # atomic: temporary file, then rename
+    pid = int((server.read_state(paths) or {}).get("pid") or 0)
+    while True:
+        with contextlib.suppress(OSError):
+            answer = done.read_text().split()
+            if answer and answer[0] == rid:
+                done.unlink(missing_ok=True)
+                return int(answer[1])
+        if not pid or not server._alive(pid):
+            (control / "import").unlink(missing_ok=True)
+            raise _Abandoned("the local server exited during the bulk import; the database was not changed")
+        time.sleep(0.05)
 
 
 def _log_tail(paths: server.Paths, chars: int = 1500) -> str:
@@ -433,18 +504,11 @@ def _import(store: Store, paths: server.Paths, snapshot: dict, write: Writer, ro
         _forget(paths, job)
         raise
     _note(progress, 0.2, "importing (neo4j-admin database import; the server keeps serving)")
-    proc = _start_importer(paths, job, files)
-    _set_journal(paths, importer_pid=proc.pid)
     try:
-        code = proc.wait()
-    except BaseException:  # Ctrl-C: no import; the live database was never touched
-        proc.kill()
-        proc.wait()
+        code = _run_importer(paths, job, files)
+    except BaseException:  # Ctrl-C or the server died: no import; the live database was never touched
         _forget(paths, job)
         raise
-    finally:
-        if proc.stdin:
-            proc.stdin.close()
     if code != 0:
         _forget(paths, job)
         raise _Abandoned(f"the bulk importer failed (exit {code}) and the local database was not changed; "

@@ -166,6 +166,8 @@ def _batches(seq: Sequence, size: int) -> Iterator[Sequence]:
 
 def _release_frame(release: Any) -> tuple[pd.DataFrame, pd.DataFrame | None, str | None, str]:
     """(frame, truth, source, default name) from a core Release or a plain long-format DataFrame."""
+    from graphlink.release import Release
+
     if isinstance(release, pd.DataFrame):
         frame, truth, source, name = release, None, None, "release"
     else:
@@ -176,19 +178,26 @@ def _release_frame(release: Any) -> tuple[pd.DataFrame, pd.DataFrame | None, str
     missing = {"location", "kind", "element"} - set(frame.columns)
     if missing:
         raise StoreError(f"release frame lacks column(s) {', '.join(sorted(missing))}")
-    frame = frame[["location", "kind", "element"]].astype(str).drop_duplicates(ignore_index=True)
-    bad = sorted(set(frame["kind"]) - set(KINDS))
+    frame = frame[["location", "kind", "element"]]
+    if isinstance(release, Release):  # validated: strings, repeats collapsed (making them again: 0.2 s at 1e6)
+        frame = frame.reset_index(drop=True)
+    else:
+        frame = frame.astype(str).drop_duplicates(ignore_index=True)
+    bad = sorted(set(frame["kind"].unique()) - set(KINDS))
     if bad:
         raise StoreError(f"release frame has kind(s) {bad}; expected 'identified' or 'deidentified'")
     return frame, truth, str(source) if source else None, str(name)
 
 
-def fingerprint(frame: pd.DataFrame) -> str:
+def fingerprint(frame: pd.DataFrame, *, distinct: bool = False) -> str:
     """Order-independent content hash of a long-format release: sha256 over the sorted 64-bit row hashes.
 
-    O(rows log rows), vectorised (about a second for 1e6 rows).
+    ``distinct``: ``frame`` holds strings and no repeated row already (as :func:`_release_frame` returns it), so
+    they are not made again. O(rows log rows), vectorised (about 0.1 s for 1e6 distinct rows).
     """
-    rows = frame[["location", "kind", "element"]].astype(str).drop_duplicates()
+    rows = frame[["location", "kind", "element"]]
+    if not distinct:
+        rows = rows.astype(str).drop_duplicates()
     hashed = np.sort(pd.util.hash_pandas_object(rows, index=False).to_numpy(dtype=np.uint64))
     return hashlib.sha256(hashed.tobytes()).hexdigest()
 
@@ -288,7 +297,7 @@ class Store:
         t0 = time.perf_counter()
         frame, truth, source, default_name = _release_frame(release)
         name = name or default_name
-        fp = fingerprint(frame)
+        fp = fingerprint(frame, distinct=True)
         done_already, existing = self.before_load(name, fp, replace=replace)
         if done_already is not None:
             return {**done_already, "seconds": round(time.perf_counter() - t0, 3)}

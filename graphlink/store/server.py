@@ -41,8 +41,9 @@ from graphlink.errors import StoreError
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_BOLT_PORT = 7687
 DEFAULT_HTTP_PORT = 7474
-#: version of the launcher's pause/reopen protocol (``Neo4jLauncher.pauseLoop``), recorded in ``state.json``
-CONTROL_PROTOCOL = 1
+#: version of the launcher's control protocol, recorded in ``state.json``: 1 pause/reopen (``Neo4jLauncher.pauseLoop``),
+#: 2 also runs the bulk importer in its JVM (``Neo4jLauncher.runImport``)
+CONTROL_PROTOCOL = 2
 USER = "neo4j"
 #: plugin procedures/functions the server loads (``dbms.security.procedures.allowlist``): the project calls none
 #: (it uses only built-in ``db.*``/``dbms.*`` procedures, which the allow-list does not govern)
