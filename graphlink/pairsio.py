@@ -8,10 +8,16 @@ them unquoted in one call, the same bytes; otherwise pandas does.  O(pairs).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from graphlink.reidit import Reidentification
+
+#: file name endings written as Parquet by :func:`write_pairs_file` (anything else is CSV)
+PARQUET_ENDINGS = (".parquet", ".pq")
 
 #: characters that make pandas quote a CSV field (delimiter, quote character, line ends)
 _NEEDS_QUOTES = r'[,"\r\n]'
@@ -36,3 +42,28 @@ def write_pairs_csv(result: Reidentification, columns: list[str], stream: TextIO
     stream.flush()
     pacsv.write_csv(table, buffer, pacsv.WriteOptions(include_header=False, quoting_style="none"))
     buffer.flush()
+
+
+def pairs_table(result: Reidentification, columns: list[str]) -> pa.Table:
+    """The pair columns as an Arrow table of strings (from the arrays when still kept, else from the frame)."""
+    import pyarrow as pa
+
+    table = result.table(columns)
+    if table is None:
+        table = pa.Table.from_pandas(result.pairs[columns].astype(str), preserve_index=False)
+    return table
+
+
+def write_pairs_file(result: Reidentification, columns: list[str], path: Path) -> None:
+    """Write ``columns`` of the pairs to ``path`` atomically: Parquet when its name ends in ``.parquet``/``.pq``,
+    else CSV as :func:`write_pairs_csv` writes it.  O(pairs)."""
+    from graphlink.fileio import atomic_path
+
+    with atomic_path(path) as tmp:
+        if path.name.lower().endswith(PARQUET_ENDINGS):
+            import pyarrow.parquet as pq
+
+            pq.write_table(pairs_table(result, columns), tmp)
+        else:
+            with open(tmp, "w", encoding="utf-8", newline="") as fh:
+                write_pairs_csv(result, columns, fh)

@@ -314,6 +314,68 @@ def test_cli_engine_spark_equals_local(spark, monkeypatch, capsys, tmp_path) -> 
                                         "expected 'identified' or 'deidentified' (2 row(s) like this)"]
 
 
+def _hostile_release(tmp_path: Path) -> Path:
+    """A uniform release whose element keys hold commas, quotes, line breaks and non-ASCII letters, as Parquet
+    (Spark's CSV reader cannot read keys with line breaks; its writer must still quote them)."""
+    frame = simulate_uniform(400, 10, 0.35, seed=4).frame.copy()
+    frame["element"] = [f'{e},"q"\nü{e[1:]}' for e in frame["element"]]
+    path = tmp_path / "hostile.parquet"
+    frame.to_parquet(path, index=False)
+    return path
+
+
+def _parts(folder: Path) -> pd.DataFrame:
+    """Every part of a folder Spark wrote, as one frame of strings."""
+    csvs = sorted(folder.glob("part-*.csv"))
+    if csvs:
+        return pd.concat([pd.read_csv(f, dtype=str, keep_default_na=False) for f in csvs], ignore_index=True)
+    return pd.read_parquet(folder).astype(str)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_reidit_c_written_by_the_executors_equals_local(spark, tmp_path, fmt) -> None:
+    """REIDIT-C's pairs written from the executors (never collected) are the local engine's, reasons included,
+    keys that need quoting included; an existing folder is refused."""
+    from graphlink.spark.links import write_reidit_c
+
+    path = _hostile_release(tmp_path)
+    want = reidentify(build_trails(read_release(path), "none"), "complete", explain=True)
+    assert len(want) > 20
+    st_ = gs.trails(str(path), spark=spark, reserved="none")
+    out = tmp_path / f"pairs-{fmt}"
+    summary = write_reidit_c(st_, str(out), fmt=fmt, explain=True)
+    assert (out / "_SUCCESS").exists()
+    got = _parts(out)
+    assert list(got.columns) == ["identified", "deidentified", "reason"]
+    assert summary["reidentified"] == len(got) == len(want)
+    assert set(got.itertuples(index=False, name=None)) == set(want.pairs.itertuples(index=False, name=None))
+    with pytest.raises(Exception, match="already exists"):
+        write_reidit_c(st_, str(out), fmt=fmt)
+
+
+def test_cli_out_writes_the_pairs(spark, monkeypatch, capsys, tmp_path) -> None:
+    """``--out``: a file with the local engine (what stdout would get), a folder of parts with Spark (REIDIT-C from
+    the executors, true loves from the driver), an existing folder refused in one line before any work."""
+    path = _hostile_release(tmp_path)
+    base = ["reidentify", str(path), "--reserved", "none"]
+    code, stdout_csv, _ = run_cli(monkeypatch, capsys, *base, "--method", "complete", "--format", "csv")
+    assert code == 0
+    code, out, err = run_cli(monkeypatch, capsys, *base, "--method", "complete", "--out", str(tmp_path / "p.csv"))
+    assert code == 0 and out == "" and "pair(s) to" in err
+    assert (tmp_path / "p.csv").read_text(encoding="utf-8") == stdout_csv
+    want = set(pd.read_csv(tmp_path / "p.csv", dtype=str).itertuples(index=False, name=None))
+    spark_opts = ["--engine", "spark", "--spark-master", "local[2]"]
+    for method, folder in (("complete", "sc"), ("true-loves", "st.parquet")):
+        code, out, err = run_cli(monkeypatch, capsys, *base, "--method", method, *spark_opts, "--out",
+                                 str(tmp_path / folder))
+        assert code == 0 and out == "", err
+        got = _parts(tmp_path / folder)
+        assert set(got[["identified", "deidentified"]].itertuples(index=False, name=None)) == want
+    code, out, err = run_cli(monkeypatch, capsys, *base, "--method", "complete", *spark_opts, "--out",
+                             str(tmp_path / "sc"))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "exists" in err
+
+
 def test_engine_errors_are_one_line(spark) -> None:
     with pytest.raises(GraphlinkError, match="already running"):
         gs.session("local[1]")

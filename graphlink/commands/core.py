@@ -268,13 +268,23 @@ def register(app: typer.Typer) -> None:
                        store: Annotated[Store, typer.Option("--store", help="Write results to Neo4j")] = Store.none,
                        name: Annotated[str | None, typer.Option("--name", help="Release name in the store")] = None,
                        id_key: IdKey = None, deid_key: DeidKey = None, qi_links: QiLinks = None,
-                       engine: EngineO = EngineOpt.local, spark_master: MasterO = None) -> None:
+                       engine: EngineO = EngineOpt.local, spark_master: MasterO = None,
+                       out: Annotated[str | None, typer.Option(
+                           "--out", help="Write the pairs here instead of to stdout: a CSV file (Parquet if the name "
+                           "ends in .parquet); with --engine spark a folder of parts written by Spark (REIDIT-C's "
+                           "straight from the executors, never collected), also a URI Spark writes")] = None) -> None:
         """Re-identify elements from their trails; every pair carries its reason."""
         from graphlink.reidit import check_method, reidentify
 
         m = method.value
         if m == "incomplete-k" and k is None:
             raise typer.BadParameter("--method incomplete-k needs --k", param_hint="--k")
+        if out is not None and fmt is Fmt.json:
+            raise typer.BadParameter("--out writes the pairs as CSV or Parquet (by its name); drop --format json",
+                                     param_hint="--out")
+        if out is not None and engine is EngineOpt.spark and "://" not in out and Path(out).exists():
+            raise typer.BadParameter(f"{out} exists: with --engine spark --out names a new folder",
+                                     param_hint="--out")
         if m == "complete" and qi_links is not None:
             raise typer.BadParameter("REIDIT-C matches whole trails only; with --qi-links use --method incomplete, "
                                      "incomplete-k, multiple or true-loves", param_hint="--qi-links")
@@ -283,6 +293,13 @@ def register(app: typer.Typer) -> None:
                           store is Store.neo4j)
         check_method(tr, m)             # a refusal is one line, before the model note
         model_note(tr)
+        if out is not None and engine is EngineOpt.spark and m == "complete" and store is Store.none and truth is None:
+            from graphlink.spark import cli as spark_cli
+
+            with step("running complete in Spark; the executors write the pairs"):
+                summary = spark_cli.write_complete(tr, out, explain)
+            err.print(f"wrote {summary['reidentified']:,} pair(s) to {out} (from the Spark executors)")
+            return
         data = tr if qi_links is None else qi_graph(tr, qi_links, release)
         with step(f"running {m}"):
             if engine is EngineOpt.spark:
@@ -304,7 +321,18 @@ def register(app: typer.Typer) -> None:
                 st.load_release(rel, name or rel.name)
                 run = st.write_reidentification(name or rel.name, result)
             err.print(f"stored as run {run} in {st.uri}")
-        if fmt is Fmt.csv:
+        if out is not None:
+            cols = ["identified", "deidentified"] + (["reason"] if explain else [])
+            with step(f"writing the pairs to {out}"):
+                if engine is EngineOpt.spark:
+                    spark_cli.write_pairs(tr, result, cols, out)
+                else:
+                    from graphlink.pairsio import write_pairs_file
+
+                    write_pairs_file(result, cols, Path(out))
+            err.print(f"wrote {len(result):,} pair(s) to {out}")
+            err.print(", ".join(f"{a}={b}" for a, b in result.summary.items() if not isinstance(b, list | dict)))
+        elif fmt is Fmt.csv:
             cols = ["identified", "deidentified"] + (["reason"] if explain else [])
             from graphlink.pairsio import write_pairs_csv
 

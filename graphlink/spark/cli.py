@@ -39,6 +39,30 @@ def reidentify(tr: SparkTrails, method: str, k: int | None, explain: bool | None
     return engine.reidentify(tr, method, k=k, explain=explain)
 
 
+def write_complete(tr: SparkTrails, out: str, explain: bool) -> dict:
+    """REIDIT-C's pairs written by the executors to the folder ``out`` (Parquet if it ends in .parquet, else CSV
+    parts); nothing collected (:func:`graphlink.spark.links.write_reidit_c`)."""
+    from graphlink.pairsio import PARQUET_ENDINGS
+    from graphlink.spark.links import write_reidit_c
+
+    fmt = "parquet" if out.rstrip("/").lower().endswith(PARQUET_ENDINGS) else "csv"
+    return write_reidit_c(tr, out, fmt=fmt, explain=explain)
+
+
+def write_pairs(tr: SparkTrails, result: Reidentification, columns: list[str], out: str) -> None:
+    """Pairs already on the driver written by Spark to the folder ``out``, laid out as :func:`write_complete`
+    writes REIDIT-C's (the same readers read both).  O(pairs)."""
+    from graphlink.pairsio import PARQUET_ENDINGS, pairs_table
+
+    spark = tr.classes.sparkSession
+    frame = spark.createDataFrame(pairs_table(result, columns).to_pandas())
+    writer = frame.write.mode("errorifexists")
+    if out.rstrip("/").lower().endswith(PARQUET_ENDINGS):
+        writer.parquet(out)
+    else:
+        writer.option("header", True).option("escape", '"').csv(out)
+
+
 def audit(tr: SparkTrails, k: int) -> AuditResult:
     return engine.audit(tr, k)
 

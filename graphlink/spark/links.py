@@ -172,10 +172,10 @@ def anchor_plan(r_any: DataFrame, s_held: DataFrame, key: list[str], n_loc: int,
     return best_k, [j for j in range(1, best_k) if r_f.get(j)] + [best_k]
 
 
-def reidit_c(st: SparkTrails) -> Reidentification:
-    """REIDIT-C (Alg. 2; the sort/hash Alg. 3 as a distributed group-by): one equi-join of fully known singleton
-    classes on their words finds the pairs; the core :func:`graphlink.reidit.reidit_c` then writes the reasons
-    and the order for just those pairs, so the result equals the local engine's.  O(pairs) collected."""
+def reidit_c_pairs(st: SparkTrails) -> DataFrame:
+    """REIDIT-C's pairs as a Spark DataFrame ``(identified_eid, identified, deidentified, ones)``, never collected:
+    one equi-join of fully known singleton classes on their words (Alg. 2; the sort/hash Alg. 3 as a distributed
+    group-by); ``ones`` is the number of locations of the shared trail.  O(classes) shuffled."""
     from pyspark.sql import functions as F
 
     _one_to_one_only(st, "REIDIT-C")          # duck-typed: SparkTrails has one_to_many and model
@@ -192,10 +192,24 @@ def reidit_c(st: SparkTrails) -> Reidentification:
         cls = single.filter(F.col("side") == name).select(F.col("cid").alias("eid"), *ones)
         return cls.join(keys, "eid").select(F.col("eid").alias(f"{alias}_eid"), F.col("element").alias(alias), *ones)
 
+    count = F.lit(0)
+    for c in ones:
+        count = count + F.bit_count(F.col(c))
+    return (side("identified", "identified").join(side("deidentified", "deidentified").drop("deidentified_eid"), ones)
+            .select("identified_eid", "identified", "deidentified", count.cast("long").alias("ones"), *ones))
+
+
+def reidit_c(st: SparkTrails) -> Reidentification:
+    """REIDIT-C on the pairs of :func:`reidit_c_pairs`, collected: the core :func:`graphlink.reidit.reidit_c` then
+    writes the reasons and the order for just those pairs, so the result equals the local engine's.  O(pairs)
+    collected (:func:`write_reidit_c` writes them from the executors instead)."""
+    w, n_loc = st.n_words, len(st.locations)
+    ones = word_cols("o", w)
+    full = words_of(range(n_loc), n_loc)
     # the core orders pairs by identified element, i.e. by input position (eid): sort the collected rows by it,
     # Spark's join returns them in no particular order
-    got = (side("identified", "identified").join(side("deidentified", "deidentified").drop("deidentified_eid"), ones)
-           .toPandas().sort_values("identified_eid", kind="stable").reset_index(drop=True))
+    got = (reidit_c_pairs(st).drop("ones").toPandas().sort_values("identified_eid", kind="stable")
+           .reset_index(drop=True))
     words = to_uint64(got, ones)
     known = np.repeat(np.array(full, np.int64).view(np.uint64)[None, :], len(got), axis=0)
     pairs = Trails(list(st.locations), TrailSide(got["identified"].to_numpy(dtype=object), known, words, n_loc),
@@ -204,6 +218,37 @@ def reidit_c(st: SparkTrails) -> Reidentification:
     res = core_reidit_c(pairs)
     res.summary.update({"identified": st.n_identified, "deidentified": st.n_deidentified})
     return res
+
+
+def write_reidit_c(st: SparkTrails, out: str, *, fmt: str = "csv", explain: bool = False) -> dict:
+    """Write REIDIT-C's pairs from the executors to the folder ``out`` (a path or URI Spark writes: CSV parts with
+    a header, or Parquet), without collecting them: for results too large for the driver.  Columns
+    ``identified, deidentified`` (and ``reason``, the core's words, with ``explain``); each part sorted by the
+    identified element's input position.  Spark's output committer makes the folder appear whole or not at all;
+    an existing ``out`` is refused.  Returns the summary of :func:`reidit_c`.  O(classes) shuffled, O(1)
+    collected."""
+    from pyspark.sql import functions as F
+
+    if fmt not in ("csv", "parquet"):
+        raise ValueError("fmt must be csv or parquet")
+    n_loc = len(st.locations)
+    pairs = reidit_c_pairs(st).persist(storage_level())
+    try:
+        n = pairs.count()
+        cols = [F.col("identified"), F.col("deidentified")]
+        if explain:
+            cols.append(F.concat(F.col("identified"), F.lit(" and "), F.col("deidentified"),
+                                 F.lit(" share a trail (disclosed at "), F.col("ones").cast("string"),
+                                 F.lit(f" of {n_loc} locations) that no other identified or de-identified record has"))
+                        .alias("reason"))
+        writer = pairs.sortWithinPartitions("identified_eid").select(*cols).write.mode("errorifexists")
+        if fmt == "csv":
+            writer.option("header", True).option("escape", '"').csv(out)
+        else:
+            writer.parquet(out)
+    finally:
+        pairs.unpersist()
+    return {"reidentified": n, "identified": st.n_identified, "deidentified": st.n_deidentified}
 
 
 def edges(st: SparkTrails) -> DataFrame:
