@@ -88,13 +88,24 @@ def _links_by_mask(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray,
             starts = np.repeat(lo - np.concatenate(([0], np.cumsum(cnt)[:-1])), cnt)
             ss = order[np.arange(int(cnt.sum())) + starts]
             ok = np.all(masked[ss] == r_ones[rr], axis=1)        # verify: fingerprints may collide
-            out_r.append(rr[ok])
-            out_s.append(ss[ok])
+            out_r.append(rr[ok].astype(np.int32))       # classes < 2^31: half the memory until concatenated
+            out_s.append(ss[ok].astype(np.int32))
         if progress and (t % 16 == 0):
             progress((t + 1) / len(mask_rep), "linking (grouped by * pattern)")
     if not out_r:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    return np.concatenate(out_r).astype(np.int64), np.concatenate(out_s).astype(np.int64)
+    return _concat64(out_r), _concat64(out_s)
+
+
+def _concat64(parts: list[np.ndarray]) -> np.ndarray:
+    """The parts (emptied as they are copied) as one int64 array."""
+    out = np.empty(sum(len(p) for p in parts), np.int64)
+    pos = 0
+    while parts:
+        p = parts.pop(0)
+        out[pos:pos + len(p)] = p
+        pos += len(p)
+    return out
 
 
 def class_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, *,
