@@ -142,8 +142,6 @@ def _warm_kernels() -> threading.Thread:
     reader releases the GIL and runs on its own threads, so on two cores most of that cost disappears from the
     wall time.  Errors are left to the real calls, which raise them again.  O(1) in the data.
     """
-    import threading
-
     def load() -> None:
         try:
             from graphlink.kernels import dedupe_strings, factorize_rows, gather_codes, pack_rows

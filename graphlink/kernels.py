@@ -94,18 +94,7 @@ def _links_by_mask(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray,
             progress((t + 1) / len(mask_rep), "linking (grouped by * pattern)")
     if not out_r:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    return _concat64(out_r), _concat64(out_s)
-
-
-def _concat64(parts: list[np.ndarray]) -> np.ndarray:
-    """The parts (emptied as they are copied) as one int64 array."""
-    out = np.empty(sum(len(p) for p in parts), np.int64)
-    pos = 0
-    while parts:
-        p = parts.pop(0)
-        out[pos:pos + len(p)] = p
-        pos += len(p)
-    return out
+    return np.concatenate(out_r, dtype=np.int64), np.concatenate(out_s, dtype=np.int64)
 
 
 def class_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, *,

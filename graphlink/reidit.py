@@ -270,21 +270,12 @@ class _ClassView:
         return np.concatenate(out)[:limit] if out else np.zeros(0, np.int64)
 
 
-def _csr(src: np.ndarray, dst: np.ndarray, n: int, *, presorted: bool) -> tuple[np.ndarray, np.ndarray]:
-    """(pointers, neighbours) of the edges ``src -> dst`` grouped by ``src``, neighbours in their edge order
-    (a stable sort).  ``presorted``: ``src`` is sorted already, and ``dst`` is returned as it is.  O(E log E)."""
-    ptr = np.zeros(n + 1, np.int64)
-    np.cumsum(np.bincount(src, minlength=n), out=ptr[1:])
-    if presorted:
-        return ptr, np.asarray(dst, np.int64)
-    return ptr, np.asarray(dst, np.int64)[np.argsort(src, kind="stable")]
-
-
 def _class_view(graph: LinkGraph) -> _ClassView:
     """Built once per graph and cached on it.  O(E_class log E_class + |M| + |N|)."""
     cached = graph.__dict__.get("_reidit_class_view")
     if cached is not None:
         return cached
+    from graphlink.kernels import csr
     from graphlink.kernels import members as _members
 
     r_is_de, R, S = _orientation(graph)
@@ -296,8 +287,8 @@ def _class_view(graph: LinkGraph) -> _ClassView:
                                                      graph.de_class_size, graph.id_class, graph.de_class)
     # the graph's edges are sorted by (class_ej, class_ei): the class_ej side's CSR is the graph's own arrays;
     # only the other side is sorted (8 + 8 bytes per class edge at the peak instead of ~40: 1e6 x 72 fits)
-    r_ptr, r_nb = _csr(rc, sc, len(r_size), presorted=r_is_de)
-    s_ptr, s_nb = _csr(sc, rc, len(s_size), presorted=not r_is_de)
+    r_ptr, r_nb = csr(rc, sc, len(r_size), presorted=r_is_de)
+    s_ptr, s_nb = csr(sc, rc, len(s_size), presorted=not r_is_de)
     rmp, rm = _members(r_class, len(r_size))
     smp, sm = _members(s_class, len(s_size))
     view = _ClassView(r_ptr, r_nb, s_ptr, s_nb, r_size.astype(np.int64),

@@ -64,8 +64,12 @@ def members(cls: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
     return ptr, order.astype(np.int64)
 
 
-def csr(src: np.ndarray, dst: np.ndarray, n_src: int) -> tuple[np.ndarray, np.ndarray]:
-    """CSR (ptr, neighbours) of the directed edges src -> dst.  O(E log E)."""
-    order = np.argsort(src, kind="stable")
-    ptr = np.searchsorted(src[order], np.arange(n_src + 1)).astype(np.int64)
-    return ptr, np.asarray(dst, np.int64)[order]
+def csr(src: np.ndarray, dst: np.ndarray, n_src: int, *, presorted: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """CSR (ptr, neighbours) of the directed edges src -> dst, neighbours in edge order (a stable sort).
+    ``presorted``: ``src`` is sorted already and ``dst`` is returned as it is (no copy).  Pointers by counting,
+    so at most one sort order and one gather (16 bytes per edge) are alive.  O(E log E)."""
+    ptr = np.zeros(n_src + 1, np.int64)
+    np.cumsum(np.bincount(src, minlength=n_src), out=ptr[1:])
+    if presorted:
+        return ptr, np.asarray(dst, np.int64)
+    return ptr, np.asarray(dst, np.int64)[np.argsort(src, kind="stable")]

@@ -342,15 +342,15 @@ def test_reidit_c_written_by_the_executors_equals_local(spark, tmp_path, fmt) ->
     want = reidentify(build_trails(read_release(path), "none"), "complete", explain=True)
     assert len(want) > 20
     st_ = gs.trails(str(path), spark=spark, reserved="none")
-    out = tmp_path / f"pairs-{fmt}"
-    summary = write_reidit_c(st_, str(out), fmt=fmt, explain=True)
+    out = tmp_path / ("pairs.parquet" if fmt == "parquet" else "pairs")
+    summary = write_reidit_c(st_, str(out), explain=True)
     assert (out / "_SUCCESS").exists()
     got = _parts(out)
     assert list(got.columns) == ["identified", "deidentified", "reason"]
     assert summary["reidentified"] == len(got) == len(want)
     assert set(got.itertuples(index=False, name=None)) == set(want.pairs.itertuples(index=False, name=None))
     with pytest.raises(Exception, match="already exists"):
-        write_reidit_c(st_, str(out), fmt=fmt)
+        write_reidit_c(st_, str(out))
 
 
 def test_cli_out_writes_the_pairs(spark, monkeypatch, capsys, tmp_path) -> None:

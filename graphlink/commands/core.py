@@ -321,8 +321,8 @@ def register(app: typer.Typer) -> None:
                 st.load_release(rel, name or rel.name)
                 run = st.write_reidentification(name or rel.name, result)
             err.print(f"stored as run {run} in {st.uri}")
+        cols = ["identified", "deidentified"] + (["reason"] if explain else [])
         if out is not None:
-            cols = ["identified", "deidentified"] + (["reason"] if explain else [])
             with step(f"writing the pairs to {out}"):
                 if engine is EngineOpt.spark:
                     spark_cli.write_pairs(tr, result, cols, out)
@@ -333,7 +333,6 @@ def register(app: typer.Typer) -> None:
             err.print(f"wrote {len(result):,} pair(s) to {out}")
             err.print(", ".join(f"{a}={b}" for a, b in result.summary.items() if not isinstance(b, list | dict)))
         elif fmt is Fmt.csv:
-            cols = ["identified", "deidentified"] + (["reason"] if explain else [])
             from graphlink.pairsio import write_pairs_csv
 
             write_pairs_csv(result, cols, sys.stdout)

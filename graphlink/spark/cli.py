@@ -40,27 +40,20 @@ def reidentify(tr: SparkTrails, method: str, k: int | None, explain: bool | None
 
 
 def write_complete(tr: SparkTrails, out: str, explain: bool) -> dict:
-    """REIDIT-C's pairs written by the executors to the folder ``out`` (Parquet if it ends in .parquet, else CSV
-    parts); nothing collected (:func:`graphlink.spark.links.write_reidit_c`)."""
-    from graphlink.pairsio import PARQUET_ENDINGS
+    """REIDIT-C's pairs written by the executors to the folder ``out``; nothing collected
+    (:func:`graphlink.spark.links.write_reidit_c`)."""
     from graphlink.spark.links import write_reidit_c
 
-    fmt = "parquet" if out.rstrip("/").lower().endswith(PARQUET_ENDINGS) else "csv"
-    return write_reidit_c(tr, out, fmt=fmt, explain=explain)
+    return write_reidit_c(tr, out, explain=explain)
 
 
 def write_pairs(tr: SparkTrails, result: Reidentification, columns: list[str], out: str) -> None:
-    """Pairs already on the driver written by Spark to the folder ``out``, laid out as :func:`write_complete`
-    writes REIDIT-C's (the same readers read both).  O(pairs)."""
-    from graphlink.pairsio import PARQUET_ENDINGS, pairs_table
+    """Pairs already on the driver written by Spark to the folder ``out``, laid out as REIDIT-C's from the
+    executors (:func:`graphlink.spark.links.write_pairs`).  O(pairs)."""
+    from graphlink.pairsio import pairs_table
+    from graphlink.spark import links
 
-    spark = tr.classes.sparkSession
-    frame = spark.createDataFrame(pairs_table(result, columns).to_pandas())
-    writer = frame.write.mode("errorifexists")
-    if out.rstrip("/").lower().endswith(PARQUET_ENDINGS):
-        writer.parquet(out)
-    else:
-        writer.option("header", True).option("escape", '"').csv(out)
+    links.write_pairs(tr.classes.sparkSession.createDataFrame(pairs_table(result, columns).to_pandas()), out)
 
 
 def audit(tr: SparkTrails, k: int) -> AuditResult:

@@ -220,17 +220,27 @@ def reidit_c(st: SparkTrails) -> Reidentification:
     return res
 
 
-def write_reidit_c(st: SparkTrails, out: str, *, fmt: str = "csv", explain: bool = False) -> dict:
-    """Write REIDIT-C's pairs from the executors to the folder ``out`` (a path or URI Spark writes: CSV parts with
-    a header, or Parquet), without collecting them: for results too large for the driver.  Columns
-    ``identified, deidentified`` (and ``reason``, the core's words, with ``explain``); each part sorted by the
-    identified element's input position.  Spark's output committer makes the folder appear whole or not at all;
-    an existing ``out`` is refused.  Returns the summary of :func:`reidit_c`.  O(classes) shuffled, O(1)
-    collected."""
+def write_pairs(pairs: DataFrame, out: str) -> None:
+    """Write a pair DataFrame to the new folder ``out`` (a path or URI Spark writes): Parquet when ``out`` ends
+    in ``.parquet``/``.pq``, else CSV parts with a header and ``""``-escaped quotes (what pandas reads back, keys
+    with commas, quotes and line breaks included).  Spark's output committer makes the folder appear whole or not
+    at all; an existing ``out`` is refused.  O(pairs), written by the executors."""
+    from graphlink.pairsio import PARQUET_ENDINGS
+
+    writer = pairs.write.mode("errorifexists")
+    if out.rstrip("/").lower().endswith(PARQUET_ENDINGS):
+        writer.parquet(out)
+    else:
+        writer.option("header", True).option("escape", '"').csv(out)
+
+
+def write_reidit_c(st: SparkTrails, out: str, *, explain: bool = False) -> dict:
+    """Write REIDIT-C's pairs from the executors to the folder ``out`` (:func:`write_pairs`), without collecting
+    them: for results too large for the driver.  Columns ``identified, deidentified`` (and ``reason``, the core's
+    words, with ``explain``); each part sorted by the identified element's input position.  Returns the summary
+    of :func:`reidit_c`.  O(classes) shuffled, O(1) collected."""
     from pyspark.sql import functions as F
 
-    if fmt not in ("csv", "parquet"):
-        raise ValueError("fmt must be csv or parquet")
     n_loc = len(st.locations)
     pairs = reidit_c_pairs(st).persist(storage_level())
     try:
@@ -241,11 +251,7 @@ def write_reidit_c(st: SparkTrails, out: str, *, fmt: str = "csv", explain: bool
                                  F.lit(" share a trail (disclosed at "), F.col("ones").cast("string"),
                                  F.lit(f" of {n_loc} locations) that no other identified or de-identified record has"))
                         .alias("reason"))
-        writer = pairs.sortWithinPartitions("identified_eid").select(*cols).write.mode("errorifexists")
-        if fmt == "csv":
-            writer.option("header", True).option("escape", '"').csv(out)
-        else:
-            writer.parquet(out)
+        write_pairs(pairs.sortWithinPartitions("identified_eid").select(*cols), out)
     finally:
         pairs.unpersist()
     return {"reidentified": n, "identified": st.n_identified, "deidentified": st.n_deidentified}
