@@ -14,14 +14,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from graphlink.rowops import csr
+
 Sets = Mapping[Hashable, Iterable[Hashable]]
-
-
-def _csr(rows: np.ndarray, cols: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
-    order = np.argsort(rows, kind="stable")
-    indptr = np.zeros(n_rows + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=n_rows), out=indptr[1:])
-    return indptr, cols[order].astype(np.int64)
 
 
 @dataclass
@@ -70,10 +65,10 @@ class Instance:
         de_keys = np.asarray(de_keys, dtype=object)
         id_loc, id_code = np.asarray(id_loc, np.int64), np.asarray(id_code, np.int64)
         de_loc, de_code = np.asarray(de_loc, np.int64), np.asarray(de_code, np.int64)
-        g_ptr, g_idx = _csr(id_loc, id_code, n_loc)
-        w_ptr, w_idx = _csr(de_loc, de_code, n_loc)
-        gl_ptr, gl_idx = _csr(id_code, id_loc, len(id_keys))
-        wl_ptr, wl_idx = _csr(de_code, de_loc, len(de_keys))
+        g_ptr, g_idx = csr(id_loc, id_code, n_loc)
+        w_ptr, w_idx = csr(de_loc, de_code, n_loc)
+        gl_ptr, gl_idx = csr(id_code, id_loc, len(id_keys))
+        wl_ptr, wl_idx = csr(de_code, de_loc, len(de_keys))
         return cls(list(locations), id_keys, de_keys, g_ptr, g_idx, w_ptr, w_idx, gl_ptr, gl_idx,
                    wl_ptr, wl_idx)
 
