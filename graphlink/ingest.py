@@ -111,9 +111,9 @@ class CodedRelease:
 def read_coded(path: Path) -> CodedRelease | None:
     """The release in ``path`` (long CSV or Parquet) on codes, or None when the detailed reader must run
     (a file of a size no fast path takes, or anything the fast paths do not vouch for: module docstring)."""
-    from graphlink.tabular import PARQUET_SUFFIXES
+    from graphlink.tabular import PARQUET_SUFFIXES, parquet_parts
 
-    parquet = path.suffix.lower() in PARQUET_SUFFIXES
+    parquet = path.suffix.lower() in PARQUET_SUFFIXES or parquet_parts(path) is not None
     try:
         if not parquet and path.stat().st_size < min(PLAIN_MAX_BYTES, FAST_MIN_BYTES):
             coded = plain_release(path)
@@ -170,14 +170,34 @@ def _repeat_row(coded: CodedRelease, *, first_row: int) -> CodedRelease:
 
 # --------------------------------------------------------------------------------------------------- readers
 def _parquet_columns(path: Path) -> tuple[pa.ChunkedArray, ...] | None:
-    """The three columns of a large Parquet release, dictionary-encoded where the file allows; None unless
-    every one appears exactly once (names stripped) and the file has at least ``FAST_MIN_ROWS`` rows."""
+    """The three columns of a large Parquet release (a file, or a Parquet folder read part by part in name
+    order), dictionary-encoded where the file allows; None unless every one appears exactly once (names
+    stripped), the release has at least ``FAST_MIN_ROWS`` rows, and every part has the same columns and types."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from graphlink.tabular import parquet_parts
+
+    files = parquet_parts(path) or [path]
+    footers = [pq.ParquetFile(f) for f in files]
+    if sum(pf.metadata.num_rows for pf in footers) < FAST_MIN_ROWS or any(
+            pf.schema_arrow.names != footers[0].schema_arrow.names for pf in footers):
+        return None
+    parts = [_parquet_part(f) for f in files]
+    if any(part is None for part in parts):
+        return None
+    try:
+        return tuple(pa.chunked_array([c for part in parts for c in part[i].chunks]) for i in range(3))
+    except (pa.ArrowException, TypeError):          # types differ between parts: the detailed reader unifies
+        return None
+
+
+def _parquet_part(path: Path) -> tuple[pa.ChunkedArray, ...] | None:
+    """The three columns of one Parquet file (see :func:`_parquet_columns`), or None."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     pf = pq.ParquetFile(path)
-    if pf.metadata.num_rows < FAST_MIN_ROWS:
-        return None
     raw = list(pf.schema_arrow.names)
     stripped = [str(n).strip() for n in raw]
     if any(stripped.count(c) != 1 for c in COLUMNS):

@@ -36,7 +36,7 @@ import numpy as np
 
 from graphlink.errors import ReleaseError
 from graphlink.ingest import COLUMNS, KINDS, kind_of
-from graphlink.tabular import Table, names_list, read_table, write_csv
+from graphlink.tabular import Table, names_list, parquet_parts, read_table, write_csv
 
 if TYPE_CHECKING:          # pandas is imported where used: a small CSV release is read and summarised without it
     import pandas as pd
@@ -222,7 +222,8 @@ def read_release(source: str | Path | pd.DataFrame, *, id_key: Sequence[str] | N
     Parameters
     ----------
     source : path or DataFrame
-        A long table (``location, kind, element``), a folder with one sub-folder per location holding
+        A long table (``location, kind, element``) as a CSV or Parquet file or a Parquet folder (part files, as
+        Spark writes one: :func:`graphlink.tabular.parquet_parts`), a folder with one sub-folder per location holding
         ``identified.csv`` and ``deidentified.csv``, or a DataFrame of the long table.
     id_key, deid_key : list of str, optional
         Key columns of a folder's identified / de-identified tables (joined with ``|``).
@@ -259,7 +260,7 @@ def read_release(source: str | Path | pd.DataFrame, *, id_key: Sequence[str] | N
             what = "broken symbolic link" if path.is_symlink() else "no such file or folder"
             raise ReleaseError(what, file=str(path))
         coded = None
-        if path.is_dir():
+        if path.is_dir() and parquet_parts(path) is None:
             frame = _read_folder(path, id_key=id_key, deid_key=deid_key)
         elif (coded := _read_fast(path)) is None:
             table = read_table(path, expected=",".join(COLUMNS))

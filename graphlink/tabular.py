@@ -26,6 +26,8 @@ one-line :class:`~graphlink.errors.ReleaseError` naming file, row and column.  T
     refused naming the column and its type.  Nulls read as missing values.  Other columns may have any
     type and are never looked at.
   * Row N is the N-th record (the first record is row 1).
+  * A *Parquet folder* (a table written as part files, as Spark or DuckDB write one: :func:`parquet_parts`)
+    reads as the parts' records in name order; row N is the N-th record of the folder.
 
 CSV values are returned stripped of surrounding whitespace (``str.strip``); Parquet values as stored.
 The callers strip again (Parquet) and refuse empty keys.  Reading is O(file size) with pandas' C parser;
@@ -49,6 +51,7 @@ from graphlink.errors import ReleaseError
 if TYPE_CHECKING:          # imported where used: the plain reader of small releases starts without pandas
     import numpy as np
     import pandas as pd
+    import pyarrow as pa
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
 
@@ -134,9 +137,29 @@ def read_table(path: str | Path, *, expected: str) -> Table:
     messages about empty files.  Raises :class:`ReleaseError` naming file, row and column.  O(file size).
     """
     path = Path(path)
+    parts = parquet_parts(path)
+    if parts is not None:
+        return _read_parquet_parts(path, parts)
     if path.suffix.lower() in PARQUET_SUFFIXES:
         return _read_parquet(path)
     return _read_csv(path, expected=expected)
+
+
+def parquet_parts(path: Path) -> list[Path] | None:
+    """The part files of a *Parquet folder* (one table written as parts, as Spark, DuckDB, Dask and pandas
+    write it) in name order, or None when ``path`` is not one: a folder whose entries, apart from names starting
+    with ``_`` or ``.`` (``_SUCCESS``, ``.crc`` files), are all Parquet files (suffix ``.parquet`` or ``.pq``).
+    A folder with sub-folders is not one (a per-location release folder; Hive-style partition folders are not
+    read).  O(entries)."""
+    if not path.is_dir():
+        return None
+    try:
+        entries = [e for e in sorted(path.iterdir()) if not e.name.startswith(("_", "."))]
+    except OSError:
+        return None
+    if not entries or any(e.is_dir() or e.suffix.lower() not in PARQUET_SUFFIXES for e in entries):
+        return None
+    return entries
 
 
 # ----------------------------------------------------------------------------------------------- CSV
@@ -324,17 +347,59 @@ def _parser_error(body: bytes, header_line: int, file: str, exc: Exception) -> R
 
 
 # ------------------------------------------------------------------------------------------- Parquet
-def _read_parquet(path: Path) -> Table:
+def _parquet_file(path: Path) -> pa.Table:
+    """One Parquet file as an Arrow table; an unreadable one is refused naming it."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    file = str(path)
     try:
-        table = pq.ParquetFile(path).read()      # not read_table: its dataset layer fails on repeated names
+        return pq.ParquetFile(path).read()      # not read_table: its dataset layer fails on repeated names
     except (pa.ArrowException, OSError, ValueError, NotImplementedError, TypeError) as exc:
         text = str(exc).strip()
         first = text.splitlines()[0] if text else type(exc).__name__
-        raise ReleaseError(f"cannot read it as Parquet: {first}", file=file) from None
+        raise ReleaseError(f"cannot read it as Parquet: {first}", file=str(path)) from None
+
+
+def _read_parquet(path: Path) -> Table:
+    return _parquet_table(str(path), _parquet_file(path))
+
+
+def _read_parquet_parts(folder: Path, parts: list[Path]) -> Table:
+    """A Parquet folder (:func:`parquet_parts`) as one table: the parts' records in name order.  Every part must
+    have the first part's column names; columns whose types differ between parts are unified where Arrow can
+    (dictionaries decoded, then ``promote_options="permissive"``, e.g. string and large string), else refused.
+    Row N is the N-th record of the folder (the parts' records counted in name order).  O(total size)."""
+    import pyarrow as pa
+
+    tables = [_parquet_file(part) for part in parts]
+    names = tables[0].column_names
+    for part, table in zip(parts[1:], tables[1:], strict=True):
+        if table.column_names != names:
+            raise ReleaseError(f"its columns ({names_list(table.column_names)}) differ from those of "
+                               f"{parts[0].name} ({names_list(names)}); expected every part to have the same",
+                               file=str(part))
+    if any(t.schema != tables[0].schema for t in tables):     # e.g. one part dictionary-encoded, one not
+        tables = [pa.table([_decoded(c) for c in t.columns], names=names) for t in tables]
+    try:
+        table = pa.concat_tables(tables, promote_options="permissive")
+    except (pa.ArrowException, ValueError, TypeError) as exc:
+        raise ReleaseError(f"its parts have column types that do not combine: {str(exc).splitlines()[0]}",
+                           file=str(folder)) from None
+    return _parquet_table(str(folder), table)
+
+
+def _decoded(col: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A dictionary-encoded column as its values (other columns as they are)."""
+    import pyarrow as pa
+
+    if not pa.types.is_dictionary(col.type):
+        return col
+    return pa.chunked_array([c.dictionary_decode() for c in col.chunks], type=col.type.value_type)
+
+
+def _parquet_table(file: str, table: pa.Table) -> Table:
+    import pyarrow as pa
+
     names = [str(n).strip() for n in table.column_names]
 
     def column_at(i: int) -> pd.Series:
@@ -345,8 +410,7 @@ def _read_parquet(path: Path) -> Table:
         if not (text_like or pa.types.is_integer(kind) or pa.types.is_null(kind)):
             raise ReleaseError(f"Parquet type {col.type} is not text; expected strings (or integers)",
                                file=file, column=names[i])
-        if pa.types.is_dictionary(col.type):
-            col = pa.chunked_array([c.dictionary_decode() for c in col.chunks], type=kind)
+        col = _decoded(col)
         if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
             col = col.cast(pa.string())
         return col.to_pandas()

@@ -128,6 +128,90 @@ def test_parquet_layouts_take_the_fast_path(tmp_path: Path, monkeypatch: pytest.
     _check_both(path, monkeypatch)
 
 
+def _write_parts(table: pa.Table, folder: Path, cuts: list[int]) -> Path:
+    """``table`` as a Parquet folder, split at the row positions ``cuts``, with the files Spark adds beside its
+    parts (``_SUCCESS``, ``.crc``); part names sort in row order."""
+    folder.mkdir()
+    bounds = [0, *cuts, table.num_rows]
+    for i, (lo, hi) in enumerate(zip(bounds, bounds[1:], strict=False)):
+        pq.write_table(table.slice(lo, hi - lo), folder / f"part-{i:05d}-x.snappy.parquet")
+        (folder / f".part-{i:05d}-x.snappy.parquet.crc").write_bytes(b"crc")
+    (folder / "_SUCCESS").write_bytes(b"")
+    return folder
+
+
+def test_a_parquet_folder_reads_as_its_parts_in_name_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table written as parts (as Spark writes one) is the same release as the table in one file, on the Arrow
+    path and on the detailed reader; one part dictionary-encoded, another not."""
+    df = _release_table(3000)
+    df = df.drop_duplicates(ignore_index=True)
+    df.loc[len(df) - 10] = df.loc[40]                       # a repeat across parts, reported at its folder row
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    folder = _write_parts(table, tmp_path / "r.parquet", [1000, 2000])
+    pq.write_table(pq.read_table(folder / "part-00001-x.snappy.parquet").set_column(
+        0, "location", pc_encode(pq.read_table(folder / "part-00001-x.snappy.parquet").column(0))),
+        folder / "part-00001-x.snappy.parquet")
+    one = tmp_path / "one.parquet"
+    pq.write_table(table, one)
+    _check_both(folder, monkeypatch)
+    for how in ("arrow", "detailed"):
+        _use(how, monkeypatch)
+        parts, said = read_with_warnings(lambda: read_release(folder))
+        whole, _ = read_with_warnings(lambda: read_release(one))
+        assert parts.frame.equals(whole.frame) and parts.locations == whole.locations
+        assert (parts.coded is not None) == (how == "arrow")
+        assert said == [f"{folder}: collapsed 1 exact duplicate row(s) (first repeat at row {len(df) - 9})"]
+
+
+def test_a_parquet_folder_refuses_parts_that_differ_naming_the_part(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    df = _release_table(300)
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    folder = _write_parts(table, tmp_path / "rel", [100])
+    pq.write_table(table.slice(100).rename_columns(["location", "kind", "key"]), folder / "part-00001-x.snappy.parquet")
+    for how in ("arrow", "detailed"):
+        _use(how, monkeypatch)
+        with pytest.raises(ReleaseError, match=r"part-00001-x\.snappy\.parquet: its columns \(location, kind, key\) "
+                                               r"differ from those of part-00000"):
+            read_release(folder)
+
+
+def test_an_error_in_a_parquet_folder_names_the_folder_and_its_record(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Row N of a Parquet folder is its N-th record over the parts in name order: the same message as for the
+    table in one file, but for the file named."""
+    df = _release_table(3000)
+    df.loc[2500, "kind"] = "someone"
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    folder = _write_parts(table, tmp_path / "rel", [1200])
+    one = tmp_path / "one.parquet"
+    pq.write_table(table, one)
+    for how in ("arrow", "detailed"):
+        _use(how, monkeypatch)
+        with pytest.raises(ReleaseError) as in_parts:
+            read_release(folder)
+        with pytest.raises(ReleaseError) as in_one:
+            read_release(one)
+        assert "row 2501" in str(in_parts.value)
+        assert str(in_parts.value).replace(str(folder), "F") == str(in_one.value).replace(str(one), "F")
+
+
+@SETTINGS
+@given(case=fi.parquet_case(), cut=st.floats(0, 1))
+def test_fast_parquet_folder_path_agrees_with_the_detailed_reader(case: fi.ParquetCase, cut: float,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fuzzed Parquet files, each split in two parts (a damaged file as the only part)."""
+    with tempfile.TemporaryDirectory() as d:
+        folder = Path(d) / "parts"
+        if case.raw is not None:
+            folder.mkdir()
+            (folder / "part-0.parquet").write_bytes(case.raw)
+        else:
+            table = pa.Table.from_arrays(case.columns, names=case.names)
+            _write_parts(table, folder, [int(cut * table.num_rows)])
+        _same(folder, monkeypatch)
+
+
 def pc_encode(column: pa.ChunkedArray) -> pa.ChunkedArray:
     return pa.chunked_array([c.dictionary_encode() for c in column.chunks])
 
