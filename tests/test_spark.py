@@ -97,6 +97,22 @@ def test_thesis_example_equals_local(spark) -> None:
     assert tl.pairs["reason"].iloc[-1] == "actg can only be Ali, so gatc must be Dan"
 
 
+def test_auto_split_sends_the_driver_what_its_memory_holds(spark, monkeypatch) -> None:
+    """``split="auto"``: the driver while the elements fit 40 % of its memory at the measured bytes per element
+    (1.2e7 on 24 GB), the component split beyond; the environment variable overrides."""
+    from graphlink.spark import engine
+
+    st_ = gs.trails(str(FIG34), spark=spark)
+    monkeypatch.delenv("GRAPHLINK_SPARK_DRIVER_ELEMENTS", raising=False)
+    assert engine.driver_elements(24 * 10**9) == 12_000_000
+    assert engine.choose_split(st_) == "driver"
+    monkeypatch.setattr(engine, "DRIVER_BYTES_PER_ELEMENT", 10**15)       # a driver that holds no element
+    assert engine.driver_elements() == 0
+    assert engine.choose_split(st_) == "components"
+    monkeypatch.setenv("GRAPHLINK_SPARK_DRIVER_ELEMENTS", "100")
+    assert engine.choose_split(st_) == "driver"
+
+
 # --------------------------------------------------------------------------------- hypothesis-generated releases
 @st.composite
 def releases(draw):
@@ -314,14 +330,36 @@ def test_cli_engine_spark_equals_local(spark, monkeypatch, capsys, tmp_path) -> 
                                         "expected 'identified' or 'deidentified' (2 row(s) like this)"]
 
 
-def _hostile_release(tmp_path: Path) -> Path:
-    """A uniform release whose element keys hold commas, quotes, line breaks and non-ASCII letters, as Parquet
-    (Spark's CSV reader cannot read keys with line breaks; its writer must still quote them)."""
+def _hostile_release(tmp_path: Path, fmt: str = "parquet", newline: str = "\n") -> Path:
+    """A uniform release whose element keys hold commas, quotes, line breaks and non-ASCII letters, as Parquet or
+    CSV (records ending in ``newline``; a key's own line break stays ``\\n``)."""
     frame = simulate_uniform(400, 10, 0.35, seed=4).frame.copy()
     frame["element"] = [f'{e},"q"\nü{e[1:]}' for e in frame["element"]]
-    path = tmp_path / "hostile.parquet"
-    frame.to_parquet(path, index=False)
+    path = tmp_path / f"hostile.{fmt}"
+    if fmt == "parquet":
+        frame.to_parquet(path, index=False)
+    else:
+        frame.to_csv(path, index=False, lineterminator=newline)
     return path
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_csv_keys_with_line_breaks_read_as_the_local_engine_reads_them(spark, tmp_path, newline) -> None:
+    """A CSV whose quoted keys span lines: the same trails and pairs as the local engine (Spark is told
+    ``multiLine`` only for such files), and an error after such records names the line the local reader names."""
+    path = _hostile_release(tmp_path, "csv", newline)
+    tr = build_trails(read_release(path), "none")
+    st_ = gs.trails(str(path), spark=spark, reserved="none")
+    assert_trails_equal(st_, tr)
+    assert_same(gs.reidentify(st_, "complete"), reidentify(tr, "complete"))
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(path.read_bytes() + f'L1,someone,"two{newline}lines"{newline}'.encode())
+    with pytest.raises(ReleaseError) as want:
+        read_release(bad)
+    with pytest.raises(ReleaseError) as got:
+        gs.trails(str(bad), spark=spark)
+    assert str(got.value) == str(want.value)
+    assert f"row {len(path.read_bytes().splitlines()) + 1}," in str(want.value)
 
 
 def _parts(folder: Path) -> pd.DataFrame:
@@ -353,9 +391,44 @@ def test_reidit_c_written_by_the_executors_equals_local(spark, tmp_path, fmt) ->
         write_reidit_c(st_, str(out))
 
 
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_true_loves_written_by_the_executors_equal_local(spark, tmp_path, fmt) -> None:
+    """True loves on the component split, written from the executors: the local engine's pairs and reasons, keys
+    that need quoting included, and the summary of the collected result."""
+    path = _hostile_release(tmp_path)
+    want = reidentify(build_trails(read_release(path), "none"), "true-loves", explain=True)
+    assert len(want) > 20
+    st_ = gs.trails(str(path), spark=spark, reserved="none")
+    out = tmp_path / ("tl.parquet" if fmt == "parquet" else "tl")
+    summary = components.write_true_loves(st_, str(out), explain=True)
+    got = _parts(out)
+    assert list(got.columns) == ["identified", "deidentified", "reason"]
+    assert set(got.itertuples(index=False, name=None)) == set(want.pairs.itertuples(index=False, name=None))
+    assert summary == components.reidentify(st_, "true-loves").summary
+    assert summary["reidentified"] == len(want) and summary["model_ok"]
+    plain = components.write_true_loves(st_, str(tmp_path / "plain"), explain=False)
+    assert plain["reidentified"] == len(want)
+    assert list(_parts(tmp_path / "plain").columns) == ["identified", "deidentified"]
+
+
+def test_true_loves_written_by_the_executors_refuse_a_release_that_breaks_the_model(spark, tmp_path) -> None:
+    """x and y both have trail 11 and only n does (Hall's condition fails): no pair is certain, nothing is
+    written, and the diagnostic is the local engine's."""
+    path = tmp_path / "hall.csv"
+    path.write_text("location,kind,element\nA,identified,x\nA,identified,y\nA,deidentified,n\nA,deidentified,m\n"
+                    "B,identified,x\nB,identified,y\nB,deidentified,n\nB,deidentified,p\n")
+    want = reidentify(build_trails(read_release(path), "none"), "true-loves")
+    assert want.summary["model_ok"] is False
+    st_ = gs.trails(str(path), spark=spark, reserved="none")
+    summary = components.write_true_loves(st_, str(tmp_path / "out"))
+    assert summary["model_ok"] is False and summary["diagnostic"] == want.summary["diagnostic"]
+    assert not (tmp_path / "out").exists()
+
+
 def test_cli_out_writes_the_pairs(spark, monkeypatch, capsys, tmp_path) -> None:
     """``--out``: a file with the local engine (what stdout would get), a folder of parts with Spark (REIDIT-C from
-    the executors, true loves from the driver), an existing folder refused in one line before any work."""
+    the executors; true loves from the driver, or from the executors on the component split), an existing folder
+    refused in one line before any work."""
     path = _hostile_release(tmp_path)
     base = ["reidentify", str(path), "--reserved", "none"]
     code, stdout_csv, _ = run_cli(monkeypatch, capsys, *base, "--method", "complete", "--format", "csv")
@@ -365,10 +438,14 @@ def test_cli_out_writes_the_pairs(spark, monkeypatch, capsys, tmp_path) -> None:
     assert (tmp_path / "p.csv").read_text(encoding="utf-8") == stdout_csv
     want = set(pd.read_csv(tmp_path / "p.csv", dtype=str).itertuples(index=False, name=None))
     spark_opts = ["--engine", "spark", "--spark-master", "local[2]"]
-    for method, folder in (("complete", "sc"), ("true-loves", "st.parquet")):
+    for method, folder, driver in (("complete", "sc", ""), ("true-loves", "st.parquet", ""),
+                                   ("true-loves", "stc", "1")):
+        # GRAPHLINK_SPARK_DRIVER_ELEMENTS=1: the component split, whose true loves the executors write
+        monkeypatch.setenv("GRAPHLINK_SPARK_DRIVER_ELEMENTS", driver)
         code, out, err = run_cli(monkeypatch, capsys, *base, "--method", method, *spark_opts, "--out",
                                  str(tmp_path / folder))
         assert code == 0 and out == "", err
+        assert ("from the Spark executors" in " ".join(err.split())) == (method == "complete" or driver == "1")
         got = _parts(tmp_path / folder)
         assert set(got[["identified", "deidentified"]].itertuples(index=False, name=None)) == want
     code, out, err = run_cli(monkeypatch, capsys, *base, "--method", "complete", *spark_opts, "--out",

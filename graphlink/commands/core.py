@@ -271,8 +271,9 @@ def register(app: typer.Typer) -> None:
                        engine: EngineO = EngineOpt.local, spark_master: MasterO = None,
                        out: Annotated[str | None, typer.Option(
                            "--out", help="Write the pairs here instead of to stdout: a CSV file (Parquet if the name "
-                           "ends in .parquet); with --engine spark a folder of parts written by Spark (REIDIT-C's "
-                           "straight from the executors, never collected), also a URI Spark writes")] = None) -> None:
+                           "ends in .parquet); with --engine spark a folder of parts written by Spark (REIDIT-C's, and "
+                           "true loves' on the component split, straight from the executors, never collected), also "
+                           "a URI Spark writes")] = None) -> None:
         """Re-identify elements from their trails; every pair carries its reason."""
         from graphlink.reidit import check_method, reidentify
 
@@ -293,13 +294,16 @@ def register(app: typer.Typer) -> None:
                           store is Store.neo4j)
         check_method(tr, m)             # a refusal is one line, before the model note
         model_note(tr)
-        if out is not None and engine is EngineOpt.spark and m == "complete" and store is Store.none and truth is None:
+        if out is not None and engine is EngineOpt.spark and store is Store.none and truth is None:
             from graphlink.spark import cli as spark_cli
 
-            with step("running complete in Spark; the executors write the pairs"):
-                summary = spark_cli.write_complete(tr, out, explain)
-            err.print(f"wrote {summary['reidentified']:,} pair(s) to {out} (from the Spark executors)")
-            return
+            if spark_cli.writes_from_executors(tr, m):
+                with step(f"running {m} in Spark; the executors write the pairs"):
+                    summary = spark_cli.write_from_executors(tr, m, out, explain)
+                if summary.get("model_ok") is False:      # nothing was written: no pair is certain
+                    raise ModelAssumptionError(summary.get("diagnostic") or "the data breaks the model")
+                err.print(f"wrote {summary['reidentified']:,} pair(s) to {out} (from the Spark executors)")
+                return
         data = tr if qi_links is None else qi_graph(tr, qi_links, release)
         with step(f"running {m}"):
             if engine is EngineOpt.spark:

@@ -39,12 +39,22 @@ def reidentify(tr: SparkTrails, method: str, k: int | None, explain: bool | None
     return engine.reidentify(tr, method, k=k, explain=explain)
 
 
-def write_complete(tr: SparkTrails, out: str, explain: bool) -> dict:
-    """REIDIT-C's pairs written by the executors to the folder ``out``; nothing collected
-    (:func:`graphlink.spark.links.write_reidit_c`)."""
+def writes_from_executors(tr: SparkTrails, method: str) -> bool:
+    """Can the executors write ``method``'s pairs without collecting them?  REIDIT-C always; true loves when
+    the exact analyses run on the component split (:func:`graphlink.spark.engine.choose_split`)."""
+    return method == "complete" or (method == "true-loves" and engine.choose_split(tr) == "components")
+
+
+def write_from_executors(tr: SparkTrails, method: str, out: str, explain: bool) -> dict:
+    """``method``'s pairs written by the executors to the folder ``out``; nothing but counts collected
+    (:func:`graphlink.spark.links.write_reidit_c`, :func:`graphlink.spark.components.write_true_loves`).
+    Returns the method's summary."""
+    from graphlink.spark import components
     from graphlink.spark.links import write_reidit_c
 
-    return write_reidit_c(tr, out, explain=explain)
+    if method == "complete":
+        return write_reidit_c(tr, out, explain=explain)
+    return components.write_true_loves(tr, out, explain=explain)
 
 
 def write_pairs(tr: SparkTrails, result: Reidentification, columns: list[str], out: str) -> None:

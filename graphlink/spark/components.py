@@ -494,39 +494,76 @@ def reidentify(st: SparkTrails, method: str, *, k: int | None = None, explain: b
     return Reidentification(name, pairs, summary)
 
 
+def _true_loves_verdict(st: SparkTrails, out: pd.DataFrame) -> dict:
+    """The true loves' summary without the pair count, from the buckets' stat and listing rows: whether the
+    whole release keeps the model (one-to-one: Hall's condition; one-to-many: every de-identified element
+    matched, no orphan) and, when not, why."""
+    if st.one_to_many:
+        nu, n_orphans = _stat(out, "nu"), _stat(out, "n_orphans")
+        consistent = n_orphans == 0 and nu == st.n_deidentified
+        summary: dict = {"multiplicity": "one-to-many", "maximum_matching_size": nu, "model_ok": consistent,
+                         "engine": _many_engine(st)}
+        if not consistent:
+            summary["diagnostic"] = ("the one-to-many model does not hold (" + _many_diagnostic(st, out) + "), so "
+                                     "no pair is certain")
+        return summary
+    nu_real = _stat(out, "nu_real")
+    ok = _hall_ok(st, nu_real)
+    unmatched = _listed(out, "unmatched")
+    summary = {"maximum_matching_size": nu_real, "model_ok": ok, "unmatched": unmatched[:50], "engine": _engine(st)}
+    if not ok:
+        summary["diagnostic"] = hall_diagnostic(_duck(st, unmatched))  # type: ignore[arg-type]
+    return summary
+
+
 def _merge_true_loves(st: SparkTrails, out: pd.DataFrame, explain: bool | None) -> Reidentification:
     is_pair = out["kind"] == "pair"
     order = out[is_pair].sort_values(["n1", "n2", "n3"], kind="stable")
     pairs = _pairs(order, ["n1", "n2", "n3"])
     forced = order["f1"].to_numpy(bool)
     n_forced = _stat(out, "forced")
+    summary = {"reidentified": len(pairs), **_true_loves_verdict(st, out)}
     if st.one_to_many:
-        nu, n_orphans = _stat(out, "nu"), _stat(out, "n_orphans")
-        consistent = n_orphans == 0 and nu == st.n_deidentified
         _budget(pairs, forced, n_forced, explain, lambda m, n: f"{m} must be {n}: without them some de-identified "
                 "elements would stand for nobody (run with --explain to list them)")
-        if not consistent:
+        if not summary["model_ok"]:
             _caveat(pairs, CAVEAT_MANY)
-        summary: dict = {"reidentified": len(pairs), "multiplicity": "one-to-many", "maximum_matching_size": nu,
-                         "model_ok": consistent, "engine": _many_engine(st)}
-        if not consistent:
-            summary["diagnostic"] = ("the one-to-many model does not hold (" + _many_diagnostic(st, out) + "), so "
-                                     "no pair is certain")
         return Reidentification("true-loves", pairs, summary)
-    nu_real = _stat(out, "nu_real")
-    ok = _hall_ok(st, nu_real)
     star = st.star_side
     _budget(pairs, forced, n_forced, explain, lambda i, d: (
         f"{d if star == 'deidentified' else i} must be {i if star == 'deidentified' else d}: its other candidates "
         "are each needed by a tight set of records (run with --explain to list it)"))
-    if not ok:
+    if not summary["model_ok"]:
         _caveat(pairs, CAVEAT_ONE)
-    unmatched = _listed(out, "unmatched")
-    summary = {"reidentified": len(pairs), "maximum_matching_size": nu_real, "model_ok": ok,
-               "unmatched": unmatched[:50], "engine": _engine(st)}
-    if not ok:
-        summary["diagnostic"] = hall_diagnostic(_duck(st, unmatched))  # type: ignore[arg-type]
     return Reidentification("true-loves", pairs, summary)
+
+
+def write_true_loves(st: SparkTrails, out: str, *, explain: bool = False, cc: str = "auto") -> dict:
+    """True loves on the component split, their pairs written by the executors to the folder ``out``
+    (:func:`graphlink.spark.links.write_pairs`) and never collected: columns ``identified, deidentified`` (and
+    ``reason``, the core's words in full, with ``explain``), each part sorted as :func:`reidentify` orders the
+    pairs.  Returns :func:`reidentify`'s summary.  When the release breaks the model (``model_ok`` false) no
+    pair is certain and **nothing is written**: the summary's ``diagnostic`` says why.
+
+    Only the buckets' counts and listings (unmatched, orphan elements) reach the driver.  O(elements + class
+    edges) shuffled, O(buckets + listed elements) collected."""
+    from pyspark.sql import functions as F
+
+    from graphlink.spark.links import write_pairs
+
+    frame = run_frame(st, {"method": "true-loves", "k": None, "explain": True if explain else None}, cc)
+    try:
+        is_pair = F.col("kind") == "pair"
+        summary = _true_loves_verdict(st, frame.filter(~is_pair).toPandas())
+        pairs = frame.filter(is_pair)
+        summary = {"reidentified": pairs.count(), **summary}
+        if summary["model_ok"]:
+            cols = [F.col("a").alias("identified"), F.col("b").alias("deidentified")]
+            write_pairs(pairs.sortWithinPartitions("n1", "n2", "n3").select(*cols, *([F.col("reason")] if explain
+                                                                                      else [])), out)
+    finally:
+        frame.unpersist()
+    return summary
 
 
 def _many_engine(st: SparkTrails) -> str:

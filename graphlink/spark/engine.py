@@ -12,8 +12,10 @@ certain pairs — are the core's, run in one of two places (``split``):
   buckets and each bucket is classified by the core in an executor (``cogroup().applyInPandas``); the driver
   only merges counts and collects the pairs / violations (:mod:`graphlink.spark.components`).  Driver memory
   O(result); executor memory O(largest component).
-* ``auto`` (default): ``driver`` while |M| + |N| ≤ ``GRAPHLINK_SPARK_DRIVER_ELEMENTS`` (default 2e7) and the
-  class graph has at most ``GRAPHLINK_SPARK_DRIVER_EDGES`` (default 5e7) edges, else ``components``.
+* ``auto`` (default): ``driver`` while |M| + |N| ≤ ``GRAPHLINK_SPARK_DRIVER_ELEMENTS`` and the class graph has
+  at most ``GRAPHLINK_SPARK_DRIVER_EDGES`` (default 5e7) edges, else ``components``.  The element default is
+  what 40 % of the driver machine's memory holds at the measured ~800 bytes per element of the driver split's
+  Python process (docs/scale.md: 733 B at 2e6 elements, results included): 1.2e7 elements on 24 GB.
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ if TYPE_CHECKING:
 
 Split = Literal["auto", "driver", "components"]
 SPLITS = ("auto", "driver", "components")
-DRIVER_ELEMENTS = int(os.environ.get("GRAPHLINK_SPARK_DRIVER_ELEMENTS", 20_000_000))
+#: driver split: peak bytes of the Python driver per element, measured (docs/scale.md), and the memory share
+DRIVER_BYTES_PER_ELEMENT = 800
+DRIVER_MEMORY_SHARE = 0.4
 DRIVER_EDGES = int(os.environ.get("GRAPHLINK_SPARK_DRIVER_EDGES", 50_000_000))
 
 
@@ -48,9 +52,23 @@ def choose_split(st: SparkTrails, split: str = "auto") -> Literal["driver", "com
         raise ValueError(f"split must be one of {', '.join(SPLITS)}")
     if split != "auto":
         return split  # type: ignore[return-value]
-    if st.n_identified + st.n_deidentified > DRIVER_ELEMENTS:
+    if st.n_identified + st.n_deidentified > driver_elements():
         return "components"
     return "driver" if edges(st).count() <= DRIVER_EDGES else "components"
+
+
+def driver_elements(memory: int | None = None) -> int:
+    """The most elements the ``auto`` split sends to the driver: ``GRAPHLINK_SPARK_DRIVER_ELEMENTS`` when set,
+    else ``DRIVER_MEMORY_SHARE`` of ``memory`` bytes (default: this machine's physical memory) at
+    ``DRIVER_BYTES_PER_ELEMENT``; 2e7 where the memory cannot be read.  O(1)."""
+    if os.environ.get("GRAPHLINK_SPARK_DRIVER_ELEMENTS"):
+        return int(os.environ["GRAPHLINK_SPARK_DRIVER_ELEMENTS"])
+    if memory is None:
+        try:
+            memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError, AttributeError):
+            return 20_000_000
+    return int(memory * DRIVER_MEMORY_SHARE / DRIVER_BYTES_PER_ELEMENT)
 
 
 def linkgraph(st: SparkTrails) -> LinkGraph:

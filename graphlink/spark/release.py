@@ -11,7 +11,12 @@ Every row keeps ``_row``, its position in the input (``monotonically_increasing_
 Spark's split order for a folder of parts), so "first appearance" — the order of locations, elements and twin
 classes in :mod:`graphlink.trails` — is the same as the local engine's.
 
-Cost: one pass over the rows for validation, one shuffle (group by the row) to collapse exact duplicates.
+CSV files are split at line breaks by Spark; a file where a quoted value spans lines (found by one scan of its
+text) is read with ``multiLine`` instead (one task per file), and its row numbers count the lines inside values,
+as the local reader's do.
+
+Cost: one pass over the rows for validation (and one over a CSV file's text), one shuffle (group by the row) to
+collapse exact duplicates.
 """
 
 from __future__ import annotations
@@ -130,6 +135,9 @@ def _read_table(spark: SparkSession, path: str, kind: str, label: str) -> DataFr
             return df.withColumn("_row", F.monotonically_increasing_id())
         reader = (spark.read.option("header", True).option("escape", '"').option("ignoreLeadingWhiteSpace", True)
                   .option("encoding", "UTF-8"))
+        multiline = _quoted_line_breaks(spark, path)
+        if multiline:
+            reader = reader.option("multiLine", True)
         cols = reader.csv(path).columns
         if not cols:
             raise ReleaseError("the file is empty (expected a header row: location,kind,element)", file=label)
@@ -144,6 +152,9 @@ def _read_table(spark: SparkSession, path: str, kind: str, label: str) -> DataFr
             raise ReleaseError("no such file or folder", file=label) from None
         raise ReleaseError(f"cannot read it as {'Parquet' if kind == 'parquet' else 'CSV'}: {_spark_error(exc)}",
                            file=label) from None
+    if multiline:       # line breaks inside each record's values: row numbers are the lines records start on
+        breaks = [F.coalesce(F.size(F.split(F.col(f"`{c}`"), "\r\n|\r|\n", -1)) - 1, F.lit(0)) for c in cols]
+        df = df.withColumn("_lines", sum(breaks[1:], breaks[0]))
     df = df.cache()
     wide = df.filter(F.col("_corrupt").isNotNull()).select("_row", "_corrupt").collect()
     for row in sorted(wide, key=lambda r: r["_row"]):
@@ -179,11 +190,27 @@ def _check_parquet_types(df: DataFrame, path: str, label: str) -> None:
                                column=field.name)
 
 
-def _position(df: DataFrame, row_id: int) -> int:
-    """0-based position of the row with ``_row == row_id`` (one count; only when reporting an error)."""
+def _quoted_line_breaks(spark: SparkSession, path: str) -> bool:
+    """Does a line of the CSV file hold an odd number of quote characters, i.e. does a quoted value span lines?
+    Spark's CSV reader splits files at line breaks unless told ``multiLine`` (which reads each file in one task),
+    so it is told only then.  One scan of the text, no shuffle."""
     from pyspark.sql import functions as F
 
-    return int(df.filter(F.col("_row") < row_id).count())
+    line = F.col("value")
+    quotes = F.length(line) - F.length(F.regexp_replace(line, '"', ""))
+    return bool(spark.read.option("encoding", "UTF-8").text(path).filter(quotes % 2 == 1).limit(1).count())
+
+
+def _position(df: DataFrame, row_id: int) -> int:
+    """0-based position of the row with ``_row == row_id``, in lines when the records span lines (``_lines``:
+    line breaks inside a record's values).  One aggregation; only when reporting an error."""
+    from pyspark.sql import functions as F
+
+    before = df.filter(F.col("_row") < row_id)
+    if "_lines" not in df.columns:
+        return int(before.count())
+    n, extra = before.agg(F.count(F.lit(1)), F.coalesce(F.sum("_lines"), F.lit(0))).collect()[0]
+    return int(n) + int(extra)
 
 
 def _validate(df: DataFrame, label: str, *, file_rows: bool, what: str = "csv") -> DataFrame:
@@ -193,7 +220,7 @@ def _validate(df: DataFrame, label: str, *, file_rows: bool, what: str = "csv") 
 
     if "_row" not in df.columns:
         df = df.withColumn("_row", F.monotonically_increasing_id())
-    names = [c for c in df.columns if c not in ("_row", "_skip")]
+    names = [c for c in df.columns if c not in ("_row", "_skip", "_lines")]
     missing = [c for c in COLUMNS if c not in names]
     if missing:
         raise ReleaseError(f"missing column(s) {', '.join(repr(c) for c in missing)}; expected columns "
