@@ -1,7 +1,7 @@
 """The Spark engine (graphlink.spark) at scale, against the local engine where it fits.
 
     python benchmarks/bench_spark.py [--subjects 1e5,1e6,1e7] [--locations 200] [--p 0.03] [--withhold 0]
-        [--master local[2]] [--local-max 1e6] [--dir DIR] [--json FILE]
+        [--master local[2]] [--local-max 1e6] [--engines local,spark] [--dir DIR] [--json FILE]
 
 Each size is a uniform release (thesis §5.6: every subject visits every location with probability ``p``; the
 de-identified record of a visit is withheld with probability ``withhold``), generated in chunks of subjects
@@ -10,11 +10,12 @@ straight to a folder of Parquet parts (dictionary-encoded keys; never held in me
 key order says nothing about the pairs.
 
 Per size and engine, in a fresh process each: read + validate + FillTrails + twin classes (``trails``), REIDIT-C
-(``complete``) and the exact true loves (``true-loves``), wall seconds per step, and the peak memory of the
-driver — the Python process (``ru_maxrss``) and, for Spark, the JVM that holds the driver and the ``local[N]``
-executors (``VmHWM`` of the gateway process; its heap is capped by ``GRAPHLINK_SPARK_MEMORY``) — and Spark's
-shuffle bytes written and read (from its event log).  The local engine
-runs only up to ``--local-max`` subjects.  Spill and shuffle files go to ``DIR/spark-local``.
+written by the executors to Parquet (``complete_written``, Spark only: ``reidentify --engine spark --out DIR``; on
+the component split also ``true-loves_written``), REIDIT-C collected (``complete``) and the exact true loves
+(``true-loves``), wall seconds per step, and the peak memory of the driver — the Python process (``ru_maxrss``) and,
+for Spark, the JVM that holds the driver and the ``local[N]`` executors (``VmHWM`` of the gateway process; its heap
+is capped by ``GRAPHLINK_SPARK_MEMORY``) — and Spark's shuffle bytes written and read (from its event log). The
+local engine runs only up to ``--local-max`` subjects. Spill and shuffle files go to ``DIR/spark-local``.
 
 ``--withhold 0`` (default) gives unreserved releases: every location has as many identified as de-identified
 elements, links are trail equality, and every Spark stage is a group-by or an equi-join, linear in the rows.
@@ -44,6 +45,7 @@ from _measure import measure  # noqa: E402
 
 CHUNK = 250_000
 SCRAMBLE = 0x9E3779B97F4A7C15 & ((1 << 40) - 1) | 1      # odd: a bijection on 40-bit numbers
+MASK40 = (1 << 40) - 1
 
 
 def generate(path: Path, subjects: int, locations: int, p: float, withhold: float, seed: int) -> int:
@@ -66,7 +68,7 @@ def generate(path: Path, subjects: int, locations: int, p: float, withhold: floa
         kept = rng.random(len(subj)) >= withhold
         ids = np.arange(lo, hi, dtype=np.int64)
         id_keys = pa.array([f"p{i:09d}" for i in ids])
-        de_keys = pa.array([f"s{(int(i) * SCRAMBLE) & ((1 << 40) - 1):010x}" for i in ids])
+        de_keys = pa.array([f"s{(int(i) * SCRAMBLE) & MASK40:010x}" for i in ids])
         n_id, n_de = len(subj), int(kept.sum())
         table = pa.table({
             "location": pa.DictionaryArray.from_arrays(pa.array(np.concatenate([loc, loc[kept]]), pa.int32()),
@@ -80,6 +82,38 @@ def generate(path: Path, subjects: int, locations: int, p: float, withhold: floa
         rows += table.num_rows
     done.write_text(str(rows))
     return rows
+
+
+def wrong_pairs(identified: Any, deidentified: Any) -> int:
+    """How many (identified, de-identified) pairs are not the same subject, from the generator's keys: ``p`` + the
+    subject number and ``s`` + its scramble in hex.  O(pairs) vectorised, so 1e7 pairs check in seconds."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    ident = pa.chunked_array([identified]) if not isinstance(identified, pa.ChunkedArray) else identified
+    de = pa.chunked_array([deidentified]) if not isinstance(deidentified, pa.ChunkedArray) else deidentified
+    if not len(ident):
+        return 0
+    subject = pc.cast(pc.utf8_slice_codeunits(ident, 1), pa.int64()).to_numpy().astype(np.uint64)
+    expected = (subject * np.uint64(SCRAMBLE)) & np.uint64(MASK40)     # wraps mod 2^64: the low 40 bits hold
+    text = pc.cast(de, pa.large_string()).combine_chunks()
+    offsets = np.frombuffer(text.buffers()[1], np.int64)[text.offset:text.offset + len(text) + 1]
+    if np.any(np.diff(offsets) != 11):
+        raise SystemExit("a de-identified key is not the generator's s + 10 hex digits")
+    digits = np.frombuffer(text.buffers()[2], np.uint8)[offsets[0]:offsets[-1]].reshape(-1, 11)[:, 1:]
+    value = np.where(digits >= ord("a"), digits - (ord("a") - 10), digits - ord("0")).astype(np.uint64)
+    got = np.zeros(len(value), np.uint64)
+    for k in range(10):
+        got = (got << np.uint64(4)) | value[:, k]
+    return int(np.count_nonzero(got != expected))
+
+
+def _frame_wrong(pairs: Any) -> int:
+    """:func:`wrong_pairs` of a result's pairs frame."""
+    import pyarrow as pa
+
+    return wrong_pairs(pa.array(pairs["identified"].astype(str).tolist()),
+                       pa.array(pairs["deidentified"].astype(str).tolist()))
 
 
 def _jvm_peak_mib(spark: Any) -> float:
@@ -106,23 +140,20 @@ def guarded(fn: Any) -> Any:
 
 
 def run_local(path: Path) -> dict:
-    import pandas as pd
-
     from graphlink.reidit import reidentify
     from graphlink.release import read_release
     from graphlink.trails import build_trails
 
     t: dict[str, Any] = {}
     t0 = time.perf_counter()
-    frame = pd.read_parquet(path)
-    frame = pd.DataFrame({c: frame[c].astype(str) for c in ("location", "kind", "element")})
-    tr = build_trails(read_release(frame))
+    tr = build_trails(read_release(path))          # the folder of parts, on the Arrow path
     t["trails"] = time.perf_counter() - t0
     for method in ("complete", "true-loves"):
         t0 = time.perf_counter()
         res = reidentify(tr, method)
         t[method] = time.perf_counter() - t0
         t[f"{method}_pairs"] = len(res.pairs)
+        t[f"{method}_wrong"] = _frame_wrong(res.pairs)
     t["model"] = tr.reserved
     t["elements"] = len(tr.identified) + len(tr.deidentified)
     return t
@@ -143,6 +174,20 @@ def _shuffle_bytes(events: Path) -> dict[str, int]:
     return {"shuffle_written_mib": round(written / 2**20), "shuffle_read_mib": round(read / 2**20)}
 
 
+def _written(method: str, writer: Any, st: Any, out: Path) -> dict:
+    """Time ``writer`` (the executors write ``method``'s pairs to ``out``), then check every pair against the truth."""
+    import pyarrow.parquet as pq
+
+    shutil.rmtree(out, ignore_errors=True)
+    t0 = time.perf_counter()
+    n = writer(st, str(out))["reidentified"]
+    dt = time.perf_counter() - t0
+    written = pq.read_table(out, columns=["identified", "deidentified"])
+    wrong = wrong_pairs(written.column("identified"), written.column("deidentified"))
+    shutil.rmtree(out, ignore_errors=True)
+    return {f"{method}_written": dt, f"{method}_written_pairs": n, f"{method}_written_wrong": wrong}
+
+
 def run_spark(path: Path, master: str, split: str, events: Path) -> dict:
     from graphlink import spark as gs
 
@@ -157,13 +202,21 @@ def run_spark(path: Path, master: str, split: str, events: Path) -> dict:
     st = gs.trails(str(path), spark=spark)
     counts = st.count_classes()
     t["trails"] = time.perf_counter() - t0
+    from graphlink.spark.components import write_true_loves
+    from graphlink.spark.engine import choose_split
+    from graphlink.spark.links import write_reidit_c
+
+    out = events.parent / "written-pairs.parquet"
+    t.update(_written("complete", write_reidit_c, st, out))
+    if choose_split(st, split) == "components":          # true loves from the executors too (``--out DIR``)
+        t.update(_written("true-loves", write_true_loves, st, out))
     for method in ("complete", "true-loves"):
         t0 = time.perf_counter()
         res = gs.reidentify(st, method, split=split)
         t[method] = time.perf_counter() - t0
         t[f"{method}_pairs"] = len(res.pairs)
-    from graphlink.spark.engine import choose_split
-
+        t[f"{method}_wrong"] = _frame_wrong(res.pairs)
+        del res
     t["split"] = choose_split(st, split)
     t["model"] = st.model.reserved
     t["elements"] = st.n_identified + st.n_deidentified
@@ -183,6 +236,7 @@ def main() -> None:
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--split", default="auto", choices=["auto", "driver", "components"])
     ap.add_argument("--local-max", type=float, default=1e6)
+    ap.add_argument("--engines", default="local,spark", help="which engines to run (comma-separated)")
     ap.add_argument("--dir", type=Path, default=None)
     ap.add_argument("--json", type=Path, default=None, help="append one JSON line per measurement")
     ap.add_argument("--seed", type=int, default=11)
@@ -200,6 +254,7 @@ def main() -> None:
         engines = [("spark", functools.partial(run_spark, path, a.master, a.split, base / "spark-events"))]
         if n <= a.local_max:
             engines.insert(0, ("local", functools.partial(run_local, path)))
+        engines = [(name, fn) for name, fn in engines if name in a.engines.split(",")]
         for engine, fn in engines:
             load = os.getloadavg()[0]
             dt, rss, info = measure(f"{engine} n={n:.0e}", guarded(fn))
