@@ -113,14 +113,15 @@ def read_coded(path: Path) -> CodedRelease | None:
     (a file of a size no fast path takes, or anything the fast paths do not vouch for: module docstring)."""
     from graphlink.tabular import PARQUET_SUFFIXES, parquet_parts
 
-    parquet = path.suffix.lower() in PARQUET_SUFFIXES or parquet_parts(path) is not None
+    parts = parquet_parts(path)
+    parquet = parts is not None or path.suffix.lower() in PARQUET_SUFFIXES
     try:
         if not parquet and path.stat().st_size < min(PLAIN_MAX_BYTES, FAST_MIN_BYTES):
             coded = plain_release(path)
             return None if coded is None else _repeat_row(coded, first_row=2)
         warm = _warm_kernels()
         try:
-            columns = _parquet_columns(path) if parquet else _csv_columns(path)
+            columns = _parquet_columns(parts or [path]) if parquet else _csv_columns(path)
         finally:
             warm.join()
     except (OSError, ValueError, ImportError):
@@ -169,21 +170,18 @@ def _repeat_row(coded: CodedRelease, *, first_row: int) -> CodedRelease:
 
 
 # --------------------------------------------------------------------------------------------------- readers
-def _parquet_columns(path: Path) -> tuple[pa.ChunkedArray, ...] | None:
-    """The three columns of a large Parquet release (a file, or a Parquet folder read part by part in name
+def _parquet_columns(files: list[Path]) -> tuple[pa.ChunkedArray, ...] | None:
+    """The three columns of a large Parquet release (one file, or the parts of a Parquet folder in name
     order), dictionary-encoded where the file allows; None unless every one appears exactly once (names
     stripped), the release has at least ``FAST_MIN_ROWS`` rows, and every part has the same columns and types."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from graphlink.tabular import parquet_parts
-
-    files = parquet_parts(path) or [path]
     footers = [pq.ParquetFile(f) for f in files]
     if sum(pf.metadata.num_rows for pf in footers) < FAST_MIN_ROWS or any(
             pf.schema_arrow.names != footers[0].schema_arrow.names for pf in footers):
         return None
-    parts = [_parquet_part(f) for f in files]
+    parts = [_parquet_part(f, pf.schema_arrow) for f, pf in zip(files, footers, strict=True)]
     if any(part is None for part in parts):
         return None
     try:
@@ -192,20 +190,20 @@ def _parquet_columns(path: Path) -> tuple[pa.ChunkedArray, ...] | None:
         return None
 
 
-def _parquet_part(path: Path) -> tuple[pa.ChunkedArray, ...] | None:
-    """The three columns of one Parquet file (see :func:`_parquet_columns`), or None."""
+def _parquet_part(path: Path, schema: pa.Schema) -> tuple[pa.ChunkedArray, ...] | None:
+    """The three columns of one Parquet file whose footer's schema is ``schema`` (see :func:`_parquet_columns`),
+    or None."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    pf = pq.ParquetFile(path)
-    raw = list(pf.schema_arrow.names)
+    raw = list(schema.names)
     stripped = [str(n).strip() for n in raw]
     if any(stripped.count(c) != 1 for c in COLUMNS):
         return None
     names = [raw[stripped.index(c)] for c in COLUMNS]
     if any(raw.count(n) != 1 for n in names):
         return None
-    types = [pf.schema_arrow.field(n).type for n in names]
+    types = [schema.field(n).type for n in names]
     if any(_large_string_type(t.value_type if pa.types.is_dictionary(t) else t) is None for t in types):
         return None
     plain = [n for n, t in zip(names, types, strict=True) if pa.types.is_string(t) or pa.types.is_large_string(t)]
