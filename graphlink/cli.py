@@ -1,7 +1,7 @@
 """The ``graphlink`` command line. Thin: parses, calls the library, formats.
 
 Commands live in ``graphlink/commands/*.py``; each module defines ``register(app)``.
-Exit codes: 0 ok, 2 bad input (one-line message on stderr), 1 internal error.  ``tests/test_fuzz_cli.py``
+Exit codes: 0 ok, 2 bad input (one-line message on stderr), 1 internal error.  ``tests/test_fuzz_readers.py``
 holds every command that reads a file to that contract on generated malformed input.
 """
 

@@ -3,7 +3,7 @@
 Everything here works on bit-packed trail words (uint64, see :mod:`graphlink.trails`) and integer arrays only,
 so the modules above it (trails, linkgraph, matching, reidit) can all use it without import cycles.
 
-* twin grouping of identical rows and 64-bit row fingerprints (algorithms.md §3.2): plain NumPy, in
+* twin grouping of identical rows and 64-bit row fingerprints (docs/algorithms.md#link-generation): plain NumPy, in
   :mod:`graphlink.rowops`, re-exported here;
 * class-level link generation (thesis Definition 17; see :func:`class_links`);
 * :func:`first_links`: for every reserved-side row, one linked complete-side row or -1 (early exit): the
@@ -230,7 +230,7 @@ def block_pairs(t_ei: np.ndarray, t_ej: np.ndarray, ptr_i: np.ndarray, sub_i: np
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Twin-class max-flow engine (algorithms.md §2.3): capacitated Hopcroft–Karp on the class graph + residual SCC.
+# Twin-class max-flow engine (docs/algorithms.md#twin-classes): capacitated Hopcroft–Karp + residual SCC.
 #
 # Network: s → source class u (capacity a_u) → sink-side class v (capacity min(a_u, b_v)) → t (capacity b_v).
 # Arcs at s and t are not stored: a source class's residual s-arc is its unsent supply x_u = a_u − out_u, a

@@ -6,7 +6,7 @@ A de-identified trail n *links* an identified trail m when they agree at every l
 
     ((S.ones ^ R.ones) & R.known) == 0        for every word
 
-Scale (algorithms.md §3): both sides are first compressed into *twin classes* (identical trails), links
+Scale (docs/algorithms.md#scale): both sides are first compressed into *twin classes* (identical trails), links
 are generated between classes, and element-level edges are expanded only on demand.  Class links use the
 cheaper of two exact methods:
 

@@ -3,7 +3,7 @@
 The thesis (Definition 5) calls an edge in *every* maximum matching a **true love** and proves true loves
 are exactly the certain re-identifications (Theorem 2); it suggests finding them needs enumerating all
 maximum matchings.  It does not: one maximum matching plus one strongly-connected-components pass
-(Dulmage–Mendelsohn; algorithms.md §1) classifies every edge as
+(Dulmage–Mendelsohn; docs/algorithms.md#true-loves) classifies every edge as
 
 * **allowed** — in some maximum matching (the union T of Definition 19), or
 * **vital** — in every maximum matching (a true love).
@@ -12,7 +12,7 @@ Orientation: unmatched edges go complete→reserved, matched edges reserved→co
 free vertices on both sides part of the right SCCs.  Then ``allowed = matched | same_scc`` and
 ``vital = matched & ~same_scc``.
 
-Null trails (§4.2.4 padding; never materialised) follow the closed form of algorithms.md §2.2: with z null
+Null trails (§4.2.4 padding; never materialised) follow the closed form of docs/algorithms.md#null-trails: with z null
 trails and the complete side's deficiency d' ≥ z (always true when Hall's condition holds), an element x of
 the complete side has an allowed edge to the null trails iff x is unmatched in some maximum matching of the
 graph without them (x ∈ D(G')); that edge is vital iff z = 1 and D(G') = {x}.
@@ -21,7 +21,7 @@ Two exact engines:
 
 * element level: Hopcroft–Karp written here in numba (scipy's has exponential time on layered graphs,
   scipy/scipy#26147, unfixed in 1.17), then scipy's iterative SCC.  O(E·√V).
-* twin classes (algorithms.md §2.3): identical trails form classes with multiplicities; a max-flow with
+* twin classes (docs/algorithms.md#twin-classes): identical trails form classes with multiplicities; a max-flow with
   capacities min(a_i, b_j) plus an SCC pass on the residual graph classifies class edges.  Used when the
   element-level graph would be much larger than the class graph (low-entropy data).  The max-flow is
   Hopcroft–Karp generalised to capacities and the SCC an iterative Tarjan, both in numba on the class
@@ -150,7 +150,7 @@ def maximum_matching(n_left: int, n_right: int, el: np.ndarray, er: np.ndarray) 
 def dm_classify(n_left: int, n_right: int, el: np.ndarray, er: np.ndarray) -> dict:
     """Allowed/vital mask per edge plus D_left (left vertices unmatched in some maximum matching).
 
-    algorithms.md §1.1-1.3 (two-dummy SCC).  O(E·√V) for the matching, O(V + E) for the rest.
+    docs/algorithms.md#one-matching-one-scc-pass (two dummies).  O(E·√V) for the matching, O(V + E) for the rest.
     """
     el = np.asarray(el, np.int64)
     er = np.asarray(er, np.int64)
@@ -176,7 +176,7 @@ def dm_classify(n_left: int, n_right: int, el: np.ndarray, er: np.ndarray) -> di
 
 def twin_classify(a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: np.ndarray, *,
                   method: Literal["numba", "scipy"] = "numba") -> dict:
-    """Class-level classification by max-flow + residual SCC (algorithms.md §2.3).
+    """Class-level classification by max-flow + residual SCC (docs/algorithms.md#twin-classes).
 
     Left classes have multiplicities ``a``, right classes ``b``; class edges (ci, cj) get capacity
     min(a_i, b_j) (not ∞: an uncapacitated arc would leave a residual 2-cycle that fakes "not vital").
@@ -414,9 +414,9 @@ def _classify_elements(graph: LinkGraph) -> EdgeClasses:
 
 def _classify_twins(graph: LinkGraph) -> EdgeClasses:
     """Twin-class engine.  Null trails are not put into the flow: since z = |S| − |R| ≤ d' (the complete
-    side's deficiency) always holds, the §2.2 closed form applies — real edges keep the classification of
-    the graph without them, and a complete-side class gets an allowed null edge iff it is reachable from
-    the source in the residual graph (its members can be left unmatched)."""
+    side's deficiency) always holds, the closed form of docs/algorithms.md#null-trails applies — real edges keep
+    the classification of the graph without them, and a complete-side class gets an allowed null edge iff it is
+    reachable from the source in the residual graph (its members can be left unmatched)."""
     left_is_id, n_left, n_right = _orient(graph)
     a, b = (graph.id_class_size, graph.de_class_size) if left_is_id else (graph.de_class_size, graph.id_class_size)
     ci, cj = (graph.class_ei, graph.class_ej) if left_is_id else (graph.class_ej, graph.class_ei)

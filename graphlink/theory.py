@@ -1,4 +1,4 @@
-"""Closed forms for random trails: the simulator oracle (algorithms.md §6) and thesis §5.6 metrics.
+"""Closed forms for random trails: the simulator oracle (docs/algorithms.md#random-trails) and thesis §5.6 metrics.
 
 Model: ``n`` subjects, each visiting location ``c`` independently with probability ``p_c``; identified and
 de-identified trails are the same 0/1 vector (unreserved, complete). REIDIT-C (thesis Alg. 2/3)
@@ -15,7 +15,7 @@ re-identifies a subject iff its trail is unique among the ``n``.
   H(c) = −f_c log f_c − (1−f_c) log(1−f_c), H(X) = Σ_c H(c) (bits).
 * :func:`auc` (Figure 5.16), :func:`shift` (eq. 5.2), :func:`shape` (eq. 5.3).
 
-Everything is stdlib/numpy; values were checked against Monte Carlo in algorithms.md §6 (e.g. |C| = 10,
+Everything is stdlib/numpy; the derivations are in docs/algorithms.md#random-trails (e.g. |C| = 10,
 p = 0.5, n = 1000: P(unique) = 0.3768, sd of one run's fraction 0.0154).
 """
 
@@ -42,7 +42,7 @@ def _check(C: int, p: float, n: int) -> None:
 
 
 def p_unique(C: int, p: float, n: int, exclude_empty: bool = False) -> float:
-    """Exact probability that a given subject's trail is unique among ``n`` (algorithms.md §6).
+    """Exact probability that a given subject's trail is unique among ``n`` (docs/algorithms.md#random-trails).
 
     ``exclude_empty=True`` gives P(unique ∧ non-empty): subjects who visit nothing are absent from every
     table, so a release-based REIDIT-C can re-identify only these (divide by 1 − (1−p)^{|C|} for the fraction
@@ -53,7 +53,7 @@ def p_unique(C: int, p: float, n: int, exclude_empty: bool = False) -> float:
 
 
 def var_unique_count(C: int, p: float, n: int) -> float:
-    """Exact variance of the number U of unique trails among ``n`` subjects (algorithms.md §6):
+    """Exact variance of the number U of unique trails among ``n`` subjects (docs/algorithms.md#random-trails):
     Var U = nP + n(n−1)P₂ − (nP)², P₂ = Σ_{k,l} N_kl π_k π_l (1 − π_k − π_l)^{n−2},
     N_kl = C(|C|,k)C(|C|,l) − [k=l]C(|C|,k). O(|C|²)."""
     _check(C, p, n)

@@ -4,7 +4,7 @@ Every element (a name, a DNA sample) leaves a *trail* over the locations: 1 wher
 where it provably was not, ``*`` where we cannot tell.  The identified trails form matrix M (|M| × |C|),
 the de-identified trails matrix N (|N| × |C|).
 
-FillTrails decision (the seeds contradict themselves; we follow the digest's reading):
+FillTrails decision (Malin 2006 contradicts itself; docs/algorithms.md#trails-and-filltrails):
   Algorithm 1 line 13 prints ``|γ_c| ≥ |ω_c|`` as the condition for writing 0 into the reserved matrix, but
   the prose ("when a location's DNA database and identified database are the same size") and Figure 8.2
   show the intended test is **equality**.  With ``≥`` every location of a reserved release would write 0s

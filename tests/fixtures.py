@@ -38,7 +38,7 @@ FIG84_L = np.array([[1, 1, 1, 0], [0, 1, 1, 1], [1, 0, 1, 1], [0, 1, 1, 1]])
 # one de-identified trail matrix realising that link matrix by suppression of Figure 8.2
 FIG83_Y = np.array([[1, S, S, S], [S, S, S, 1], [S, S, 1, S], [S, S, S, 1]])
 
-# algorithms.md §1.4 worked example (5 locations)
+# the worked example of docs/algorithms.md#a-five-location-example
 A14_M = np.array([[1, 1, 0, 0, 0], [1, 0, 1, 0, 0], [1, 0, 0, 1, 0], [0, 0, 0, 0, 1], [0, 1, 1, 0, 0],
                   [0, 1, 1, 1, 0]])
 A14_N = np.array([[1, S, S, 0, 0], [1, S, S, 0, S], [1, S, S, S, 0], [0, 1, 1, S, S]])

@@ -2,7 +2,7 @@
 paths against the core's pipeline, and every registered experiment on small settings.
 
 Statistical tolerance for a mean of R independent runs: 4·sd/√R with sd the exact standard deviation of one
-run (algorithms.md §6); a false failure has probability ≈ 6e-5 per check.
+run (docs/algorithms.md#random-trails); a false failure has probability ≈ 6e-5 per check.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def test_reidit_c_uniqueness_matches_closed_form(C, p, R):
 
 
 def test_thesis_cell_c10_p05_values():
-    # the oracle's verified numbers (algorithms.md §6), which the simulation test above relies on
+    # the closed form's values (docs/algorithms.md#random-trails), which the simulation test above relies on
     assert theory.p_unique(10, 0.5, N) == pytest.approx(0.3768, abs=5e-5)
     assert theory.sd_unique_fraction(10, 0.5, N) == pytest.approx(0.0154, abs=5e-5)
 

@@ -1,4 +1,4 @@
-"""k-anonymity fingerprinting (FP, Schrittwieser et al.): the seed's Tables 1-6 and §3.2/§4 examples exactly, then
+"""k-anonymity fingerprinting (FP, Schrittwieser et al. 2011): FP's Tables 1-6 and §3.2/§4 examples exactly, then
 properties against brute-force oracles on random tables (search, planning, attribution)."""
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def test_leak_example_of_section_3_2() -> None:
 
 def test_table6_collusion() -> None:
     """FP Table 6: sets 1-3; the leaked record {03.1970, p, 1015, short breath} needs sets one and two (month of
-    birth only in set 2, the full ZIP only in set 1 — the seed's text swaps the two)."""
+    birth only in set 2, the full ZIP only in set 1 — FP's text swaps the two)."""
     t6 = fp_table("table6")
     plan = plan_from_nodes(t6, 1, {"set 1": {"sex": 1, "birthdate": 2, "zip": 0},
                                    "set 2": {"sex": 1, "birthdate": 1, "zip": 1},

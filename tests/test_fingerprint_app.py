@@ -1,5 +1,5 @@
 """The Fingerprinting page in Streamlit's AppTest: plan FP's example, release, drop in leaks, see who — the page's
-numbers are the library's, and the seed's verdicts come out."""
+numbers are the library's, and FP's verdicts come out."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""``graphlink fingerprint``: the issue's CLI contract (plan → release → attribute, JSON keys), outputs checked
-independently of the code that wrote them, and bad input exiting 2 with one line."""
+"""``graphlink fingerprint``: the CLI contract of docs/fingerprint.md (plan → release → attribute, JSON keys),
+outputs checked independently of the code that wrote them, and bad input exiting 2 with one line."""
 
 from __future__ import annotations
 

@@ -67,7 +67,7 @@ def test_twin_engine_equals_oracle(inst) -> None:
 
 
 def test_worked_example_a14() -> None:
-    """algorithms.md §1.4: m3–n3 is the only true love; REIDIT-I finds nothing there."""
+    """docs/algorithms.md#a-five-location-example: m3–n3 is the only true love; REIDIT-I finds nothing there."""
     g = build_linkgraph(trails_from_dense(A14_M, A14_N, reserved="deidentified"))
     c = classify_edges(g)
     assert set(zip(*(x.tolist() for x in c.true_love_pairs), strict=False)) == {(2, 2)}

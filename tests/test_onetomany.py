@@ -155,7 +155,7 @@ def test_unreserved_households_coverage_pairs_are_true(h, c, p, seed) -> None:
 
 
 # ------------------------------------------------------------------------------------------------ fixtures
-# Seeds digest §4.2 (F-A-toy): 4 websites; households ip1 = 1110 (alice, bob, dave), ip2 = 1001 (carol)
+# A four-website example: households ip1 = 1110 (alice, bob, dave), ip2 = 1001 (carol)
 TOY_ID = {"w1": ["alice", "dave"], "w2": ["bob"], "w3": ["alice"], "w4": ["carol"]}
 TOY_DE = {"w1": ["ip1", "ip2"], "w2": ["ip1"], "w3": ["ip1"], "w4": ["ip2"]}
 TOY_TRUTH = pd.DataFrame({"identified": ["alice", "bob", "carol", "dave"],
@@ -192,8 +192,8 @@ def test_coverage_forces_a_pair_only_when_nothing_is_withheld() -> None:
     assert pairs(true_loves(build_linkgraph(many_trails(M, N, "identified")))) == {("m1", "n0")}
 
 
-def test_issue_households_release_is_read_one_to_many() -> None:
-    """The issue's setting (5,000 households-worth of people, 30 locations, p = 0.2): REIDIT-M named six people
+def test_readme_households_release_is_read_one_to_many() -> None:
+    """The README's setting (5,000 households-worth of people, 30 locations, p = 0.2): REIDIT-M named six people
     wrongly under the size reading; the decision now reads it as one-to-many."""
     rel = sim.simulate_households(1500, 0.2, locations=30, seed=3)
     tr = build_trails(rel)

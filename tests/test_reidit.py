@@ -1,4 +1,4 @@
-"""REIDIT-C/I/I-K/M and true loves: thesis worked examples, digest fixtures, oracle properties."""
+"""REIDIT-C/I/I-K/M and true loves: thesis and Malin 2002 worked examples, oracle properties."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def test_fig71a_unreserved_reidit_c() -> None:
     assert pairs(reidit_c(tr)) == {("Ali", "actg"), ("Bob", "ctga"), ("Charlie", "tgac"), ("Dan", "gatc")}
 
 
-def test_fig_b3_digest_fixture() -> None:
+def test_fig_b3_three_people_three_samples() -> None:
     """App. B Fig. B.3: REIDIT-C links all three; with 0 read as ambiguous (TR02), REIDIT-I links John first
     and then Brad and Bob, while REIDIT-M only links John."""
     ids, dna = ["John", "Brad", "Bob"], ["catg", "actg", "tgca"]
@@ -84,8 +84,8 @@ def test_tr02_example_31() -> None:
     assert pairs(reidit_c(trails_from_dense(P, N, reserved="none"))) == {("m1", "n2"), ("m3", "n3")}
 
 
-def test_digest_toy_one_to_many_reidit_m() -> None:
-    """Digest §4.2 toy: REIDIT-M links alice→ip1, bob→ip1, carol→ip2; dave has two supertrails."""
+def test_four_website_households_reidit_m() -> None:
+    """Four websites, two households: REIDIT-M links alice→ip1, bob→ip1, carol→ip2; dave has two supertrails."""
     M = np.array([[1, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 1], [1, 0, 0, 0]])
     N = np.array([[1, 1, 1, 0], [1, 0, 0, 1]])
     tr = trails_from_dense(np.where(M == 0, S, M), N, reserved="identified",

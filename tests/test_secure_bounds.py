@@ -23,7 +23,7 @@ def _instance(rng: random.Random, universe: int = 12, reserved: bool = True):
     return gi, gj, oi, oj, truth
 
 
-def test_digest_worked_example():
+def test_appendix_d_worked_example():
     gi, gj = set(range(1, 7)), set(range(4, 10))
     oi, oj = {"s1", "s2", "s4", "s5"}, {"s4", "s7", "s8"}
     r = regions(gi, gj, oi, oj)
@@ -62,7 +62,8 @@ def test_true_region_four_lies_within_bounds(seed):
 @settings(max_examples=400, deadline=None)
 @given(st.integers(0, 10**9))
 def test_alg13_line3_equals_worst_case_protectors(seed):
-    """Alg. 13 line 3 max(|γi∖γj|, |γi|−|h(ωj)|, |h(ωi)∖h(ωj)|) = |γi| − |③| − |④max| (digest §7)."""
+    """Alg. 13 line 3 max(|γi∖γj|, |γi|−|h(ωj)|, |h(ωi)∖h(ωj)|) = |γi| − |③| − |④max|
+    (docs/algorithms.md#errata-and-decisions)."""
     gi, gj, oi, oj, _ = _instance(random.Random(seed))
     r = regions(gi, gj, oi, oj)
     assert r.contributor_clean_quantity == r.worst_case_protectors

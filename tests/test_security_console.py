@@ -168,7 +168,7 @@ def test_cli_refuses_write_mode_file_reads(neo4j_env, tmp_path: Path, monkeypatc
     assert code == 2 and "LOAD CSV" in err and "root:" not in out
 
 
-def test_cli_passwd_leak_of_the_issue_is_closed(neo4j_env, tmp_path: Path) -> None:
+def test_cli_passwd_leak_is_closed(neo4j_env, tmp_path: Path) -> None:
     """The report in issue 13, as a user runs it: a real process, exit 2, one line, no file content."""
     qf = tmp_path / "q.cypher"
     qf.write_text("LOAD CSV FROM 'file:///etc/passwd' AS l RETURN l LIMIT 2\n")

@@ -19,7 +19,7 @@ from graphlink.qi import datasets
 from graphlink.qi import hierarchy as H
 from graphlink.qi.table import QITable, encode, read_table
 
-FP1 = "FP Table 1: four patients (the seed's worked example)"
+FP1 = "FP Table 1: four patients (the paper's worked example)"
 FP6 = "FP Table 6: four patients with a ZIP code"
 UPLOAD = "Upload a CSV"
 SOURCES = {FP1: "fp1", FP6: "fp6"} | {datasets.SPECS[n].title: n for n in ("cps1988", "acs12", "sweeney")} | \

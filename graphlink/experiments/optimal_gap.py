@@ -101,7 +101,7 @@ def run(s: RunSettings) -> ExperimentResult:
     lines.append(f"REIDIT-C, REIDIT-I ≤ true loves in every population: {subset_ok} (Theorem 2); "
                  f"wrong re-identifications: {wrong}")
     lines.append("thesis: true loves are the provable optimum (Theorem 2) and REIDIT-I finds a subset; the thesis "
-                 "gives no numbers for the gap (algorithms.md: 202,542 vs 365,067 on one 1e6-node graph)")
+                 "gives no numbers for the gap (docs/algorithms.md#reidit-i)")
     summary.update(subset_ok=subset_ok, wrong=wrong)
     return ExperimentResult("optimal-gap", df, d / "optimal-gap.csv", d / "optimal-gap.png", "\n".join(lines),
                             summary)

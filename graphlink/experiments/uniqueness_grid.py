@@ -1,7 +1,7 @@
 """``uniqueness-grid`` — thesis Figures 5.12–5.15 (§5.6): % of 1000 subjects re-identified by REIDIT-C and
 REIDIT-I over 3–40 locations, for uniform visits p ∈ {0.1..1.0} and Zipf visits alpha ∈ {0.1..1.0}, with the
 system entropy H(X) = Σ_c H(c) (§5.6.1) and, for uniform REIDIT-C, the exact expected fraction
-(algorithms.md §6).
+(docs/algorithms.md#random-trails).
 
 Models (as the thesis's simulation, §5.6):
 * REIDIT-C: unreserved, complete trails (identified trail = de-identified trail = visit vector); a subject is

@@ -1,10 +1,10 @@
-"""k-anonymity-based fingerprinting (Schrittwieser et al., "An Algorithm for k-anonymity-based Fingerprinting";
-seed ``001``, digest §2 — **FP**): give every recipient of a table its own k-anonymous full-domain
+"""k-anonymity-based fingerprinting (Schrittwieser et al. 2011, "An Algorithm for k-anonymity-based
+Fingerprinting" — **FP**): give every recipient of a table its own k-anonymous full-domain
 generalization of (nearly) equal information loss, so that the generalization pattern of a single leaked record
 names the recipient who leaked it.
 
 * :mod:`~graphlink.fingerprint.plan` — FP §3.1: the middle-height lattice search with monotone (predictive)
-  tagging, loss bounds, clustering by loss with the seed's discretisation, one node per recipient, the
+  tagging, loss bounds, clustering by loss with FP's discretisation, one node per recipient, the
   fingerprint capacity (FP §4's upper bound Π nᵢ) and the loss spread; the plan file.
 * :mod:`~graphlink.fingerprint.release` — each recipient's generalized table (checked against the planned table).
 * :mod:`~graphlink.fingerprint.attribute` — FP §3.2: the pattern of a leak, exact match, else the smallest sets

@@ -1,6 +1,6 @@
 """Attributing a leak (FP §3.2): which recipient's release — or which recipients' releases together — it came from.
 
-The seed's procedure: (1) take the leaked records; (2) extract their generalization pattern; (3a) if it matches a
+FP's procedure: (1) take the leaked records; (2) extract their generalization pattern; (3a) if it matches a
 recipient's pattern, that recipient is the source; (3b) otherwise compute "the minimum of receivers that possess
 the knowledge (i.e. data) to be able to generate the encountered data set structure". Made precise here:
 
@@ -20,7 +20,7 @@ the knowledge (i.e. data) to be able to generate the encountered data set struct
 * Rows finer than any recipient received (some label below every recipient's level) cannot come from these
   releases: they are reported and left out; if no row remains, nothing is attributed.
 
-Attribution reads labels only (no access to the original table), like the seed: a fabricated row whose labels
+Attribution reads labels only (no access to the original table), like FP: a fabricated row whose labels
 exist in the hierarchies is treated as real. QI columns absent from the leak count as suppressed (level top),
 and the exact match compares the QIs present. Cost: O(rows·m) to read the leak, O(u·R·m) for the exact match
 over u distinct row patterns, O(R·m) plus the set cover over at most min(R, 2^m) masks.
@@ -168,7 +168,7 @@ def minimum_covers(covers: Sequence[int], full: int) -> tuple[int | None, list[f
 def attribute(plan: Plan, leak: pd.DataFrame, *, source: str | None = None) -> Attribution:
     """Attribute a leaked table (one row or many) to the plan's recipients (FP §3.2; module docstring).
 
-    Exact match first (the seed's step 3a); else the smallest sets of recipients whose knowledge explains the
+    Exact match first (FP's step 3a); else the smallest sets of recipients whose knowledge explains the
     leak (step 3b; FP Table 6's collusion); ``reason`` always says how or why not. Raises ReleaseError (exit 2)
     for an empty leak or a label that fits no node of the plan.
     """

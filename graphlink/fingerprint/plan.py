@@ -1,6 +1,6 @@
 """Planning the fingerprints: one k-anonymous full-domain generalization per recipient (FP §3.1, §3.3, §4).
 
-The seed's generation algorithm, step by step (FP §3.1; the worked example is FP §3.3, Tables 2-5):
+FP's generation algorithm, step by step (FP §3.1; the worked example is FP §3.3, Tables 2-5):
 
 1. fix ``k``, the loss bounds ``l_min``/``l_max`` and the loss metric (:data:`LOSSES`);
 2. the generalization strategies are the QIs' hierarchies (:mod:`graphlink.qi.hierarchy`, ARX CSV);
@@ -14,7 +14,7 @@ The seed's generation algorithm, step by step (FP §3.1; the worked example is F
    every node is decided;
 7. for every k-anonymous node compute the loss and the actual k (:func:`solutions`); drop nodes whose loss is
    outside ``[l_min, l_max]``;
-8. cluster the remaining nodes by loss, by equality or after the seed's discretisation — rounding or intervals
+8. cluster the remaining nodes by loss, by equality or after FP's discretisation — rounding or intervals
    (:class:`Discretisation`);
 9. pick a cluster holding at least as many nodes as there are recipients and give each recipient its own node
    (the *pattern-list*, :class:`Plan`).
@@ -204,14 +204,14 @@ class _MiddleSearch:
 
 def middle_search(table: QITable, k: int, *, max_suppression: float = 0.0, progress: Progress = None
                   ) -> SearchTrace:
-    """FP §3.1 steps 4-6: decide the k-anonymity of every lattice node with the seed's middle-height search.
+    """FP §3.1 steps 4-6: decide the k-anonymity of every lattice node with FP's middle-height search.
 
     Starting from the nodes at the middle height of the whole lattice, each tested node tags its up-set
     (k-anonymous: every generalization of it is too) or its down-set (not: nothing it generalizes is), and the
     search recurses into the sub-lattice that is still open — below an anonymous node, above a failing one —
     at that sub-lattice's middle height (El Emam et al.'s OLA, without OLA's pruning of the solutions above).
     When no sub-lattice is left, it restarts from an undecided node nearest the middle height (step 6).
-    Nodes of one height are taken in decreasing lexicographic order of their levels (the seed's walkthrough
+    Nodes of one height are taken in decreasing lexicographic order of their levels (FP's walkthrough
     starts at (a1, b0), then (a1, b1), then (a0, b1)).
 
     k-anonymity allows a record-suppression limit (ARX semantics, docs/qi.md): a node is k-anonymous if the
@@ -279,8 +279,8 @@ class Discretisation:
     """How FP §3.1 step 8 clusters nodes by loss.
 
     ``exact`` — equal losses (up to 1e-9: floating-point noise); ``round:D`` — losses rounded to D decimals
-    (the seed's "rounding"); ``width:W`` — intervals ``[l₀ + jW, l₀ + (j+1)W)`` anchored at ``l_min`` (else 0;
-    the seed's "defining intervals"); ``auto`` — the narrowest loss interval that holds as many usable nodes as
+    (FP's "rounding"); ``width:W`` — intervals ``[l₀ + jW, l₀ + (j+1)W)`` anchored at ``l_min`` (else 0;
+    FP's "defining intervals"); ``auto`` — the narrowest loss interval that holds as many usable nodes as
     there are recipients (the interval discretisation with width and offset fitted to the recipients).
     With a partition (exact, round, width) the lowest-loss cluster with enough nodes is used.
     """
@@ -619,7 +619,7 @@ class Plan:
 
 # ----------------------------------------------------------------------------------------------- building
 def recipient_names(recipients: int | Sequence[str]) -> list[str]:
-    """``N`` → ``R1 … RN`` (the seed's R₁, R₂); a list of names is checked for blanks and repeats."""
+    """``N`` → ``R1 … RN`` (FP's R₁, R₂); a list of names is checked for blanks and repeats."""
     if isinstance(recipients, int | np.integer):
         if recipients < 1:
             raise ReleaseError(f"the number of recipients must be at least 1, got {recipients}")
@@ -681,7 +681,7 @@ def make_plan(table: QITable, k: int, recipients: int | Sequence[str], *, loss: 
     ``recipients`` is a count (names ``R1 … RN``) or a list of names. ``loss`` is one of :data:`LOSSES` and
     ``[l_min, l_max]`` bounds it (step 7); ``discretisation`` clusters the losses (step 8,
     :class:`Discretisation`). The recipients get the nodes of the chosen cluster in order of loss, then of
-    discovery by the search (the seed gives R₁ (a1, b1) and R₂ (a0, b2)). ``seed`` (random by default, kept in
+    discovery by the search (FP gives R₁ (a1, b1) and R₂ (a0, b2)). ``seed`` (random by default, kept in
     the plan) seeds each release's row shuffle. Raises ReleaseError when the data cannot give every recipient
     its own node. Cost: see the module docstring (CPS 1988, 1,008 nodes, 100 recipients: about a second).
     """

@@ -3,8 +3,8 @@
 All three reduce to Definition 19 on a bipartite graph (identities M on the left, de-identified elements on
 the right, null trails allowed on the right): a vertex is fine if it has ≥ k edges in the union of maximum
 matchings, or all its union edges go to null trails. The union of maximum matchings is computed exactly
-(Hopcroft–Karp + one strongly-connected-components pass, Dulmage–Mendelsohn; algorithms.md §1), null
-trails adjacent to every identity are handled in closed form (§2.2) so they are never materialised.
+(Hopcroft–Karp + one strongly-connected-components pass, Dulmage–Mendelsohn; docs/algorithms.md#true-loves), null
+trails adjacent to every identity are handled in closed form (docs/algorithms.md#null-trails), never materialised.
 
 Trails follow FillTrails (Alg. 1) for Ω reserved to Γ: identified side 1/0; de-identified side 1 where
 disclosed, 0 where absent at a location with |γ_c| = |ω_c|, * otherwise. Elements are plain hashables, so
@@ -62,7 +62,7 @@ def allowed_edges(n_left: int, n_right: int, ei: np.ndarray, ej: np.ndarray):
 def audit_graph(view: str, k: int, left: Sequence, right: Sequence, ei, ej, *,
                 null_right: np.ndarray | None = None, n_full_null: int = 0) -> ViewAudit:
     """Definition 19 on an explicit bipartite graph plus ``n_full_null`` null trails adjacent to every
-    left vertex (closed form, algorithms.md §2.2). ``null_right[j]`` marks explicit right vertices that are
+    left vertex (closed form, docs/algorithms.md#null-trails). ``null_right[j]`` marks explicit right vertices that are
     null trails (exempt, and edges to them count as null edges). O(E·√V)."""
     nl, nr = len(left), len(right)
     ei = np.asarray(ei, np.int64)

@@ -1,5 +1,5 @@
 """Exact analyses when the class graph is too large for the driver: split by connected components in Spark,
-classify each part with the core engine in an executor (algorithms.md §0.6: components decompose the problem).
+classify each part with the core engine in an executor (docs/algorithms.md#connected-components).
 
 1. **Components** of the class graph (vertices: twin classes of both sides, ids ``cid``; edges: class links).
    Alternating large-star / small-star rounds (Kiveris et al., "Connected components in MapReduce and beyond",
@@ -16,8 +16,8 @@ classify each part with the core engine in an executor (algorithms.md §0.6: com
    :func:`~graphlink.reidit.reidit_i` (with the whole release's Flip decision), ``reidit_ik``, ``reidit_m``,
    :func:`~graphlink.audit.audit`, one-to-many certain pairs — with the matching engine the whole graph would use.
    Every part of these analyses is per component: maximum matchings and Dulmage–Mendelsohn decompose over
-   components, null trails follow a closed form in each part's own deficiency (algorithms.md §2.2), REIDIT-I's
-   propagation never crosses a component.
+   components, null trails follow a closed form in each part's own deficiency (docs/algorithms.md#null-trails),
+   REIDIT-I's propagation never crosses a component.
 4. **Merge** on the driver: counts are summed, Hall's condition is the sum of matched elements, element lists are
    ordered by element, and the texts that depend on the whole release (diagnostics, the "not certain" caveat,
    the explanation budget ``EXPLAIN_LIMIT``) are written there with the core's own functions.

@@ -1,4 +1,4 @@
-"""FillTrails and twin classes in Spark (thesis ch. 3, Algorithm 1; algorithms.md §2.3, §3.1), on dictionary codes.
+"""FillTrails and twin classes in Spark (thesis Algorithm 1; docs/algorithms.md#twin-classes), on dictionary codes.
 
 Stages (each a Spark job; shuffle volume in rows of the release):
 

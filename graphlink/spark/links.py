@@ -1,4 +1,4 @@
-"""Class-level link edges and REIDIT-C in Spark (thesis Definition 17, Algorithms 2/3; algorithms.md §3).
+"""Class-level link edges and REIDIT-C in Spark (Definition 17, Algorithms 2/3; docs/algorithms.md#link-generation).
 
 **Links.**  A reserved-side class r (the side with ``*``) links a complete-side class s iff
 ``((s.ones ^ r.ones) & r.known) == 0`` in every word.  For releases r.known = r.ones | E, where E is a set of

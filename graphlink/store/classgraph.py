@@ -1,4 +1,4 @@
-"""Writer of the link graph at twin-class level (thesis §4.2.4; algorithms.md §2.3): O(elements + class edges).
+"""Writer of the link graph at twin-class level (§4.2.4; docs/algorithms.md#twin-classes): O(elements + class edges).
 
 Low-entropy releases (few locations, many people) repeat trails massively: 1e5 people over 24 sites give 8.3e8
 element-level link edges but 1.2e6 class edges.  The graph keeps the classes::
