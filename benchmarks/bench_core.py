@@ -2,15 +2,15 @@
 
     python benchmarks/bench_core.py [--scale 1.0] [--only reidit_c,links,matching,reidit_i,low_entropy,twins]
 
-Targets (issue #2, 2 cores / 24 GB): REIDIT-C 1e6×1e6×200 locations < 20 s; link edges reserved
+Targets (2 cores / 24 GB): REIDIT-C 1e6×1e6×200 locations < 20 s; link edges reserved
 1e5×1e5×200 locations, 30 % '*' < 30 s; true loves + union-degrees 1e6+1e6 vertices, 1e7 edges < 60 s and
 4 GB; REIDIT-I queue vs the thesis's REIDIT-I-Precomp at 1e4×1e4 (ratio).
 
-``low_entropy`` (issue #15): the thesis's §5.4 setting as a user runs it — 1e5 and 1e6 subjects over 24 sites
+``low_entropy``: the thesis's §5.4 setting as a user runs it — 1e5 and 1e6 subjects over 24 sites
 (visit probability 0.5·r^-0.6 for the site of rank r, identified side withholds half), every CLI command timed
 as a subprocess with its peak RSS, plus the element-vs-class edge counts that make the expansion impossible.
 
-``twins`` (issue #12 item 3): true loves on a low-entropy Zipf release (1e5 and 1e6 subjects × 24 locations) with
+``twins``: true loves on a low-entropy Zipf release (1e5 and 1e6 subjects × 24 locations) with
 the numba twin-class engine against scipy's Dinic on the same class graph; goal < 10 s at 1e5 on 2 idle cores.
 """
 
@@ -245,7 +245,7 @@ def _measure_growth(label: str, fn: Callable[[], object]) -> tuple[float, float,
 
 
 def bench_twins(scale: float) -> None:
-    """Issue 12 item 3: true loves on a low-entropy Zipf release via twin classes, numba engine vs scipy's Dinic.
+    """True loves on a low-entropy Zipf release via twin classes, numba engine vs scipy's Dinic.
 
     Each engine runs in its own forked child on the same class graph; "peak RSS" includes the graph the child
     inherits, "(+N)" is the growth over it."""

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_e2e.py [--subjects 1000000] [--locations 200] [--p 0.02] [--keep DIR] [--repeat N]
 
-Case (issue #12): 1e6 subjects × 200 locations, unreserved, ~8.0 M rows of Parquet.  graphlink runs
+Case: 1e6 subjects × 200 locations, unreserved, ~8.0 M rows of Parquet.  graphlink runs
 ``graphlink reidentify big.parquet --method complete --reserved none --format csv`` (REIDIT-C, thesis Alg. 2/3);
 the user's alternative is one DuckDB query (trail = ``string_agg(location ORDER BY location)`` per element,
 ``GROUP BY`` trail, keep trails unique on both sides).  Both run as separate processes writing a CSV; the

@@ -23,7 +23,7 @@ Small CSV files (under ``PLAIN_MAX_BYTES``) take the *plain* path (:func:`plain_
 contract: the standard library splits a file whose every record is one line (no quote character, header on
 the first line, every row as wide as the header) and the same rules are checked with Python dicts, so
 ``graphlink trails`` on a small release starts without pandas, pyarrow or numba (a third of a second of
-imports; issue 12, item 5).  Cost O(file size) in Python: for files under 2 MiB no slower than pandas' parser
+imports; tests/test_cold_start.py).  Cost O(file size) in Python: for files under 2 MiB no slower than pandas' parser
 plus its import.
 """
 

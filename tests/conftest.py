@@ -22,7 +22,7 @@ import pytest
 @pytest.fixture(params=["plain", "detailed"])
 def csv_reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Small CSV releases read by the plain path of :mod:`graphlink.ingest` (no pandas) or, with it switched
-    off, by the detailed pandas reader: a test using this fixture must hold on both (issue 12, item 5)."""
+    off, by the detailed pandas reader: a test using this fixture must hold on both."""
     import graphlink.ingest as ingest
 
     if request.param == "detailed":

@@ -1,4 +1,4 @@
-"""The CLI contract of issue #2: formats, exit codes, one-line errors without tracebacks."""
+"""The CLI contract (README, "Command line"): formats, exit codes, one-line errors without tracebacks."""
 
 from __future__ import annotations
 

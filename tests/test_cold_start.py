@@ -1,4 +1,4 @@
-"""The command line starts without loading the heavy libraries (issue 12, item 5).
+"""The command line starts without loading the heavy libraries.
 
 ``graphlink --help`` must list every command and choice without importing numba (JIT kernels), scipy, neo4j
 or matplotlib, and ``graphlink trails`` on a small release must summarise it without them: each command

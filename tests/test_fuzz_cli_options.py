@@ -1,4 +1,4 @@
-"""Fuzzing the CLI's numeric and path options (issue 13, item 5): ``graphlink simulate`` with bad numbers,
+"""Fuzzing the CLI's numeric and path options: ``graphlink simulate`` with bad numbers,
 ``graphlink experiment`` with bad options.  Each run exits 0, or 2 with one line on stderr; an accepted
 ``simulate`` writes a release that reads back; a bad ``experiment`` option is refused before any run starts.
 """

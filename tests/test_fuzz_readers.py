@@ -1,4 +1,4 @@
-"""Fuzzing every reader and every CLI entry point that reads a file (issue 13, item 5).
+"""Fuzzing every reader and every CLI entry point that reads a file.
 
 Two properties per reader of ``tests/fuzz_harness.READERS``:
 

@@ -1,4 +1,4 @@
-"""Fuzzing the Neo4j entry points (issue 13, item 5): ``graphlink load`` on generated release files and
+"""Fuzzing the Neo4j entry points: ``graphlink load`` on generated release files and
 ``graphlink cypher`` on malformed ``.cypher`` files, against the test server.  A few cases each: the
 readers themselves are fuzzed at length in ``tests/test_fuzz_readers.py``."""
 

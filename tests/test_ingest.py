@@ -1,4 +1,4 @@
-"""The fast paths of ``read_release`` (graphlink.ingest: Arrow, plain) against the detailed reader (issue 12).
+"""The fast paths of ``read_release`` (graphlink.ingest: Arrow, plain) against the detailed reader.
 
 A fast path only vouches for well-formed files and otherwise hands over to the detailed reader, so on any
 input every path must end the same way: the same rows in the same order, the same warnings, or the same error

@@ -1,4 +1,4 @@
-"""``graphlink qi``: the JSON contract of issue 9, outputs checked independently, bad input exits 2 on one line."""
+"""``graphlink qi``: the JSON contract of docs/qi.md, outputs checked independently, bad input exits 2 on one line."""
 
 from __future__ import annotations
 

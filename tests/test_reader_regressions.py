@@ -1,4 +1,4 @@
-"""Regression tests, one per bug the fuzzers found (issue 13, item 5): plain examples, no hypothesis.
+"""Regression tests, one per bug the fuzzers found: plain examples, no hypothesis.
 
 They state behaviour through the public readers and the CLI (not pandas), so they hold for any reader
 implementation.  Where the old behaviour is worth remembering it is in the test's docstring.

@@ -45,6 +45,7 @@ BANNED = {
     "an absolute path of the machine": r"/work/",
     "the research notes folder": r"\bshared/(?:notes|seeds)\b",
     "the issue (say what it was)": r"\bthe issue'?s?\b",
+    "a numbered issue (the tracker is not in the repository: say what it asked)": r"\bissues? #?\d+",
 }
 
 
@@ -220,6 +221,26 @@ def test_every_docs_citation_resolves() -> None:
     assert not bad, "citations that do not resolve:\n" + "\n".join(bad)
 
 
+REPO_PATH = re.compile(r"(?<![\w/.<-])((?:tests|graphlink|app|benchmarks|scripts|cypher|docker|docs)/[\w./-]*"
+                       r"\.(?:py|sh|cypher|md|csv|yaml|yml|json|toml|java))(?:::(\w+))?(?![\w<*])")
+
+
+def test_every_repository_path_cited_exists() -> None:
+    """A file named anywhere (``tests/test_x.py``, ``graphlink/spark/fill.py``, ``cypher/trails.cypher``) exists,
+    and a test named as ``tests/test_x.py::test_name`` is defined there."""
+    bad = []
+    for where, lineno, line in numbered_lines(text_files()):
+        for path, name in REPO_PATH.findall(line):
+            if re.search(r"/[A-Z_]+\.\w+$", path):                     # a placeholder: cypher/NAME.cypher
+                continue
+            target = ROOT / path
+            if not target.is_file():
+                bad.append(f"{where}:{lineno}: {path} does not exist")
+            elif name and not re.search(rf"^\s*(?:async\s+)?def {name}\(", read(target) or "", re.M):
+                bad.append(f"{where}:{lineno}: {path} defines no {name}")
+    assert not bad, "paths and tests cited that do not exist:\n" + "\n".join(bad)
+
+
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
@@ -266,6 +287,7 @@ def test_no_citation_of_material_outside_the_repository(what: str) -> None:
     ("The seed's nine steps:", "the seed's (a source document: cite the paper by author and year)"),
     ("FP (seed `001`, digest §2)", "a numbered seed file"),
     ("read /work/shared/notes/x.md", "an absolute path of the machine"),
+    ("a fast --help (issue 12)", "a numbered issue (the tracker is not in the repository: say what it asked)"),
 ])
 def test_banned_patterns_catch_what_they_are_for(line: str, what: str) -> None:
     assert re.search(BANNED[what], line, re.IGNORECASE)

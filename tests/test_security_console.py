@@ -169,7 +169,7 @@ def test_cli_refuses_write_mode_file_reads(neo4j_env, tmp_path: Path, monkeypatc
 
 
 def test_cli_passwd_leak_is_closed(neo4j_env, tmp_path: Path) -> None:
-    """The report in issue 13, as a user runs it: a real process, exit 2, one line, no file content."""
+    """The reported /etc/passwd leak, as a user runs it: a real process, exit 2, one line, no file content."""
     qf = tmp_path / "q.cypher"
     qf.write_text("LOAD CSV FROM 'file:///etc/passwd' AS l RETURN l LIMIT 2\n")
     res = subprocess.run([sys.executable, "-m", "graphlink.cli", "cypher", str(qf)], capture_output=True,

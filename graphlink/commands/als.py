@@ -17,7 +17,7 @@ import typer
 
 from graphlink.commands.qi import print_frame, qi_app
 
-if TYPE_CHECKING:          # the library is imported by each command when it runs: a fast --help (issue 12)
+if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
     import pandas as pd
 
 Fmt = StrEnum("Fmt", {"table": "table", "json": "json", "csv": "csv"})  # type: ignore[misc]

@@ -18,7 +18,7 @@ from graphlink.catalog import METHODS
 from graphlink.errors import ModelAssumptionError
 from graphlink.fileio import atomic_path
 
-if TYPE_CHECKING:          # the library is imported by each command when it runs: a fast --help (issue 12)
+if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
     import pandas as pd
 
     from graphlink.release import Release

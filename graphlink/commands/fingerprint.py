@@ -34,7 +34,7 @@ from graphlink.commands.qi import (
 )
 from graphlink.errors import ReleaseError
 
-if TYPE_CHECKING:          # the library is imported by each command when it runs: a fast --help (issue 12)
+if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
     import pandas as pd
 
     from graphlink.fingerprint.attribute import Attribution

@@ -32,7 +32,7 @@ from graphlink.catalog import QI_ATTACKS as ATTACKS
 from graphlink.catalog import QI_LOSSES as LOSSES
 from graphlink.errors import ReleaseError
 
-if TYPE_CHECKING:          # the library is imported by each command when it runs: a fast --help (issue 12)
+if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
     import pandas as pd
 
     from graphlink.qi import hierarchy as H
