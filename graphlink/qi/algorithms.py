@@ -41,7 +41,7 @@ def run_optimal(table: QITable, k: int, *, max_suppression: float = 0.0, loss: s
     res = optimal(table, k, max_suppression=max_suppression, loss=obj, rounding=rounding, progress=progress)
     return Anonymization(table, "optimal", k, np.array(res.node.levels), res.node.row_mask(table),
                          time.perf_counter() - t0,
-                         {"loss": obj.name, "objective": obj.to_dict(), "objective_value": res.value,
+                         {"objective": obj.to_dict(), "objective_value": res.value,
                           "max_suppressed_rows": res.limit, "lattice": res.stats.to_dict()},
                          measures=res.node.measures)
 
