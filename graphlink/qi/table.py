@@ -13,6 +13,8 @@ lists ``NA``.
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -62,27 +64,38 @@ def sniff_separator(path: str | Path) -> str:
 def _read_delimited(p: Path, sep: str) -> pd.DataFrame:
     """A ``;``- or tab-separated table: header row, every cell text, values stripped, blank rows skipped, a
     row with more fields than the header refused (its line named)."""
-    import io
-
     try:
         text = p.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ReleaseError(f"byte {exc.start} is not UTF-8; expected UTF-8 text (save it as CSV UTF-8)",
                            file=str(p)) from None
     name = SEPARATORS[sep]
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    header: list[str] | None = None
+    rows: list[list[str]] = []
     try:
-        frame = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True,
-                            skip_blank_lines=True, index_col=False, on_bad_lines="error", engine="c")
-    except pd.errors.EmptyDataError:
-        raise ReleaseError("the file is empty (expected a header row naming the columns)", file=str(p)) from None
-    except pd.errors.ParserError as exc:
-        raise ReleaseError(f"cannot read it as {name}-separated text: {str(exc).strip().splitlines()[0]}",
-                           file=str(p)) from None
-    frame.columns = [str(c).strip() for c in frame.columns]
-    if len(set(frame.columns)) != len(frame.columns):
-        raise ReleaseError(f"a column name appears twice in the header ({name}-separated)", file=str(p))
-    frame = frame.apply(lambda c: c.str.strip())
-    frame = frame[(frame != "").any(axis=1)].reset_index(drop=True)
+        for fields in reader:
+            fields = [f.strip() for f in fields]
+            if not any(fields):
+                continue                                  # a blank row
+            if header is None:
+                header = fields
+                if len(set(header)) != len(header):
+                    raise ReleaseError(f"a column name appears twice in the header ({name}-separated)",
+                                       file=str(p), row=reader.line_num)
+                continue
+            if len(fields) > len(header):
+                raise ReleaseError(f"this row has {len(fields)} {name}-separated fields but the header has "
+                                   f"{len(header)}", file=str(p), row=reader.line_num)
+            rows.append(fields + [""] * (len(header) - len(fields)))
+    except csv.Error as exc:
+        raise ReleaseError(f"cannot read it as {name}-separated text: {exc}", file=str(p),
+                           row=reader.line_num) from None
+    if header is None:
+        raise ReleaseError("the file is empty (expected a header row naming the columns)", file=str(p))
+    cols = list(zip(*rows, strict=True)) if rows else [()] * len(header)
+    frame = pd.DataFrame({i: pd.Series(list(c), dtype=object).astype(str) for i, c in enumerate(cols)})
+    frame.columns = header
     return frame.replace("", np.nan)
 
 
