@@ -1,6 +1,7 @@
 """``graphlink qi …`` — quasi-identifier linkage on one table (Sweeney's k-anonymity; see docs/qi.md).
 
     graphlink qi check TABLE --qi A,B,C [--sensitive S] [--k K] [--format table|json]
+    graphlink qi risk TABLE --qi A,B,C [--threshold T] [--population TABLE | --sampling-fraction F]
     graphlink qi anonymize TABLE --qi A,B,C --k K --algorithm optimal|datafly|mingen|mu-argus|mondrian
               [--hierarchies DIR] [--max-suppression F] [--loss prec|dm-star|entropy] --out OUT.csv
     graphlink qi attack unsorted|complementary|temporal FIRST SECOND --qi A,B,C [--hierarchies DIR] [--on C]
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from graphlink.catalog import QI_AGGREGATES as AGGREGATES
@@ -111,20 +113,21 @@ def load_table(path: Path, qi: list[str], hierarchies: Path | None, flat: str | 
 
 
 def print_pairs(title: str, rows: list[tuple[str, Any]]) -> None:
-    t = Table(title=title, show_header=False)
+    """A two-column table; every text is escaped so values from the data never act as console markup."""
+    t = Table(title=escape(title), show_header=False)
     t.add_column("measure")
     t.add_column("value", justify="right")
     for a, b in rows:
-        t.add_row(a, str(b))
+        t.add_row(escape(str(a)), escape(str(b)))
     Console().print(t)
 
 
 def print_frame(df: pd.DataFrame, title: str | None = None) -> None:
-    t = Table(title=title)
+    t = Table(title=escape(title) if title else None)
     for c in df.columns:
-        t.add_column(str(c))
+        t.add_column(escape(str(c)))
     for row in df.itertuples(index=False):
-        t.add_row(*(str(v) for v in row))
+        t.add_row(*(escape(str(v)) for v in row))
     Console().print(t)
 
 
@@ -176,6 +179,69 @@ def check_cmd(table: TableArg, qi: QiOpt,
                    + "; ".join(f"{q}: {', '.join(v[:5])}{' …' if len(v) > 5 else ''}" for q, v in bad.items()))
     else:
         typer.echo(f"necessary condition for k={nk} holds: every single value occurs at least {nk} times")
+
+
+def _pct(x: float | None) -> str:
+    return "no estimate" if x is None else f"{100 * x:.2f} %"
+
+
+@qi_app.command("risk")
+def risk_cmd(table: TableArg, qi: QiOpt,
+             threshold: Annotated[float, typer.Option(
+                 "--threshold", min=0.0, max=1.0, help="A record is at risk when its re-identification "
+                                                       "probability exceeds this (0.2: classes below 5)")] = 0.2,
+             population: Annotated[Path | None, typer.Option(
+                 "--population", help="The population the table was drawn from (CSV or Parquet with the same "
+                                      "QI columns): journalist and marketer risk, and the sampling fraction")
+             ] = None,
+             sampling_fraction: Annotated[float | None, typer.Option(
+                 "--sampling-fraction", min=0.0, max=1.0, help="Rows of the table / rows of the population, "
+                                                               "when there is no population table")] = None,
+             no_attributes: Annotated[bool, typer.Option(
+                 "--no-attributes", help="Skip distinction and separation of the attribute sets")] = False,
+             fmt: FmtOpt = Fmt.table) -> None:
+    """Re-identification risk of a table: prosecutor, journalist and marketer risk, the risk distribution,
+    population uniqueness (Zayatz, Pitman, SNB, Dankar's rule) and the distinction/separation of QI sets."""
+    import pandas as pd
+
+    from graphlink.qi.risk import risk
+    from graphlink.qi.table import read_table
+
+    cols = split(qi)
+    frame = read_table(table)
+    pop = read_table(population) if population is not None else None
+    with status(f"risk of {len(frame):,} rows"):
+        r = risk(frame, cols, threshold=threshold, population=pop, sampling_fraction=sampling_fraction,
+                 attributes=not no_attributes, source=str(table),
+                 population_source=str(population) if population else None)
+    if fmt == Fmt.json:
+        emit_json(r.to_dict())
+        return
+    where = {"table": "the table itself (no population given)", "population table": f"{population}",
+             "sampling fraction": f"estimated from the sampling fraction {sampling_fraction}"}[r.population]
+    print_pairs(f"{table.name}: re-identification risk, QI = {', '.join(cols)}", [
+        ("records", f"{r.rows:,}"), ("equivalence classes", f"{r.classes:,}"),
+        ("population", where), ("records at risk means", f"re-identification probability above {threshold:g}")])
+    print_frame(pd.DataFrame([
+        {"attacker": a.model, "records at risk": "—" if a.records_at_risk is None else _pct(a.records_at_risk),
+         "highest risk": "—" if a.highest is None else _pct(a.highest), "average risk": _pct(a.average)}
+        for a in (r.prosecutor, r.journalist, r.marketer)]), "attacker models")
+    lows = (0.0,) + tuple(b for b, _ in r.distribution[:-1])
+    print_frame(pd.DataFrame([{"risk": f"({lo:g}, {hi:g}]", "records": _pct(x)}
+                              for lo, (hi, x) in zip(lows, r.distribution, strict=True) if x > 0]),
+                "records by prosecutor risk")
+    u = r.uniqueness
+    if u is None:
+        typer.echo("population uniqueness: give --population or --sampling-fraction to estimate it")
+    else:
+        title = f"population uniqueness (N = {u.population_size:,.0f}, sampling fraction {u.sampling_fraction:.4g})"
+        print_pairs(title, [("unique in the table", _pct(u.sample)), ("Zayatz", _pct(u.zayatz)),
+                            ("Pitman", _pct(u.pitman)), ("SNB", _pct(u.snb)),
+                            (f"Dankar's rule ({u.dankar_model})", _pct(u.dankar))])
+    if r.attribute_sets:
+        print_frame(pd.DataFrame([{"attributes": ", ".join(a.attributes), "distinction": f"{a.distinction:.4f}",
+                                   "separation": f"{a.separation:.4f}"} for a in r.attribute_sets]),
+                    "distinction and separation of the attribute sets")
 
 
 def _identifying(text: str | None) -> dict[str, int] | None:
