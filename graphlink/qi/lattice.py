@@ -15,8 +15,9 @@ Prec, Loss, DM, DM*, ARX's entropy or entropy-top, with ARX's weighting, aggrega
 
 1. every node gets a lower bound from its levels alone (:func:`~graphlink.qi.metrics.objective_bounds`),
    nondecreasing along generalization and exact when the node suppresses nothing (Prec, Loss, entropies);
-   nodes are visited in increasing bound order (then height) and the search stops once the bound reaches the
-   best value found (no node left can beat it);
+   nodes are visited from a priority queue in increasing bound order (then height; a node whose bound was
+   raised since it was queued goes back in at its new bound) and the search stops once the smallest bound
+   reaches the best value found (no node left can beat it);
 2. a node whose status is unknown is decided Flash-style: a path is built upward from it through undecided
    nodes and binary-searched, each evaluated node tagging its whole up-set or down-set;
 3. a node tagged k-anonymous above a node that suppressed nothing suppresses nothing either, so its value is
@@ -33,6 +34,7 @@ combinations. Tagging is O(N·m) per evaluated node; the whole search is O(N log
 
 from __future__ import annotations
 
+import heapq
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -298,11 +300,16 @@ def optimal(table: QITable, k: int, *, max_suppression: float = 0.0, loss: str |
     s = _Search(table, k, suppression_limit(table.n, max_suppression, rounding), obj, progress)
     s.check(s.lat.top)          # the top holds all rows in one class: always k-anonymous when k <= n
     exact = obj.exact_without_suppression
-    for v in s.order():
-        v = int(v)
-        if s.static[v] >= s.best_loss - s._tol():
-            break   # no node left can beat the best: bounds only grow from here
-        if s.status[v] == FAILS or not math.isnan(s.loss_of[v]) or s.bound[v] >= s.best_loss - s._tol():
+    heap = list(zip(s.static.tolist(), s.lat.height_sum.tolist(), range(s.lat.size), strict=True))
+    heapq.heapify(heap)
+    while heap:
+        key, height, v = heapq.heappop(heap)
+        if key >= s.best_loss - s._tol():
+            break   # no node left can beat the best: every key is a lower bound and keys only grow
+        if s.status[v] == FAILS or not math.isnan(s.loss_of[v]):
+            continue
+        if s.bound[v] > key:                 # raised since it was queued: visit it in its new place
+            heapq.heappush(heap, (float(s.bound[v]), height, v))
             continue
         if obj.monotone and any(s.status[p] == ANONYMOUS for p in s.predecessors(v)):
             continue    # dominated by a k-anonymous node below it, visited before it
