@@ -270,7 +270,7 @@ def bench_case(args: argparse.Namespace, case: str) -> list[dict]:
     with open(folder / "data.csv") as fh:
         n = sum(1 for _ in fh) - 1
     print(f"\n== {case}: {n:,} rows, QI = {', '.join(qi)}, k = {args.k}, "
-          f"max suppression = {args.suppression:.0%}", flush=True)
+          f"max suppression = {args.suppression:.0%}; load average {os.getloadavg()[0]:.2f}", flush=True)
     results = [in_child(args, case, "optimal"), in_child(args, case, "datafly")]
     if case == "cps1988" and not args.no_naive:
         results.append(in_child(args, case, "naive"))
@@ -347,6 +347,7 @@ def main() -> None:
         return
     results = [r for case in args.cases.split(",") for r in bench_case(args, case)]
     print("\n" + table(results))
+    print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.out:
         args.out.write_text(json.dumps(results, indent=2))
 
