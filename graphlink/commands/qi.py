@@ -3,15 +3,17 @@
     graphlink qi check TABLE --qi A,B,C [--sensitive S] [--k K] [--format table|json]
     graphlink qi risk TABLE --qi A,B,C [--threshold T] [--population TABLE | --sampling-fraction F]
     graphlink qi anonymize TABLE --qi A,B,C --k K --algorithm optimal|datafly|mingen|mu-argus|mondrian
-              [--hierarchies DIR] [--max-suppression F] [--loss prec|dm-star|entropy] --out OUT.csv
+              [--hierarchies DIR [--flat COLS]] [--max-suppression F] [--suppression-rounding arx|decimal]
+              [--loss prec|loss|dm|dm-star|entropy|entropy-top] [--gs-factor G] [--aggregate A] [--monotonic]
+              --out OUT.csv
     graphlink qi attack unsorted|complementary|temporal FIRST SECOND --qi A,B,C [--hierarchies DIR] [--on C]
     graphlink qi hierarchy TABLE --column C --kind digits|dates|intervals|flat|iupac --out C.csv
     graphlink qi dataset acs12|cps1988|sweeney --out DIR         (real data + shipped hierarchies)
     graphlink qi load TABLE --qi A,B,C [--hierarchies DIR] --name NAME [--domain D] [--key C]   (Neo4j)
     graphlink qi anonymize … --store neo4j [--name NAME]                                    (Neo4j)
 
-Bad input (unknown column, a value missing from a hierarchy, k larger than the table, a malformed hierarchy
-file) exits 2 with one line naming file, row, column and what was expected.
+Bad input (unknown column, a value missing from a hierarchy, a QI without a hierarchy file, k larger than
+the table, a malformed hierarchy file) exits 2 with one line naming file, row, column and what was expected.
 """
 
 from __future__ import annotations
