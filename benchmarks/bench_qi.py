@@ -17,6 +17,8 @@ measured with the same graphlink measures (Prec, DM*, entropy) for comparison.
     python benchmarks/bench_qi.py                          # both cases, k = 5, 1% suppression
     python benchmarks/bench_qi.py --cases cps1988 --suppression 0
     python benchmarks/bench_qi.py --rows 200000 --no-peer   # graphlink only
+    python benchmarks/bench_qi.py --metrics --no-peer --no-naive --suppression 0.02
+                                          # + the optimal search per objective: nodes evaluated, search time
 
 The peer virtualenv is created on first use in .graphlink/bench/anjana-venv (pip, PyPI).
 """
@@ -157,6 +159,27 @@ def run_ours(folder: Path, qi: list[str], k: int, sup: float, method: str) -> di
             "peak_rss_mb": peak_rss_mb()}
 
 
+OBJECTIVES = ("prec", "loss", "dm", "dm-star", "entropy", "entropy-top")
+
+
+def run_search(folder: Path, qi: list[str], k: int, sup: float, objective: str) -> dict:
+    """The optimal search for one objective (ARX's default parameters): nodes evaluated from the data, nodes
+    whose value came from the bound, search time; and Flash's classification of the same lattice (the nodes
+    deciding k-anonymity alone costs) for reference."""
+    from graphlink.qi import hierarchy as H
+    from graphlink.qi.lattice import classify, optimal
+    from graphlink.qi.table import encode, read_table
+
+    table = encode(read_table(folder / "data.csv"), qi, H.read_dir(folder / "hierarchies", qi))
+    _ = table.freq_counts
+    res = optimal(table, k, max_suppression=sup, loss=objective)
+    _, _, cls = classify(table, k, max_suppression=sup)
+    return {"objective": objective, "nodes": res.stats.nodes, "evaluated": res.stats.evaluated,
+            "from_bound": res.stats.loss_from_bound, "search_s": round(res.stats.seconds, 3),
+            "levels": list(res.node.levels), "suppressed": res.node.suppressed_rows, "value": res.value,
+            "classify_evaluated": cls.evaluated, "peak_rss_mb": peak_rss_mb()}
+
+
 def run_naive(folder: Path, qi: list[str], k: int, sup: float) -> dict:
     """Exhaustive lattice with a pandas group-by on the generalized strings per node (no encoding, no pruning)."""
     from graphlink.qi import hierarchy as H
@@ -224,8 +247,12 @@ def measure_release(folder: Path, qi: list[str], k: int, levels: list[int]) -> d
 
 def child(args: argparse.Namespace) -> None:
     folder, qi = prepare(args.case, args.rows, args.seed)
-    out = run_naive(folder, qi, args.k, args.suppression) if args.run == "naive" else \
-        run_ours(folder, qi, args.k, args.suppression, args.run)
+    if args.run == "naive":
+        out = run_naive(folder, qi, args.k, args.suppression)
+    elif args.run.startswith("search:"):
+        out = run_search(folder, qi, args.k, args.suppression, args.run.split(":", 1)[1])
+    else:
+        out = run_ours(folder, qi, args.k, args.suppression, args.run)
     print(json.dumps(out))
 
 
@@ -243,7 +270,7 @@ def bench_case(args: argparse.Namespace, case: str) -> list[dict]:
     with open(folder / "data.csv") as fh:
         n = sum(1 for _ in fh) - 1
     print(f"\n== {case}: {n:,} rows, QI = {', '.join(qi)}, k = {args.k}, "
-          f"max suppression = {args.suppression:.0%}", flush=True)
+          f"max suppression = {args.suppression:.0%}; load average {os.getloadavg()[0]:.2f}", flush=True)
     results = [in_child(args, case, "optimal"), in_child(args, case, "datafly")]
     if case == "cps1988" and not args.no_naive:
         results.append(in_child(args, case, "naive"))
@@ -267,6 +294,12 @@ def bench_case(args: argparse.Namespace, case: str) -> list[dict]:
     for r in results:
         r["case"], r["rows"] = case, n
         print("  " + json.dumps(r), flush=True)
+    if args.metrics:
+        for objective in OBJECTIVES:
+            r = in_child(args, case, f"search:{objective}")
+            r["case"], r["rows"], r["method"] = case, n, f"search {objective}"
+            print("  " + json.dumps(r), flush=True)
+            results.append(r)
     return results
 
 
@@ -275,6 +308,8 @@ def table(results: list[dict]) -> str:
             "| DM* |")
     lines = [head, "|" + "---|" * 10]
     for r in results:
+        if "objective" in r:
+            continue
         if "error" in r:
             lines.append(f"| {r['case']} | {r['method']} | {r['error']} | | | | | | | |")
             continue
@@ -282,6 +317,13 @@ def table(results: list[dict]) -> str:
         lines.append(f"| {r['case']} | {r['method']} | {r['seconds']:.3f} | {r.get('peak_rss_mb', 0):,.0f} | {ev} | "
                      f"{r.get('levels')} | {r.get('suppressed', '')} | {r.get('pycanon_k', r.get('k', ''))} | "
                      f"{r.get('prec', '')} | {r.get('dm_star', '')} |")
+    searches = [r for r in results if "objective" in r]
+    if searches:
+        lines += ["", "| case | objective | nodes evaluated | value from the bound | search s | Flash classify "
+                  "evaluated | levels | suppressed | value |", "|" + "---|" * 9]
+        lines += [f"| {r['case']} | {r['objective']} | {r['evaluated']:,} / {r['nodes']:,} | {r['from_bound']:,} | "
+                  f"{r['search_s']:.3f} | {r['classify_evaluated']:,} | {r['levels']} | {r['suppressed']:,} | "
+                  f"{r['value']:,.6g} |" for r in searches if "error" not in r]
     return "\n".join(lines)
 
 
@@ -294,6 +336,7 @@ def main() -> None:
     ap.add_argument("--suppression", type=float, default=0.01)
     ap.add_argument("--no-peer", action="store_true", help="skip ANJANA and pyCANON")
     ap.add_argument("--no-naive", action="store_true", help="skip the naive pandas baseline")
+    ap.add_argument("--metrics", action="store_true", help="also run the optimal search once per objective")
     ap.add_argument("--peer-timeout", type=float, default=3600)
     ap.add_argument("--out", type=Path, help="also write the results as JSON here")
     ap.add_argument("--run", help=argparse.SUPPRESS)
@@ -304,6 +347,7 @@ def main() -> None:
         return
     results = [r for case in args.cases.split(",") for r in bench_case(args, case)]
     print("\n" + table(results))
+    print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.out:
         args.out.write_text(json.dumps(results, indent=2))
 

@@ -90,3 +90,25 @@ def test_trails_name_people_the_k_anonymous_table_protects(page: AppTest) -> Non
     assert m["Named by trails + generalized values"] == f"{len(e.both):,}"
     assert len(e.both) > len(e.trails_only) > 0
     assert any("0 wrong" in c.value for c in page.caption)
+
+
+def test_risk_section_shows_the_library_figures(page: AppTest) -> None:
+    """The risk section's numbers are :func:`graphlink.qi.risk.risk`'s for the chosen columns, threshold and
+    population share; the estimates appear once a share is given."""
+    from graphlink.qi.risk import risk
+
+    page.selectbox(key="qi_source").set_value(CPS).run()
+    assert not page.exception, page.exception
+    assert any("needs the share of the population" in c.value for c in page.caption)
+    page.slider(key="qi_risk_threshold").set_value(0.1).run()
+    page.number_input(key="qi_risk_fraction").set_value(5.0).run()
+    assert not page.exception, page.exception
+    ds = datasets.load("cps1988")
+    r = risk(ds.frame, ds.qi, threshold=0.1, sampling_fraction=0.05)
+    m = metrics(page)
+    assert m["Records at risk"] == f"{100 * r.prosecutor.records_at_risk:.2f} %"
+    assert m["Average risk (journalist)"] == f"{100 * r.journalist.average:.2f} %"
+    assert m["Average risk (marketer)"] == f"{100 * r.marketer.average:.2f} %"
+    shares = next(d.value for d in page.dataframe if "estimate" in d.value.columns)
+    assert shares.set_index("estimate").loc["Dankar's rule", "share"] == f"{100 * r.uniqueness.dankar:.2f} %"
+    assert any(f"picked the {r.uniqueness.dankar_model} estimate" in md.value for md in page.markdown)

@@ -11,12 +11,19 @@ from hypothesis import strategies as st
 from graphlink.errors import ReleaseError
 from graphlink.qi import hierarchy as H
 from graphlink.qi.lattice import Lattice, classify, enumerate_lattice, optimal, suppression_limit
-from graphlink.qi.metrics import LOSSES
+from graphlink.qi.metrics import AGGREGATES, LOSSES, Objective, group_value, objective_bounds
 from graphlink.qi.table import encode
-from tests.qi_helpers import is_k_anonymous, qi_tables, sweeney, sweeney_hierarchies
+from tests.qi_helpers import is_k_anonymous, objective_oracle, qi_tables, sweeney, sweeney_hierarchies
 
-LOSS_COLUMN = {"prec": lambda df: 1 - df["prec"], "dm-star": lambda df: df["dm_star"],
-               "entropy": lambda df: df["entropy"]}
+
+@st.composite
+def objectives(draw: st.DrawFn) -> Objective:
+    """Any objective the search offers: every measure, ARX's gs-factor, aggregate and monotonic variant."""
+    name = draw(st.sampled_from(LOSSES))
+    if name in ("dm", "dm-star", "entropy-top"):
+        return Objective(name)
+    return Objective(name, gs=draw(st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0])),
+                     aggregate=draw(st.sampled_from(AGGREGATES)), monotonic=draw(st.booleans()))
 
 
 def test_lattice_structure() -> None:
@@ -42,23 +49,44 @@ def test_swa_minimal_generalizations_and_minimal_distortion() -> None:
     assert optimal(t, 2).node.measures.prec == pytest.approx(5 / 6)
 
 
+@settings(max_examples=200, deadline=None)
+@given(qi_tables(max_rows=14, max_qi=3, max_height=3), objectives(), st.data())
+def test_node_values_and_bounds_match_the_definitions(table, obj, data) -> None:
+    """At any node the search's value (from its classes) is the oracle's, and the level-only bound is below
+    it whatever the suppression, and equal to it when nothing is suppressed (or for a monotonic variant)."""
+    levels = [data.draw(st.integers(0, h)) for h in table.heights]
+    k = data.draw(st.integers(1, table.n))
+    s, expected = objective_oracle(table, obj.name, levels, k, gs=obj.gs, aggregate=obj.aggregate,
+                                   monotonic=obj.monotonic)
+    got_s, got, _ = group_value(table, obj, table.groups(levels), k)
+    assert got_s == s and got == pytest.approx(expected, rel=1e-9, abs=1e-9)
+    bound = objective_bounds(table, obj, np.array([levels]), s)[0]
+    assert bound <= expected + 1e-9 * max(1.0, abs(expected))
+    if obj.exact_without_suppression and (s == 0 or obj.monotonic):
+        assert bound == pytest.approx(expected, rel=1e-9, abs=1e-9)
+
+
 @settings(max_examples=150, deadline=None)
-@given(qi_tables(max_rows=25, max_qi=3, max_height=3), st.data())
-def test_optimal_equals_exhaustive_enumeration(table, data) -> None:
+@given(qi_tables(max_rows=14, max_qi=3, max_height=3), objectives(), st.data())
+def test_optimal_equals_brute_force_for_every_objective(table, obj, data) -> None:
+    """The oracle enumerates every node of the lattice and computes the objective from its definition
+    (strings, pandas, loops: tests/qi_helpers.objective_oracle); the search's node has the minimum value."""
     k = data.draw(st.integers(1, table.n))
     sup = data.draw(st.sampled_from([0.0, 0.05, 0.2, 0.5]))
-    loss = data.draw(st.sampled_from(LOSSES))
-    res = optimal(table, k, max_suppression=sup, loss=loss)
-    every = enumerate_lattice(table, k, max_suppression=sup)
-    ok = every[every.anonymous]
-    best = LOSS_COLUMN[loss](ok).min()
-    assert res.node.anonymous
-    assert res.node.measures.loss(loss) == pytest.approx(best, rel=1e-9, abs=1e-9)
-    row = every[(every[list(table.qi)] == list(res.node.levels)).all(axis=1)].iloc[0]
-    assert LOSS_COLUMN[loss](row.to_frame().T).iloc[0] == pytest.approx(best, rel=1e-9, abs=1e-9)
-    # the release: at most the limit removed, the rest k-anonymous
-    mask = res.node.row_mask(table)
-    assert mask.sum() <= suppression_limit(table.n, sup)
+    limit = suppression_limit(table.n, sup)
+    res = optimal(table, k, max_suppression=sup, loss=obj)
+    values = {}
+    for levels in Lattice(table.heights).levels.tolist():
+        s, value = objective_oracle(table, obj.name, levels, k, gs=obj.gs, aggregate=obj.aggregate,
+                                    monotonic=obj.monotonic)
+        if s <= limit:
+            values[tuple(levels)] = value
+    best = min(values.values())
+    assert res.node.anonymous and res.node.levels in values
+    assert values[res.node.levels] == pytest.approx(best, rel=1e-9, abs=1e-9)
+    assert res.value == pytest.approx(best, rel=1e-9, abs=1e-9)
+    mask = res.node.row_mask(table)   # the release: at most the limit removed, the rest k-anonymous
+    assert mask.sum() <= limit
     assert is_k_anonymous(table.generalized_frame(np.array(res.node.levels), keep=~mask), list(table.qi), k)
     assert res.stats.evaluated <= res.stats.nodes
 
@@ -101,3 +129,32 @@ def test_bad_parameters() -> None:
         optimal(t, 2, max_suppression=1.5)
     with pytest.raises(ReleaseError, match="unknown loss"):
         optimal(t, 2, loss="height")
+    with pytest.raises(ReleaseError, match="no monotonic variant"):
+        optimal(t, 2, loss=Objective("dm", monotonic=True))
+    with pytest.raises(ReleaseError, match="no generalization/suppression"):
+        Objective("dm-star", gs=0.2)
+    with pytest.raises(ReleaseError, match="no per-attribute aggregate"):
+        Objective("dm", aggregate="max")
+
+
+def test_suppression_limit_rounding() -> None:
+    """ARX computes ``floor(s·n)`` in binary floating point (ARXConfiguration.initialize): 0.0725 × 400 is
+    28.999999999999996 there, so 28 rows; the decimal reading of the fraction as written allows 29."""
+    assert 0.0725 * 400 < 29
+    assert suppression_limit(400, 0.0725) == 28
+    assert suppression_limit(400, 0.0725, "decimal") == 29
+    assert suppression_limit(100, 0.07) == 7 and suppression_limit(100, 0.07, "decimal") == 7
+    assert suppression_limit(1000, 0.01) == 10 and suppression_limit(1000, 0.0) == 0
+    with pytest.raises(ReleaseError, match="unknown rounding"):
+        suppression_limit(10, 0.1, "up")
+
+
+def test_the_suppression_rule_changes_the_optimum() -> None:
+    """The 0.0725 × 400 case: 29 rows allow a node that 28 rows do not; the search follows the rule given."""
+    rows = [("a", "x")] * 371 + [(f"u{i}", "x") for i in range(29)]
+    t = encode(pd.DataFrame(rows, columns=["name", "c"]), ["name", "c"])
+    arx = optimal(t, 2, max_suppression=0.0725)
+    dec = optimal(t, 2, max_suppression=0.0725, rounding="decimal")
+    assert arx.limit == 28 and dec.limit == 29
+    assert dec.node.levels == (0, 0) and dec.node.suppressed_rows == 29
+    assert arx.node.levels == (1, 0) and arx.node.suppressed_rows == 0

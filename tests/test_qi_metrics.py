@@ -12,7 +12,15 @@ from graphlink.qi import hierarchy as H
 from graphlink.qi.lattice import enumerate_lattice, evaluate
 from graphlink.qi.metrics import measure
 from graphlink.qi.table import encode
-from tests.qi_helpers import classes_oracle, entropy_oracle, qi_tables, sweeney, sweeney_hierarchies
+from tests.qi_helpers import (
+    arx_entropy_oracle,
+    classes_oracle,
+    entropy_oracle,
+    loss_oracle,
+    qi_tables,
+    sweeney,
+    sweeney_hierarchies,
+)
 
 
 def test_swa_race_zip_generalizations() -> None:
@@ -66,7 +74,10 @@ def test_cell_level_measures_match_definitions(table, data) -> None:
     kept = frame[~sup]
     assert m.classes == (kept.groupby(list(table.qi)).ngroups if len(kept) else 0)
     assert m.k == (int(sizes[~sup].min()) if (~sup).any() else 0)
-    assert m.entropy == pytest.approx(entropy_oracle(table, lv, sup), abs=1e-9)
+    assert m.entropy_top == pytest.approx(entropy_oracle(table, lv, sup), abs=1e-9)
+    assert m.entropy == pytest.approx(arx_entropy_oracle(table, lv, sup), abs=1e-9)
+    per = np.array(loss_oracle(table, lv, sup))
+    assert m.loss == pytest.approx(np.prod(per + 1) ** (1 / q) - 1, abs=1e-12)
 
 
 @settings(max_examples=80, deadline=None)
@@ -80,6 +91,8 @@ def test_node_fast_path_equals_the_row_level_measures(table, data) -> None:
     slow = measure(table, np.array(levels), rows)
     assert node.measures.k == slow.k and node.measures.dm == slow.dm and node.measures.dm_star == slow.dm_star
     assert node.measures.prec == pytest.approx(slow.prec) and node.measures.entropy == pytest.approx(slow.entropy)
+    assert node.measures.entropy_top == pytest.approx(slow.entropy_top)
+    assert node.measures.loss == pytest.approx(slow.loss)
     assert node.measures.classes == slow.classes and node.measures.suppressed_rows == slow.suppressed_rows
     frame = table.generalized_frame(np.array(levels))
     assert np.array_equal(rows, classes_oracle(frame, list(table.qi)).to_numpy() < k)

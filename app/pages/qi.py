@@ -18,6 +18,7 @@ from graphlink.qi import hierarchy as H
 from graphlink.qi.algorithms import ALGORITHMS, anonymize
 from graphlink.qi.checks import check
 from graphlink.qi.metrics import LOSSES
+from graphlink.qi.risk import RISK_BOUNDS, RiskSummary, risk
 from graphlink.qi.table import QITable, encode
 
 UPLOAD = "Upload a CSV"
@@ -54,6 +55,30 @@ def exposure(token: str, qi: tuple[str, ...], k: int, algorithm: str, sup: float
 
     e = expose(_released, qi, locations=locations, p=p, seed=seed)
     return {**e.counts(), "wrong": sum(r.summary["wrong"] for r in (e.qi_only, e.trails_only, e.both))}
+
+
+@st.cache_data(max_entries=32, show_spinner="Estimating the re-identification risk…")
+def risk_summary(token: str, qi: tuple[str, ...], threshold: float, fraction: float | None,
+                 _frame: pd.DataFrame) -> RiskSummary:
+    return risk(_frame, qi, threshold=threshold, sampling_fraction=fraction)
+
+
+def risk_chart(summary: RiskSummary) -> alt.Chart:
+    """Records by their prosecutor risk (ARX's intervals), intervals above the threshold in vermillion."""
+    lows = (0.0, *RISK_BOUNDS[:-1])
+    rows = [{"risk": f"{lo:g}–{hi:g}", "records (%)": 100 * x, "order": i,
+             "status": "at risk" if hi > summary.threshold else "below the threshold"}
+            for i, (lo, (hi, x)) in enumerate(zip(lows, summary.distribution, strict=True)) if x > 0]
+    colour = alt.Scale(domain=["at risk", "below the threshold"],
+                       range=[charts.OKABE_ITO["vermillion"], charts.OKABE_ITO["blue"]])
+    return alt.Chart(pd.DataFrame(rows)).mark_bar().encode(
+        x=alt.X("risk:N", sort=alt.SortField("order"), title="chance that a record is picked out"),
+        y=alt.Y("records (%):Q"), color=alt.Color("status:N", scale=colour, title=None),
+        tooltip=["risk", "records (%)"]).properties(height=240)
+
+
+def percent(x: float | None) -> str:
+    return "no estimate" if x is None else f"{100 * x:.2f} %"
 
 
 def histogram(sizes: np.ndarray, k: int) -> alt.Chart:
@@ -122,12 +147,55 @@ with st.expander("Smallest equivalence classes (who is in them: row numbers)"):
     st.dataframe(pd.DataFrame([{**c["values"], "size": c["size"], "rows": ", ".join(map(str, c["rows"][:20]))}
                                for c in report.classes.smallest(20)]), hide_index=True)
 
+st.subheader("Re-identification risk")
+st.caption("How likely someone who knows a person's quasi-identifier values picks out that person's record. "
+           "Three attackers (El Emam & Dankar 2008): the **prosecutor** knows the person is in the table; the "
+           "**journalist** only knows the person is in the population the table was drawn from; the **marketer** "
+           "tries to re-identify as many records as possible. See docs/qi.md.")
+q1, q2 = st.columns(2)
+threshold = q1.slider("Risk threshold", 0.01, 1.0, 0.2, 0.01, key="qi_risk_threshold",
+                      help="A record is at risk when the chance of picking it out is above this; 0.2 means "
+                           "classes of fewer than 5 records.")
+fraction_pct = q2.number_input("Share of the population in this table (%)", 0.0, 100.0, 0.0, 0.5,
+                               key="qi_risk_fraction",
+                               help="0 means unknown: the population is taken to be the table itself and "
+                                    "population uniqueness is not estimated.")
+summary = risk_summary(token, qi, threshold, fraction_pct / 100 if fraction_pct > 0 else None, frame)
+rk = st.columns(5)
+rk[0].metric("Records at risk", percent(summary.prosecutor.records_at_risk),
+             help="Prosecutor: records whose chance of being picked out is above the threshold")
+rk[1].metric("Highest risk", percent(summary.prosecutor.highest), help="Prosecutor: 1 / the smallest class")
+rk[2].metric("Average risk (prosecutor)", percent(summary.prosecutor.average))
+rk[3].metric("Average risk (journalist)", percent(summary.journalist.average))
+rk[4].metric("Average risk (marketer)", percent(summary.marketer.average))
+st.altair_chart(risk_chart(summary), use_container_width=True)
+u = summary.uniqueness
+if u is None:
+    st.caption("Population uniqueness needs the share of the population in this table (above).")
+else:
+    st.markdown(f"**Estimated population uniqueness:** {percent(u.dankar)} of the population is unique on the "
+                f"chosen columns (Dankar et al.'s rule picked the {u.dankar_model} estimate; "
+                f"{percent(u.sample)} of this table's records are unique in it).")
+    st.dataframe(pd.DataFrame({"estimate": ["unique in this table", "Zayatz", "Pitman", "SNB",
+                                            "Dankar's rule"],
+                               "share": [percent(x) for x in (u.sample, u.zayatz, u.pitman, u.snb, u.dankar)]}),
+                 hide_index=True)
+if summary.attribute_sets:
+    with st.expander("Which columns single people out (distinction and separation of each column set)"):
+        st.caption("Distinction: distinct value combinations per record (1 = every record unique). Separation: "
+                   "the share of record pairs the columns tell apart.")
+        st.dataframe(pd.DataFrame([{"columns": ", ".join(a.attributes), "distinction": round(a.distinction, 4),
+                                    "separation": round(a.separation, 4)} for a in summary.attribute_sets]),
+                     hide_index=True)
+
 st.subheader("Anonymize")
 a1, a2, a3 = st.columns([2, 1, 1])
 algorithm = a1.selectbox("Algorithm", list(ALGORITHMS), format_func=LABELS.get, key="qi_algorithm")
 sup = a2.slider("Max. suppressed rows (%)", 0.0, 20.0, 1.0, 0.5, key="qi_sup") / 100
 loss = a3.selectbox("Loss to minimise", list(LOSSES), key="qi_loss", disabled=algorithm != "optimal",
-                    help="prec: 1 − Sweeney's Prec; dm-star: Σ class size²; entropy: non-uniform entropy (bits)")
+                    help="prec: 1 − Sweeney's Prec; loss: ARX's default Loss; dm: discernibility (a removed "
+                         "row costs the table size); dm-star: Σ class size²; entropy: ARX's non-uniform entropy "
+                         "(bits); entropy-top: the same with removed cells counted as fully generalized")
 if algorithm == "mingen" and table.n > MINGEN_ROWS:
     st.warning(f"MinGen is exhaustive (SW-A §3.4) and limited to {MINGEN_ROWS} rows; this table has {table.n:,}.")
 elif st.button("Anonymize", type="primary", key="qi_run"):

@@ -1,23 +1,25 @@
 """``graphlink qi …`` — quasi-identifier linkage on one table (Sweeney's k-anonymity; see docs/qi.md).
 
     graphlink qi check TABLE --qi A,B,C [--sensitive S] [--k K] [--format table|json]
+    graphlink qi risk TABLE --qi A,B,C [--threshold T] [--population TABLE | --sampling-fraction F]
     graphlink qi anonymize TABLE --qi A,B,C --k K --algorithm optimal|datafly|mingen|mu-argus|mondrian
-              [--hierarchies DIR] [--max-suppression F] [--loss prec|dm-star|entropy] --out OUT.csv
+              [--hierarchies DIR [--flat COLS]] [--max-suppression F] [--suppression-rounding arx|decimal]
+              [--loss prec|loss|dm|dm-star|entropy|entropy-top] [--gs-factor G] [--aggregate A] [--monotonic]
+              --out OUT.csv
     graphlink qi attack unsorted|complementary|temporal FIRST SECOND --qi A,B,C [--hierarchies DIR] [--on C]
     graphlink qi hierarchy TABLE --column C --kind digits|dates|intervals|flat|iupac --out C.csv
     graphlink qi dataset acs12|cps1988|sweeney --out DIR         (real data + shipped hierarchies)
     graphlink qi load TABLE --qi A,B,C [--hierarchies DIR] --name NAME [--domain D] [--key C]   (Neo4j)
     graphlink qi anonymize … --store neo4j [--name NAME]                                    (Neo4j)
 
-Bad input (unknown column, a value missing from a hierarchy, k larger than the table, a malformed hierarchy
-file) exits 2 with one line naming file, row, column and what was expected.
+Bad input (unknown column, a value missing from a hierarchy, a QI without a hierarchy file, k larger than
+the table, a malformed hierarchy file) exits 2 with one line naming file, row, column and what was expected.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import warnings
 from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
@@ -25,11 +27,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from graphlink.catalog import QI_AGGREGATES as AGGREGATES
 from graphlink.catalog import QI_ALGORITHMS as ALGORITHMS
 from graphlink.catalog import QI_ATTACKS as ATTACKS
 from graphlink.catalog import QI_LOSSES as LOSSES
+from graphlink.catalog import QI_ROUNDINGS as ROUNDINGS
 from graphlink.errors import ReleaseError
 
 if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
@@ -48,14 +53,20 @@ Fmt = StrEnum("Fmt", {"table": "table", "json": "json"})                       #
 Algorithm = StrEnum("Algorithm", {a.replace("-", "_"): a for a in ALGORITHMS})  # type: ignore[misc]
 Loss = StrEnum("Loss", {x.replace("-", "_"): x for x in LOSSES})               # type: ignore[misc]
 Attack = StrEnum("Attack", {a: a for a in ATTACKS})                             # type: ignore[misc]
+Aggregate = StrEnum("Aggregate", {a: a for a in AGGREGATES})                    # type: ignore[misc]
+Rounding = StrEnum("Rounding", {a: a for a in ROUNDINGS})                       # type: ignore[misc]
 Store = StrEnum("Store", {"neo4j": "neo4j"})                                    # type: ignore[misc]
 Kind = StrEnum("Kind", {x: x for x in ("digits", "dates", "intervals", "flat", "iupac")})  # type: ignore[misc]
 
 TableArg = Annotated[Path, typer.Argument(help="The table: CSV (read as text) or Parquet", show_default=False)]
 QiOpt = Annotated[str, typer.Option("--qi", help="Quasi-identifier columns, comma-separated", show_default=False)]
 HierOpt = Annotated[Path | None, typer.Option(
-    "--hierarchies", help="Folder of ARX hierarchy CSVs named <column>.csv (';'-separated, one row per value, one "
-                          "column per level). A QI without a file can only be kept or suppressed.")]
+    "--hierarchies", help="Folder of ARX hierarchy CSVs named <column>.csv or <dataset>_hierarchy_<column>.csv "
+                          "(';'-separated, one row per value, one column per level). Every QI needs a file "
+                          "unless --flat names it; without --hierarchies every QI can only be kept or "
+                          "suppressed.")]
+FlatOpt = Annotated[str | None, typer.Option(
+    "--flat", help="QIs that have no hierarchy file and may only be kept or suppressed (comma-separated)")]
 FmtOpt = Annotated[Fmt, typer.Option("--format", help="Output format")]
 
 
@@ -76,42 +87,49 @@ def status(text: str) -> Iterator[None]:
         yield
 
 
-def load_hierarchies(directory: Path | None, qi: list[str]) -> dict[str, H.Hierarchy]:
-    """The ``<column>.csv`` files of ``directory`` for the QI columns; warns about QIs without one."""
+def load_hierarchies(directory: Path | None, qi: list[str], flat: str | None = None) -> dict[str, H.Hierarchy]:
+    """The hierarchy files of ``directory`` for the QI columns. A QI without a file is refused (exit 2)
+    unless ``flat`` names it: it is then only kept or suppressed. Without a folder every QI is flat."""
     from graphlink.qi import hierarchy as H
 
+    flat_cols = split(flat, "--flat") if flat else []
+    unknown = [c for c in flat_cols if c not in qi]
+    if unknown:
+        raise ReleaseError(f"--flat names {', '.join(unknown)}, which --qi does not")
     if directory is None:
         return {}
-    hs = H.read_dir(directory, qi)
-    missing = [q for q in qi if q not in hs]
+    hs = H.read_dir(directory, [q for q in qi if q not in flat_cols])
+    missing = [q for q in qi if q not in hs and q not in flat_cols]
     if missing:
-        warnings.warn(f"no hierarchy for {', '.join(missing)} in {directory}: "
-                      f"{'it' if len(missing) == 1 else 'they'} can only be kept or suppressed", stacklevel=2)
+        raise ReleaseError(f"no hierarchy file for {', '.join(missing)} (expected {missing[0]}.csv or "
+                           f"<dataset>_hierarchy_{missing[0]}.csv); add one, or pass --flat {','.join(missing)} "
+                           "to keep or suppress it as a whole", file=str(directory))
     return hs
 
 
-def load_table(path: Path, qi: list[str], hierarchies: Path | None) -> QITable:
+def load_table(path: Path, qi: list[str], hierarchies: Path | None, flat: str | None = None) -> QITable:
     from graphlink.qi.table import encode, read_table
 
     with status(f"reading {path}"):
-        return encode(read_table(path), qi, load_hierarchies(hierarchies, qi), source=str(path))
+        return encode(read_table(path), qi, load_hierarchies(hierarchies, qi, flat), source=str(path))
 
 
 def print_pairs(title: str, rows: list[tuple[str, Any]]) -> None:
-    t = Table(title=title, show_header=False)
+    """A two-column table; every text is escaped so values from the data never act as console markup."""
+    t = Table(title=escape(title), show_header=False)
     t.add_column("measure")
     t.add_column("value", justify="right")
     for a, b in rows:
-        t.add_row(a, str(b))
+        t.add_row(escape(str(a)), escape(str(b)))
     Console().print(t)
 
 
 def print_frame(df: pd.DataFrame, title: str | None = None) -> None:
-    t = Table(title=title)
+    t = Table(title=escape(title) if title else None)
     for c in df.columns:
-        t.add_column(str(c))
+        t.add_column(escape(str(c)))
     for row in df.itertuples(index=False):
-        t.add_row(*(str(v) for v in row))
+        t.add_row(*(escape(str(v)) for v in row))
     Console().print(t)
 
 
@@ -165,6 +183,69 @@ def check_cmd(table: TableArg, qi: QiOpt,
         typer.echo(f"necessary condition for k={nk} holds: every single value occurs at least {nk} times")
 
 
+def _pct(x: float | None) -> str:
+    return "no estimate" if x is None else f"{100 * x:.2f} %"
+
+
+@qi_app.command("risk")
+def risk_cmd(table: TableArg, qi: QiOpt,
+             threshold: Annotated[float, typer.Option(
+                 "--threshold", min=0.0, max=1.0, help="A record is at risk when its re-identification "
+                                                       "probability exceeds this (0.2: classes below 5)")] = 0.2,
+             population: Annotated[Path | None, typer.Option(
+                 "--population", help="The population the table was drawn from (CSV or Parquet with the same "
+                                      "QI columns): journalist and marketer risk, and the sampling fraction")
+             ] = None,
+             sampling_fraction: Annotated[float | None, typer.Option(
+                 "--sampling-fraction", min=0.0, max=1.0, help="Rows of the table / rows of the population, "
+                                                               "when there is no population table")] = None,
+             no_attributes: Annotated[bool, typer.Option(
+                 "--no-attributes", help="Skip distinction and separation of the attribute sets")] = False,
+             fmt: FmtOpt = Fmt.table) -> None:
+    """Re-identification risk of a table: prosecutor, journalist and marketer risk, the risk distribution,
+    population uniqueness (Zayatz, Pitman, SNB, Dankar's rule) and the distinction/separation of QI sets."""
+    import pandas as pd
+
+    from graphlink.qi.risk import risk
+    from graphlink.qi.table import read_table
+
+    cols = split(qi)
+    frame = read_table(table)
+    pop = read_table(population) if population is not None else None
+    with status(f"risk of {len(frame):,} rows"):
+        r = risk(frame, cols, threshold=threshold, population=pop, sampling_fraction=sampling_fraction,
+                 attributes=not no_attributes, source=str(table),
+                 population_source=str(population) if population else None)
+    if fmt == Fmt.json:
+        emit_json(r.to_dict())
+        return
+    where = {"table": "the table itself (no population given)", "population table": f"{population}",
+             "sampling fraction": f"estimated from the sampling fraction {sampling_fraction}"}[r.population]
+    print_pairs(f"{table.name}: re-identification risk, QI = {', '.join(cols)}", [
+        ("records", f"{r.rows:,}"), ("equivalence classes", f"{r.classes:,}"),
+        ("population", where), ("records at risk means", f"re-identification probability above {threshold:g}")])
+    print_frame(pd.DataFrame([
+        {"attacker": a.model, "records at risk": "—" if a.records_at_risk is None else _pct(a.records_at_risk),
+         "highest risk": "—" if a.highest is None else _pct(a.highest), "average risk": _pct(a.average)}
+        for a in (r.prosecutor, r.journalist, r.marketer)]), "attacker models")
+    lows = (0.0,) + tuple(b for b, _ in r.distribution[:-1])
+    print_frame(pd.DataFrame([{"risk": f"({lo:g}, {hi:g}]", "records": _pct(x)}
+                              for lo, (hi, x) in zip(lows, r.distribution, strict=True) if x > 0]),
+                "records by prosecutor risk")
+    u = r.uniqueness
+    if u is None:
+        typer.echo("population uniqueness: give --population or --sampling-fraction to estimate it")
+    else:
+        title = f"population uniqueness (N = {u.population_size:,.0f}, sampling fraction {u.sampling_fraction:.4g})"
+        print_pairs(title, [("unique in the table", _pct(u.sample)), ("Zayatz", _pct(u.zayatz)),
+                            ("Pitman", _pct(u.pitman)), ("SNB", _pct(u.snb)),
+                            (f"Dankar's rule ({u.dankar_model})", _pct(u.dankar))])
+    if r.attribute_sets:
+        print_frame(pd.DataFrame([{"attributes": ", ".join(a.attributes), "distinction": f"{a.distinction:.4f}",
+                                   "separation": f"{a.separation:.4f}"} for a in r.attribute_sets]),
+                    "distinction and separation of the attribute sets")
+
+
 def _identifying(text: str | None) -> dict[str, int] | None:
     if not text:
         return None
@@ -182,13 +263,21 @@ def print_anonymization(res: Anonymization, out: Path) -> None:
     rows: list[tuple[str, Any]] = [("k of the release (smallest class)", s["k"]),
                                    ("rows released", f"{s['rows'] - s['suppressed_rows']:,} of {s['rows']:,}"),
                                    ("rows suppressed", s["suppressed_rows"]), ("equivalence classes", s["classes"]),
-                                   ("Prec (1 = unchanged)", f"{s['prec']:.4f}"), ("DM*", f"{s['dm_star']:,}"),
-                                   ("non-uniform entropy (bits)", f"{s['entropy']:,.1f}"),
+                                   ("Prec (1 = unchanged)", f"{s['prec']:.4f}"),
+                                   ("Loss (ARX; 0 = unchanged)", f"{s['loss']:.4f}"), ("DM", f"{s['dm']:,}"),
+                                   ("DM*", f"{s['dm_star']:,}"),
+                                   ("non-uniform entropy, ARX's (bits)", f"{s['entropy']:,.2f}"),
+                                   ("entropy, suppressed cells at the top (bits)", f"{s['entropy_top']:,.2f}"),
                                    ("seconds", f"{s['seconds']:.3f}")]
     if s["levels"] is not None:
         rows.insert(1, ("levels", ", ".join(f"{q}={lv}" for q, lv in s["levels"].items())))
     if "lattice" in s:
-        lat = s["lattice"]
+        lat, obj = s["lattice"], s["objective"]
+        what = obj["name"] + (" (monotonic)" if obj["monotonic"] else "")
+        if obj["name"] in ("prec", "loss", "entropy"):
+            what += f", {obj['aggregate']} over columns, gs-factor {obj['gs']}"
+        rows.append(("minimised", f"{what}: {s['objective_value']:,.6g}"))
+        rows.append(("rows that could be suppressed", f"{s['max_suppressed_rows']:,}"))
         rows.append(("lattice nodes evaluated / total", f"{lat['evaluated']:,} / {lat['nodes']:,}"))
     print_pairs(f"{res.algorithm}, k={res.k_requested} → {out}", rows)
     if s.get("unprotected_rows"):
@@ -215,7 +304,24 @@ def anonymize_cmd(table: TableArg, qi: QiOpt,
                   max_suppression: Annotated[float | None, typer.Option(
                       "--max-suppression", help="Fraction of rows that may be removed (ARX). Default: 0 for optimal, "
                                                 "k rows for datafly (SW-A)")] = None,
-                  loss: Annotated[Loss, typer.Option("--loss", help="What the optimal search minimises")] = Loss.prec,
+                  rounding: Annotated[Rounding, typer.Option(
+                      "--suppression-rounding", help="arx: floor(fraction x rows) in floating point, as ARX; "
+                                                     "decimal: the fraction as written (0.0725 x 400 = 29)")
+                  ] = Rounding.arx,
+                  loss: Annotated[Loss, typer.Option("--loss", help="What the optimal search minimises: prec, loss "
+                                                                    "(ARX's default), dm, dm-star, entropy (ARX's), "
+                                                                    "entropy-top")] = Loss.prec,
+                  gs_factor: Annotated[float, typer.Option(
+                      "--gs-factor", min=0.0, max=1.0, help="prec/loss/entropy: 0 = suppression is free, 0.5 = "
+                                                            "generalization and suppression weigh the same, 1 = "
+                                                            "generalization is free (ARX)")] = 0.5,
+                  aggregate: Annotated[Aggregate | None, typer.Option(
+                      "--aggregate", help="prec/loss/entropy: how per-column losses combine (default: ARX's, "
+                                          "arithmetic for prec, geometric for loss, sum for entropy)")] = None,
+                  monotonic: Annotated[bool, typer.Option(
+                      "--monotonic", help="prec/loss/entropy: the monotonic variant (suppressed rows charged their "
+                                          "generalization only)")] = False,
+                  flat: FlatOpt = None,
                   identifying: Annotated[str | None, typer.Option(
                       "--identifying", help="mu-argus: identifying class per QI (0-3), e.g. BirthDate=3,ZIP=2")] = None,
                   max_combination: Annotated[int, typer.Option(
@@ -227,14 +333,18 @@ def anonymize_cmd(table: TableArg, qi: QiOpt,
                   fmt: FmtOpt = Fmt.table) -> None:
     """Generalize (and suppress) until the table is k-anonymous over the QI; write it with the same columns."""
     from graphlink.qi.algorithms import anonymize
+    from graphlink.qi.metrics import Objective
 
     cols = split(qi)
-    t = load_table(table, cols, hierarchies)
+    t = load_table(table, cols, hierarchies, flat)
+    objective = Objective(loss.value, gs=gs_factor, aggregate=aggregate.value if aggregate else None,
+                          monotonic=monotonic)
     options: dict[str, Any] = {}
     if algorithm == Algorithm.mu_argus:
         options = {"identifying": _identifying(identifying), "max_combination": max_combination}
     with status(f"{algorithm.value}: anonymizing {t.n:,} rows"):
-        res = anonymize(t, k, algorithm.value, max_suppression=max_suppression, loss=loss.value, **options)
+        res = anonymize(t, k, algorithm.value, max_suppression=max_suppression, loss=objective,
+                        rounding=rounding.value, **options)
     write_frame(res.frame(), out)
     summary = res.summary()
     if store == Store.neo4j:
@@ -261,7 +371,7 @@ def _store_release(t: QITable, res: Anonymization, name: str) -> str:
 def attack_cmd(attack: Annotated[Attack, typer.Argument(help="unsorted | complementary | temporal")],
                first: Annotated[Path, typer.Argument(help="The earlier (or first) release")],
                second: Annotated[Path, typer.Argument(help="The later (or second) release")],
-               qi: QiOpt, hierarchies: HierOpt = None,
+               qi: QiOpt, hierarchies: HierOpt = None, flat: FlatOpt = None,
                on: Annotated[str | None, typer.Option("--on", help="Columns to link on (default: the shared non-QI "
                                                                    "columns); not used by unsorted")] = None,
                k: Annotated[int | None, typer.Option("--k", min=1, help="The k the releases claim (default: the "
@@ -276,7 +386,7 @@ def attack_cmd(attack: Annotated[Attack, typer.Argument(help="unsorted | complem
     cols = split(qi)
     a, b = read_table(first), read_table(second)
     res = link(a, b, cols, attack=attack.value, on=split(on, "--on") if on else None,
-               hierarchies=load_hierarchies(hierarchies, cols), k=k, sources=(str(first), str(second)))
+               hierarchies=load_hierarchies(hierarchies, cols, flat), k=k, sources=(str(first), str(second)))
     d = res.to_dict()
     if fmt == Fmt.json:
         emit_json(d)
@@ -337,7 +447,7 @@ def hierarchy_cmd(table: TableArg,
 @qi_app.command("load")
 def load_cmd(table: TableArg, qi: QiOpt,
              name: Annotated[str, typer.Option("--name", help="Name of the QI table in Neo4j", show_default=False)],
-             hierarchies: HierOpt = None,
+             hierarchies: HierOpt = None, flat: FlatOpt = None,
              domain: Annotated[str | None, typer.Option(
                  "--domain", help="Hierarchy namespace (default: --name); give an identified table the domain of "
                                   "a released one to link them (cypher/qi_links.cypher)")] = None,
@@ -349,7 +459,7 @@ def load_cmd(table: TableArg, qi: QiOpt,
     from graphlink.store import qi as qstore
     from graphlink.store.neo4j import connect
 
-    t = load_table(table, split(qi), hierarchies)
+    t = load_table(table, split(qi), hierarchies, flat)
     with connect() as st, status(f"loading {t.n:,} records into Neo4j"):
         info = qstore.load_table(st, t, name, domain=domain, key=key, sensitive=sensitive, replace=replace)
     typer.echo(f"QI table {name!r}: {info.get('rows', t.n):,} records, domain {info.get('domain')!r}"

@@ -87,8 +87,8 @@ def node_loss(table: QITable, groups: Groups, k: int, loss: str, entropy_bound: 
         return float((groups.counts.astype(np.float64) ** 2).sum())
     if loss == "entropy":
         bound = entropy_bound if entropy_bound is not None else float(
-            static_bounds(table, np.asarray([levels]), "entropy")[0])
-        return group_loss(table, groups, k, "entropy", bound)[1]
+            static_bounds(table, np.asarray([levels]), "entropy-top")[0])
+        return group_loss(table, groups, k, "entropy-top", bound)[1]
     raise ReleaseError(f"unknown loss {loss!r}; expected one of {', '.join(LOSSES)}")
 
 
@@ -237,7 +237,7 @@ def solutions(table: QITable, search: SearchTrace, k: int, loss: str, *, l_min: 
     _check_loss(loss)
     lat = search.lattice
     ids = np.flatnonzero(search.anonymous)
-    ent = static_bounds(table, lat.levels[ids], "entropy") if loss == "entropy" else None
+    ent = static_bounds(table, lat.levels[ids], "entropy-top") if loss == "entropy" else None
     counts = table.freq_counts
     rows = []
     for j, v in enumerate(ids):

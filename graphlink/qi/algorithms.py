@@ -23,8 +23,8 @@ import numpy as np
 from graphlink.catalog import QI_ALGORITHMS
 from graphlink.errors import ReleaseError
 from graphlink.qi.heuristics import datafly, mu_argus
-from graphlink.qi.lattice import optimal, suppression_limit
-from graphlink.qi.metrics import LOSSES
+from graphlink.qi.lattice import as_objective, optimal, suppression_limit
+from graphlink.qi.metrics import Objective
 from graphlink.qi.mingen import mingen
 from graphlink.qi.mondrian import mondrian
 from graphlink.qi.result import Anonymization
@@ -33,14 +33,16 @@ from graphlink.qi.table import QITable
 ALGORITHMS = QI_ALGORITHMS
 
 
-def run_optimal(table: QITable, k: int, *, max_suppression: float = 0.0, loss: str = "prec",
-                progress: Callable[[float, str], None] | None = None) -> Anonymization:
+def run_optimal(table: QITable, k: int, *, max_suppression: float = 0.0, loss: str | Objective = "prec",
+                rounding: str = "arx", progress: Callable[[float, str], None] | None = None) -> Anonymization:
     """:func:`graphlink.qi.lattice.optimal` as an :class:`Anonymization` (suppressed rows removed)."""
     t0 = time.perf_counter()
-    res = optimal(table, k, max_suppression=max_suppression, loss=loss, progress=progress)
+    obj = as_objective(loss)
+    res = optimal(table, k, max_suppression=max_suppression, loss=obj, rounding=rounding, progress=progress)
     return Anonymization(table, "optimal", k, np.array(res.node.levels), res.node.row_mask(table),
                          time.perf_counter() - t0,
-                         {"loss": loss, "max_suppressed_rows": res.limit, "lattice": res.stats.to_dict()},
+                         {"objective": obj.to_dict(), "objective_value": res.value,
+                          "max_suppressed_rows": res.limit, "lattice": res.stats.to_dict()},
                          measures=res.node.measures)
 
 
@@ -57,20 +59,22 @@ def enforce(res: Anonymization) -> Anonymization:
 
 
 def anonymize(table: QITable, k: int, algorithm: str = "optimal", *, max_suppression: float | None = None,
-              loss: str = "prec", enforce_k: bool = True, progress: Callable[[float, str], None] | None = None,
-              **options: Any) -> Anonymization:
-    """Run ``algorithm`` (see the module table). ``max_suppression`` is a fraction of the rows (ARX); None keeps
-    each algorithm's own default (0 for optimal, k rows for Datafly). ``options`` go to the algorithm
-    (µ-Argus: ``identifying``, ``max_combination``, ``generalize``; MinGen: ``preferred``, ``max_rows``).
-    With ``enforce_k`` the result is always k-anonymous over the QI."""
+              loss: str | Objective = "prec", rounding: str = "arx", enforce_k: bool = True,
+              progress: Callable[[float, str], None] | None = None, **options: Any) -> Anonymization:
+    """Run ``algorithm`` (see the module table). ``max_suppression`` is a fraction of the rows (ARX), turned
+    into rows by ``rounding`` (:func:`~graphlink.qi.lattice.suppression_limit`); None keeps each algorithm's
+    own default (0 for optimal, k rows for Datafly). ``loss`` (a name or an
+    :class:`~graphlink.qi.metrics.Objective`) is what the optimal search minimises. ``options`` go to the
+    algorithm (µ-Argus: ``identifying``, ``max_combination``, ``generalize``; MinGen: ``preferred``,
+    ``max_rows``). With ``enforce_k`` the result is always k-anonymous over the QI."""
     if algorithm not in ALGORITHMS:
         raise ReleaseError(f"unknown algorithm {algorithm!r}; expected one of {', '.join(ALGORITHMS)}")
-    if loss not in LOSSES:
-        raise ReleaseError(f"unknown loss {loss!r}; expected one of {', '.join(LOSSES)}")
+    obj = as_objective(loss)
     if algorithm == "optimal":
-        res = run_optimal(table, k, max_suppression=max_suppression or 0.0, loss=loss, progress=progress)
+        res = run_optimal(table, k, max_suppression=max_suppression or 0.0, loss=obj, rounding=rounding,
+                          progress=progress)
     elif algorithm == "datafly":
-        limit = None if max_suppression is None else suppression_limit(table.n, max_suppression)
+        limit = None if max_suppression is None else suppression_limit(table.n, max_suppression, rounding)
         res = datafly(table, k, max_suppressed=limit)
     elif algorithm == "mu-argus":
         res = mu_argus(table, k, **options)

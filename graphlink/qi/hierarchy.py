@@ -204,13 +204,35 @@ def read_csv(path: str | Path, name: str | None = None) -> Hierarchy:
     return parse_csv(text, name or p.stem, str(p))
 
 
+ARX_INFIX = "_hierarchy_"
+
+
+def column_of(path: str | Path) -> str:
+    """The column a hierarchy file is for: ``<column>.csv``, or ARX's ``<dataset>_hierarchy_<column>.csv``
+    (``adult_hierarchy_marital-status.csv`` → ``marital-status``)."""
+    stem = Path(path).stem
+    return stem.split(ARX_INFIX, 1)[1] if ARX_INFIX in stem and stem.split(ARX_INFIX, 1)[1] else stem
+
+
 def read_dir(directory: str | Path, columns: Iterable[str] | None = None) -> dict[str, Hierarchy]:
-    """Every ``<column>.csv`` of a folder (``--hierarchies DIR``); only ``columns`` when given."""
+    """The hierarchies of a folder (``--hierarchies DIR``), one file per column named ``<column>.csv`` or
+    ``<anything>_hierarchy_<column>.csv`` (ARX's sample names); only ``columns`` when given. Two files for
+    one column are refused (naming both)."""
     d = Path(directory)
     if not d.is_dir():
-        raise ReleaseError("is not a folder of hierarchy files (<column>.csv)", file=str(d))
+        raise ReleaseError("is not a folder of hierarchy files (<column>.csv or <dataset>_hierarchy_<column>.csv)",
+                           file=str(d))
     wanted = None if columns is None else set(columns)
-    return {p.stem: read_csv(p) for p in sorted(d.glob("*.csv")) if wanted is None or p.stem in wanted}
+    found: dict[str, Path] = {}
+    for p in sorted(d.glob("*.csv")):
+        col = p.stem if wanted is not None and p.stem in wanted else column_of(p)
+        if wanted is not None and col not in wanted:
+            continue
+        if col in found:
+            raise ReleaseError(f"two hierarchy files for column {col!r}: {found[col].name} and {p.name}; keep one",
+                               file=str(d))
+        found[col] = p
+    return {col: read_csv(p, col) for col, p in found.items()}
 
 
 def write_dir(hierarchies: Mapping[str, Hierarchy], directory: str | Path) -> None:

@@ -10,36 +10,43 @@ of rows to suppress never grows upward. Hence **predictive tagging** (OLA, El Em
 Kohlmayer et al. 2012): a k-anonymous node makes every node above it k-anonymous (with at most as many
 suppressed rows); a failing node makes every node below it fail.
 
-:func:`optimal` finds a node of minimum loss (``prec`` = 1 − Prec, ``dm-star`` or ``entropy``; see
-:mod:`graphlink.qi.metrics`) exactly:
+:func:`optimal` finds a node of minimum objective exactly (any :class:`~graphlink.qi.metrics.Objective`:
+Prec, Loss, DM, DM*, ARX's entropy or entropy-top, with ARX's weighting, aggregates and monotonic variants):
 
-1. every node gets a lower bound from its levels alone (:func:`~graphlink.qi.metrics.static_bounds`), exact
-   when the node suppresses nothing; nodes are visited in increasing bound order and the search stops once the
-   bound reaches the best loss found (no node left can beat it);
+1. every node gets a lower bound from its levels alone (:func:`~graphlink.qi.metrics.objective_bounds`),
+   nondecreasing along generalization and exact when the node suppresses nothing (Prec, Loss, entropies);
+   nodes are visited from a priority queue in increasing bound order (then height; a node whose bound was
+   raised since it was queued goes back in at its new bound) and the search stops once the smallest bound
+   reaches the best value found (no node left can beat it);
 2. a node whose status is unknown is decided Flash-style: a path is built upward from it through undecided
    nodes and binary-searched, each evaluated node tagging its whole up-set or down-set;
-3. a node tagged k-anonymous above a node that suppressed nothing suppresses nothing either, so its loss is
-   its bound, without touching the data; DM* is monotone, so an evaluated node also raises the bounds of its
-   up-set to its own DM*.
+3. a node tagged k-anonymous above a node that suppressed nothing suppresses nothing either, so its value is
+   its bound, without touching the data; an evaluated node raises the bounds of its up-set to its DM*
+   (DM* is monotone and DM ≥ DM*);
+4. for a monotone objective (DM*, the monotonic variants) only *minimal* k-anonymous nodes are evaluated: a
+   node with a k-anonymous direct predecessor is dominated by it (the predecessor comes first in the visiting
+   order, since its bound is no larger and its height smaller).
 
 Evaluating a node is a gather per QI on the frequency table and one group-by
-(:meth:`~graphlink.qi.table.QITable.class_sizes`), O(d) for d distinct QI combinations. Tagging is O(N·m)
-per evaluated node; the whole search is O(N log N + checks · (d + N)·m) and usually checks a few percent of
-the lattice.
+(:meth:`~graphlink.qi.table.QITable.groups`, rolled up from a grouped node below), O(d·m) for d distinct QI
+combinations. Tagging is O(N·m) per evaluated node; the whole search is O(N log N + checks · (d + N)·m).
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
 
+from graphlink.catalog import QI_ROUNDINGS
 from graphlink.errors import ReleaseError
-from graphlink.qi.metrics import LOSSES, Measures, group_loss, node_measures, static_bounds
+from graphlink.qi.metrics import Measures, Objective, group_value, node_measures, objective_bounds
 from graphlink.qi.table import Groups, QITable
 
 Progress = Callable[[float, str], None] | None
@@ -86,11 +93,26 @@ class Lattice:
         return [v + int(self.strides[i]) for i in range(len(self.shape)) if lv[i] < self.heights[i]]
 
 
-def suppression_limit(n: int, max_suppression: float) -> int:
-    """ARX's record-suppression limit: at most ``floor(max_suppression · n)`` rows may be removed."""
+def suppression_limit(n: int, max_suppression: float, rounding: str = "arx") -> int:
+    """How many rows a suppression fraction allows.
+
+    ``arx`` (default): ``floor(s·n)`` computed in binary floating point, exactly as ARX's
+    ``ARXConfiguration.initialize`` does (``(int) Math.floor(relMaxOutliers · numOutputRecords)``), so
+    0.0725 × 400 = 28.999999999999996 allows 28 rows. ``decimal``: ``floor`` of the product of the fraction
+    *as written* (its shortest decimal representation) and n, so 0.0725 × 400 allows 29.
+
+    Examples
+    --------
+    >>> suppression_limit(400, 0.0725), suppression_limit(400, 0.0725, "decimal")
+    (28, 29)
+    """
     if not 0.0 <= max_suppression <= 1.0:
-        raise ReleaseError(f"--max-suppression must be a fraction between 0 and 1, got {max_suppression}")
-    return int(math.floor(max_suppression * n + 1e-9))
+        raise ReleaseError(f"the suppression limit must be a fraction between 0 and 1, got {max_suppression}")
+    if rounding == "arx":
+        return int(math.floor(max_suppression * n))
+    if rounding == "decimal":
+        return int((Decimal(repr(float(max_suppression))) * n) // 1)
+    raise ReleaseError(f"unknown rounding {rounding!r}; expected one of {', '.join(QI_ROUNDINGS)}")
 
 
 def check_k(table: QITable, k: int) -> None:
@@ -145,16 +167,14 @@ class _Search:
     """Shared state of the lattice traversals: status per node, tagging, Flash-style path probing, and the
     last grouped nodes (snapshots) that later nodes above them are rolled up from."""
 
-    def __init__(self, table: QITable, k: int, max_suppression: float, loss: str, progress: Progress) -> None:
+    def __init__(self, table: QITable, k: int, limit: int, objective: Objective, progress: Progress) -> None:
         check_k(table, k)
-        if loss not in LOSSES:
-            raise ReleaseError(f"unknown loss {loss!r}; expected one of {', '.join(LOSSES)}")
-        self.table, self.k, self.loss, self.progress = table, k, loss, progress
-        self.limit = suppression_limit(table.n, max_suppression)
+        self.table, self.k, self.obj, self.progress = table, k, objective, progress
+        self.limit = limit
         self.lat = Lattice(table.heights)
         n_nodes = self.lat.size
         self.status = np.zeros(n_nodes, dtype=np.int8)
-        self.static = static_bounds(table, self.lat.levels, loss)
+        self.static = objective_bounds(table, objective, self.lat.levels, limit)
         self.bound = self.static.copy()
         self.loss_of = np.full(n_nodes, np.nan)
         self.s_up = np.full(n_nodes, table.n, dtype=np.int64)   # upper bound on suppressed rows
@@ -173,7 +193,7 @@ class _Search:
     def check(self, v: int) -> bool:
         """Evaluate node ``v`` from the data; tag its up-set or down-set; return whether it is anonymous."""
         levels = tuple(int(x) for x in self.lat.levels[v])
-        suppressed, value = group_loss(self.table, self.groups(levels), self.k, self.loss, float(self.static[v]))
+        suppressed, value, dm_star = group_value(self.table, self.obj, self.groups(levels), self.k)
         anonymous = suppressed <= self.limit
         self.stats.evaluated += 1
         if anonymous:
@@ -186,9 +206,9 @@ class _Search:
             down = self.lat.downset(v)
             self.stats.tagged += int((self.status[down] == UNKNOWN).sum()) - int(self.status[v] == UNKNOWN)
             self.status[down] = FAILS
-        if self.loss == "dm-star":   # monotone: nothing above can have a smaller DM*
+        if self.obj.name in ("dm", "dm-star"):   # DM* is monotone and DM >= DM*: nothing above is below it
             up = self.lat.upset(v)
-            self.bound[up] = np.maximum(self.bound[up], value)
+            self.bound[up] = np.maximum(self.bound[up], dm_star)
         if self.progress:
             done = int((self.status != UNKNOWN).sum())
             self.progress(done / self.lat.size, f"{self.stats.evaluated} nodes evaluated, {done:,} of "
@@ -201,7 +221,7 @@ class _Search:
             self.best, self.best_loss = v, value
 
     def _tol(self) -> float:
-        """Losses closer than this are equal (floating-point sums of the same terms in another order)."""
+        """Values closer than this are equal (floating-point sums of the same terms in another order)."""
         return 1e-9 * max(1.0, abs(self.best_loss)) if math.isfinite(self.best_loss) else 0.0
 
     def probe(self, v: int) -> None:
@@ -222,6 +242,10 @@ class _Search:
             else:
                 lo = mid + 1
 
+    def predecessors(self, v: int) -> list[int]:
+        lv = self.lat.levels[v]
+        return [v - int(self.lat.strides[i]) for i in range(len(lv)) if lv[i] > 0]
+
     def order(self) -> np.ndarray:
         """Nodes by increasing static bound, then height, then id."""
         ids = np.arange(self.lat.size)
@@ -230,53 +254,84 @@ class _Search:
 
 @dataclass
 class SearchResult:
-    """The optimal node, its evaluation and how the search got there."""
+    """The optimal node, its evaluation and how the search got there.
+
+    ``value`` is the objective's value at the node (what was minimised); ``limit`` the rows that could be
+    suppressed."""
 
     node: Node
-    loss: str
+    objective: Objective
+    value: float
     k: int
     limit: int
     stats: SearchStats
     lattice: Lattice
 
+    @property
+    def loss(self) -> str:
+        return self.objective.name
 
-def optimal(table: QITable, k: int, *, max_suppression: float = 0.0, loss: str = "prec",
-            progress: Progress = None) -> SearchResult:
+
+def as_objective(loss: str | Objective) -> Objective:
+    """An :class:`Objective` from a name (ARX's default parameters) or as given."""
+    return loss if isinstance(loss, Objective) else Objective(loss)
+
+
+def optimal(table: QITable, k: int, *, max_suppression: float = 0.0, loss: str | Objective = "prec",
+            rounding: str = "arx", progress: Progress = None) -> SearchResult:
     """The full-domain generalization of minimum ``loss`` that is k-anonymous within the suppression limit.
 
-    Exact (see the module docstring for the algorithm and its cost): no k-anonymous node has a smaller loss;
-    among equal losses the first reached (smallest bound, then height, then id) is returned. Raises
-    ReleaseError for k < 1 or k > n, an unknown loss or an oversized lattice.
+    Exact (see the module docstring for the algorithm and its cost): no k-anonymous node has a smaller value;
+    among equal values the first reached (smallest bound, then height, then id) is returned. ``loss`` is a
+    name of :data:`~graphlink.qi.metrics.LOSSES` or an :class:`~graphlink.qi.metrics.Objective`;
+    ``rounding`` turns the fraction into rows (:func:`suppression_limit`). Raises ReleaseError for k < 1 or
+    k > n, an unknown loss or an oversized lattice.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from graphlink.qi.table import encode
+    >>> t = encode(pd.DataFrame({"zip": ["02138", "02139", "02141", "02142"]}), ["zip"])
+    >>> optimal(t, 2).node.levels
+    (1,)
     """
     t0 = time.perf_counter()
-    s = _Search(table, k, max_suppression, loss, progress)
+    obj = as_objective(loss)
+    s = _Search(table, k, suppression_limit(table.n, max_suppression, rounding), obj, progress)
     s.check(s.lat.top)          # the top holds all rows in one class: always k-anonymous when k <= n
-    exact_at_bound = loss in ("prec", "entropy")
-    for v in s.order():
-        v = int(v)
-        if s.static[v] >= s.best_loss - s._tol():
-            break   # no node left can beat the best: bounds only grow from here
-        if s.status[v] == FAILS or not math.isnan(s.loss_of[v]) or s.bound[v] >= s.best_loss - s._tol():
+    exact = obj.exact_without_suppression
+    heap = list(zip(s.static.tolist(), s.lat.height_sum.tolist(), range(s.lat.size), strict=True))
+    heapq.heapify(heap)
+    while heap:
+        key, height, v = heapq.heappop(heap)
+        if key >= s.best_loss - s._tol():
+            break   # no node left can beat the best: every key is a lower bound and keys only grow
+        if s.status[v] == FAILS or not math.isnan(s.loss_of[v]):
             continue
+        if s.bound[v] > key:                 # raised since it was queued: visit it in its new place
+            heapq.heappush(heap, (float(s.bound[v]), height, v))
+            continue
+        if obj.monotone and any(s.status[p] == ANONYMOUS for p in s.predecessors(v)):
+            continue    # dominated by a k-anonymous node below it, visited before it
         if s.status[v] == UNKNOWN:
             s.probe(v)
         if s.status[v] == ANONYMOUS and math.isnan(s.loss_of[v]):
-            if exact_at_bound and s.s_up[v] == 0:
+            if exact and (obj.monotonic or s.s_up[v] == 0):
                 s.stats.loss_from_bound += 1
                 s._record(v, float(s.static[v]))
             else:
                 s.check(v)
     best = evaluate(table, s.lat.levels[s.best], k, s.limit)
     s.stats.seconds = time.perf_counter() - t0
-    return SearchResult(best, loss, k, s.limit, s.stats, s.lat)
+    return SearchResult(best, obj, s.best_loss, k, s.limit, s.stats, s.lat)
 
 
-def classify(table: QITable, k: int, *, max_suppression: float = 0.0, progress: Progress = None
-             ) -> tuple[Lattice, np.ndarray, SearchStats]:
+def classify(table: QITable, k: int, *, max_suppression: float = 0.0, rounding: str = "arx",
+             progress: Progress = None) -> tuple[Lattice, np.ndarray, SearchStats]:
     """Which nodes are k-anonymous (within the suppression limit): a boolean per node, decided with Flash
     probing and predictive tagging, so only a fraction of the nodes is evaluated."""
     t0 = time.perf_counter()
-    s = _Search(table, k, max_suppression, "prec", progress)
+    s = _Search(table, k, suppression_limit(table.n, max_suppression, rounding), Objective("prec"), progress)
     for v in np.lexsort((np.arange(s.lat.size), s.lat.height_sum)):
         if s.status[int(v)] == UNKNOWN:
             s.probe(int(v))
@@ -284,11 +339,12 @@ def classify(table: QITable, k: int, *, max_suppression: float = 0.0, progress: 
     return s.lat, s.status == ANONYMOUS, s.stats
 
 
-def enumerate_lattice(table: QITable, k: int, *, max_suppression: float = 0.0) -> pd.DataFrame:
-    """Every node evaluated from the data (exhaustive; the oracle of the tests and the input of plans that
-    need all solutions). One row per node: the levels per QI, ``height``, ``anonymous`` and every measure."""
+def enumerate_lattice(table: QITable, k: int, *, max_suppression: float = 0.0, rounding: str = "arx"
+                      ) -> pd.DataFrame:
+    """Every node evaluated from the data (exhaustive; the input of plans that need all solutions). One row
+    per node: the levels per QI, ``height``, ``anonymous`` and every measure."""
     check_k(table, k)
-    limit = suppression_limit(table.n, max_suppression)
+    limit = suppression_limit(table.n, max_suppression, rounding)
     lat = Lattice(table.heights)
     rows = []
     for v in range(lat.size):

@@ -72,5 +72,6 @@ class Anonymization:
         m = self.measures
         return {"k": m.k, "k_requested": self.k_requested, "algorithm": self.algorithm, "levels": self.levels,
                 "suppressed_rows": m.suppressed_rows, "rows": self.table.n, "classes": m.classes,
-                "prec": round(m.prec, 6), "dm": m.dm, "dm_star": m.dm_star, "entropy": round(m.entropy, 4),
+                "prec": round(m.prec, 6), "loss": round(m.loss, 6), "dm": m.dm, "dm_star": m.dm_star,
+                "entropy": round(m.entropy, 4), "entropy_top": round(m.entropy_top, 4),
                 "avg_class_size": round(m.avg_class_size, 4), "seconds": round(self.seconds, 4), **self.info}
