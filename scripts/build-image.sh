@@ -80,6 +80,7 @@ inputs=$( {
   (cd "$runtime" && find . -type f -printf '%P %s\n' | LC_ALL=C sort && sha256sum VERSION classes/*.class)
 } | sha256sum | cut -c1-32)
 have=$($engine image inspect --format '{{ index .Config.Labels "org.graphlink.inputs" }}' "$image" 2>/dev/null || true)
+old_id=$($engine image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
 if [[ $force -eq 0 && "$have" == "$inputs" ]]; then
   say "$image is up to date (base $base)"
   echo "$image"
@@ -103,4 +104,8 @@ $engine build "${format[@]}" --build-arg BASE="$base" --label org.graphlink.inpu
   -t "$image" -f docker/neo4j/Containerfile "$context" >&2
 rm -rf "$context"
 say "built $image in $((SECONDS - t0)) s"
+# the image it replaces, now without a name (kept while a container still uses it)
+if [[ -n "$old_id" && "$old_id" != "$($engine image inspect --format '{{.Id}}' "$image")" ]]; then
+  $engine rmi "$old_id" >/dev/null 2>&1 || true
+fi
 echo "$image"

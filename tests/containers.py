@@ -9,10 +9,11 @@
   by ``scripts/build-image.sh`` (idempotent; the first build on a machine without a registry makes a Debian base with
   debootstrap, about 2.5 min).
 * **The container**: testcontainers' Neo4j module (which sets ``NEO4J_AUTH``), its Bolt port published on 127.0.0.1
-  only, with the project's server hardening (no ``LOAD CSV`` file URLs, no plugin procedure) in the environment, so
-  the same settings hold on either image. Ready when a query on the default database answers. testcontainers' reaper
-  container (Ryuk) is an image that cannot be pulled without a registry: it is switched off, and the session removes
-  its containers itself; containers left by a test process that was killed are removed by the next session.
+  only, with the settings of the project's throw-away test server (:data:`SETTINGS`: no ``LOAD CSV`` file URLs, no
+  plugin procedure, HTTP off, its memory and JIT) in the environment, so the same settings hold on either image.
+  Ready when a query on the default database answers. testcontainers' reaper container (Ryuk) is an image that
+  cannot be pulled without a registry: it is switched off, and the session removes its containers itself;
+  containers left by a test process that was killed are removed by the next session.
 """
 
 from __future__ import annotations
@@ -38,13 +39,18 @@ DOCKER_SOCKET = "unix:///var/run/docker.sock"
 OWNER_LABEL = "org.graphlink.test-pid"
 #: prefix of the compose projects the tests create: ``graphlink-test-<pid>-<random>``
 COMPOSE_PREFIX = "graphlink-test-"
-#: the project's server hardening (graphlink/store/server.py, docs/security.md) as NEO4J_* settings
-HARDENING = {
+#: the settings of the project's throw-away test server (graphlink/store/server.py: ``EphemeralServer``) as NEO4J_*
+#: variables, which both images read: its hardening (docs/security.md), HTTP off, its memory, and its quick-start JIT
+#: (C1 only: the server answers sooner, and test sessions are short)
+SETTINGS = {
     "NEO4J_dbms_security_allow__csv__import__from__file__urls": "false",
     "NEO4J_dbms_security_procedures_allowlist": "",
     "NEO4J_dbms_usage__report_enabled": "false",
+    "NEO4J_server_http_enabled": "false",
     "NEO4J_server_memory_pagecache_size": "128m",
+    "NEO4J_server_memory_heap_initial__size": "256m",
     "NEO4J_server_memory_heap_max__size": "1G",
+    "NEO4J_server_jvm_additional": "-XX:TieredStopAtLevel=1",
 }
 
 
@@ -240,10 +246,16 @@ def _choose_image(engine: Engine, echo: Callable[[str], None]) -> str:
                 return OFFICIAL_IMAGE
             except docker.errors.APIError as exc:
                 echo(f"pulling {OFFICIAL_IMAGE} failed ({str(exc).splitlines()[0]}); using {PROJECT_IMAGE}")
+    return project_image(engine)
+
+
+def project_image(engine: Engine) -> str:
+    """:data:`PROJECT_IMAGE`, brought up to date by ``scripts/build-image.sh`` on the engine's side (seconds when
+    nothing changed); RuntimeError with the script's last line when it fails."""
     env = {**os.environ, "GRAPHLINK_CONTAINER_ENGINE": engine.kind}
     res = subprocess.run(["bash", "scripts/build-image.sh"], cwd=ROOT, env=env, capture_output=True, text=True)
     if res.returncode != 0:
-        raise RuntimeError(f"scripts/build-image.sh failed: {res.stderr.strip().splitlines()[-1:]}")
+        raise RuntimeError(f"scripts/build-image.sh failed: {' '.join(res.stderr.strip().splitlines()[-1:])}")
     return PROJECT_IMAGE
 
 
@@ -254,13 +266,14 @@ def wait_for_neo4j(uri: str, auth: tuple[str, str], timeout: float, logs: Callab
     t0 = time.monotonic()
     last: Exception | None = None
     while time.monotonic() - t0 < timeout:
-        try:
-            with GraphDatabase.driver(uri, auth=auth, connection_timeout=3) as drv:
-                drv.execute_query("RETURN 1 AS ok", database_="neo4j")
+        try:  # an auto-commit query: the driver's managed transactions would retry (with back-off) by themselves
+            with GraphDatabase.driver(uri, auth=auth, connection_timeout=3) as drv, \
+                    drv.session(database="neo4j") as session:
+                session.run("RETURN 1 AS ok").consume()
                 return time.monotonic() - t0
         except Exception as exc:  # not up yet: refused, reset, database unavailable
             last = exc
-            time.sleep(0.5)
+            time.sleep(0.25)
     tail = " | ".join(logs().strip().splitlines()[-5:])
     raise TimeoutError(f"Neo4j in the container did not answer within {timeout:.0f} s ({last}); log: {tail}")
 
@@ -283,7 +296,7 @@ def neo4j_container(engine: Engine, image: str, timeout: float = 300.0,
     container = ProjectNeo4j(image, password=password,
                              docker_client_kw={"environment": {"DOCKER_HOST": engine.docker_host}})
     container.ports["7687"] = ("127.0.0.1",)  # a free host port on the loopback interface only
-    container.with_envs(**HARDENING, **(env or {}))
+    container.with_envs(**SETTINGS, **(env or {}))
     container.with_kwargs(labels={OWNER_LABEL: str(os.getpid())})
     try:
         t0 = time.monotonic()

@@ -6,8 +6,9 @@
 #                    neo4j/<password>      the initial password of the user neo4j (first start only; >= 8 characters)
 #                    (unset)               Neo4j's default user neo4j/neo4j, whose password must be changed first
 #   NEO4J_<setting>  any neo4j.conf setting: NEO4J_server_memory_pagecache_size=512m -> server.memory.pagecache.size
-#                    ("_" becomes ".", "__" becomes "_"); the heap settings become the JVM's -Xms / -Xmx
-#   GRAPHLINK_NEO4J_JVM_OPTS  extra JVM flags
+#                    ("_" becomes ".", "__" becomes "_"); the heap settings become the JVM's -Xms / -Xmx, and
+#                    NEO4J_server_jvm_additional (flags separated by blanks or new lines) extra JVM flags
+#   GRAPHLINK_NEO4J_JVM_OPTS  extra JVM flags too
 # Any other command (e.g. `bash`) runs instead of Neo4j.
 set -euo pipefail
 
@@ -67,6 +68,9 @@ size() {  # a Neo4j memory size (512m, 1G, 2g, 1024k) as a JVM size
   [[ $1 =~ ^([0-9]+)([kKmMgG])i?[bB]?$ ]] || die "$2=$1: expected a size such as 512m or 1G"
   printf '%s%s' "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
 }
+# JVM flags, as the official image takes them; not a line of neo4j.conf (the launcher starts no second JVM)
+read -r -d '' -a additional <<< "${conf[server.jvm.additional]:-}" || true
+unset 'conf[server.jvm.additional]'
 xms=$(size "${conf[server.memory.heap.initial_size]:-256m}" server.memory.heap.initial_size)
 xmx=$(size "${conf[server.memory.heap.max_size]:-1g}" server.memory.heap.max_size)
 
@@ -95,7 +99,7 @@ echo "docker-entrypoint: Neo4j $(cat "$runtime/VERSION"), Bolt ${conf[server.bol
 # healthcheck.sh. This shell stays PID 1 and hands SIGTERM/SIGINT to the JVM, whose shutdown hook stops the DBMS.
 ready=/tmp/neo4j-ready
 rm -f "$ready"
-java "${flags[@]}" "${extra[@]}" -cp "$runtime/classes:$runtime/plugins/*:$runtime/lib/*" Neo4jLauncher "$home" \
+java "${flags[@]}" "${additional[@]}" "${extra[@]}" -cp "$runtime/classes:$runtime/plugins/*:$runtime/lib/*" Neo4jLauncher "$home" \
   > >(while IFS= read -r line; do
         printf '%s\n' "$line"
         [[ $line == NEO4J_READY ]] && : > "$ready"
