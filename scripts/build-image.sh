@@ -47,6 +47,7 @@ build_local_base() {
   command -v debootstrap >/dev/null || die "debootstrap not found (apt-get install debootstrap), or set GRAPHLINK_IMAGE_BASE"
   [[ $(id -u) -eq 0 ]] || die "building the local base image needs root (debootstrap); or set GRAPHLINK_IMAGE_BASE"
   local mirror rootfs t0=$SECONDS
+  rm -rf "$graphlink_cache"/containers/rootfs.*     # what a build that was killed left (this one holds the lock)
   mirror=$(apt-cache policy 2>/dev/null | awk '$3 == "bookworm/main" && $5 == "Packages" { print $2; exit }')
   rootfs=$(mktemp -d "$graphlink_cache/containers/rootfs.XXXXXX")
   mkdir -p "$graphlink_cache/debootstrap"

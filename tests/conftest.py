@@ -10,8 +10,8 @@ tests are skipped, with ``GRAPHLINK_SPARK_REQUIRED=1`` (CI) that is a failure in
 * Otherwise Neo4j in a container (tests/containers.py) when a container engine is there.
 * Otherwise the Neo4j tests are skipped; with ``NEO4J_REQUIRED=1`` (CI) that is a failure instead.
 
-The container tests (``-m container``: tests/test_container_*.py) run a focused set of the store tests against
-Neo4j in a container started by testcontainers (``neo4j_container``), and docker compose against the same engine;
+The container tests (``-m container``: tests/container/, whose conftest.py has their fixtures) run a focused set of
+the store tests against Neo4j in a container started by testcontainers, and docker compose against the same engine;
 without an engine or image they are skipped, with ``GRAPHLINK_CONTAINER_REQUIRED=1`` (CI) that is a failure instead.
 """
 
@@ -43,7 +43,7 @@ def _missing(msg: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def neo4j_server(tmp_path_factory, request):
+def neo4j_server(tmp_path_factory):
     """Yields ``(uri, auth, source)`` with source in {"env", "local", "container"}."""
     from graphlink.store import server
     from graphlink.store.neo4j import env_auth
@@ -62,10 +62,17 @@ def neo4j_server(tmp_path_factory, request):
         finally:
             srv.stop()
         return
-    from tests.containers import engine_installed
+    from tests import containers
 
-    if engine_installed():
-        yield request.getfixturevalue("neo4j_container")
+    if containers.engine_installed():
+        with contextlib.ExitStack() as stack:
+            try:
+                engine = stack.enter_context(containers.engine_session(tmp_path_factory.mktemp("container-engine")))
+                image = containers.choose_image(engine)
+                uri, auth, _ = stack.enter_context(containers.neo4j_container(engine, image))
+            except (containers.EngineUnavailable, RuntimeError, TimeoutError) as exc:
+                _missing(f"no Neo4j: no runtime for the local server, and no container ({exc})")
+            yield uri, auth, "container"
         return
     _missing("no Neo4j: set NEO4J_URI, run `bash scripts/setup-neo4j.sh` (Java 17 + Maven), or install a container "
              "engine (bash scripts/setup-containers.sh)")
@@ -102,49 +109,6 @@ def release_name(neo4j_store):
 def neo4j_env(neo4j_server, monkeypatch):
     """Point NEO4J_URI / NEO4J_AUTH at the test server (for CLI tests)."""
     return point_env_at(neo4j_server, monkeypatch)
-
-
-# ---------------------------------------------------------------------------------------------- containers
-@pytest.fixture(scope="session")
-def container_engine(tmp_path_factory):
-    """A Docker API for the session (:func:`tests.containers.start_engine`), as ``DOCKER_HOST`` for the session's
-    subprocesses (docker compose); podman's service, if started here, stops with the session. Containers left by
-    killed test processes are removed first."""
-    from tests.containers import EngineUnavailable, container_missing, remove_stale, start_engine
-
-    try:
-        engine = start_engine(tmp_path_factory.mktemp("container-engine"))
-    except EngineUnavailable as exc:
-        container_missing(str(exc))
-    try:
-        with contextlib.closing(engine.client()) as client:
-            remove_stale(client)
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setenv("DOCKER_HOST", engine.docker_host)
-            mp.setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
-            yield engine
-    finally:
-        engine.stop()
-
-
-@pytest.fixture(scope="session")
-def neo4j_image(container_engine):
-    """The Neo4j image of the container tests (:func:`tests.containers.choose_image`)."""
-    from tests.containers import choose_image, container_missing
-
-    try:
-        return choose_image(container_engine)
-    except Exception as exc:
-        container_missing(f"no Neo4j image: {exc}")
-
-
-@pytest.fixture(scope="session")
-def neo4j_container(container_engine, neo4j_image):
-    """Neo4j in a container for the session: ``(uri, auth, "container")``; removed afterwards."""
-    from tests.containers import neo4j_container as start
-
-    with start(container_engine, neo4j_image) as (uri, auth, _):
-        yield uri, auth, "container"
 
 
 @pytest.fixture

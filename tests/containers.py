@@ -151,6 +151,27 @@ def _start_engine(workdir: Path, timeout: float) -> Engine:
     raise EngineUnavailable(f"podman's Docker API did not come up on {sock}: {' | '.join(tail) or 'no output'}")
 
 
+@contextlib.contextmanager
+def engine_session(workdir: Path) -> Iterator[Engine]:
+    """:func:`start_engine`, with what killed test processes left removed first (:func:`remove_stale`), the API
+    as ``DOCKER_HOST`` for subprocesses (docker compose) and testcontainers' reaper off while it lasts; podman's
+    service, if started here, stops at the end."""
+    engine = start_engine(workdir)
+    saved = {k: os.environ.get(k) for k in ("DOCKER_HOST", "TESTCONTAINERS_RYUK_DISABLED")}
+    try:
+        with contextlib.closing(engine.client()) as client:
+            remove_stale(client)
+        os.environ.update(DOCKER_HOST=engine.docker_host, TESTCONTAINERS_RYUK_DISABLED="true")
+        yield engine
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        engine.stop()
+
+
 def engine_installed() -> bool:
     """Whether a container engine is here at all (``DOCKER_HOST``, Docker's socket, or podman on PATH)."""
     return bool(os.environ.get("DOCKER_HOST")) or Path(DOCKER_SOCKET.removeprefix("unix://")).exists() or \

@@ -99,11 +99,12 @@ echo "docker-entrypoint: Neo4j $(cat "$runtime/VERSION"), Bolt ${conf[server.bol
 # healthcheck.sh. This shell stays PID 1 and hands SIGTERM/SIGINT to the JVM, whose shutdown hook stops the DBMS.
 ready=/tmp/neo4j-ready
 rm -f "$ready"
-java "${flags[@]}" "${additional[@]}" "${extra[@]}" -cp "$runtime/classes:$runtime/plugins/*:$runtime/lib/*" Neo4jLauncher "$home" \
-  > >(while IFS= read -r line; do
-        printf '%s\n' "$line"
-        [[ $line == NEO4J_READY ]] && : > "$ready"
-      done) &
+java "${flags[@]}" "${additional[@]}" "${extra[@]}" -cp "$runtime/classes:$runtime/plugins/*:$runtime/lib/*" \
+  Neo4jLauncher "$home" > >(
+    while IFS= read -r line; do
+      printf '%s\n' "$line"
+      [[ $line == NEO4J_READY ]] && : > "$ready"
+    done) &
 jvm=$!
 stopping=0
 trap 'stopping=1; kill -TERM "$jvm" 2>/dev/null' TERM INT

@@ -1,7 +1,7 @@
 """The container tests (``-m container``; docs/neo4j.md, "Containers").
 
-Here the store fixtures of tests/conftest.py are bound to the session's Neo4j container (``neo4j_container``:
-testcontainers on the session's engine, tests/containers.py) instead of the session's server. A test module of this
+Here the store fixtures of tests/conftest.py are bound to a Neo4j container (``neo4j_container``: testcontainers on
+the engine of ``container_engine``, tests/containers.py) instead of the session's server. A test module of this
 folder that imports test functions from another module (``from tests.test_store import test_...``) runs them again,
 unchanged, against the container: the same test bodies on a second kind of server. Every test here is marked
 ``container`` and ``neo4j``; without an engine or image they are skipped, with ``GRAPHLINK_CONTAINER_REQUIRED=1``
@@ -10,6 +10,7 @@ unchanged, against the container: the same test bodies on a second kind of serve
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,41 @@ def pytest_terminal_summary(terminalreporter) -> None:
         terminalreporter.section("Neo4j in a container")
         for what, value in TIMINGS.items():
             terminalreporter.write_line(f"{what}: {value}")
+
+
+# The container and its engine last as long as this folder's tests (package scope), not the whole session: a Neo4j
+# JVM that the later tests do not use would hold its memory (on a shared machine) until the session ends.
+@pytest.fixture(scope="package")
+def container_engine(tmp_path_factory):
+    """A Docker API for these tests (:func:`tests.containers.engine_session`)."""
+    from tests.containers import EngineUnavailable, container_missing, engine_session
+
+    with contextlib.ExitStack() as stack:
+        try:
+            engine = stack.enter_context(engine_session(tmp_path_factory.mktemp("container-engine")))
+        except EngineUnavailable as exc:
+            container_missing(str(exc))
+        yield engine
+
+
+@pytest.fixture(scope="package")
+def neo4j_image(container_engine):
+    """The Neo4j image of the container tests (:func:`tests.containers.choose_image`)."""
+    from tests.containers import choose_image, container_missing
+
+    try:
+        return choose_image(container_engine)
+    except Exception as exc:
+        container_missing(f"no Neo4j image: {exc}")
+
+
+@pytest.fixture(scope="package")
+def neo4j_container(container_engine, neo4j_image):
+    """Neo4j in a container for these tests: ``(uri, auth, "container")``; removed afterwards."""
+    from tests.containers import neo4j_container as start
+
+    with start(container_engine, neo4j_image) as (uri, auth, _):
+        yield uri, auth, "container"
 
 
 @pytest.fixture(scope="module")
