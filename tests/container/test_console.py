@@ -12,7 +12,7 @@ from tests.test_security_console import (  # noqa: F401
     test_api_refuses_in_read_only_mode,
     test_cli_hostile_param_names_do_not_change_the_query,
     test_cli_param_values_are_never_spliced,
-    test_cli_passwd_leak_of_the_issue_is_closed,
+    test_cli_passwd_leak_is_closed,
     test_cli_refuses_with_one_line_and_exit_2,
     test_cli_refuses_write_mode_file_reads,
     test_local_server_refuses_file_urls_and_loads_no_plugin_procedure,
