@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Set-up shared by the two README commands: a project virtualenv with the pinned dependencies, the local
-# Neo4j runtime (Maven Central) and, for the browser tests, Debian's chromium.  Idempotent; safe to re-run.
+# Neo4j runtime (Maven Central), for the browser tests Debian's chromium and, for the container tests, a container
+# engine and the project's Neo4j image (scripts/setup-containers.sh).  Idempotent; safe to re-run.
 #   VENV=path   use another virtualenv location (default: .venv)
-#   GRAPHLINK_SKIP_NEO4J=1 / GRAPHLINK_SKIP_BROWSER=1   skip those parts
+#   GRAPHLINK_SKIP_NEO4J=1 / GRAPHLINK_SKIP_BROWSER=1 / GRAPHLINK_SKIP_CONTAINERS=1   skip those parts
+#   (a failed container set-up is a warning, unless GRAPHLINK_CONTAINER_REQUIRED=1: then it fails, as in CI)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -25,4 +27,11 @@ if [[ "${GRAPHLINK_SKIP_NEO4J:-0}" != "1" && -f scripts/setup-neo4j.sh ]]; then
 fi
 if [[ "${GRAPHLINK_SKIP_BROWSER:-0}" != "1" && -f scripts/setup-browser.sh ]]; then
   bash scripts/setup-browser.sh
+fi
+if [[ "${GRAPHLINK_SKIP_CONTAINERS:-0}" != "1" && "${GRAPHLINK_SKIP_NEO4J:-0}" != "1" \
+      && -f scripts/setup-containers.sh ]]; then
+  if ! bash scripts/setup-containers.sh; then
+    [[ "${GRAPHLINK_CONTAINER_REQUIRED:-0}" == "1" ]] && exit 1
+    say "warning: the container set-up failed; the container tests will be skipped"
+  fi
 fi

@@ -7,16 +7,22 @@ tests are skipped, with ``GRAPHLINK_SPARK_REQUIRED=1`` (CI) that is a failure in
 * Otherwise a throw-away local server on a free port in a temporary home, from the runtime that
   ``bash scripts/setup-neo4j.sh`` resolved (``.graphlink/neo4j/runtime``), with authentication on and a generated
   password, like the project's server. It exits with the test session.
-* Otherwise ``testcontainers`` (``neo4j:5.26-community``) when a Docker daemon answers.
+* Otherwise Neo4j in a container (tests/containers.py) when a container engine is there.
 * Otherwise the Neo4j tests are skipped; with ``NEO4J_REQUIRED=1`` (CI) that is a failure instead.
+
+The container tests (``-m container``: tests/container/, whose conftest.py has their fixtures) run a focused set of
+the store tests against Neo4j in a container started by testcontainers, and docker compose against the same engine;
+without an engine or image they are skipped, with ``GRAPHLINK_CONTAINER_REQUIRED=1`` (CI) that is a failure instead.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-import uuid
 
 import pytest
+
+from tests.store_fixtures import fresh_release_name, open_store, point_env_at
 
 
 @pytest.fixture(params=["plain", "detailed"])
@@ -30,16 +36,6 @@ def csv_reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     return request.param
 
 
-def _docker_up() -> bool:
-    try:
-        import docker
-
-        docker.from_env(timeout=3).ping()
-        return True
-    except Exception:
-        return False
-
-
 def _missing(msg: str) -> None:
     if os.environ.get("NEO4J_REQUIRED") == "1":
         pytest.fail(f"NEO4J_REQUIRED=1 but {msg}", pytrace=False)
@@ -48,7 +44,7 @@ def _missing(msg: str) -> None:
 
 @pytest.fixture(scope="session")
 def neo4j_server(tmp_path_factory):
-    """Yields ``(uri, auth, source)`` with source in {"env", "local", "docker"}."""
+    """Yields ``(uri, auth, source)`` with source in {"env", "local", "container"}."""
     from graphlink.store import server
     from graphlink.store.neo4j import env_auth
 
@@ -66,15 +62,20 @@ def neo4j_server(tmp_path_factory):
         finally:
             srv.stop()
         return
-    if _docker_up():
-        try:
-            from testcontainers.community.neo4j import Neo4jContainer  # testcontainers >= 4.15
-        except ImportError:  # pragma: no cover - older testcontainers
-            from testcontainers.neo4j import Neo4jContainer
-        with Neo4jContainer(os.environ.get("NEO4J_IMAGE", "neo4j:5.26-community")) as c:
-            yield c.get_connection_url(), (c.username, c.password), "docker"
+    from tests import containers
+
+    if containers.engine_installed():
+        with contextlib.ExitStack() as stack:
+            try:
+                engine = stack.enter_context(containers.engine_session(tmp_path_factory.mktemp("container-engine")))
+                image = containers.choose_image(engine)
+                uri, auth, _ = stack.enter_context(containers.neo4j_container(engine, image))
+            except (containers.EngineUnavailable, RuntimeError, TimeoutError) as exc:
+                _missing(f"no Neo4j: no runtime for the local server, and no container ({exc})")
+            yield uri, auth, "container"
         return
-    _missing("no Neo4j: set NEO4J_URI, run `bash scripts/setup-neo4j.sh` (Java 17 + Maven), or start Docker")
+    _missing("no Neo4j: set NEO4J_URI, run `bash scripts/setup-neo4j.sh` (Java 17 + Maven), or install a container "
+             "engine (bash scripts/setup-containers.sh)")
 
 
 @pytest.fixture
@@ -95,30 +96,19 @@ def neo4j_runtime():
 @pytest.fixture(scope="session")
 def neo4j_store(neo4j_server):
     """One :class:`graphlink.store.neo4j.Store` for the session, schema applied."""
-    from graphlink.store.neo4j import connect
-
-    uri, auth, _ = neo4j_server
-    store = connect(uri, auth)
-    store.apply_schema()
-    yield store
-    store.close()
+    yield from open_store(neo4j_server)
 
 
 @pytest.fixture
 def release_name(neo4j_store):
     """A fresh release name for one test; the release is dropped afterwards."""
-    name = f"test-{uuid.uuid4().hex[:10]}"
-    yield name
-    neo4j_store.drop_release(name)
+    yield from fresh_release_name(neo4j_store)
 
 
 @pytest.fixture
 def neo4j_env(neo4j_server, monkeypatch):
     """Point NEO4J_URI / NEO4J_AUTH at the test server (for CLI tests)."""
-    uri, auth, _ = neo4j_server
-    monkeypatch.setenv("NEO4J_URI", uri)
-    monkeypatch.setenv("NEO4J_AUTH", "none" if auth is None else f"{auth[0]}/{auth[1]}")
-    return uri
+    return point_env_at(neo4j_server, monkeypatch)
 
 
 @pytest.fixture
