@@ -35,7 +35,6 @@ locking = c3.toggle("Locked returns", value=True, key="sec_locking")
 kinds = ["honest", "full-switch", "partial-switch", "refuse-decrypt", "grab-and-go"]
 cheat = c3.selectbox("Behaviour of the first location", kinds, key="sec_behaviour",
                      help="Simulate a cheating location (App. C.3.1) to see the integrity checks fire.")
-seed = int(c3.number_input("Seed", 0, 10_000, 1, key="sec_seed"))
 
 locs = list(loaded.release.locations)
 if len(locs) < 2:
@@ -45,13 +44,14 @@ if len(locs) < 2:
 
 @st.cache_resource(max_entries=16, show_spinner="Running the protocol…")
 def run(key: str, k: int, method: str, integrity: bool, alpha: int, beta: int, locking: bool, cheat: str,
-        seed: int, _release: Any) -> Any:
+        _release: Any) -> Any:
+    """One protocol run; its randomness (shuffles, dummies, keys) comes from the OS CSPRNG, never a seed."""
     names, gamma, omega = api.release_sets(_release)
     data = {c: (gamma[c], omega[c]) for c in names}
     behaviours = None
     if cheat != "honest":
-        behaviours = {names[0]: parties_mod.Behaviour(kind=cheat, victim=names[1], f=1, seed=seed)}
-    return protocol.run_stranon(data, k, method, seed=seed, alpha=alpha, beta=beta, integrity=integrity,
+        behaviours = {names[0]: parties_mod.Behaviour(kind=cheat, victim=names[1], f=1)}
+    return protocol.run_stranon(data, k, method, alpha=alpha, beta=beta, integrity=integrity,
                                 locking=locking, behaviours=behaviours, keep_messages=True)
 
 
@@ -62,7 +62,7 @@ if not st.session_state.get("sec_ran"):
     st.stop()
 try:
     res = run(loaded.key, k, method, integrity, alpha if integrity else 0, beta if integrity else 0, locking,
-              cheat, seed, loaded.release)
+              cheat, loaded.release)
 except Exception as exc:
     st.error(f"The protocol could not run: {exc}")
     st.stop()

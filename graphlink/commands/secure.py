@@ -42,7 +42,8 @@ def register(app: typer.Typer) -> None:
         thesis: bool = typer.Option(False, "--thesis-example", help="Use the four hospitals of Figure 8.1."),
         k: int = typer.Option(2, "--k", min=1),
         method: str = typer.Option("greedy-dedup", "--method", help="greedy-dedup | force-dedup"),
-        seed: int = typer.Option(0, "--seed"),
+        seed: int = typer.Option(0, "--seed", min=0, help="Seed of the simulated release only; the protocol's "
+                                 "randomness always comes from the OS CSPRNG."),
         alpha: int = typer.Option(1, "--alpha", min=0, help="Decryption-check rounds per location (Thm 12)."),
         beta: int = typer.Option(2, "--beta", min=0, help="Own dummy values per location (Thm 12)."),
         dc_size: int = typer.Option(8, "--dc", min=0, help="|D_C| lock dummies (Thm 13)."),
@@ -79,7 +80,7 @@ def register(app: typer.Typer) -> None:
         behaviours = dict(_parse_adversary(a) for a in adversary)
         integrity = not no_integrity
         locking = not no_lock
-        res = run_stranon(data, k, f"{base}-secure", seed=seed, alpha=alpha, beta=beta, integrity=integrity,
+        res = run_stranon(data, k, f"{base}-secure", alpha=alpha, beta=beta, integrity=integrity,
                           locking=locking, dc_size=dc_size if locking else 0, behaviours=behaviours,
                           processes=not in_process, pairs=pairs, contributor_veto=not no_veto and pairs is not None)
         locs = list(data)
