@@ -16,7 +16,7 @@ from rich.table import Table
 
 from graphlink.catalog import METHODS
 from graphlink.errors import ModelAssumptionError
-from graphlink.fileio import atomic_path
+from graphlink.fileio import atomic_path, check_output
 
 if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
     import pandas as pd
@@ -231,6 +231,8 @@ def register(app: typer.Typer) -> None:
 
         if fmt is TrailsFmt.parquet and out is None:
             raise typer.BadParameter("parquet output needs --out FILE", param_hint="--out")
+        if out is not None:
+            check_output(out, inputs=[release])
         rel, tr = _trails(release, id_key, deid_key, reserved, multiplicity, engine, spark_master)
         model_note(tr)
         spark = engine is EngineOpt.spark
@@ -286,6 +288,8 @@ def register(app: typer.Typer) -> None:
         if out is not None and engine is EngineOpt.spark and "://" not in out and Path(out).exists():
             raise typer.BadParameter(f"{out} exists: with --engine spark --out names a new folder",
                                      param_hint="--out")
+        if out is not None and engine is EngineOpt.local:
+            check_output(out, inputs=[release, truth, qi_links])
         if m == "complete" and qi_links is not None:
             raise typer.BadParameter("REIDIT-C matches whole trails only; with --qi-links use --method incomplete, "
                                      "incomplete-k, multiple or true-loves", param_hint="--qi-links")

@@ -126,10 +126,12 @@ def plan_cmd(table: TableArg, qi: QiOpt,
                                                       "random, kept in the plan)")] = None,
              store: StoreOpt = None, name: NameOpt = None, fmt: FmtOpt = Fmt.table) -> None:
     """Plan one k-anonymous generalization of equal loss per recipient (FP §3.1) and write the plan file."""
+    from graphlink.fileio import check_output
     from graphlink.fingerprint.plan import make_plan
     from graphlink.fingerprint.release import table_fingerprint
     from graphlink.qi.table import encode, read_table
 
+    check_output(out, inputs=[table, hierarchies, None if recipients.strip().isdigit() else recipients.strip()])
     cols = split(qi)
     who = read_recipients(recipients)
     frame = read_table(table)
@@ -170,10 +172,12 @@ def release_cmd(plan: PlanArg, table: TableArg,
                                                          "a per-recipient shuffle, SW-K §4's remedy)")] = False
                 ) -> None:
     """Write a recipient's generalized table (refused for a table other than the planned one)."""
+    from graphlink.fileio import check_output
     from graphlink.fingerprint.plan import Plan
     from graphlink.fingerprint.release import release_frame, write_frame
     from graphlink.qi.table import read_table
 
+    check_output(out, inputs=[plan, table])
     p = Plan.load(plan)
     frame = read_table(table)
     rel = release_frame(p, frame, recipient, shuffle=not keep_order, drop=split(drop, "--drop") if drop else (),

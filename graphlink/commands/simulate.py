@@ -66,7 +66,11 @@ def simulate_cmd(
     import numpy as np
 
     from graphlink import simulate as sim
+    from graphlink.fileio import check_output
 
+    check_output(out, inputs=[probabilities])
+    if truth is not None:
+        check_output(truth, inputs=[probabilities, out], option="--truth")
     chosen = [x is not None for x in (p, zipf, probabilities)]
     if sum(chosen) != 1:
         raise ReleaseError("give exactly one of --p, --zipf, --probabilities")

@@ -149,7 +149,9 @@ class Hierarchy:
         csv.writer(buf, delimiter=DELIMITER, lineterminator="\n").writerows(self.matrix.tolist())
         text = buf.getvalue()
         if path is not None:
-            Path(path).write_text(text, encoding="utf-8")
+            from graphlink.fileio import write_text
+
+            write_text(path, text)
         return text
 
     def __repr__(self) -> str:
@@ -237,10 +239,11 @@ def read_dir(directory: str | Path, columns: Iterable[str] | None = None) -> dic
 
 def write_dir(hierarchies: Mapping[str, Hierarchy], directory: str | Path) -> None:
     """Write one ARX CSV per hierarchy into ``directory`` as ``<column>.csv``."""
+    from graphlink.fileio import write_text
+
     d = Path(directory)
-    d.mkdir(parents=True, exist_ok=True)
     for col, h in hierarchies.items():
-        h.to_csv(d / f"{col}.csv")
+        write_text(d / f"{col}.csv", h.to_csv())
 
 
 # ---------------------------------------------------------------------------------------------- builders
