@@ -22,16 +22,18 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-#: values that have broken CSV readers somewhere: NA-likes, numbers, quotes, separators, line breaks,
-#: Unicode line separators and spaces, control characters, the composite-key separator, formulas
+#: rich console markup and terminal escapes: graphlink prints user values in rich tables and notes, where
+#: these must print as themselves (markup escaped, control characters shown as \x1b ...)
+RICH_MARKUP = ["[/bold]", "[red]x", "[link=file:///etc/passwd]x[/link]", "[/]"]
+TERMINAL = ["\x1b[2J\x1b[H", "\x1b]8;;http://127.0.0.1:9/\x1b\\hidden\x1b]8;;\x1b\\", "\x9b31m", "\x7f",
+            "\u202eevil"]
+#: values that have broken CSV readers (and terminals) somewhere: NA-likes, numbers, quotes, separators, line
+#: breaks, Unicode line separators and spaces, control characters, the composite-key separator, formulas
 NASTY = ["NA", "null", "NaN", "None", "nan", "N/A", "#N/A", "-", "0", "007", "1e3", "1.0", "-1", "TRUE",
          "#comment", "=1+1", "a,b", 'say "hi"', '"quoted"', "line\nbreak", "cr\rcr", "crlf\r\nx", " padded ",
          "\ttab", "\u00a0nbsp\u00a0", "\u2028", "x\u2028y", "é", "Hôpital Saint-Éloi", "日本", "😀", "\x85",
-         "a|b", "|", "\x1f", "\x0b", "\x0c", "\\", "'", '"', '""', "\x1b[31mred", "\u200b", "ǅ", "İ"]
-#: rich console markup: graphlink prints user values in rich tables, where these must print as themselves.
-#: Not yet in NASTY: commands/core.py's table output still reads them as markup (see
-#: test_reader_regressions.py::test_table_output_prints_markup_as_text); add them once that passes.
-RICH_MARKUP = ["[/bold]", "[red]x", "[link=file:///etc/passwd]x[/link]", "[/]"]
+         "a|b", "|", "\x1f", "\x0b", "\x0c", "\\", "'", '"', '""', "\x1b[31mred", "\u200b", "ǅ", "İ",
+         *RICH_MARKUP, *TERMINAL]
 KIND_OK = ["identified", "deidentified", "De-Identified", "IDENTIFIED", "de_identified", " identified ",
            "Identified", "DEIDENTIFIED", "de-identified"]
 KIND_BAD = ["secret", "", " ", "NA", "null", "id", "identifed", "identified!", "de identified", "İdentified"]

@@ -25,7 +25,7 @@ from graphlink.errors import ReleaseError
 from graphlink.release import read_release, read_truth
 from tests.fixtures import fig34
 from tests.fuzz_harness import check_contract, run_cli
-from tests.fuzz_inputs import RICH_MARKUP, flag_encrypted, zip_bomb
+from tests.fuzz_inputs import RICH_MARKUP, TERMINAL, flag_encrypted, zip_bomb
 
 HEADER = "location,kind,element\n"
 
@@ -306,7 +306,7 @@ def test_unwritable_output_is_exit_2_not_a_traceback(tmp_path: Path) -> None:
     argv = ["unlink", str(tmp_path / "r.csv"), "--k", "2", "--out", str(tmp_path)]
     out = run_cli(argv)
     check_contract(out, argv)
-    assert out.code == 2 and "Is a directory" in out.stderr
+    assert out.code == 2 and "is a folder" in out.stderr
 
 
 def test_warnings_are_held_back_when_the_command_fails(tmp_path: Path) -> None:
@@ -434,3 +434,68 @@ def test_upload_errors_name_the_upload_not_the_temporary_copy() -> None:
         read_upload("rel.csv", GOOD, ("my truth.csv", b"identified,deidentified\nx,\n"))
     assert str(exc.value).startswith("my truth.csv, row 2")
     assert read_upload("rel.zip", zip_of({"r.csv": GOOD})).locations == ["H1"]
+
+
+# ----------------------------------------------------------------------------------------- terminal output
+#: a one-to-many release whose model note quotes the de-identified element (its reason names the orphan)
+ORPHAN = "H1,identified,p0\nH1,deidentified,{v}\nH2,identified,p2\nH2,deidentified,{v}\nH3,identified,p0\n" \
+         "H3,identified,p1\nH3,deidentified,{v}\n"
+HOSTILE = ["[/bold]", "[link=http://127.0.0.1:9/]click[/link]", "\x1b[2J\x1b[H",
+           "\x1b]8;;http://127.0.0.1:9/\x1b\\hidden\x1b]8;;\x1b\\", "\u202eevil"]
+
+
+def _quoted(value: str) -> str:
+    return '"' + value.replace('"', '""') + '"'
+
+
+def _escaped(value: str) -> str:
+    """How a value must look on the terminal: control and format characters as Python escapes."""
+    import unicodedata
+
+    return "".join(ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch)[0] == "C" else ch
+                   for ch in value)
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+@pytest.mark.parametrize("command", [["trails"], ["reidentify", "--method", "true-loves"], ["audit", "--k", "2"]])
+def test_values_reach_the_terminal_as_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str],
+                                           value: str) -> None:
+    """Was: '[/bold]' in an element crashed trails/reidentify/audit in the model line (MarkupError, exit 1),
+    '[link=...]' became a hyperlink, and ESC/OSC sequences went to the terminal raw (screen clears, hidden
+    links).  Now (rich forced to think it writes to a terminal): exit 0, markup printed as text, every
+    control character shown as an escape."""
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    p = csv_file(tmp_path, HEADER + ORPHAN.format(v=_quoted(value)))
+    argv = [command[0], str(p), *command[1:]]
+    out = run_cli(argv)
+    check_contract(out, argv)
+    assert out.code == 0, out.stderr
+    both = out.stdout + out.stderr
+    assert "\x1b]8;" not in both, "a hyperlink (OSC 8) reached the terminal"
+    assert "\u202e" not in both and "\x1b[2J" not in both and "\x1b\\" not in both
+    assert _escaped(value) in out.stderr, out.stderr          # the model line quotes the element as itself
+
+
+@pytest.mark.parametrize("value", [*RICH_MARKUP, *TERMINAL])
+def test_qi_tables_print_values_as_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    """qi check's tables (and the necessary-condition line) print data values as text."""
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    p = csv_file(tmp_path, f"name,zip\nA,{_quoted(value)}\nB,02139\nC,02139\n")
+    argv = ["qi", "check", str(p), "--qi", "zip"]
+    out = run_cli(argv)
+    check_contract(out, argv)
+    assert out.code == 0, out.stderr
+    assert "\x1b]8;" not in out.stdout and "\x1b[2J" not in out.stdout and "\u202e" not in out.stdout
+    assert "\x9b" not in out.stdout and "\x7f" not in out.stdout
+    assert _escaped(value) in out.stdout
+
+
+def test_a_refusal_is_one_line_without_the_model_note(tmp_path: Path) -> None:
+    """Was: 'model: ...' then the error (two lines) when a command failed after deciding the model."""
+    p = csv_file(tmp_path, HEADER + ORPHAN.format(v="x"))
+    als = tmp_path / "als.yaml"
+    als.write_text("relations: [{identified: a, deidentified: b}]\n")
+    argv = ["reidentify", str(p), "--method", "true-loves", "--qi-links", str(als)]
+    out = run_cli(argv)
+    check_contract(out, argv)
+    assert out.code == 2 and "model:" not in out.stderr and "qi-links:" not in out.stderr

@@ -32,6 +32,7 @@ from graphlink.commands.qi import (
     split,
     status,
 )
+from graphlink.display import terminal_text
 from graphlink.errors import ReleaseError
 
 if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
@@ -184,8 +185,8 @@ def release_cmd(plan: PlanArg, table: TableArg,
                         source=str(table))
     write_frame(rel, out)
     r = p.recipient(recipient)
-    typer.echo(f"{out}: {len(rel):,} rows for {recipient} ({p.pattern(r.levels)}; k = {r.k}, "
-               f"{r.suppressed_rows:,} suppressed)")
+    typer.echo(terminal_text(f"{out}: {len(rel):,} rows for {recipient} ({p.pattern(r.levels)}; k = {r.k}, "
+                             f"{r.suppressed_rows:,} suppressed)"))
 
 
 def print_attribution(res: Attribution, leak: Path) -> None:
@@ -194,7 +195,7 @@ def print_attribution(res: Attribution, leak: Path) -> None:
     print_pairs(f"leak {leak.name}", [("recipients", who), ("exact match", "yes" if res.exact else "no"),
                                       ("rows explained", f"{res.explained_rows:,} of {res.rows:,}"),
                                       ("finest level seen per QI", pattern)])
-    typer.echo(res.reason)
+    typer.echo(terminal_text(res.reason))
 
 
 @fp_app.command("attribute")

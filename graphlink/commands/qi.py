@@ -27,14 +27,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from graphlink.catalog import QI_AGGREGATES as AGGREGATES
 from graphlink.catalog import QI_ALGORITHMS as ALGORITHMS
 from graphlink.catalog import QI_ATTACKS as ATTACKS
 from graphlink.catalog import QI_LOSSES as LOSSES
 from graphlink.catalog import QI_ROUNDINGS as ROUNDINGS
+from graphlink.display import print_frame, print_pairs, terminal_text
 from graphlink.errors import ReleaseError
 
 if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
@@ -114,25 +113,6 @@ def load_table(path: Path, qi: list[str], hierarchies: Path | None, flat: str | 
         return encode(read_table(path), qi, load_hierarchies(hierarchies, qi, flat), source=str(path))
 
 
-def print_pairs(title: str, rows: list[tuple[str, Any]]) -> None:
-    """A two-column table; every text is escaped so values from the data never act as console markup."""
-    t = Table(title=escape(title), show_header=False)
-    t.add_column("measure")
-    t.add_column("value", justify="right")
-    for a, b in rows:
-        t.add_row(escape(str(a)), escape(str(b)))
-    Console().print(t)
-
-
-def print_frame(df: pd.DataFrame, title: str | None = None) -> None:
-    t = Table(title=escape(title) if title else None)
-    for c in df.columns:
-        t.add_column(escape(str(c)))
-    for row in df.itertuples(index=False):
-        t.add_row(*(escape(str(v)) for v in row))
-    Console().print(t)
-
-
 def emit_json(data: dict) -> None:
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
@@ -178,7 +158,8 @@ def check_cmd(table: TableArg, qi: QiOpt,
     bad = {q: v["below_k"] for q, v in rep.necessary.items() if v["below_k"]}
     if bad:
         typer.echo(f"necessary condition for k={nk} fails (values occurring fewer than {nk} times): "
-                   + "; ".join(f"{q}: {', '.join(v[:5])}{' …' if len(v) > 5 else ''}" for q, v in bad.items()))
+                   + terminal_text("; ".join(f"{q}: {', '.join(v[:5])}{' …' if len(v) > 5 else ''}"
+                                             for q, v in bad.items())))
     else:
         typer.echo(f"necessary condition for k={nk} holds: every single value occurs at least {nk} times")
 

@@ -131,18 +131,20 @@ def _print(summary: dict) -> None:
     """Rich tables of the run.  Location names come from the user's release: they are escaped, so a name
     like ``[/b]`` prints as itself instead of being read as (broken) rich markup."""
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
+
+    from graphlink.display import cell
+    from graphlink.display import markup_text as escape
 
     con = Console()
     con.print(f"[bold]STRANON[/bold] {summary['method']}, k={summary['k']} — {summary['transport']}"
               + (f" (ports {summary['ports']})" if summary["ports"] else ""))
     for p in summary["parties"]:
-        t = Table(title=f"{escape(p['party'])} received", show_header=True)
+        t = Table(title=cell(f"{p['party']} received"), show_header=True)
         for col in ("message", "count", "records (32-byte points)", "bytes"):
             t.add_column(col)
         for key, e in p["saw"].items():
-            t.add_row(escape(key), str(e["messages"]), str(e["records"]), str(e["bytes"]))
+            t.add_row(cell(key), str(e["messages"]), str(e["records"]), str(e["bytes"]))
         con.print(t)
     t = Table(title="costs (App. C.3.2)", show_header=True)
     for col in ("party", "enc/dec", "formula", "mults", "hashes", "sent B", "recv B", "bw rec", "bw formula",
@@ -150,7 +152,7 @@ def _print(summary: dict) -> None:
         t.add_column(col)
     for p in summary["parties"]:
         c = p["costs"]
-        t.add_row(escape(p["party"]), str(c["dataset_ops"]), str(p.get("formula_dataset_ops", "-")),
+        t.add_row(cell(p["party"]), str(c["dataset_ops"]), str(p.get("formula_dataset_ops", "-")),
                   str(c["element_ops"]), str(c["hash_ops"]), str(c["bytes_sent"]), str(c["bytes_received"]),
                   str(p.get("bandwidth_records", "-")), str(p.get("formula_bandwidth_records", "-")),
                   str(p.get("disclosed", "-")))
