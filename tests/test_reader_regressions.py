@@ -499,3 +499,160 @@ def test_a_refusal_is_one_line_without_the_model_note(tmp_path: Path) -> None:
     out = run_cli(argv)
     check_contract(out, argv)
     assert out.code == 2 and "model:" not in out.stderr and "qi-links:" not in out.stderr
+
+
+# --------------------------------------------------------------------- side files: hierarchies, ALS, plans
+DATA = Path(__file__).resolve().parent.parent / "graphlink" / "data"
+TABLE1 = str(DATA / "fingerprint" / "table1.csv")
+GENPHEN = str(DATA / "genphen" / "release.csv")
+
+
+def _one_line_naming(argv: list[str], path: Path, why: str) -> None:
+    out = run_cli(argv)
+    check_contract(out, argv)
+    assert out.code == 2 and str(path) in out.stderr and why in out.stderr, out.stderr
+
+
+def test_hierarchy_label_over_the_csv_field_limit(tmp_path: Path) -> None:
+    """Was: _csv.Error traceback ('field larger than field limit (131072)')."""
+    d = tmp_path / "h"
+    d.mkdir()
+    (d / "sex.csv").write_text("m;" + "x" * 200_000 + ";*\nf;p;*\n")
+    _one_line_naming(["qi", "anonymize", TABLE1, "--qi", "sex", "--k", "2", "--hierarchies", str(d), "--out",
+                      str(tmp_path / "o.csv")], d / "sex.csv", "longer than 131,072 characters")
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("relations:\n  - {identified: gender, deidentified: gender, map: 'prefix:" + "9" * 5000 + "'}\n",
+     "needs a whole number of characters"),
+    ("relations:\n  - {identified: gender, deidentified: gender, map: 'prefix:x'}\n", "needs a whole number"),
+    ("relations:\n  - {identified: gender, deidentified: gender, hierarchy: sex.csv, level: x}\n",
+     "is not a whole number"),
+    ("relations: " + "[" * 10_000 + "]" * 10_000 + "\n", "nested more than 32 levels"),
+    ("r: &r {identified: gender, deidentified: gender}\nrelations: [*r]\n", "anchors and aliases"),
+])
+def test_als_files_that_crashed(tmp_path: Path, text: str, why: str) -> None:
+    """Was: ValueError tracebacks (int() of 'x' or of 5,000 digits) and a RecursionError with 2,992 lines of
+    stderr for deep nesting."""
+    (tmp_path / "sex.csv").write_bytes((DATA / "fingerprint" / "hierarchies" / "sex.csv").read_bytes())
+    als = tmp_path / "als.yaml"
+    als.write_text(text)
+    _one_line_naming(["qi", "links", GENPHEN, "--als", str(als)], als, why)
+
+
+def test_als_billion_laughs_is_refused_at_once(tmp_path: Path) -> None:
+    """Was: 109 s and 4 GB before the memory cap.  Aliases are refused on the event stream, before any expansion."""
+    import time
+
+    text = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
+    for prev, name in zip("abcdefgh", "bcdefghi", strict=True):
+        text += f"{name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]\n"
+    als = tmp_path / "laughs.yaml"
+    als.write_text(text + "relations: [*i]\n")
+    t0 = time.monotonic()
+    _one_line_naming(["qi", "links", GENPHEN, "--als", str(als)], als, "anchors and aliases")
+    assert time.monotonic() - t0 < 30
+
+
+def test_als_file_size_is_capped(tmp_path: Path) -> None:
+    als = tmp_path / "big.yaml"
+    als.write_text("relations:\n" + "# padding\n" * 200_000)
+    _one_line_naming(["qi", "links", GENPHEN, "--als", str(als)], als, "larger than 1,048,576 bytes")
+
+
+@pytest.fixture(scope="module")
+def plan_dict(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    import json
+
+    p = tmp_path_factory.mktemp("plan") / "plan.json"
+    argv = ["fingerprint", "plan", TABLE1, "--qi", "sex,birthdate", "--k", "2", "--recipients", "2",
+            "--hierarchies", str(DATA / "fingerprint" / "hierarchies"), "--out", str(p)]
+    assert run_cli(argv).code == 0
+    return json.loads(p.read_text())
+
+
+@pytest.mark.parametrize(("change", "why"), [
+    (lambda d: d.pop("table"), "no field 'table'"),
+    (lambda d: d.update(k="two"), "field 'k' must be a whole number"),
+    (lambda d: d.update(k=float("nan")), "NaN, which is not a JSON number"),
+    (lambda d: d.update(seed=-5), "seed must be at least 0"),
+    (lambda d: d["recipients"][0].update(levels="x"), "field 'levels' must be an object"),
+    (lambda d: d.update(max_suppression=float("inf")), "Infinity, which is not a JSON number"),
+])
+def test_plan_files_that_crashed(tmp_path: Path, plan_dict: dict, change, why: str) -> None:
+    """Was: KeyError / ValueError tracebacks (exit 1) for a missing table, a string k, NaN; a negative seed
+    crashed numpy when releasing."""
+    import copy
+    import json
+
+    d = copy.deepcopy(plan_dict)
+    change(d)
+    p = tmp_path / "plan.json"
+    p.write_text(json.dumps(d, allow_nan=True))
+    _one_line_naming(["fingerprint", "release", str(p), TABLE1, "--recipient", "R1", "--out",
+                      str(tmp_path / "o.csv")], p, why)
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_deeply_nested_plan_json(tmp_path: Path) -> None:
+    """Was: RecursionError traceback."""
+    p = tmp_path / "plan.json"
+    p.write_text("[" * 100_000 + "]" * 100_000)
+    _one_line_naming(["fingerprint", "release", str(p), TABLE1, "--recipient", "R1", "--out",
+                      str(tmp_path / "o.csv")], p, "nested too deeply")
+
+
+@pytest.mark.parametrize("argv", [
+    ["unlink", "{rel}", "--k", "1", "--seed", "-1", "--out", "{out}"],
+    ["fingerprint", "plan", TABLE1, "--qi", "sex", "--k", "2", "--recipients", "1", "--seed", "-1", "--out",
+     "{out}"],
+])
+def test_negative_seeds(tmp_path: Path, argv: list[str]) -> None:
+    """Was: numpy's 'expected non-negative integer' traceback."""
+    fig34().to_csv(tmp_path / "r.csv", index=False)
+    argv = [a.format(rel=tmp_path / "r.csv", out=tmp_path / "o.csv") for a in argv]
+    out = run_cli(argv)
+    check_contract(out, argv)
+    assert out.code == 2 and "--seed" in out.stderr
+
+
+# ------------------------------------------------------------------------ special files inside input folders
+def _run_with_timeout(argv: list[str]) -> subprocess.CompletedProcess:
+    """In a real process with a timeout: a reader that opens a FIFO would block forever."""
+    return subprocess.run([sys.executable, "-m", "graphlink.cli", *argv], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_fifo_inside_a_parquet_folder_is_refused_without_opening_it(tmp_path: Path) -> None:
+    """Was: the reader opened the FIFO and blocked forever."""
+    folder = tmp_path / "release.parquet"
+    folder.mkdir()
+    pq.write_table(pa.Table.from_pandas(fig34(), preserve_index=False), folder / "part-0.parquet")
+    fifo = folder / "part-1.parquet"
+    os_mkfifo(fifo)
+    out = _run_with_timeout(["trails", str(folder)])
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert str(fifo) in out.stderr and "not a regular file" in out.stderr
+
+
+def test_fifo_in_a_hierarchy_folder_or_location_folder_is_refused(tmp_path: Path) -> None:
+    hier = tmp_path / "h"
+    hier.mkdir()
+    os_mkfifo(hier / "sex.csv")
+    out = _run_with_timeout(["qi", "anonymize", TABLE1, "--qi", "sex", "--k", "2", "--hierarchies", str(hier),
+                             "--out", str(tmp_path / "o.csv")])
+    assert out.returncode == 2 and "sex.csv" in out.stderr and "not a regular file" in out.stderr
+    rel = tmp_path / "rel"
+    for loc in ("H1", "H2"):
+        (rel / loc).mkdir(parents=True)
+        (rel / loc / "identified.csv").write_text("name\nAli\n")
+    (rel / "H2" / "deidentified.csv").write_text("dna\nactg\n")
+    os_mkfifo(rel / "H1" / "deidentified.csv")
+    out = _run_with_timeout(["trails", str(rel)])
+    assert out.returncode == 2 and "deidentified.csv is not a regular file" in out.stderr, out.stderr
+
+
+def os_mkfifo(path: Path) -> None:
+    import os
+
+    os.mkfifo(path)

@@ -123,8 +123,8 @@ def plan_cmd(table: TableArg, qi: QiOpt,
                                       "exact, round:DECIMALS or width:W")] = "auto",
              max_suppression: Annotated[float, typer.Option("--max-suppression", help="Fraction of rows each "
                                                             "release may remove (ARX)")] = 0.0,
-             seed: Annotated[int | None, typer.Option("--seed", help="Seed of the releases' row shuffles (default: "
-                                                      "random, kept in the plan)")] = None,
+             seed: Annotated[int | None, typer.Option("--seed", min=0, help="Seed of the releases' row shuffles "
+                                                      "(default: random, kept in the plan)")] = None,
              store: StoreOpt = None, name: NameOpt = None, fmt: FmtOpt = Fmt.table) -> None:
     """Plan one k-anonymous generalization of equal loss per recipient (FP §3.1) and write the plan file."""
     from graphlink.fileio import check_output

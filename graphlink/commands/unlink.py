@@ -83,7 +83,7 @@ def register(app: typer.Typer) -> None:
         method: str = typer.Option("force-dedup", "--method",
                                    help="greedy-dedup | force-dedup | flow-dedup"),
         secure: bool = typer.Option(False, "--secure", help="Run the secure STRANON protocol (ch. 8)."),
-        seed: int = typer.Option(0, "--seed", help="Seed for the tie-breaking order."),
+        seed: int = typer.Option(0, "--seed", min=0, help="Seed for the tie-breaking order."),
         out: Path = typer.Option(..., "--out", help="Where to write the protected release (.csv or .parquet)."),
         fmt: str = typer.Option("table", "--format", help="table | json"),
         multiplicity: str = typer.Option("auto", "--multiplicity",

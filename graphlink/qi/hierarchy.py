@@ -191,9 +191,22 @@ def _validate(rows: list[list[str]], where: str) -> None:
 
 
 def parse_csv(text: str, name: str, source: str | None = None) -> Hierarchy:
-    """An ARX hierarchy from CSV text (``;``-separated, one row per value; blank lines ignored)."""
-    rows = [row for row in csv.reader(io.StringIO(text), delimiter=DELIMITER) if row and any(c.strip() for c in row)]
-    return Hierarchy(name, [[c.strip() for c in row] for row in rows], source=source)
+    """An ARX hierarchy from CSV text (``;``-separated, one row per value; blank lines ignored).  A label longer
+    than the csv module's field limit (128 KiB) or other malformed CSV is a one-line ReleaseError naming the
+    line."""
+    reader = csv.reader(io.StringIO(text), delimiter=DELIMITER)
+    rows = []
+    try:
+        for row in reader:
+            if row and any(c.strip() for c in row):
+                rows.append([c.strip() for c in row])
+    except csv.Error as exc:
+        limit = csv.field_size_limit()
+        why = (f"a label is longer than {limit:,} characters" if "field limit" in str(exc)
+               else f"not ARX hierarchy CSV ({exc})")
+        raise ReleaseError(f"{why}; expected one ';'-separated row per value", file=source or name,
+                           row=reader.line_num) from None
+    return Hierarchy(name, rows, source=source)
 
 
 def read_csv(path: str | Path, name: str | None = None) -> Hierarchy:
@@ -233,6 +246,8 @@ def read_dir(directory: str | Path, columns: Iterable[str] | None = None) -> dic
         if col in found:
             raise ReleaseError(f"two hierarchy files for column {col!r}: {found[col].name} and {p.name}; keep one",
                                file=str(d))
+        if not p.is_file():            # a FIFO or device would block the read: stat before opening
+            raise ReleaseError("is not a regular file; expected an ARX hierarchy CSV", file=str(p))
         found[col] = p
     return {col: read_csv(p, col) for col, p in found.items()}
 
