@@ -10,6 +10,7 @@ import streamlit as st
 
 from app import state
 from app.components.tables import show_table
+from app.components.text import md, one_line
 
 st.title("Secure protocol")
 loaded = state.require_release()
@@ -64,22 +65,22 @@ try:
     res = run(loaded.key, k, method, integrity, alpha if integrity else 0, beta if integrity else 0, locking,
               cheat, loaded.release)
 except Exception as exc:
-    st.error(f"The protocol could not run: {exc}")
+    st.error("The protocol could not run: " + one_line(exc))
     st.stop()
 
 if res.aborted:
-    st.error(f"**Aborted by the sTTP:** {res.aborted}", icon=":material/gpp_bad:")
+    st.error(f"**Aborted by the sTTP:** {md(res.aborted)}", icon=":material/gpp_bad:")
 else:
     st.success(f"Completed: {sum(len(v) for v in res.disclosed.values())} de-identified record(s) disclosed "
                f"across {sum(1 for v in res.disclosed.values() if v)} location(s).", icon=":material/verified:")
 st.markdown("**Integrity checks and detections**")
 if res.detections:
     for d in res.detections:
-        st.markdown(f"- :red[detected] {d}")
+        st.markdown(f"- :red[detected] {md(d)}")
 else:
     st.markdown("- no integrity check fired")
 cert = res.certification
-st.markdown(f"- certification by the sTTP: `{cert}`")
+st.markdown(f"- certification by the sTTP: {md(cert)}")
 
 log = list(res.log)
 st.subheader(f"Messages ({len(log)})")
@@ -101,8 +102,8 @@ def _preview(value: Any) -> str:
 
 if log:
     sender, recipient, kind, records, nbytes, owner = log[step - 1]
-    st.markdown(f"**Step {step}: {sender} → {recipient}** · `{kind}` · {records} record(s) · {nbytes} bytes"
-                + (f" · data of {owner}" if owner else ""))
+    st.markdown(f"**Step {step}: {md(sender)} → {md(recipient)}** · `{kind}` · {records} record(s) · {nbytes} bytes"
+                + (f" · data of {md(owner)}" if owner else ""))
     nth = sum(1 for e in log[: step - 1] if e[1] == recipient)
     party = res.parties.get(recipient)
     received = getattr(party, "received", []) if party is not None else []
