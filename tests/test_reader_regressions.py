@@ -656,3 +656,20 @@ def os_mkfifo(path: Path) -> None:
     import os
 
     os.mkfifo(path)
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+def test_unlink_and_secure_demo_print_names_as_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    value: str) -> None:
+    """unlink's table and secure-demo's per-party tables, with a location and an element named ``value``."""
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    frame = fig34().replace({"H1": value, "Ali": value})
+    frame.to_csv(tmp_path / "r.csv", index=False)
+    for argv in (["unlink", str(tmp_path / "r.csv"), "--k", "2", "--out", str(tmp_path / "o.csv")],
+                 ["secure-demo", "--release", str(tmp_path / "r.csv"), "--in-process"]):
+        out = run_cli(argv)
+        check_contract(out, argv)
+        assert out.code == 0, out.stderr
+        both = out.stdout + out.stderr
+        assert "\x1b]8;" not in both and "\x1b[2J" not in both and "\u202e" not in both
+    assert _escaped(value) in out.stdout                   # secure-demo names the location as itself
