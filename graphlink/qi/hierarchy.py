@@ -190,22 +190,25 @@ def _validate(rows: list[list[str]], where: str) -> None:
                                    column=f"level {c + 1}")
 
 
+#: the longest label a hierarchy file may hold (the csv module's default field limit, 128 KiB)
+MAX_LABEL = 131_072
+
+
 def parse_csv(text: str, name: str, source: str | None = None) -> Hierarchy:
     """An ARX hierarchy from CSV text (``;``-separated, one row per value; blank lines ignored).  A label longer
-    than the csv module's field limit (128 KiB) or other malformed CSV is a one-line ReleaseError naming the
-    line."""
+    than ``MAX_LABEL`` characters or other malformed CSV is a one-line ReleaseError naming the line."""
     reader = csv.reader(io.StringIO(text), delimiter=DELIMITER)
     rows = []
+    too_long = f"a label is longer than {MAX_LABEL:,} characters; expected one ';'-separated row per value"
     try:
         for row in reader:
             if row and any(c.strip() for c in row):
+                if any(len(c) > MAX_LABEL for c in row):     # the same bound whatever the csv module allows
+                    raise ReleaseError(too_long, file=source or name, row=reader.line_num)
                 rows.append([c.strip() for c in row])
     except csv.Error as exc:
-        limit = csv.field_size_limit()
-        why = (f"a label is longer than {limit:,} characters" if "field limit" in str(exc)
-               else f"not ARX hierarchy CSV ({exc})")
-        raise ReleaseError(f"{why}; expected one ';'-separated row per value", file=source or name,
-                           row=reader.line_num) from None
+        why = too_long if "field limit" in str(exc) else f"not ARX hierarchy CSV ({exc})"
+        raise ReleaseError(why, file=source or name, row=reader.line_num) from None
     return Hierarchy(name, rows, source=source)
 
 
