@@ -19,7 +19,6 @@ from graphlink.errors import ModelAssumptionError
 from graphlink.fileio import atomic_path, check_output
 
 if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
-
     from graphlink.release import Release
     from graphlink.trails import Trails
 
@@ -309,16 +308,15 @@ def register(app: typer.Typer) -> None:
             # no pair is certain when the model's assumptions fail: say why instead of printing guesses
             raise ModelAssumptionError(result.summary.get("diagnostic") or "the data breaks the model")
         result.summary["model"] = model_dict(tr)
-        flush_notes()
         if store is Store.neo4j and engine is EngineOpt.spark:
             with step("writing to Neo4j (Spark connector)"):
                 uri, run = spark_cli.store_reidentification(tr, name or rel.name, result)
-            err.print(f"stored as run {run} in {uri}")
+            note(f"stored as run {markup_text(run)} in {markup_text(uri)}")
         elif store is Store.neo4j:
             with step("writing to Neo4j"), contextlib.closing(_store()) as st:
                 st.load_release(rel, name or rel.name)
                 run = st.write_reidentification(name or rel.name, result)
-            err.print(f"stored as run {run} in {st.uri}")
+            note(f"stored as run {markup_text(run)} in {markup_text(st.uri)}")
         cols = ["identified", "deidentified"] + (["reason"] if explain else [])
         if out is not None:
             with step(f"writing the pairs to {out}"):
@@ -328,15 +326,19 @@ def register(app: typer.Typer) -> None:
                     from graphlink.pairsio import write_pairs_file
 
                     write_pairs_file(result, cols, Path(out))
+            flush_notes()                       # the last step that can fail is done: the notes, then the result
             err.print(f"wrote {len(result):,} pair(s) to {markup_text(out)}")
             err.print(_summary_line(result.summary))
         elif fmt is Fmt.csv:
             from graphlink.pairsio import write_pairs_csv
 
+            flush_notes()
             write_pairs_csv(result, cols, sys.stdout)
         elif fmt is Fmt.json:
+            flush_notes()
             typer.echo(json.dumps(result.to_dict(), indent=2, default=str))
         else:
+            flush_notes()
             print_frame(result.pairs, title=f"{m}: {len(result.pairs)} pair(s)")
             err.print(_summary_line(result.summary))
 
@@ -366,19 +368,19 @@ def register(app: typer.Typer) -> None:
             if store is Store.neo4j:
                 with step("writing to Neo4j (Spark connector)"):
                     uri, run = spark_cli.store_audit(tr, name or rel.name, result)
-                err.print(f"stored as run {run} in {uri}")
+                note(f"stored as run {markup_text(run)} in {markup_text(uri)}")
         else:
             graph = build_linkgraph(tr) if qi_links is None else qi_graph(tr, qi_links, release)
             with step("classifying edges (maximum matching + SCC)"):
                 classes = classify_one_to_many(graph) if tr.one_to_many else classify_edges(graph)
                 result = run_audit(classes, k)
-        flush_notes()
         if store is Store.neo4j and engine is EngineOpt.local:
             with step("writing to Neo4j"), contextlib.closing(_store()) as st:
                 st.load_release(rel, name or rel.name)
                 st.write_link_graph(name or rel.name, classes)
                 run = st.write_audit(name or rel.name, result)
-            err.print(f"stored as run {run} in {st.uri}")
+            note(f"stored as run {markup_text(run)} in {markup_text(st.uri)}")
+        flush_notes()                           # nothing after this can fail: the notes, then the result
         if fmt is AuditFmt.json:
             typer.echo(json.dumps({**result.to_dict(), "model": model_dict(tr)}, indent=2))
             return
