@@ -415,7 +415,10 @@ def row_index(key: str, reserved: str, side: str, _release: Any) -> dict[str, in
 def explain(key: str, reserved: str, side: str, element: str, _release: Any) -> str:
     """Why an element is or is not re-identified, in plain words, from the library's results: the true-love
     reason (``graphlink.reidit.true_loves``), the union degree (``EdgeClasses``) and, on graphs small enough
-    to answer quickly, REIDIT-I's reason."""
+    to answer quickly, REIDIT-I's reason.  Markdown, with every value from the release escaped
+    (:func:`app.components.text.md`)."""
+    from app.components.text import md
+
     col = "identified" if side == "identified" else "deidentified"
     other = "deidentified" if side == "identified" else "identified"
     cls = classes(key, reserved, _release)
@@ -431,7 +434,7 @@ def explain(key: str, reserved: str, side: str, element: str, _release: Any) -> 
         name = METHOD_LABELS[method]
         if len(hit):
             r = hit.iloc[0]
-            lines.append(f"- **{name}**: re-identified as `{r[other]}` — {r['reason']}")
+            lines.append(f"- **{name}**: re-identified as {md(r[other])} — {md(r['reason'])}")
         elif method == "true-loves":
             lines.append(f"- **{name}**: not re-identified with certainty — it has {union} possible partner(s) "
                          "across all maximum matchings (union degree), so no partner is forced.")

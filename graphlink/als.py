@@ -28,6 +28,10 @@ The ALS file (YAML) lists the relations::
       - {identified: dob, deidentified: age, age_at: "2006-06-01"}       # age in whole years at that date
       - {identified: dob, deidentified: dob_level2, hierarchy: dob.csv, level: 2}   # ARX hierarchy (graphlink.qi)
 
+The file is read bounded: at most ``MAX_ALS_BYTES``, nesting at most ``MAX_DEPTH`` deep, and no YAML anchors or
+aliases (an ALS needs none, and aliases are how a few hundred bytes expand to gigabytes, the "billion laughs");
+each is a one-line ReleaseError naming the file and line, checked on the event stream before anything is built.
+
 Element attributes come with the release (columns beyond ``location, kind, element``), or from two tables the
 ALS names (``attributes: {identified: people.csv, deidentified: samples.csv, key: element}``, paths relative to
 the ALS file).  O(|M| + |N|) per
@@ -48,6 +52,10 @@ from graphlink.errors import ReleaseError
 from graphlink.linkgraph import Blocks
 
 MAPS = ("year", "month", "prefix:N", "lower")
+#: bounds of an ALS file (it lists a handful of relations)
+MAX_ALS_BYTES = 1 << 20
+MAX_DEPTH = 32
+MAX_PREFIX = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -106,7 +114,7 @@ def _apply_map(v: pd.Series, how: str, rel: Relation) -> pd.Series:
         out = d.dt.year.astype("Int64").astype("string") if how == "year" else d.dt.strftime("%Y-%m")
         return out.astype("string")
     if how.startswith("prefix:"):
-        return v.str.slice(0, int(how.split(":", 1)[1]))
+        return v.str.slice(0, _prefix_length(how, f"relation {rel.identified} ~ {rel.deidentified}", rel.source))
     if how == "lower":
         return v.str.lower()
     raise ReleaseError(f"unknown map {how!r} in relation {rel.identified} ~ {rel.deidentified} "
@@ -135,17 +143,54 @@ class LinkageSet:
         return [getattr(r, side) for r in self.relations]
 
 
-def read_als(path: str | Path) -> LinkageSet:
-    """Read an ALS YAML file (format in the module docstring); ReleaseError naming the file and entry."""
+def _prefix_length(how: str, where: str, source: str | None) -> int:
+    """N of ``prefix:N``: a whole number of characters, 1 to ``MAX_PREFIX``."""
+    n = how.split(":", 1)[1].strip()
+    if not (n.isascii() and n.isdigit() and len(n) <= len(str(MAX_PREFIX)) and 1 <= int(n) <= MAX_PREFIX):
+        raise ReleaseError(f"{where}: map {how[:40]!r} needs a whole number of characters, 1 to {MAX_PREFIX:,} "
+                           "(e.g. prefix:3)", file=source or None)
+    return int(n)
+
+
+def _load_yaml(p: Path) -> Any:
+    """The YAML document of an ALS file, bounded (module docstring): size first, then the event stream (no
+    anchors or aliases, nesting depth), then the safe loader.  ReleaseError naming file and line.  O(size)."""
     import yaml
 
-    p = Path(path)
     try:
-        doc = yaml.safe_load(p.read_text(encoding="utf-8"))
+        with open(p, "rb") as fh:
+            data = fh.read(MAX_ALS_BYTES + 1)
     except FileNotFoundError:
         raise ReleaseError("no such file", file=str(p)) from None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+    except OSError as exc:
+        raise ReleaseError(f"cannot read the file ({exc.strerror or exc})", file=str(p)) from None
+    if len(data) > MAX_ALS_BYTES:
+        raise ReleaseError(f"larger than {MAX_ALS_BYTES:,} bytes; an ALS file lists a few relations", file=str(p))
+    try:
+        text = data.decode("utf-8")
+        depth = 0
+        for ev in yaml.parse(text, Loader=yaml.SafeLoader):
+            line = ev.start_mark.line + 1 if ev.start_mark is not None else None
+            if isinstance(ev, yaml.AliasEvent) or getattr(ev, "anchor", None):
+                raise ReleaseError("YAML anchors and aliases (&name, *name) are not accepted in an ALS file",
+                                   file=str(p), row=line)
+            if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise ReleaseError(f"nested more than {MAX_DEPTH} levels deep; an ALS is a list of relations",
+                                       file=str(p), row=line)
+            elif isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+        return yaml.safe_load(text)
+    except (UnicodeDecodeError, yaml.YAMLError) as exc:
         raise ReleaseError(f"not a readable YAML file ({str(exc).splitlines()[0][:160]})", file=str(p)) from None
+
+
+def read_als(path: str | Path) -> LinkageSet:
+    """Read an ALS YAML file (format in the module docstring; bounded, see :func:`_load_yaml`); ReleaseError
+    naming the file and entry."""
+    p = Path(path)
+    doc = _load_yaml(p)
     rels = doc.get("relations") if isinstance(doc, Mapping) else None
     if not isinstance(rels, list) or not rels:
         raise ReleaseError("expected a mapping with a non-empty list 'relations'", file=str(p))
@@ -175,8 +220,10 @@ def relation_from(spec: Any, path: Path | None = None, entry: int = 1) -> Relati
     if "map" in spec:
         kw["map"] = str(spec["map"])
         if not (kw["map"] in ("year", "month", "lower") or kw["map"].startswith("prefix:")):
-            raise ReleaseError(f"{where}: unknown map {kw['map']!r} (expected one of {', '.join(MAPS)})",
+            raise ReleaseError(f"{where}: unknown map {kw['map'][:40]!r} (expected one of {', '.join(MAPS)})",
                                file=src or None)
+        if kw["map"].startswith("prefix:"):
+            _prefix_length(kw["map"], where, src)
     elif "lookup" in spec:
         table = base / str(spec["lookup"])
         try:
@@ -196,7 +243,11 @@ def relation_from(spec: Any, path: Path | None = None, entry: int = 1) -> Relati
         from graphlink.qi.hierarchy import read_csv as read_hierarchy
 
         kw["hierarchy"] = read_hierarchy(base / str(spec["hierarchy"]), name=kw["identified"])
-        kw["level"] = int(spec.get("level", 0))
+        level = spec.get("level", 0)
+        if isinstance(level, bool) or not (isinstance(level, int) or str(level).strip().isdigit()):
+            raise ReleaseError(f"{where}: level {str(level)[:40]!r} is not a whole number (a hierarchy level, "
+                               f"0..{kw['hierarchy'].height - 1})", file=src or None)
+        kw["level"] = int(level)
         if not 0 <= kw["level"] < kw["hierarchy"].height:
             raise ReleaseError(f"{where}: level {kw['level']} outside the hierarchy's 0..{kw['hierarchy'].height - 1}",
                                file=src or None)

@@ -12,12 +12,12 @@ import logging
 import os
 import pkgutil
 import sys
-import unicodedata
 import warnings
 
 import typer
 from typer._click import exceptions as _click_exceptions
 
+from graphlink.display import drop_notes, flush_notes, terminal_text
 from graphlink.errors import GraphlinkError
 
 app = typer.Typer(
@@ -45,14 +45,8 @@ _register_commands()
 def one_line(text: object) -> str:
     """A message as one printable line: surrounding whitespace dropped, line breaks and other control or
     invisible characters (from file contents or library messages) shown as escapes, never interpreted by
-    the terminal."""
-    out = []
-    for ch in str(text).strip():
-        if ch == " " or not (unicodedata.category(ch).startswith("C") or unicodedata.category(ch) in ("Zl", "Zp")):
-            out.append(ch)
-        else:
-            out.append(ch.encode("unicode_escape").decode("ascii"))
-    return "".join(out)
+    the terminal (:func:`graphlink.display.terminal_text`)."""
+    return terminal_text(str(text).strip())
 
 
 def _usage_message(exc: BaseException) -> str:
@@ -73,7 +67,8 @@ def main() -> None:
     """Console-script entry: maps library errors to exit codes without tracebacks.
 
     Exit 2 (bad input, bad options, unreadable or unwritable files) prints exactly one line on stderr,
-    ``graphlink: error: ...``.  Warnings raised while the command runs (e.g. collapsed duplicate rows) are
+    ``graphlink: error: ...``: notes a command queued (:func:`graphlink.display.note`, e.g. the ``model:``
+    line) are printed only when it succeeds.  Warnings raised while the command runs (e.g. collapsed duplicate rows) are
     printed as ``graphlink: warning: ...`` lines when it succeeds; when it fails only the error is printed.
     """
     click_errors: tuple[type[BaseException], ...] = (_click_exceptions.ClickException,)
@@ -113,12 +108,17 @@ def main() -> None:
             if not exc.filename:               # no file named: an internal error, keep the traceback
                 raise
             _fail(f"graphlink: error: {one_line(exc.filename)}: {one_line(exc.strerror or exc)}", 2)
+    if code == 0:
+        flush_notes()                          # notes a successful command has not printed yet
+    else:
+        drop_notes()
     for w in caught:
         typer.echo(f"graphlink: warning: {one_line(w.message)}", err=True)
     sys.exit(code)
 
 
 def _fail(line: str, code: int) -> None:
+    drop_notes()                               # the error is the one line a failed command prints
     typer.echo(line, err=True)
     sys.exit(code)
 

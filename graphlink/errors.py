@@ -38,3 +38,10 @@ class StoreError(GraphlinkError):
     """Neo4j unreachable or refused the request (exit 2: the user must fix the environment)."""
 
     exit_code = 2
+
+
+class ProtocolError(GraphlinkError):
+    """The secure protocol could not finish: a party failed, exited or timed out, or a frame was malformed
+    (exit 2: one line naming the party and what went wrong; nothing is disclosed)."""
+
+    exit_code = 2

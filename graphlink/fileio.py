@@ -5,6 +5,12 @@ writes there, and only a write that finished without an exception is flushed to 
 target. An exception removes the temporary file and leaves any previous target untouched; a process killed
 mid-write leaves at most a hidden ``.<name>.<random>.tmp`` next to it, never a truncated file under the real
 name. Cost: one extra ``fsync`` of the file and of its folder per write.
+
+Only regular files are ever replaced: a target that exists and is anything else (a folder, a device such as
+``/dev/null``, a FIFO, a socket, or a symbolic link such as ``/proc/self/fd/1`` to one of those) is refused
+with a :class:`~graphlink.errors.ReleaseError` before anything is written, and checked again just before the
+rename.  :func:`check_output` adds what only a command knows: ``--out`` must name a file, and must not be one
+of the command's inputs.  Errors name the user's path, never the temporary one.
 """
 
 from __future__ import annotations
@@ -12,9 +18,67 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-from collections.abc import Callable, Iterator
+import stat
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
+
+from graphlink.errors import ReleaseError
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"))
+
+
+def output_problem(target: str | Path) -> str | None:
+    """Why a regular file may not be written at ``target`` (it exists and is not a regular file, following
+    symbolic links; or it names no file), else None.  O(1) system calls."""
+    target = Path(target)
+    if not target.name or target.name == "..":
+        return "names a folder, not a file to write"
+    try:
+        mode = os.stat(target).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None                      # a new path (a missing folder is created, or refused by mkdir)
+    except OSError as exc:
+        return f"cannot be checked ({exc.strerror or exc})"
+    if stat.S_ISREG(mode):
+        return None
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    return f"is {kind}; only a regular file or a new path is written"
+
+
+def check_output(target: str | Path, *, inputs: Iterable[str | Path | None] = (), option: str = "--out") -> Path:
+    """``target`` as a Path once it is safe for a command to write: it names a file, is a regular file or a
+    new path (:func:`output_problem`), and is none of ``inputs`` (the same file, by device and inode) nor
+    inside an input folder.  Raises :class:`~graphlink.errors.ReleaseError` (one line naming the user's
+    path) otherwise.  O(len(inputs)) system calls.
+
+    Examples
+    --------
+    >>> check_output("out.csv", inputs=["release.csv"])
+    PosixPath('out.csv')
+    """
+    raw = str(target)
+    if not raw.strip():
+        raise ReleaseError(f"{option} needs a file name, got {raw!r}")
+    path = Path(raw)
+    problem = output_problem(path)
+    if problem:
+        raise ReleaseError(f"{option} {problem}", file=raw)
+    for given in inputs:
+        if given is None or "://" in str(given):
+            continue
+        inp = Path(given)
+        try:
+            same = path.resolve() == inp.resolve() or (path.exists() and inp.exists() and os.path.samefile(path, inp))
+        except (OSError, RuntimeError):      # a symlink loop
+            same = False
+        if same:
+            raise ReleaseError(f"{option} is the same file as {inp}, which this command reads or writes; "
+                               "name another file", file=raw)
+        if inp.is_dir() and path.resolve().is_relative_to(inp.resolve()):
+            raise ReleaseError(f"{option} is inside the input folder {inp}; write somewhere else", file=raw)
+    return path
 
 
 def temp_path_for(target: Path) -> Path:
@@ -42,22 +106,34 @@ def atomic_path(target: str | Path, *, mode: int | None = None) -> Iterator[Path
 
     The folder is created if needed. ``mode`` sets the permission bits of the result (default: those of the
     file it replaces, else what the umask allows). Whatever the block raises (including KeyboardInterrupt)
-    removes the temporary file and leaves ``target`` as it was.
+    removes the temporary file and leaves ``target`` as it was.  A ``target`` that is not a regular file or
+    a new path is refused (:func:`output_problem`); an OSError names ``target``, not the temporary file.
     """
     target = Path(target)
+    problem = output_problem(target)
+    if problem:
+        raise ReleaseError(problem, file=str(target))
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_path_for(target)
     try:
         yield tmp
         if not tmp.exists():
-            raise FileNotFoundError(f"nothing was written to {tmp} for {target}")
+            raise FileNotFoundError(f"nothing was written for {target}")   # a writer's bug: no user path
         if mode is not None:
             tmp.chmod(mode)
         elif target.exists():
             tmp.chmod(target.stat().st_mode & 0o7777)
         _fsync(tmp)
+        problem = output_problem(target)           # again: the path may have changed while we wrote
+        if problem:
+            raise ReleaseError(problem, file=str(target))
         os.replace(tmp, target)
         _fsync(target.parent, directory=True)
+    except OSError as exc:
+        if str(tmp) in (str(exc.filename), str(exc.filename2)) or str(tmp) in str(exc):
+            text = (exc.strerror or str(exc)).replace(str(tmp), str(target))
+            raise OSError(exc.errno, text, str(target)) from None
+        raise
     finally:
         tmp.unlink(missing_ok=True)
 

@@ -419,6 +419,8 @@ def _read_folder(path: Path, *, id_key: Sequence[str] | None, deid_key: Sequence
             f = folder / f"{kind}.csv"
             if f.is_symlink() and not f.exists():
                 raise ReleaseError("broken or looping symbolic link", file=str(f))
+            if f.exists() and not f.is_file():     # a FIFO or device would block the read
+                raise ReleaseError(f"location '{loc}': {kind}.csv is not a regular file", file=str(f))
             if not f.is_file():
                 raise ReleaseError(f"location '{loc}' has no {kind}.csv (write an empty file with a "
                                    f"header if nothing was disclosed)", file=str(f))

@@ -41,6 +41,7 @@ import codecs
 import csv
 import io
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -150,7 +151,9 @@ def parquet_parts(path: Path) -> list[Path] | None:
     write it) in name order, or None when ``path`` is not one: a folder whose entries, apart from names starting
     with ``_`` or ``.`` (``_SUCCESS``, ``.crc`` files), are all Parquet files (suffix ``.parquet`` or ``.pq``).
     A folder with sub-folders is not one (a per-location release folder; Hive-style partition folders are not
-    read).  O(entries)."""
+    read).  A Parquet-named entry that is not a regular file (a FIFO, a device, a socket, a broken link) is a
+    ReleaseError naming it, found by ``stat`` before anything is opened: reading a FIFO would block forever.
+    O(entries)."""
     if not path.is_dir():
         return None
     try:
@@ -159,6 +162,15 @@ def parquet_parts(path: Path) -> list[Path] | None:
         return None
     if not entries or any(e.is_dir() or e.suffix.lower() not in PARQUET_SUFFIXES for e in entries):
         return None
+    for e in entries:
+        try:
+            regular = stat.S_ISREG(e.stat().st_mode)
+        except OSError as exc:
+            raise ReleaseError(f"cannot read this part of the Parquet folder ({exc.strerror or exc}; a broken "
+                               "symbolic link?)", file=str(e)) from None
+        if not regular:
+            raise ReleaseError("is not a regular file (a FIFO, device or socket); a Parquet folder holds only "
+                               "Parquet files", file=str(e))
     return entries
 
 

@@ -201,6 +201,38 @@ LONG_ONLY_COMMANDS: list[list[str]] = [
     ["secure-demo", "--release", PATH, "--in-process", "--format", "json"],
 ]
 
+GENPHEN = Path(__file__).resolve().parent.parent / "graphlink" / "data" / "genphen"
+FP_DATA = Path(__file__).resolve().parent.parent / "graphlink" / "data" / "fingerprint"
+_PLAN: dict = {}
+
+
+def _base_plan() -> dict:
+    """A valid two-recipient plan of FP's Table 1 (made once per session)."""
+    if not _PLAN:
+        from graphlink.fingerprint.plan import make_plan
+        from graphlink.qi import hierarchy as H
+        from graphlink.qi.table import encode, read_table
+
+        cols = ["sex", "birthdate"]
+        t = encode(read_table(FP_DATA / "table1.csv"), cols, H.read_dir(FP_DATA / "hierarchies", cols))
+        _PLAN.update(make_plan(t, 2, 2, seed=1).to_dict())
+    return _PLAN
+
+
+def _write_plan(case: fi.PlanCase, folder: Path) -> Path:
+    p = folder / "plan.json"
+    p.write_bytes(case.text(_base_plan()))
+    return p
+
+
+def _write_als(data: bytes, folder: Path) -> Path:
+    """The fuzzed ALS next to a copy of FP's sex hierarchy (which its 'hierarchy:' relations name)."""
+    (folder / "sex.csv").write_bytes((FP_DATA / "hierarchies" / "sex.csv").read_bytes())
+    p = folder / "als.yaml"
+    p.write_bytes(data)
+    return p
+
+
 def _write_hierarchy(data: bytes, folder: Path) -> Path:
     """A --hierarchies folder: the fuzzed ZIP.csv next to Sweeney's Race.csv."""
     d = folder / "hierarchies"
@@ -231,6 +263,13 @@ READERS: list[Reader] = [
            [["qi", "anonymize", FIG3_TABLE, "--qi", "Race,ZIP", "--k", "2", "--hierarchies", PATH, "--out", OUT],
             ["qi", "anonymize", FIG3_TABLE, "--qi", "Race,ZIP", "--k", "2", "--hierarchies", PATH,
              "--algorithm", "datafly", "--out", OUT]]),
+    Reader("als-yaml", fi.als_yaml(), _write_als,
+           [["qi", "links", str(GENPHEN / "release.csv"), "--als", PATH],
+            ["reidentify", str(GENPHEN / "release.csv"), "--method", "true-loves", "--qi-links", PATH]],
+           examples=60),
+    Reader("plan-json", fi.plan_case(), _write_plan,
+           [["fingerprint", "release", PATH, str(FP_DATA / "table1.csv"), "--recipient", "R1", "--out", OUT],
+            ["fingerprint", "attribute", PATH, str(FP_DATA / "table1.csv"), "--format", "json"]], examples=60),
     Reader("popularity-csv", fi.popularity_csv(), _write_bytes(".csv"),
            [["simulate", "--probabilities", PATH, "--subjects", "5", "--seed", "1", "--out", OUT],
             ["simulate", "--probabilities", PATH, "--subjects", "5", "--population", "100", "--out", OUT]]),

@@ -22,16 +22,18 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-#: values that have broken CSV readers somewhere: NA-likes, numbers, quotes, separators, line breaks,
-#: Unicode line separators and spaces, control characters, the composite-key separator, formulas
+#: rich console markup and terminal escapes: graphlink prints user values in rich tables and notes, where
+#: these must print as themselves (markup escaped, control characters shown as \x1b ...)
+RICH_MARKUP = ["[/bold]", "[red]x", "[link=file:///etc/passwd]x[/link]", "[/]"]
+TERMINAL = ["\x1b[2J\x1b[H", "\x1b]8;;http://127.0.0.1:9/\x1b\\hidden\x1b]8;;\x1b\\", "\x9b31m", "\x7f",
+            "\u202eevil"]
+#: values that have broken CSV readers (and terminals) somewhere: NA-likes, numbers, quotes, separators, line
+#: breaks, Unicode line separators and spaces, control characters, the composite-key separator, formulas
 NASTY = ["NA", "null", "NaN", "None", "nan", "N/A", "#N/A", "-", "0", "007", "1e3", "1.0", "-1", "TRUE",
          "#comment", "=1+1", "a,b", 'say "hi"', '"quoted"', "line\nbreak", "cr\rcr", "crlf\r\nx", " padded ",
          "\ttab", "\u00a0nbsp\u00a0", "\u2028", "x\u2028y", "é", "Hôpital Saint-Éloi", "日本", "😀", "\x85",
-         "a|b", "|", "\x1f", "\x0b", "\x0c", "\\", "'", '"', '""', "\x1b[31mred", "\u200b", "ǅ", "İ"]
-#: rich console markup: graphlink prints user values in rich tables, where these must print as themselves.
-#: Not yet in NASTY: commands/core.py's table output still reads them as markup (see
-#: test_reader_regressions.py::test_table_output_prints_markup_as_text); add them once that passes.
-RICH_MARKUP = ["[/bold]", "[red]x", "[link=file:///etc/passwd]x[/link]", "[/]"]
+         "a|b", "|", "\x1f", "\x0b", "\x0c", "\\", "'", '"', '""', "\x1b[31mred", "\u200b", "ǅ", "İ",
+         *RICH_MARKUP, *TERMINAL]
 KIND_OK = ["identified", "deidentified", "De-Identified", "IDENTIFIED", "de_identified", " identified ",
            "Identified", "DEIDENTIFIED", "de-identified"]
 KIND_BAD = ["secret", "", " ", "NA", "null", "id", "identifed", "identified!", "de identified", "İdentified"]
@@ -524,6 +526,111 @@ def popularity_csv(draw: st.DrawFn) -> bytes:
         if header[0].lower() == "location" and draw(st.booleans()):
             r[0] = draw(st.sampled_from(["A", "B", "C", "D"]))
     return draw(serialise(Logical(header, rows)))
+
+
+#: ALS and plan-file values that broke the readers once: bad prefix lengths, non-numeric levels, NaN
+ALS_MAPS = ["year", "month", "lower", "prefix:3", "prefix:0", "prefix:-1", "prefix:x", "prefix:", "prefix: 2",
+            "prefix:" + "9" * 5000, "prefix:1e3", "prefix:٣", "upper", ""]
+ALS_LEVELS = ["0", "1", "2", "-1", "x", "1.5", "99999999999999999999", "true", "null", "[1]", "{a: 1}", "''"]
+
+
+def _yaml_str(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+@st.composite
+def als_yaml(draw: st.DrawFn) -> bytes:
+    """ALS files for the GENPHEN release (``graphlink/data/genphen``): its three relations, mutated (bad maps,
+    levels, missing keys, unknown attributes), or hostile YAML: deep nesting, anchors and aliases (a small
+    "billion laughs"), tags, huge scalars; sometimes damaged bytes."""
+    rels = ["{identified: birthdate, deidentified: age, age_at: '2004-06-01'}",
+            "{identified: gender, deidentified: gender}", "{identified: visit_date, deidentified: visit_date}"]
+    for _ in range(draw(st.integers(0, 3))):
+        op = draw(st.sampled_from(["map", "level", "missing", "unknown", "age", "drop", "nasty"]))
+        if op == "map":
+            how = _yaml_str(draw(st.sampled_from(ALS_MAPS)))
+            rels.append(f"{{identified: visit_date, deidentified: visit_date, map: {how}}}")
+        elif op == "level":
+            rels.append("{identified: gender, deidentified: gender, hierarchy: sex.csv, level: "
+                        f"{draw(st.sampled_from(ALS_LEVELS))}}}")
+        elif op == "missing":
+            rels.append("{identified: gender}")
+        elif op == "unknown":
+            rels.append(f"{{identified: {_yaml_str(draw(nasty_text(6)))}, deidentified: gender}}")
+        elif op == "age":
+            rels.append(f"{{identified: birthdate, deidentified: age, age_at: {_yaml_str(draw(nasty_text(8)))}}}")
+        elif op == "drop" and len(rels) > 1:
+            rels.pop(draw(st.integers(0, len(rels) - 1)))
+        else:
+            rels.append(f"{{identified: gender, deidentified: gender, map: {_yaml_str(draw(nasty_text(8)))}}}")
+    text = "relations:\n" + "".join(f"  - {r}\n" for r in rels)
+    hostile = draw(st.sampled_from([None] * 6 + ["deep", "laughs", "alias", "tag", "huge", "list", "empty"]))
+    if hostile == "deep":
+        n = draw(st.sampled_from([40, 1_000, 20_000]))
+        text = "relations: " + "[" * n + "]" * n + "\n"
+    elif hostile == "laughs":
+        text = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
+        for prev, name in zip("abcdefgh", "bcdefghi", strict=True):
+            text += f"{name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]\n"
+        text += "relations: [*i]\n"
+    elif hostile == "alias":
+        text = "r: &r {identified: gender, deidentified: gender}\nrelations: [*r, *r]\n"
+    elif hostile == "tag":
+        text = "relations: !!python/object/apply:os.system ['true']\n"
+    elif hostile == "huge":
+        text = "relations:\n  - {identified: " + "x" * 2_000_000 + ", deidentified: gender}\n"
+    elif hostile == "list":
+        text = "- relations\n"
+    elif hostile == "empty":
+        text = ""
+    return draw(damage(text.encode("utf-8")))
+
+
+#: plan-file fields and hostile replacements for them (``float("nan")`` is written as the token NaN)
+PLAN_FIELDS = ["format", "version", "table", "qi", "k", "max_suppression", "loss", "l_min", "l_max",
+               "discretisation", "seed", "recipients", "hierarchies", "capacity", "clusters", "collusion"]
+PLAN_VALUES = ["two", "", -1, 0, 1, 1.5, 10**30, None, True, [], {}, float("nan"), float("inf"), ["R1"],
+               {"a": 1}, "x" * 300_000, [[["deep"]]]]
+
+
+@dataclass
+class PlanCase:
+    """A fingerprint plan to damage: field operations on a valid plan, then maybe deep nesting or bytes."""
+
+    ops: list[tuple[str, str, object]]       # (drop|set|recipient, field, value)
+    deep: int = 0                            # > 0: replace the document by that many nested arrays
+    damaged: bytes | None = None             # replace the file by these bytes
+
+    def text(self, plan: dict) -> bytes:
+        import copy
+        import json
+
+        if self.damaged is not None:
+            return self.damaged
+        if self.deep:
+            return ("[" * self.deep + "]" * self.deep).encode()
+        d = copy.deepcopy(plan)
+        for op, name, value in self.ops:
+            if op == "drop":
+                d.pop(name, None)
+            elif op == "set":
+                d[name] = value
+            elif isinstance(d.get("recipients"), list) and d["recipients"] and isinstance(d["recipients"][0], dict):
+                d["recipients"][0][name] = value
+        return json.dumps(d, allow_nan=True).encode()
+
+
+@st.composite
+def plan_case(draw: st.DrawFn) -> PlanCase:
+    ops = []
+    for _ in range(draw(st.integers(0, 3))):
+        op = draw(st.sampled_from(["drop", "set", "recipient"]))
+        name = draw(st.sampled_from(PLAN_FIELDS if op != "recipient" else
+                                    ["name", "levels", "loss", "k", "suppressed_rows", "dm_star"]))
+        ops.append((op, name, draw(st.sampled_from(PLAN_VALUES))))
+    deep = draw(st.sampled_from([0] * 8 + [3, 5_000, 200_000]))
+    damaged = draw(st.one_of(st.none(), st.none(), st.none(), st.binary(max_size=200)))
+    return PlanCase(ops, deep, damaged)
 
 
 BAD_INTS = st.sampled_from(["-1", "0", "1", "2", "3", "abc", "", "1.5", "1e3", "99999999999999999999", "-0", " 3"])

@@ -20,13 +20,20 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.markdown_text import rendered
+
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "streamlit_app.py")
 DATA = ROOT / "graphlink" / "data"
 
 
 def metrics(app: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in app.metric}
+    """Metric label -> value as the page shows them (Markdown escapes removed)."""
+    return {rendered(m.label): rendered(m.value) for m in app.metric}
+
+
+def sidebar_text(app: AppTest) -> str:
+    return rendered(" ".join(x.value for x in [*app.sidebar.markdown, *app.sidebar.info, *app.sidebar.success]))
 
 
 def goto(app: AppTest, page: str) -> AppTest:
@@ -41,8 +48,7 @@ def test_starts_on_the_thesis_demo(at: AppTest) -> None:
     assert m["Identified elements"] == "4"
     assert m["De-identified elements"] == "4"
     assert m["Reserved side"] == "deidentified"
-    side = " ".join(x.value for x in at.sidebar.markdown) + " ".join(x.value for x in at.sidebar.info) + \
-        " ".join(x.value for x in at.sidebar.success)
+    side = sidebar_text(at)
     assert "Thesis Figure 3.4" in side
     assert "In-process engine" in side or "Neo4j" in side
 
@@ -81,7 +87,7 @@ def test_simulate_with_sliders(at: AppTest, model: str) -> None:
     assert m["Locations"] == "6"
     assert m["Identified elements"] == f"{len(expected.elements('identified')):,}"
     assert m["De-identified elements"] == f"{len(expected.elements('deidentified')):,}"
-    assert "Simulated: 500 subjects" in " ".join(x.value for x in at.sidebar.markdown)
+    assert "Simulated: 500 subjects" in sidebar_text(at)
 
 
 def test_upload_valid_csv_and_zip(at: AppTest) -> None:
@@ -90,7 +96,7 @@ def test_upload_valid_csv_and_zip(at: AppTest) -> None:
     assert not at.exception
     assert not at.error, [e.value for e in at.error]
     assert metrics(at)["Locations"] == "4"
-    assert any("hospitals.csv" in s.value for s in at.success)
+    assert any("hospitals.csv" in rendered(s.value) for s in at.success)
 
     import pandas as pd
 
@@ -100,7 +106,7 @@ def test_upload_valid_csv_and_zip(at: AppTest) -> None:
                                                       "application/octet-stream")).run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    assert "Upload: hospitals.parquet" in " ".join(x.value for x in at.sidebar.markdown)
+    assert "Upload: hospitals.parquet" in sidebar_text(at)
 
     # a zip of per-location folders: <location>/identified.csv and <location>/deidentified.csv
     rows = [line.split(",") for line in csv.decode().splitlines()[1:]]
@@ -115,7 +121,7 @@ def test_upload_valid_csv_and_zip(at: AppTest) -> None:
     assert not at.error, [e.value for e in at.error]
     m = metrics(at)
     assert (m["Locations"], m["Identified elements"], m["De-identified elements"]) == ("4", "4", "4")
-    assert "Upload: hospitals.zip" in " ".join(x.value for x in at.sidebar.markdown)
+    assert "Upload: hospitals.zip" in sidebar_text(at)
 
 
 @pytest.mark.parametrize(("content", "needle"), [

@@ -211,3 +211,126 @@ def test_simulate_killed_mid_write_keeps_the_previous_release(tmp_path: Path) ->
         stop(proc)
     assert out.read_bytes() == OLD
     assert [p.name for p in tmp_path.glob("*.csv")] == ["big.csv"]
+
+
+# ------------------------------------------------------------------ --out names only regular files or new paths
+from tests.fuzz_harness import check_contract, run_cli  # noqa: E402
+
+DATA = Path(__file__).resolve().parent.parent / "graphlink" / "data"
+TABLE1 = str(DATA / "fingerprint" / "table1.csv")
+FP_HIER = str(DATA / "fingerprint" / "hierarchies")
+
+
+def _writers(folder: Path) -> dict[str, tuple[list[str], str]]:
+    """Every command that writes a file with ``--out``: (arguments before --out, its main input)."""
+    rel = folder / "release.csv"
+    if not rel.exists():
+        fig34().to_csv(rel, index=False)
+        assert run_cli(["fingerprint", "plan", TABLE1, "--qi", "sex,birthdate", "--k", "2", "--recipients", "2",
+                        "--hierarchies", FP_HIER, "--out", str(folder / "plan.json")]).code == 0
+    plan = str(folder / "plan.json")
+    return {
+        "unlink": (["unlink", str(rel), "--k", "1"], str(rel)),
+        "trails": (["trails", str(rel), "--format", "csv"], str(rel)),
+        "reidentify": (["reidentify", str(rel), "--method", "true-loves"], str(rel)),
+        "simulate": (["simulate", "--subjects", "5", "--locations", "2", "--p", "0.5"], str(rel)),
+        "qi hierarchy": (["qi", "hierarchy", TABLE1, "--column", "sex", "--kind", "flat"], TABLE1),
+        "qi anonymize": (["qi", "anonymize", TABLE1, "--qi", "sex", "--k", "2", "--algorithm", "datafly"], TABLE1),
+        "fingerprint plan": (["fingerprint", "plan", TABLE1, "--qi", "sex,birthdate", "--k", "2",
+                              "--recipients", "2", "--hierarchies", FP_HIER], TABLE1),
+        "fingerprint release": (["fingerprint", "release", plan, TABLE1, "--recipient", "R1"], plan),
+    }
+
+
+WRITERS = ["unlink", "trails", "reidentify", "simulate", "qi hierarchy", "qi anonymize", "fingerprint plan",
+           "fingerprint release"]
+
+
+def _refused(argv: list[str], why: str) -> None:
+    """Exit 2 with one line holding one of the '|'-separated reasons in ``why``."""
+    outcome = run_cli(argv)
+    check_contract(outcome, argv)
+    assert outcome.code == 2 and any(w in outcome.stderr for w in why.split("|")), (argv, outcome.stderr)
+
+
+@pytest.mark.parametrize("command", WRITERS)
+def test_out_refuses_what_is_not_a_file(tmp_path: Path, command: str) -> None:
+    """Empty, '.', '/', a folder, a FIFO, /dev/null and a symbolic link to /dev/null: one line, exit 2, and
+    nothing is replaced (the device stays a device, the FIFO a FIFO, the folder keeps its files)."""
+    args, _ = _writers(tmp_path)[command]
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    link = tmp_path / "null.csv"
+    link.symlink_to("/dev/null")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    for target, why in [("", "names a folder|needs a file name"), (".", "names a folder"), ("/", "names a folder"),
+                        (str(tmp_path), "is a folder"), (str(fifo), "is a FIFO"),
+                        ("/dev/null", "is a character device"), (str(link), "is a character device")]:
+        _refused([*args, "--out", target], why)
+    assert Path("/dev/null").is_char_device() and fifo.is_fifo() and link.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("command", WRITERS)
+def test_out_refuses_the_input(tmp_path: Path, command: str) -> None:
+    """--out naming the command's input (or the same file through a link) is refused; the input is kept."""
+    args, source = _writers(tmp_path)[command]
+    if command == "simulate":                        # simulate's input is --probabilities
+        source = str(tmp_path / "popularity.csv")
+        Path(source).write_text("location,p\nA,0.5\nB,0.5\n")
+        args = ["simulate", "--subjects", "5", "--probabilities", source]
+    copy = tmp_path / "input-copy"
+    copy.write_bytes(Path(source).read_bytes())
+    moved = tmp_path / ("in" + Path(source).suffix)
+    moved.write_bytes(Path(source).read_bytes())
+    args = [str(moved) if a == source else a for a in args]
+    alias = tmp_path / "alias.csv"
+    alias.symlink_to(moved)
+    for target in (moved, alias):
+        _refused([*args, "--out", str(target)], "is the same file as")
+        assert moved.read_bytes() == copy.read_bytes()
+
+
+def test_simulate_truth_and_out_must_differ(tmp_path: Path) -> None:
+    out = tmp_path / "s.csv"
+    _refused(["simulate", "--subjects", "5", "--locations", "2", "--p", "0.5", "--out", str(out), "--truth",
+              str(out)], "is the same file as")
+    assert not out.exists()
+
+
+def test_out_inside_an_input_folder_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "release"
+    for loc in ("H1", "H2"):
+        (folder / loc).mkdir(parents=True)
+        (folder / loc / "identified.csv").write_text("name\nAli\n")
+        (folder / loc / "deidentified.csv").write_text("dna\nactg\n")
+    _refused(["unlink", str(folder), "--k", "1", "--out", str(folder / "H1" / "x.csv")], "inside the input folder")
+    assert not (folder / "H1" / "x.csv").exists()
+
+
+def test_library_writers_refuse_special_files_too(tmp_path: Path) -> None:
+    """atomic_path itself refuses a non-regular target, so library callers are covered as well."""
+    fifo = tmp_path / "p"
+    os.mkfifo(fifo)
+    for target in (fifo, Path("/dev/null"), tmp_path):
+        with pytest.raises(fileio.ReleaseError, match="only a regular file"):
+            fileio.write_text(target, "x")
+    assert fifo.is_fifo() and Path("/dev/null").is_char_device()
+
+
+def test_write_errors_name_the_users_path_not_the_temporary_file(tmp_path: Path) -> None:
+    """A folder that cannot be written: the error names --out's path (one line), never '.out.csv.<x>.tmp'."""
+    if os.geteuid() == 0:
+        locked = Path("/proc/self")                 # root may write anywhere a folder allows; /proc refuses
+        target = locked / "graphlink-out.csv"
+    else:
+        locked = tmp_path / "ro"
+        locked.mkdir()
+        locked.chmod(0o500)
+        target = locked / "out.csv"
+    rel = tmp_path / "release.csv"
+    fig34().to_csv(rel, index=False)
+    argv = ["unlink", str(rel), "--k", "1", "--out", str(target)]
+    outcome = run_cli(argv)
+    check_contract(outcome, argv)
+    assert outcome.code == 2 and str(target) in outcome.stderr and ".tmp" not in outcome.stderr, outcome.stderr

@@ -12,6 +12,7 @@ from graphlink.fingerprint import make_plan
 from graphlink.qi import datasets
 from graphlink.qi.table import encode
 from tests.fp_helpers import fp_table
+from tests.markdown_text import rendered
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "app/pages/fingerprint.py"
@@ -28,7 +29,8 @@ def page(monkeypatch: pytest.MonkeyPatch) -> AppTest:
 
 
 def metrics(app: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in app.metric}
+    """Metric label -> value as the page shows them (Markdown escapes removed)."""
+    return {rendered(m.label): rendered(m.value) for m in app.metric}
 
 
 def test_seed_example_plan_release_and_leaks(page: AppTest) -> None:
@@ -49,16 +51,16 @@ def test_seed_example_plan_release_and_leaks(page: AppTest) -> None:
     assert not page.exception, page.exception
     v = metrics(page)
     assert v["Attributed to"] == "R2" and v["Exact match"] == "yes" and v["Rows explained"] == "1 of 1"
-    assert any("exact match" in s.value for s in page.success)
+    assert any("exact match" in rendered(s.value) for s in page.success)
     page.text_area(key="fp_leak_text").input("sex,birthdate\nx,1970\n").run()
-    assert any("fits no node" in e.value for e in page.error)
+    assert any("fits no node" in rendered(e.value) for e in page.error)
     page.text_area(key="fp_leak_text").input("").run()
     page.multiselect(key="fp_sim_who").set_value(["R1", "R2"]).run()
     page.button(key="fp_simulate").click().run()
     assert not page.exception, page.exception
     v = metrics(page)
     assert v["Attributed to"] == "R1, R2" and v["Exact match"] == "no" and v["Rows explained"] == "2 of 2"
-    assert any("collusion" in s.value for s in page.success)
+    assert any("collusion" in rendered(s.value) for s in page.success)
 
 
 def test_table6_unattributable_leak(page: AppTest) -> None:
@@ -71,7 +73,7 @@ def test_table6_unattributable_leak(page: AppTest) -> None:
     page.text_area(key="fp_leak_text").input("sex,birthdate,zip\np,1970,*\n").run()
     v = metrics(page)
     assert v["Attributed to"] == "nobody" and v["Rows explained"] == "0 of 1"
-    assert any("cannot be attributed" in w.value for w in page.warning)
+    assert any("cannot be attributed" in rendered(w.value) for w in page.warning)
     assert len(page.dataframe[-2].value) == 3      # every recipient alone is a candidate
 
 

@@ -25,7 +25,7 @@ from graphlink.errors import ReleaseError
 from graphlink.release import read_release, read_truth
 from tests.fixtures import fig34
 from tests.fuzz_harness import check_contract, run_cli
-from tests.fuzz_inputs import RICH_MARKUP, flag_encrypted, zip_bomb
+from tests.fuzz_inputs import RICH_MARKUP, TERMINAL, flag_encrypted, zip_bomb
 
 HEADER = "location,kind,element\n"
 
@@ -306,7 +306,7 @@ def test_unwritable_output_is_exit_2_not_a_traceback(tmp_path: Path) -> None:
     argv = ["unlink", str(tmp_path / "r.csv"), "--k", "2", "--out", str(tmp_path)]
     out = run_cli(argv)
     check_contract(out, argv)
-    assert out.code == 2 and "Is a directory" in out.stderr
+    assert out.code == 2 and "is a folder" in out.stderr
 
 
 def test_warnings_are_held_back_when_the_command_fails(tmp_path: Path) -> None:
@@ -434,3 +434,242 @@ def test_upload_errors_name_the_upload_not_the_temporary_copy() -> None:
         read_upload("rel.csv", GOOD, ("my truth.csv", b"identified,deidentified\nx,\n"))
     assert str(exc.value).startswith("my truth.csv, row 2")
     assert read_upload("rel.zip", zip_of({"r.csv": GOOD})).locations == ["H1"]
+
+
+# ----------------------------------------------------------------------------------------- terminal output
+#: a one-to-many release whose model note quotes the de-identified element (its reason names the orphan)
+ORPHAN = "H1,identified,p0\nH1,deidentified,{v}\nH2,identified,p2\nH2,deidentified,{v}\nH3,identified,p0\n" \
+         "H3,identified,p1\nH3,deidentified,{v}\n"
+HOSTILE = ["[/bold]", "[link=http://127.0.0.1:9/]click[/link]", "\x1b[2J\x1b[H",
+           "\x1b]8;;http://127.0.0.1:9/\x1b\\hidden\x1b]8;;\x1b\\", "\u202eevil"]
+
+
+def _quoted(value: str) -> str:
+    return '"' + value.replace('"', '""') + '"'
+
+
+def _escaped(value: str) -> str:
+    """How a value must look on the terminal: control and format characters as Python escapes."""
+    import unicodedata
+
+    return "".join(ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch)[0] == "C" else ch
+                   for ch in value)
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+@pytest.mark.parametrize("command", [["trails"], ["reidentify", "--method", "true-loves"], ["audit", "--k", "2"]])
+def test_values_reach_the_terminal_as_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str],
+                                           value: str) -> None:
+    """Was: '[/bold]' in an element crashed trails/reidentify/audit in the model line (MarkupError, exit 1),
+    '[link=...]' became a hyperlink, and ESC/OSC sequences went to the terminal raw (screen clears, hidden
+    links).  Now (rich forced to think it writes to a terminal): exit 0, markup printed as text, every
+    control character shown as an escape."""
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    p = csv_file(tmp_path, HEADER + ORPHAN.format(v=_quoted(value)))
+    argv = [command[0], str(p), *command[1:]]
+    out = run_cli(argv)
+    check_contract(out, argv)
+    assert out.code == 0, out.stderr
+    both = out.stdout + out.stderr
+    assert "\x1b]8;" not in both, "a hyperlink (OSC 8) reached the terminal"
+    assert "\u202e" not in both and "\x1b[2J" not in both and "\x1b\\" not in both
+    assert _escaped(value) in out.stderr, out.stderr          # the model line quotes the element as itself
+
+
+@pytest.mark.parametrize("value", [*RICH_MARKUP, *TERMINAL])
+def test_qi_tables_print_values_as_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    """qi check's tables (and the necessary-condition line) print data values as text."""
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    p = csv_file(tmp_path, f"name,zip\nA,{_quoted(value)}\nB,02139\nC,02139\n")
+    argv = ["qi", "check", str(p), "--qi", "zip"]
+    out = run_cli(argv)
+    check_contract(out, argv)
+    assert out.code == 0, out.stderr
+    assert "\x1b]8;" not in out.stdout and "\x1b[2J" not in out.stdout and "\u202e" not in out.stdout
+    assert "\x9b" not in out.stdout and "\x7f" not in out.stdout
+    assert _escaped(value) in out.stdout
+
+
+def test_a_refusal_is_one_line_without_the_model_note(tmp_path: Path) -> None:
+    """Was: 'model: ...' then the error (two lines) when a command failed after deciding the model."""
+    p = csv_file(tmp_path, HEADER + ORPHAN.format(v="x"))
+    als = tmp_path / "als.yaml"
+    als.write_text("relations: [{identified: a, deidentified: b}]\n")
+    argv = ["reidentify", str(p), "--method", "true-loves", "--qi-links", str(als)]
+    out = run_cli(argv)
+    check_contract(out, argv)
+    assert out.code == 2 and "model:" not in out.stderr and "qi-links:" not in out.stderr
+
+
+# --------------------------------------------------------------------- side files: hierarchies, ALS, plans
+DATA = Path(__file__).resolve().parent.parent / "graphlink" / "data"
+TABLE1 = str(DATA / "fingerprint" / "table1.csv")
+GENPHEN = str(DATA / "genphen" / "release.csv")
+
+
+def _one_line_naming(argv: list[str], path: Path, why: str) -> None:
+    out = run_cli(argv)
+    check_contract(out, argv)
+    assert out.code == 2 and str(path) in out.stderr and why in out.stderr, out.stderr
+
+
+def test_hierarchy_label_over_the_csv_field_limit(tmp_path: Path) -> None:
+    """Was: _csv.Error traceback ('field larger than field limit (131072)')."""
+    d = tmp_path / "h"
+    d.mkdir()
+    (d / "sex.csv").write_text("m;" + "x" * 200_000 + ";*\nf;p;*\n")
+    _one_line_naming(["qi", "anonymize", TABLE1, "--qi", "sex", "--k", "2", "--hierarchies", str(d), "--out",
+                      str(tmp_path / "o.csv")], d / "sex.csv", "longer than 131,072 characters")
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("relations:\n  - {identified: gender, deidentified: gender, map: 'prefix:" + "9" * 5000 + "'}\n",
+     "needs a whole number of characters"),
+    ("relations:\n  - {identified: gender, deidentified: gender, map: 'prefix:x'}\n", "needs a whole number"),
+    ("relations:\n  - {identified: gender, deidentified: gender, hierarchy: sex.csv, level: x}\n",
+     "is not a whole number"),
+    ("relations: " + "[" * 10_000 + "]" * 10_000 + "\n", "nested more than 32 levels"),
+    ("r: &r {identified: gender, deidentified: gender}\nrelations: [*r]\n", "anchors and aliases"),
+])
+def test_als_files_that_crashed(tmp_path: Path, text: str, why: str) -> None:
+    """Was: ValueError tracebacks (int() of 'x' or of 5,000 digits) and a RecursionError with 2,992 lines of
+    stderr for deep nesting."""
+    (tmp_path / "sex.csv").write_bytes((DATA / "fingerprint" / "hierarchies" / "sex.csv").read_bytes())
+    als = tmp_path / "als.yaml"
+    als.write_text(text)
+    _one_line_naming(["qi", "links", GENPHEN, "--als", str(als)], als, why)
+
+
+def test_als_billion_laughs_is_refused_at_once(tmp_path: Path) -> None:
+    """Was: 109 s and 4 GB before the memory cap.  Aliases are refused on the event stream, before any expansion."""
+    import time
+
+    text = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
+    for prev, name in zip("abcdefgh", "bcdefghi", strict=True):
+        text += f"{name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]\n"
+    als = tmp_path / "laughs.yaml"
+    als.write_text(text + "relations: [*i]\n")
+    t0 = time.monotonic()
+    _one_line_naming(["qi", "links", GENPHEN, "--als", str(als)], als, "anchors and aliases")
+    assert time.monotonic() - t0 < 30
+
+
+def test_als_file_size_is_capped(tmp_path: Path) -> None:
+    als = tmp_path / "big.yaml"
+    als.write_text("relations:\n" + "# padding\n" * 200_000)
+    _one_line_naming(["qi", "links", GENPHEN, "--als", str(als)], als, "larger than 1,048,576 bytes")
+
+
+@pytest.fixture(scope="module")
+def plan_dict(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    import json
+
+    p = tmp_path_factory.mktemp("plan") / "plan.json"
+    argv = ["fingerprint", "plan", TABLE1, "--qi", "sex,birthdate", "--k", "2", "--recipients", "2",
+            "--hierarchies", str(DATA / "fingerprint" / "hierarchies"), "--out", str(p)]
+    assert run_cli(argv).code == 0
+    return json.loads(p.read_text())
+
+
+@pytest.mark.parametrize(("change", "why"), [
+    (lambda d: d.pop("table"), "no field 'table'"),
+    (lambda d: d.update(k="two"), "field 'k' must be a whole number"),
+    (lambda d: d.update(k=float("nan")), "NaN, which is not a JSON number"),
+    (lambda d: d.update(seed=-5), "seed must be at least 0"),
+    (lambda d: d["recipients"][0].update(levels="x"), "field 'levels' must be an object"),
+    (lambda d: d.update(max_suppression=float("inf")), "Infinity, which is not a JSON number"),
+])
+def test_plan_files_that_crashed(tmp_path: Path, plan_dict: dict, change, why: str) -> None:
+    """Was: KeyError / ValueError tracebacks (exit 1) for a missing table, a string k, NaN; a negative seed
+    crashed numpy when releasing."""
+    import copy
+    import json
+
+    d = copy.deepcopy(plan_dict)
+    change(d)
+    p = tmp_path / "plan.json"
+    p.write_text(json.dumps(d, allow_nan=True))
+    _one_line_naming(["fingerprint", "release", str(p), TABLE1, "--recipient", "R1", "--out",
+                      str(tmp_path / "o.csv")], p, why)
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_deeply_nested_plan_json(tmp_path: Path) -> None:
+    """Was: RecursionError traceback."""
+    p = tmp_path / "plan.json"
+    p.write_text("[" * 100_000 + "]" * 100_000)
+    _one_line_naming(["fingerprint", "release", str(p), TABLE1, "--recipient", "R1", "--out",
+                      str(tmp_path / "o.csv")], p, "nested too deeply")
+
+
+@pytest.mark.parametrize("argv", [
+    ["unlink", "{rel}", "--k", "1", "--seed", "-1", "--out", "{out}"],
+    ["fingerprint", "plan", TABLE1, "--qi", "sex", "--k", "2", "--recipients", "1", "--seed", "-1", "--out",
+     "{out}"],
+])
+def test_negative_seeds(tmp_path: Path, argv: list[str]) -> None:
+    """Was: numpy's 'expected non-negative integer' traceback."""
+    fig34().to_csv(tmp_path / "r.csv", index=False)
+    argv = [a.format(rel=tmp_path / "r.csv", out=tmp_path / "o.csv") for a in argv]
+    out = run_cli(argv)
+    check_contract(out, argv)
+    assert out.code == 2 and "--seed" in out.stderr
+
+
+# ------------------------------------------------------------------------ special files inside input folders
+def _run_with_timeout(argv: list[str]) -> subprocess.CompletedProcess:
+    """In a real process with a timeout: a reader that opens a FIFO would block forever."""
+    return subprocess.run([sys.executable, "-m", "graphlink.cli", *argv], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_fifo_inside_a_parquet_folder_is_refused_without_opening_it(tmp_path: Path) -> None:
+    """Was: the reader opened the FIFO and blocked forever."""
+    folder = tmp_path / "release.parquet"
+    folder.mkdir()
+    pq.write_table(pa.Table.from_pandas(fig34(), preserve_index=False), folder / "part-0.parquet")
+    fifo = folder / "part-1.parquet"
+    os_mkfifo(fifo)
+    out = _run_with_timeout(["trails", str(folder)])
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert str(fifo) in out.stderr and "not a regular file" in out.stderr
+
+
+def test_fifo_in_a_hierarchy_folder_or_location_folder_is_refused(tmp_path: Path) -> None:
+    hier = tmp_path / "h"
+    hier.mkdir()
+    os_mkfifo(hier / "sex.csv")
+    out = _run_with_timeout(["qi", "anonymize", TABLE1, "--qi", "sex", "--k", "2", "--hierarchies", str(hier),
+                             "--out", str(tmp_path / "o.csv")])
+    assert out.returncode == 2 and "sex.csv" in out.stderr and "not a regular file" in out.stderr
+    rel = tmp_path / "rel"
+    for loc in ("H1", "H2"):
+        (rel / loc).mkdir(parents=True)
+        (rel / loc / "identified.csv").write_text("name\nAli\n")
+    (rel / "H2" / "deidentified.csv").write_text("dna\nactg\n")
+    os_mkfifo(rel / "H1" / "deidentified.csv")
+    out = _run_with_timeout(["trails", str(rel)])
+    assert out.returncode == 2 and "deidentified.csv is not a regular file" in out.stderr, out.stderr
+
+
+def os_mkfifo(path: Path) -> None:
+    import os
+
+    os.mkfifo(path)
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+def test_unlink_and_secure_demo_print_names_as_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    value: str) -> None:
+    """unlink's table and secure-demo's per-party tables, with a location and an element named ``value``."""
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    frame = fig34().replace({"H1": value, "Ali": value})
+    frame.to_csv(tmp_path / "r.csv", index=False)
+    for argv in (["unlink", str(tmp_path / "r.csv"), "--k", "2", "--out", str(tmp_path / "o.csv")],
+                 ["secure-demo", "--release", str(tmp_path / "r.csv"), "--in-process"]):
+        out = run_cli(argv)
+        check_contract(out, argv)
+        assert out.code == 0, out.stderr
+        both = out.stdout + out.stderr
+        assert "\x1b]8;" not in both and "\x1b[2J" not in both and "\u202e" not in both
+    assert _escaped(value) in out.stdout                   # secure-demo names the location as itself

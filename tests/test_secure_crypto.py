@@ -125,7 +125,7 @@ def test_message_roundtrip_every_kind():
 def test_decode_rejects_invalid_point_and_trailing_bytes():
     frame = M.encode(M.Return("sTTP", "H1", "s", points=[random_point()]))
     bad = frame[:-32] + b"\xff" * 32
-    with pytest.raises(CryptoError):
+    with pytest.raises(M.MessageError, match="ristretto255"):
         M.decode(bad)
     with pytest.raises(ValueError):
         M.decode(frame + b"\x00")

@@ -91,7 +91,7 @@ def test_figure_8_7_h1_contributor_view_stays_2_unlinkable():
 
 @pytest.mark.parametrize("method", ["greedy-dedup-secure", "force-dedup-secure"])
 def test_stranon_on_figure_8_1_satisfies_all_three(method):
-    res = run_stranon(DATA, 2, method, seed=3)
+    res = run_stranon(DATA, 2, method)
     assert res.aborted is None and not res.detections
     assert res.certification["external"] and res.certification["central"]
     disclosed = {c: set(v) for c, v in res.disclosed.items()}
@@ -114,7 +114,7 @@ def test_no_party_receives_plaintext_or_keys(locking):
     H(x) of any de-identified value, no other party's key (scalar or inverse). The one designed exception
     is the sTTP's one-time lock key z_C^l sent to l in ``Unlock``."""
     pairs = {c: _tau(c) for c in LOCS}
-    res = run_stranon(DATA, 2, seed=5, alpha=2, beta=3, locking=locking, dc_size=4, keep_messages=True,
+    res = run_stranon(DATA, 2, alpha=2, beta=3, locking=locking, dc_size=4, keep_messages=True,
                       pairs=pairs, contributor_veto=True)
     assert res.aborted is None
     parties = res.parties
@@ -159,7 +159,7 @@ def test_no_party_receives_plaintext_or_keys(locking):
 @pytest.mark.parametrize("integrity,locking,alpha,beta,dc", [
     (False, False, 0, 0, 0), (True, False, 1, 2, 0), (True, True, 2, 3, 5), (True, True, 0, 0, 3)])
 def test_cost_counters_match_appendix_c32(integrity, locking, alpha, beta, dc):
-    res = run_stranon(DATA, 2, seed=1, alpha=alpha, beta=beta, integrity=integrity, locking=locking, dc_size=dc)
+    res = run_stranon(DATA, 2, alpha=alpha, beta=beta, integrity=integrity, locking=locking, dc_size=dc)
     assert res.aborted is None
     L = len(LOCS)
     a = alpha if integrity else 0
@@ -178,8 +178,8 @@ def test_cost_counters_match_appendix_c32(integrity, locking, alpha, beta, dc):
 @pytest.mark.slow
 def test_separate_processes_over_loopback_agree_with_in_process():
     pytest.importorskip("multiprocessing")
-    a = run_stranon(DATA, 2, "force-dedup-secure", seed=11, processes=True)
-    b = run_stranon(DATA, 2, "force-dedup-secure", seed=11, processes=False)
+    a = run_stranon(DATA, 2, "force-dedup-secure", processes=True)
+    b = run_stranon(DATA, 2, "force-dedup-secure", processes=False)
     assert a.aborted is None and b.aborted is None
     assert all(len(set(a.ports.values())) == len(a.ports) for _ in [0])
     for c in LOCS:

@@ -6,21 +6,42 @@ Used by the Quasi-identifiers and Fingerprinting pages.
 from __future__ import annotations
 
 import hashlib
-import io
+import tempfile
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
+from app.components.text import md, one_line
+from graphlink.errors import ReleaseError
 from graphlink.qi import hierarchy as H
 
 Matrices = dict[str, list[list[str]]]
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def read_upload(data: bytes) -> pd.DataFrame:
-    """A CSV as text cells (``02138`` keeps its zero; only empty cells are missing), like ``qi.table.read_table``."""
-    return pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, na_values=[""])
+def read_upload(data: bytes, name: str = "the upload") -> pd.DataFrame:
+    """A CSV read by ``graphlink.qi.table.read_table`` (text cells, so ``02138`` keeps its zero; only empty cells
+    are missing; the file rules every graphlink reader shares: UTF-8, ragged rows refused).  A ReleaseError
+    names ``name`` (the uploaded file's name), never the temporary copy."""
+    from graphlink.qi.table import read_table
+
+    with tempfile.TemporaryDirectory(prefix="graphlink-upload-") as d:
+        p = Path(d) / "upload.csv"
+        p.write_bytes(data)
+        try:
+            return read_table(p)
+        except ReleaseError as exc:
+            raise ReleaseError(exc.detail, file=name, row=exc.row, column=exc.column) from None
+
+
+def read_or_stop(data: bytes, name: str) -> pd.DataFrame:
+    """:func:`read_upload`, or stop the page with a one-line error naming the upload."""
+    try:
+        return read_upload(data, name)
+    except Exception as exc:  # ReleaseError names file, row and column; anything else is shown plainly
+        st.error(f"Could not read {md(name)}: {one_line(exc)}")
+        st.stop()
 
 
 def upload_table(prefix: str) -> tuple[pd.DataFrame, Matrices, str]:
@@ -34,14 +55,19 @@ def upload_table(prefix: str) -> tuple[pd.DataFrame, Matrices, str]:
     if up is None:
         st.info("Upload a CSV table, or pick one of the bundled datasets.")
         st.stop()
-    frame = read_upload(up.getvalue())
+    frame = read_or_stop(up.getvalue(), up.name)
     hier: Matrices = {}
     try:
         for f in hup or []:
             col = Path(f.name).stem
-            hier[col] = H.parse_csv(f.getvalue().decode("utf-8-sig"), col, f.name).matrix.tolist()
+            try:
+                text = f.getvalue().decode("utf-8-sig")
+            except UnicodeDecodeError as exc:
+                raise ReleaseError(f"byte 0x{f.getvalue()[exc.start]:02x} is not UTF-8; expected UTF-8 ARX CSV text",
+                                   file=f.name) from None
+            hier[col] = H.parse_csv(text, col, f.name).matrix.tolist()
     except Exception as exc:  # ReleaseError names file, row and column
-        st.error(f"Invalid hierarchy: {exc}")
+        st.error("Invalid hierarchy: " + one_line(exc))
         st.stop()
     token = hashlib.sha256(up.getvalue() + repr(sorted(hier.items())).encode()).hexdigest()[:16]
     return frame, hier, token

@@ -9,6 +9,7 @@ import streamlit as st
 from app import state
 from app.components import charts
 from app.components.tables import show_table
+from app.components.text import md, one_line
 
 st.title("Data")
 st.caption("A release is a set of locations, each disclosing identified elements (e.g. names) and "
@@ -23,7 +24,7 @@ with demo_tab:
         try:
             state.set_release(state.load_demo(choice), choice)
         except Exception as exc:  # library missing or failed: say so, no traceback
-            st.error(f"Could not load the demo: {exc}")
+            st.error("Could not load the demo: " + one_line(exc))
         else:
             st.rerun()  # so the sidebar (drawn before the page) shows the new release
 
@@ -45,14 +46,14 @@ with upload_tab:
                 from graphlink.errors import GraphlinkError
 
                 kind = "Invalid release" if isinstance(exc, GraphlinkError) else "Could not read the file"
-                st.session_state["upload_error"] = f"{kind}: {exc}"
+                st.session_state["upload_error"] = f"{kind}: {one_line(exc)}"
             if release is not None:
                 state.set_release(release, f"Upload: {up.name}")
                 st.rerun()  # so the sidebar (drawn before the page) shows the new release
         if "upload_error" in st.session_state:
             st.error(st.session_state["upload_error"], icon=":material/error:")
         else:
-            st.success(f"Loaded {up.name}.")
+            st.success(f"Loaded {md(up.name)}.")
     st.caption("CSV/Parquet columns: `location`, `kind` (`identified` or `deidentified`), `element`. "
                "A zip holds one folder per location, as accepted by `graphlink.release.read_release`.")
 
@@ -77,7 +78,7 @@ with sim_tab:
             what = f"p={p}" if model == "uniform" else f"Zipf α={p}"
             state.set_release(release, f"Simulated: {subjects} subjects, {locations} locations, {what}")
         except Exception as exc:
-            st.error(f"Simulation failed: {exc}")
+            st.error("Simulation failed: " + one_line(exc))
         else:
             st.rerun()
 
@@ -88,7 +89,7 @@ if loaded is None:
     st.stop()
 
 release = loaded.release
-st.subheader(f"Summary — {loaded.label}")
+st.subheader(f"Summary — {md(loaded.label)}")
 options = ["auto", "deidentified", "identified", "none"]
 current_reserved, current_mult = state.model_of(state.reserved_choice())
 m1, m2 = st.columns(2)
@@ -110,7 +111,7 @@ reserved = state.reserved_choice()
 try:
     tr = state.trails(loaded.key, reserved, release)
 except Exception as exc:
-    st.error(f"Could not build trails: {exc}")
+    st.error("Could not build trails: " + one_line(exc))
     st.stop()
 
 sizes = tr.sizes
@@ -118,8 +119,8 @@ c1, c2, c3, c4 = st.columns(4)
 c1.metric("Locations", len(tr.locations))
 c2.metric("Identified elements", f"{len(tr.identified.keys):,}")
 c3.metric("De-identified elements", f"{len(tr.deidentified.keys):,}")
-c4.metric("Reserved side", tr.reserved)
-st.markdown(f"**Data model:** {tr.model.label} — {tr.reason}")
+c4.metric("Reserved side", md(tr.reserved))
+st.markdown(f"**Data model:** {md(tr.model.label)} — {md(tr.reason)}")
 if tr.one_to_many:
     st.info("One-to-many release: REIDIT-C and REIDIT-I assume one-to-one data and are not run (thesis Table "
             "A.1); REIDIT-M and the exact one-to-many pairs (True loves) apply.")

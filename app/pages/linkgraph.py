@@ -9,6 +9,7 @@ from st_cytoscape import cytoscape
 
 from app import state
 from app.components import graph as gview
+from app.components.text import md
 
 st.title("Link graph")
 loaded = state.require_release()
@@ -50,16 +51,16 @@ focus = (side, picked)
 row = state.row_index(loaded.key, reserved, side, release)[picked]
 if mode == "Neighbourhood of an element":
     sub = gview.neighbourhood(cls, ix, side, row, hops=hops, max_nodes=max_nodes)
-    caption = f"Neighbourhood of **{picked}** within {hops} hop(s)"
+    caption = f"Neighbourhood of **{md(picked)}** within {hops} hop(s)"
 else:
     lab_i, lab_d, comps = state.components(loaded.key, reserved, release)
     comp = int((lab_i if side == "identified" else lab_d)[row])
     size = int(np.count_nonzero(lab_i == comp) + np.count_nonzero(lab_d == comp))
-    caption = f"Connected component containing **{picked}**"
+    caption = f"Connected component containing **{md(picked)}**"
     if size > max_nodes:
         with controls:
             st.info(f"This component has {size:,} nodes; showing the {max_nodes}-node neighbourhood of "
-                    f"{picked} instead (the whole component is too large to draw).")
+                    f"{md(picked)} instead (the whole component is too large to draw).")
         sub = gview.neighbourhood(cls, ix, side, row, hops=hops, max_nodes=max_nodes)
     else:
         sub = gview.component(g, ix, lab_i, lab_d, comp)
@@ -87,12 +88,12 @@ if clicked and clicked.get("nodes"):
         target = gview.parse_node_id(nid)
 st.session_state["selected_element"] = focus
 
-st.subheader(f"Element {target[1]} ({'identified' if target[0] == 'identified' else 'de-identified'})")
+st.subheader(f"Element {md(target[1])} ({'identified' if target[0] == 'identified' else 'de-identified'})")
 t_side, t_key = target
 t_row = state.row_index(loaded.key, reserved, t_side, release)[t_key]
 trail_side = tr.identified if t_side == "identified" else tr.deidentified
 other_side = tr.deidentified if t_side == "identified" else tr.identified
-st.markdown(f"Trail over {', '.join(tr.locations)}: `{trail_side.trail_str(t_row)}`")
+st.markdown(f"Trail over {md(', '.join(map(str, tr.locations)))}: `{trail_side.trail_str(t_row)}`")
 
 nb, kinds = gview.ranked_neighbours(cls, ix, t_side, t_row)
 edge_label = {k: v[0].split(":")[0] for k, v in gview.EDGE_STYLES.items()}
@@ -106,4 +107,4 @@ st.markdown(f"**Candidates** (linked elements on the other side): {len(nb):,}"
 st.dataframe(cand, hide_index=True, width="stretch")
 
 st.markdown("**Explanation**")
-st.write(state.explain(loaded.key, reserved, t_side, t_key, release))
+st.markdown(state.explain(loaded.key, reserved, t_side, t_key, release))   # values escaped by explain

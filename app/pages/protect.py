@@ -9,6 +9,7 @@ import streamlit as st
 from app import state
 from app.components import charts
 from app.components.tables import show_table
+from app.components.text import one_line
 
 st.title("Protect")
 loaded = state.require_release()
@@ -47,7 +48,7 @@ if st.session_state.get("protect_ran") != (loaded.key, k, method, secure, seed):
 try:
     res = state.protect(loaded.key, k, method, secure, seed, loaded.release)
 except Exception as exc:  # ModelAssumptionError / ReleaseError: readable message
-    st.error(f"Protection failed: {exc}")
+    st.error("Protection failed: " + one_line(exc))
     st.stop()
 
 m, before, after = res.metrics, res.before, res.after

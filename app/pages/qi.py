@@ -13,6 +13,7 @@ import streamlit as st
 
 from app.components import charts
 from app.components.qi_upload import Matrices, upload_table
+from app.components.text import md, one_line
 from graphlink.qi import datasets
 from graphlink.qi import hierarchy as H
 from graphlink.qi.algorithms import ALGORITHMS, anonymize
@@ -111,7 +112,7 @@ if SOURCES[source] is None:
 else:
     frame, hier, default_qi, default_sensitive = load_dataset(SOURCES[source])
     token = SOURCES[source]
-    st.caption(f"{len(frame):,} records; hierarchies shipped for: {', '.join(sorted(hier))}.")
+    st.caption(f"{len(frame):,} records; hierarchies shipped for: {md(', '.join(sorted(hier)))}.")
 
 c1, c2 = st.columns([3, 1])
 qi = tuple(c1.multiselect("Quasi-identifier", list(frame.columns), default=list(default_qi), key=f"qi_cols_{token}"))
@@ -126,7 +127,7 @@ try:
     table = encoded(token, qi, frame, hier)
     report = check(frame, qi, sensitive=sensitive)
 except Exception as exc:  # ReleaseError: value missing from a hierarchy (names row, column, value)
-    st.error(str(exc))
+    st.error(one_line(exc))
     st.stop()
 
 st.subheader("The table as it is")
@@ -204,7 +205,7 @@ if st.session_state.get("qi_ran") == (token, qi, k, algorithm, sup, loss):
     try:
         out = run(token, qi, k, algorithm, sup, loss, table)
     except Exception as exc:
-        st.error(f"Anonymization failed: {exc}")
+        st.error("Anonymization failed: " + one_line(exc))
         st.stop()
     s = out["summary"]
     r = st.columns(5)
@@ -214,7 +215,7 @@ if st.session_state.get("qi_ran") == (token, qi, k, algorithm, sup, loss):
     r[3].metric("DM*", f"{s['dm_star']:,}", help="Σ over equivalence classes of size² (El Emam et al. 2009)")
     r[4].metric("Seconds", f"{s['seconds']:.3f}")
     if s["levels"]:
-        st.markdown("**Generalization levels:** " + ", ".join(f"`{q}` = {lv}" for q, lv in s["levels"].items()))
+        st.markdown("**Generalization levels:** " + ", ".join(f"{md(q)} = {lv}" for q, lv in s["levels"].items()))
     if "lattice" in s:
         st.caption(f"Lattice: {s['lattice']['evaluated']:,} of {s['lattice']['nodes']:,} nodes evaluated; the rest "
                    "were decided by predictive tagging or the loss bound.")

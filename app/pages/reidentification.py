@@ -9,6 +9,7 @@ import streamlit as st
 from app import state
 from app.components import charts
 from app.components.tables import show_table
+from app.components.text import md
 
 st.title("Re-identification")
 loaded = state.require_release()
@@ -53,7 +54,7 @@ for col, m in zip(cols, chosen, strict=False):
     else:
         col.metric(state.METHOD_LABELS[m], "n/a")
 for m, msg in errors.items():
-    st.error(f"{state.METHOD_LABELS[m]}: {msg}")
+    st.error(f"{state.METHOD_LABELS[m]}: {md(msg)}")
 
 SUMMARY_KEYS = ["reidentified", "reidentified_elements", "k", "unique", "k_reidentified", "correct", "wrong",
                 "truth_pairs", "recall", "maximum_matching_size", "reserved"]

@@ -10,6 +10,7 @@ import streamlit as st
 
 from app import state
 from app.components.tables import show_table
+from app.components.text import md, one_line
 
 st.title("Secure protocol")
 loaded = state.require_release()
@@ -35,7 +36,6 @@ locking = c3.toggle("Locked returns", value=True, key="sec_locking")
 kinds = ["honest", "full-switch", "partial-switch", "refuse-decrypt", "grab-and-go"]
 cheat = c3.selectbox("Behaviour of the first location", kinds, key="sec_behaviour",
                      help="Simulate a cheating location (App. C.3.1) to see the integrity checks fire.")
-seed = int(c3.number_input("Seed", 0, 10_000, 1, key="sec_seed"))
 
 locs = list(loaded.release.locations)
 if len(locs) < 2:
@@ -45,13 +45,14 @@ if len(locs) < 2:
 
 @st.cache_resource(max_entries=16, show_spinner="Running the protocol…")
 def run(key: str, k: int, method: str, integrity: bool, alpha: int, beta: int, locking: bool, cheat: str,
-        seed: int, _release: Any) -> Any:
+        _release: Any) -> Any:
+    """One protocol run; its randomness (shuffles, dummies, keys) comes from the OS CSPRNG, never a seed."""
     names, gamma, omega = api.release_sets(_release)
     data = {c: (gamma[c], omega[c]) for c in names}
     behaviours = None
     if cheat != "honest":
-        behaviours = {names[0]: parties_mod.Behaviour(kind=cheat, victim=names[1], f=1, seed=seed)}
-    return protocol.run_stranon(data, k, method, seed=seed, alpha=alpha, beta=beta, integrity=integrity,
+        behaviours = {names[0]: parties_mod.Behaviour(kind=cheat, victim=names[1], f=1)}
+    return protocol.run_stranon(data, k, method, alpha=alpha, beta=beta, integrity=integrity,
                                 locking=locking, behaviours=behaviours, keep_messages=True)
 
 
@@ -62,24 +63,24 @@ if not st.session_state.get("sec_ran"):
     st.stop()
 try:
     res = run(loaded.key, k, method, integrity, alpha if integrity else 0, beta if integrity else 0, locking,
-              cheat, seed, loaded.release)
+              cheat, loaded.release)
 except Exception as exc:
-    st.error(f"The protocol could not run: {exc}")
+    st.error("The protocol could not run: " + one_line(exc))
     st.stop()
 
 if res.aborted:
-    st.error(f"**Aborted by the sTTP:** {res.aborted}", icon=":material/gpp_bad:")
+    st.error(f"**Aborted by the sTTP:** {md(res.aborted)}", icon=":material/gpp_bad:")
 else:
     st.success(f"Completed: {sum(len(v) for v in res.disclosed.values())} de-identified record(s) disclosed "
                f"across {sum(1 for v in res.disclosed.values() if v)} location(s).", icon=":material/verified:")
 st.markdown("**Integrity checks and detections**")
 if res.detections:
     for d in res.detections:
-        st.markdown(f"- :red[detected] {d}")
+        st.markdown(f"- :red[detected] {md(d)}")
 else:
     st.markdown("- no integrity check fired")
 cert = res.certification
-st.markdown(f"- certification by the sTTP: `{cert}`")
+st.markdown(f"- certification by the sTTP: {md(cert)}")
 
 log = list(res.log)
 st.subheader(f"Messages ({len(log)})")
@@ -101,8 +102,8 @@ def _preview(value: Any) -> str:
 
 if log:
     sender, recipient, kind, records, nbytes, owner = log[step - 1]
-    st.markdown(f"**Step {step}: {sender} → {recipient}** · `{kind}` · {records} record(s) · {nbytes} bytes"
-                + (f" · data of {owner}" if owner else ""))
+    st.markdown(f"**Step {step}: {md(sender)} → {md(recipient)}** · `{kind}` · {records} record(s) · {nbytes} bytes"
+                + (f" · data of {md(owner)}" if owner else ""))
     nth = sum(1 for e in log[: step - 1] if e[1] == recipient)
     party = res.parties.get(recipient)
     received = getattr(party, "received", []) if party is not None else []

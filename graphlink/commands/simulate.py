@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from graphlink.display import markup_text
 from graphlink.errors import ReleaseError
 
 err = Console(stderr=True)
@@ -66,7 +67,11 @@ def simulate_cmd(
     import numpy as np
 
     from graphlink import simulate as sim
+    from graphlink.fileio import check_output
 
+    check_output(out, inputs=[probabilities])
+    if truth is not None:
+        check_output(truth, inputs=[probabilities, out], option="--truth")
     chosen = [x is not None for x in (p, zipf, probabilities)]
     if sum(chosen) != 1:
         raise ReleaseError("give exactly one of --p, --zipf, --probabilities")
@@ -123,10 +128,10 @@ def simulate_cmd(
                            "nothing written")
     pop.write(out, truth)
     n_id = int((frame["kind"] == "identified").sum())
-    err.print(f"wrote {out}: {len(frame):,} rows ({n_id:,} identified, {len(frame) - n_id:,} de-identified "
-              f"records) over {len(pop.locations)} locations; {pop.n_identified:,} identified subjects, "
+    err.print(f"wrote {markup_text(out)}: {len(frame):,} rows ({n_id:,} identified, {len(frame) - n_id:,} "
+              f"de-identified records) over {len(pop.locations)} locations; {pop.n_identified:,} identified subjects, "
               f"{pop.n_deidentified:,} de-identified elements; reserved side: {side}"
-              + (f"; truth: {truth}" if truth else ""))
+              + (f"; truth: {markup_text(truth)}" if truth else ""))
     if side == "identified" and pop.one_to_one:
         # identified withholding fits one-to-many data too; the analyses read it that way unless told
         err.print("this is one-to-one data: analyse it with --multiplicity one-to-one (without it, identified "

@@ -83,7 +83,7 @@ def register(app: typer.Typer) -> None:
         method: str = typer.Option("force-dedup", "--method",
                                    help="greedy-dedup | force-dedup | flow-dedup"),
         secure: bool = typer.Option(False, "--secure", help="Run the secure STRANON protocol (ch. 8)."),
-        seed: int = typer.Option(0, "--seed", help="Seed for the tie-breaking order."),
+        seed: int = typer.Option(0, "--seed", min=0, help="Seed for the tie-breaking order."),
         out: Path = typer.Option(..., "--out", help="Where to write the protected release (.csv or .parquet)."),
         fmt: str = typer.Option("table", "--format", help="table | json"),
         multiplicity: str = typer.Option("auto", "--multiplicity",
@@ -91,6 +91,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Withhold de-identified records (never alter identified ones) until the release is k-unlinkable,
         certified by the exact audit (union of all maximum matchings)."""
+        from graphlink.fileio import check_output
         from graphlink.release import read_release
         from graphlink.unlink import METHODS, check_model, disclosed_of, finish, unlink
 
@@ -101,6 +102,7 @@ def register(app: typer.Typer) -> None:
         if multiplicity not in ("auto", "one-to-one"):
             raise ReleaseError("--multiplicity must be auto or one-to-one: protection by suppression "
                                "(Definition 21) is defined for one-to-one data")
+        check_output(out, inputs=[release_path])
         release = read_release(release_path)
         check_model(release, multiplicity)
         report: dict = {}

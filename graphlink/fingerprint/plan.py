@@ -476,6 +476,46 @@ def distinguishing_rows(table: QITable, nodes: np.ndarray, k: int, masks: list[l
 
 
 # ----------------------------------------------------------------------------------------------- the plan
+class MalformedPlan(ValueError):
+    """A plan file field that is missing or of the wrong type (its text is one line naming the field)."""
+
+
+#: a plan file holds the hierarchies; larger than this it is not one
+MAX_PLAN_BYTES = 256 << 20
+
+
+def _field(d: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str = "plan") -> Any:
+    """``d[key]``, which must be of ``kind`` (a bool is not a number)."""
+    if key not in d:
+        raise MalformedPlan(f"{where} has no field {key!r}")
+    value = d[key]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        names = " or ".join({int: "a whole number", float: "a number", str: "text", list: "a list",
+                             Mapping: "an object", dict: "an object"}.get(k, k.__name__) for k in kinds)
+        raise MalformedPlan(f"{where} field {key!r} must be {names}, got {str(value)[:40]!r}")
+    return value
+
+
+def _whole(value: int, what: str, lo: int = 0) -> int:
+    if value < lo:
+        raise MalformedPlan(f"{what} must be at least {lo}, got {value}")
+    return int(value)
+
+
+def _number(d: Mapping[str, Any], key: str, where: str = "plan", default: float | None = None) -> float:
+    if default is not None and key not in d:
+        return default
+    value = float(_field(d, key, (int, float), where))
+    if not math.isfinite(value):
+        raise MalformedPlan(f"{where} field {key!r} must be a finite number")
+    return value
+
+
+def _reject_constant(name: str) -> None:
+    raise MalformedPlan(f"the file holds {name}, which is not a JSON number")
+
+
 @dataclass
 class Recipient:
     """One entry of the pattern-list: a recipient, its node (a level per QI) and the release's measures."""
@@ -497,9 +537,18 @@ class Recipient:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], qi: Sequence[str]) -> Recipient:
-        return cls(str(d["name"]), tuple(int(d["levels"][q]) for q in qi), float(d["loss"]), int(d["k"]),
-                   int(d["suppressed_rows"]), int(d["released_rows"]), float(d["prec"]), int(d["dm_star"]),
-                   int(d["distinguishing_rows"]))
+        """From a plan file's recipient entry; :class:`MalformedPlan` names the field that is wrong."""
+        if not isinstance(d, Mapping):
+            raise MalformedPlan("a recipient entry is not an object")
+        name = _field(d, "name", str, "recipient")
+        levels = _field(d, "levels", Mapping, f"recipient {name!r}")
+        where = f"recipient {name!r}"
+        return cls(name, tuple(_whole(_field(levels, q, int, f"{where} levels"), f"{where} level of {q}")
+                               for q in qi),
+                   _number(d, "loss", where), _whole(_field(d, "k", int, where), f"{where} k"),
+                   *(_whole(_field(d, f, int, where), f"{where} {f}") for f in ("suppressed_rows", "released_rows")),
+                   _number(d, "prec", where),
+                   *(_whole(_field(d, f, int, where), f"{where} {f}") for f in ("dm_star", "distinguishing_rows")))
 
 
 @dataclass
@@ -574,28 +623,47 @@ class Plan:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], source: str | None = None) -> Plan:
+        """A plan from its file's object; every field is checked (type, range, finiteness), and anything wrong
+        is a one-line ReleaseError naming the field.  O(size of the hierarchies)."""
         if d.get("format") != FORMAT:
-            raise ReleaseError(f"not a fingerprint plan (format {d.get('format')!r}, expected {FORMAT!r})",
-                               file=source)
-        if int(d.get("version", 0)) > VERSION:
-            raise ReleaseError(f"plan version {d.get('version')} is newer than this graphlink reads ({VERSION})",
-                               file=source)
+            raise ReleaseError(f"not a fingerprint plan (format {str(d.get('format'))[:40]!r}, expected "
+                               f"{FORMAT!r})", file=source)
         try:
-            qi = tuple(str(q) for q in d["qi"])
-            hs = {q: Hierarchy(q, d["hierarchies"][q], source=f"{source or 'plan'}: hierarchy {q}") for q in qi}
-            recipients = [Recipient.from_dict(r, qi) for r in d["recipients"]]
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ReleaseError(f"malformed fingerprint plan ({exc.__class__.__name__}: {exc})", file=source) from None
+            version = _whole(_field(d, "version", int), "plan version") if "version" in d else 0
+            if version > VERSION:
+                raise ReleaseError(f"plan version {version} is newer than this graphlink reads ({VERSION})",
+                                   file=source)
+            qi = tuple(_field(d, "qi", list))
+            if not qi or not all(isinstance(q, str) for q in qi):
+                raise MalformedPlan("plan field 'qi' must be a non-empty list of column names")
+            matrices = _field(d, "hierarchies", Mapping)
+            hs = {}
+            for q in qi:
+                m = _field(matrices, q, list, "plan hierarchies")
+                if not all(isinstance(row, list) and all(isinstance(c, str) for c in row) for row in m):
+                    raise MalformedPlan(f"plan hierarchy {q!r} must be a list of rows of labels (text)")
+                hs[q] = Hierarchy(q, m, source=f"{source or 'plan'}: hierarchy {q}")
+            recipients = [Recipient.from_dict(r, qi) for r in _field(d, "recipients", list)]
+            k = _whole(_field(d, "k", int), "plan k", lo=1)
+            max_suppression = _number(d, "max_suppression", default=0.0)
+            if not 0.0 <= max_suppression <= 1.0:
+                raise MalformedPlan(f"plan max_suppression must be a fraction 0..1, got {max_suppression}")
+            bounds = {b: None if d.get(b) is None else _number(d, b) for b in ("l_min", "l_max")}
+            loss, table = _field(d, "loss", str), dict(_field(d, "table", Mapping))
+            seed = _whole(_field(d, "seed", int), "plan seed")
+            discretisation = _field(d, "discretisation", str) if "discretisation" in d else "auto"
+            extra = {f: dict(_field(d, f, Mapping)) if f in d else {}
+                     for f in ("capacity", "loss_spread", "cluster", "search", "collusion")}
+            clusters = list(_field(d, "clusters", list)) if "clusters" in d else []
+        except MalformedPlan as exc:
+            raise ReleaseError(f"malformed fingerprint plan: {exc}", file=source) from None
         for r in recipients:
             bad = [q for q, lv in zip(qi, r.levels, strict=True) if not 0 <= lv <= hs[q].height]
             if bad:
                 raise ReleaseError(f"recipient {r.name!r} has a level outside the hierarchy of {bad[0]}", file=source)
-        return cls(qi=qi, hierarchies=hs, k=int(d["k"]), max_suppression=float(d.get("max_suppression", 0.0)),
-                   loss=str(d["loss"]), recipients=recipients, table=dict(d["table"]), seed=int(d["seed"]),
-                   l_min=d.get("l_min"), l_max=d.get("l_max"), discretisation=str(d.get("discretisation", "auto")),
-                   capacity=dict(d.get("capacity", {})), loss_spread=dict(d.get("loss_spread", {})),
-                   clusters=list(d.get("clusters", [])), cluster=dict(d.get("cluster", {})),
-                   search=dict(d.get("search", {})), collusion=dict(d.get("collusion", {})))
+        return cls(qi=qi, hierarchies=hs, k=k, max_suppression=max_suppression, loss=loss, recipients=recipients,
+                   table=table, seed=seed, l_min=bounds["l_min"], l_max=bounds["l_max"],
+                   discretisation=discretisation, clusters=clusters, **extra)
 
     def save(self, path: str | Path) -> None:
         """Write the plan file (JSON, atomically)."""
@@ -605,13 +673,24 @@ class Plan:
 
     @classmethod
     def load(cls, path: str | Path) -> Plan:
+        """Read a plan file, bounded: at most ``MAX_PLAN_BYTES``; NaN and Infinity are refused, and so is
+        nesting deeper than Python's recursion limit; then :meth:`from_dict`.  One-line ReleaseError."""
         p = Path(path)
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
+            with open(p, "rb") as fh:
+                raw = fh.read(MAX_PLAN_BYTES + 1)
+            if len(raw) > MAX_PLAN_BYTES:
+                raise ReleaseError(f"larger than {MAX_PLAN_BYTES:,} bytes: not a fingerprint plan", file=str(p))
+            data = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
         except FileNotFoundError:
             raise ReleaseError("no such plan file", file=str(p)) from None
+        except MalformedPlan as exc:
+            raise ReleaseError(f"cannot read the plan: {exc}", file=str(p)) from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ReleaseError(f"cannot read the plan ({exc.__class__.__name__}: {exc})", file=str(p)) from None
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise ReleaseError(f"cannot read the plan ({exc.__class__.__name__}: {why})", file=str(p)) from None
+        except RecursionError:
+            raise ReleaseError("cannot read the plan: nested too deeply for a fingerprint plan", file=str(p)) from None
         if not isinstance(data, dict):
             raise ReleaseError("not a fingerprint plan (expected a JSON object)", file=str(p))
         return cls.from_dict(data, str(p))
@@ -688,6 +767,8 @@ def make_plan(table: QITable, k: int, recipients: int | Sequence[str], *, loss: 
     from graphlink.fingerprint.release import table_fingerprint
 
     _check_loss(loss)
+    if seed is not None and seed < 0:
+        raise ReleaseError(f"the seed must be a non-negative integer, got {seed}")
     names = recipient_names(recipients)
     disc = Discretisation.parse(discretisation)
     if l_min is not None and l_max is not None and l_min > l_max:

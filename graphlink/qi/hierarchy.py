@@ -149,7 +149,9 @@ class Hierarchy:
         csv.writer(buf, delimiter=DELIMITER, lineterminator="\n").writerows(self.matrix.tolist())
         text = buf.getvalue()
         if path is not None:
-            Path(path).write_text(text, encoding="utf-8")
+            from graphlink.fileio import write_text
+
+            write_text(path, text)
         return text
 
     def __repr__(self) -> str:
@@ -188,10 +190,26 @@ def _validate(rows: list[list[str]], where: str) -> None:
                                    column=f"level {c + 1}")
 
 
+#: the longest label a hierarchy file may hold (the csv module's default field limit, 128 KiB)
+MAX_LABEL = 131_072
+
+
 def parse_csv(text: str, name: str, source: str | None = None) -> Hierarchy:
-    """An ARX hierarchy from CSV text (``;``-separated, one row per value; blank lines ignored)."""
-    rows = [row for row in csv.reader(io.StringIO(text), delimiter=DELIMITER) if row and any(c.strip() for c in row)]
-    return Hierarchy(name, [[c.strip() for c in row] for row in rows], source=source)
+    """An ARX hierarchy from CSV text (``;``-separated, one row per value; blank lines ignored).  A label longer
+    than ``MAX_LABEL`` characters or other malformed CSV is a one-line ReleaseError naming the line."""
+    reader = csv.reader(io.StringIO(text), delimiter=DELIMITER)
+    rows = []
+    too_long = f"a label is longer than {MAX_LABEL:,} characters; expected one ';'-separated row per value"
+    try:
+        for row in reader:
+            if row and any(c.strip() for c in row):
+                if any(len(c) > MAX_LABEL for c in row):     # the same bound whatever the csv module allows
+                    raise ReleaseError(too_long, file=source or name, row=reader.line_num)
+                rows.append([c.strip() for c in row])
+    except csv.Error as exc:
+        why = too_long if "field limit" in str(exc) else f"not ARX hierarchy CSV ({exc})"
+        raise ReleaseError(why, file=source or name, row=reader.line_num) from None
+    return Hierarchy(name, rows, source=source)
 
 
 def read_csv(path: str | Path, name: str | None = None) -> Hierarchy:
@@ -231,16 +249,19 @@ def read_dir(directory: str | Path, columns: Iterable[str] | None = None) -> dic
         if col in found:
             raise ReleaseError(f"two hierarchy files for column {col!r}: {found[col].name} and {p.name}; keep one",
                                file=str(d))
+        if not p.is_file():            # a FIFO or device would block the read: stat before opening
+            raise ReleaseError("is not a regular file; expected an ARX hierarchy CSV", file=str(p))
         found[col] = p
     return {col: read_csv(p, col) for col, p in found.items()}
 
 
 def write_dir(hierarchies: Mapping[str, Hierarchy], directory: str | Path) -> None:
     """Write one ARX CSV per hierarchy into ``directory`` as ``<column>.csv``."""
+    from graphlink.fileio import write_text
+
     d = Path(directory)
-    d.mkdir(parents=True, exist_ok=True)
     for col, h in hierarchies.items():
-        h.to_csv(d / f"{col}.csv")
+        write_text(d / f"{col}.csv", h.to_csv())
 
 
 # ---------------------------------------------------------------------------------------------- builders

@@ -58,8 +58,11 @@ def secure_unlink(release, k: int, method: str, seed: int | None = None, *, proc
                   contributor_veto: bool = True, evaluate_limit: int = 4_000_000) -> SecureUnlinkOutput:
     """Run STRANON (Alg. 11) with Greedy-Dedup-Secure (Alg. 12) or Force-Dedup-Secure (Alg. 14).
 
-    ``method``: greedy-dedup | force-dedup (or their ``-secure`` names). Raises ``ReleaseError`` for other
-    methods (no secure variant) and if the protocol aborted (an integrity check fired).
+    ``method``: greedy-dedup | force-dedup (or their ``-secure`` names). ``seed`` is accepted for the signature
+    shared with :func:`graphlink.unlink.unlink` and not used: the protocol's shuffles, dummies, keys and
+    tie-breaks come from the OS CSPRNG, so no party can predict them (docs/secure.md, "Randomness").
+    Raises ``ReleaseError`` for other methods (no secure variant) and if the protocol aborted (an integrity
+    check fired).
 
     Each location's private pairing τ_c (which identity owns which of its de-identified values) comes from
     ``release.truth`` when present — a location knows its own database — and enables the contributor veto
@@ -76,7 +79,7 @@ def secure_unlink(release, k: int, method: str, seed: int | None = None, *, proc
     data = {c: (gamma[c], omega[c]) for c in locs}
     pairs = private_pairs(release, gamma, omega)
     veto = bool(contributor_veto and pairs is not None)
-    res: StranonResult = run_stranon(data, k, f"{base}-secure", seed=seed, alpha=alpha, beta=beta,
+    res: StranonResult = run_stranon(data, k, f"{base}-secure", alpha=alpha, beta=beta,
                                      locking=locking, dc_size=dc_size, processes=processes, pairs=pairs,
                                      contributor_veto=veto)
     if res.aborted:

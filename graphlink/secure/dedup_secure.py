@@ -8,8 +8,9 @@ ciphertexts = equality of plaintexts, nothing else is used). Output: for every l
 h(ω_c') ⊆ h(ω_c) the sTTP returns for decryption and disclosure, plus the protectors it reserved.
 
 Selection rule (thesis §7.3.1): "elements in the least number of databases" — ascending frequency in the
-current Θ (protectees) or Γ' (protectors); ties are broken by a seeded random permutation, so results vary
-by seed like the thesis's 25 runs.
+current Θ (protectees) or Γ' (protectors); ties are broken by a random permutation, so results vary between
+runs like the thesis's 25 runs.  The sTTP draws it from the OS CSPRNG (``seed=None``); a seed is for tests
+of these functions on their own.
 
 Readings of garbled pseudo-code (documented in docs/secure.md):
 * Alg. 12 line 6 picks ``argmin |θ_c| ≥ k``: a location whose Θ-set has fallen below k can never be
@@ -29,6 +30,7 @@ O(Σ|θ_c| + Σ|γ_c| + s log s); at most |C| rounds per phase ⇒ O(|C|·(Σ si
 from __future__ import annotations
 
 import random
+import secrets
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -107,7 +109,7 @@ def _reduce(gamma_p: dict[str, set], theta: dict[str, set], prot: list, protecte
 
 
 def _orders(gamma, h_omega, seed):
-    rng = random.Random(seed)
+    rng = secrets.SystemRandom() if seed is None else random.Random(seed)
     ids = sorted({x for s in gamma.values() for x in s})
     enc = sorted({x for s in h_omega.values() for x in s}, key=repr)
     rng.shuffle(ids)

@@ -8,18 +8,26 @@ Wire format (one frame): ``u32 header_len | header JSON (utf-8) | point blobs``.
 message kind and all scalar fields; every ``list[bytes]`` field of 32-byte points is written as the
 concatenation of its points (its length is in the header); ``bytes`` fields (unlock keys) are hex in
 the header. Encoding/decoding is O(size).
+
+:func:`decode` trusts nothing: a frame that is not exactly one well-formed message of a known kind (header
+JSON without NaN/Infinity, every field of the type its message declares, points that are canonical
+ristretto255 encodings, no trailing bytes) raises :class:`MessageError`, one line saying what is wrong.
 """
 
 from __future__ import annotations
 
 import json
 import struct
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import ClassVar
 
-from graphlink.secure.crypto import POINT_BYTES, validate_points
+from graphlink.secure.crypto import POINT_BYTES, CryptoError, validate_points
 
 STTP = "sTTP"
+
+
+class MessageError(ValueError):
+    """A frame that is not one well-formed protocol message (its text is one line saying what is wrong)."""
 
 
 @dataclass
@@ -219,30 +227,102 @@ def encode(msg: Message) -> bytes:
     return struct.pack(">I", len(h)) + h + b"".join(blobs)
 
 
+def _reject_constant(name: str) -> None:
+    raise MessageError(f"the header holds {name}, which is not a JSON number")
+
+
+def _check_value(cls: type[Message], name: str, value: object, default: object) -> None:
+    """``value`` must have the type of the field's default (lists of strings stay lists of strings; the
+    Preview's dicts map names to counts or to lists of names).  O(size of the value)."""
+    bad = f"{cls.kind}: field {name!r} has the wrong type"
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, int):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif isinstance(default, str):
+        ok = isinstance(value, str)
+    elif isinstance(default, list):
+        ok = isinstance(value, list) and all(isinstance(x, str) for x in value)
+    elif isinstance(default, dict):
+        ok = isinstance(value, dict) and all(
+            isinstance(v, int) and not isinstance(v, bool) if name == "counts"
+            else isinstance(v, list) and all(isinstance(x, str) for x in v) for v in value.values())
+    else:
+        ok = False
+    if not ok:
+        raise MessageError(bad)
+
+
+def _defaults(cls: type[Message]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for f in fields(cls):
+        if f.default is not MISSING:
+            out[f.name] = f.default
+        elif f.default_factory is not MISSING:
+            out[f.name] = f.default_factory()
+        else:                                     # sender, recipient, session
+            out[f.name] = ""
+    return out
+
+
 def decode(frame: bytes) -> Message:
-    """Parse one frame; every point is checked to be a valid ristretto255 encoding. O(size)."""
+    """Parse one frame; every point is checked to be a valid ristretto255 encoding. O(size).
+
+    Raises :class:`MessageError` for anything but one well-formed message (see the module docstring)."""
+    if len(frame) < 4:
+        raise MessageError("frame shorter than its header length")
     (hlen,) = struct.unpack(">I", frame[:4])
-    header = json.loads(frame[4 : 4 + hlen].decode("utf-8"))
-    cls = MESSAGE_TYPES[header.pop("kind")]
+    if hlen > len(frame) - 4:
+        raise MessageError("header length beyond the end of the frame")
+    try:
+        header = json.loads(frame[4 : 4 + hlen].decode("utf-8"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise MessageError(f"the header is not UTF-8 JSON ({exc.__class__.__name__})") from None
+    except RecursionError:
+        raise MessageError("the header is nested too deeply") from None
+    if not isinstance(header, dict) or not isinstance(header.get("kind"), str):
+        raise MessageError("the header is not an object with a message kind")
+    cls = MESSAGE_TYPES.get(header.pop("kind"))
+    if cls is None:
+        raise MessageError("unknown message kind")
+    defaults = _defaults(cls)
+    unknown = set(header) - set(defaults)
+    if unknown:
+        raise MessageError(f"{cls.kind}: unknown field(s) {', '.join(sorted(map(repr, unknown)))}")
+    missing = {"sender", "recipient", "session"} - set(header)
+    if missing:
+        raise MessageError(f"{cls.kind}: missing field(s) {', '.join(sorted(missing))}")
     pos = 4 + hlen
     kwargs = {}
-    for f in fields(cls):
-        if f.name not in header:
+    for name, default in defaults.items():
+        if name not in header:
             continue
-        value = header[f.name]
-        if f.name in cls.point_fields:
-            n = int(value)
-            blob = frame[pos : pos + n * POINT_BYTES]
-            pos += n * POINT_BYTES
-            pts = [blob[i * POINT_BYTES : (i + 1) * POINT_BYTES] for i in range(n)]
-            validate_points(pts)
-            kwargs[f.name] = pts
-        elif isinstance(value, dict) and set(value) == {"__hex__"}:
-            kwargs[f.name] = bytes.fromhex(value["__hex__"])
+        value = header[name]
+        if name in cls.point_fields:
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise MessageError(f"{cls.kind}: point count {name!r} is not a non-negative integer")
+            end = pos + value * POINT_BYTES
+            if end > len(frame):
+                raise MessageError(f"{cls.kind}: {value} points of {name!r} run past the end of the frame")
+            pts = [frame[i : i + POINT_BYTES] for i in range(pos, end, POINT_BYTES)]
+            pos = end
+            try:
+                validate_points(pts)
+            except CryptoError as exc:
+                raise MessageError(f"{cls.kind}: {exc}") from None
+            kwargs[name] = pts
+        elif isinstance(default, bytes):
+            if not (isinstance(value, dict) and set(value) == {"__hex__"} and isinstance(value["__hex__"], str)):
+                raise MessageError(f"{cls.kind}: field {name!r} has the wrong type")
+            try:
+                kwargs[name] = bytes.fromhex(value["__hex__"])
+            except ValueError:
+                raise MessageError(f"{cls.kind}: field {name!r} is not hex") from None
         else:
-            kwargs[f.name] = value
+            _check_value(cls, name, value, default)
+            kwargs[name] = value
     if pos != len(frame):
-        raise ValueError("trailing bytes in message frame")
+        raise MessageError("trailing bytes in message frame")
     return cls(**kwargs)
 
 

@@ -73,12 +73,14 @@ def bandwidth_formula(n_locations: int, n_data: int, n_return: int, *, alpha: in
 
 
 # ------------------------------------------------------------------------------------------ orchestration
-def make_parties(data: dict[str, tuple[list[str], list[str]]], k: int, method: str, *, seed: int | None = None,
+def make_parties(data: dict[str, tuple[list[str], list[str]]], k: int, method: str, *,
                  alpha: int | dict = 0, beta: int | dict = 0, integrity: bool = True, locking: bool = False,
                  dc_size: int = 0, behaviours: dict[str, Behaviour] | None = None, certify: bool = True,
                  certify_limit: int = 4_000_000, keep_messages: bool = False, session: str | None = None,
                  pairs: dict[str, dict[str, str]] | None = None, contributor_veto: bool = False):
-    """Create the parties for one session. ``data[loc] = (identified γ, de-identified ω)``."""
+    """Create the parties for one session. ``data[loc] = (identified γ, de-identified ω)``.
+
+    Nothing is seeded: every shuffle, dummy, key and tie-break comes from a CSPRNG (docs/secure.md)."""
     if not data:
         raise ReleaseError("no locations")
     session = session or uuid.uuid4().hex
@@ -87,13 +89,12 @@ def make_parties(data: dict[str, tuple[list[str], list[str]]], k: int, method: s
     a = alpha if isinstance(alpha, dict) else {c: alpha for c in locs}
     b = beta if isinstance(beta, dict) else {c: beta for c in locs}
     parties: dict = {}
-    for n, loc in enumerate(locs):
+    for loc in locs:
         gam, om = data[loc]
         parties[loc] = Location(loc, session, gam, om, alpha=a.get(loc, 0) if integrity else 0,
                                 beta=b.get(loc, 0) if integrity else 0, behaviour=behaviours.get(loc),
-                                seed=None if seed is None else seed * 7919 + n, keep_messages=keep_messages,
-                                pairs=(pairs or {}).get(loc))
-    parties["sTTP"] = SemiTrustedThirdParty(session, locs, k, method, seed=seed, integrity=integrity,
+                                keep_messages=keep_messages, pairs=(pairs or {}).get(loc))
+    parties["sTTP"] = SemiTrustedThirdParty(session, locs, k, method, integrity=integrity,
                                             locking=locking, dc_size=dc_size, certify=certify,
                                             certify_limit=certify_limit, keep_messages=keep_messages,
                                             contributor_veto=contributor_veto)
@@ -101,21 +102,25 @@ def make_parties(data: dict[str, tuple[list[str], list[str]]], k: int, method: s
 
 
 def run_stranon(data: dict[str, tuple[list[str], list[str]]], k: int, method: str = "greedy-dedup-secure", *,
-                seed: int | None = None, alpha: int | dict = 1, beta: int | dict = 2, integrity: bool = True,
+                alpha: int | dict = 1, beta: int | dict = 2, integrity: bool = True,
                 locking: bool = True, dc_size: int = 8, behaviours: dict[str, Behaviour] | None = None,
                 certify: bool = True, certify_limit: int = 4_000_000, keep_messages: bool = False,
                 processes: bool = False, pairs: dict[str, dict[str, str]] | None = None,
-                contributor_veto: bool = False) -> StranonResult:
+                contributor_veto: bool = False, timeout: float | None = None) -> StranonResult:
     """Run STRANON (Alg. 11) among ``data``'s locations and an sTTP.
 
     processes=False: in-process parties exchanging encoded frames (``LocalNetwork``).
-    processes=True: every party in its own OS process, talking over 127.0.0.1 TCP (``transport``).
+    processes=True: every party in its own OS process, talking over 127.0.0.1 TCP (``transport``), with
+    authenticated frames; ``timeout`` defaults to one sized to the work (``transport.work_timeout``) and a
+    party that fails or exits stops the run at once (``ProtocolError``).
+    There is no seed: the protocol's randomness is the OS CSPRNG, so no party can predict another's shuffles.
     Cost: ≈ (|L| + 2 + Σα) scalar multiplications per record plus the secure DEDUP (see dedup_secure)."""
     if processes:
-        return run_processes(data, k, method, seed=seed, alpha=alpha, beta=beta, integrity=integrity,
+        return run_processes(data, k, method, alpha=alpha, beta=beta, integrity=integrity,
                              locking=locking, dc_size=dc_size, behaviours=behaviours, certify=certify,
-                             certify_limit=certify_limit, pairs=pairs, contributor_veto=contributor_veto)
-    parties = make_parties(data, k, method, seed=seed, alpha=alpha, beta=beta, integrity=integrity,
+                             certify_limit=certify_limit, pairs=pairs, contributor_veto=contributor_veto,
+                             timeout=timeout)
+    parties = make_parties(data, k, method, alpha=alpha, beta=beta, integrity=integrity,
                            locking=locking, dc_size=dc_size, behaviours=behaviours, certify=certify,
                            certify_limit=certify_limit, keep_messages=keep_messages, pairs=pairs,
                            contributor_veto=contributor_veto)

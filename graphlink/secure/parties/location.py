@@ -13,6 +13,7 @@ import rbcl
 
 from graphlink.secure import messages as M
 from graphlink.secure.crypto import Key, hash_points, random_point
+from graphlink.secure.parties import shared
 from graphlink.secure.parties.shared import Behaviour, Party
 
 
@@ -23,7 +24,7 @@ class Location(Party):
 
     def __init__(self, name: str, session: str, identified: list[str], deidentified: list[str], *,
                  beta: int = 0, alpha: int = 0, behaviour: Behaviour | None = None,
-                 seed: int | None = None, keep_messages: bool = False,
+                 keep_messages: bool = False,
                  pairs: dict[str, str] | None = None) -> None:
         super().__init__(name, session, keep_messages)
         self.pairs = dict(pairs) if pairs is not None else None   # τ_i: own identity -> own element
@@ -31,12 +32,14 @@ class Location(Party):
         self.deidentified = list(deidentified)
         self.beta, self.alpha = beta, alpha
         self.behaviour = behaviour or Behaviour()
-        self.rng = random.Random(seed)
-        self.arng = random.Random(self.behaviour.seed)
+        self.rng = shared.protocol_rng()               # the OS CSPRNG: no other party can predict a shuffle
+        self.arng = random.Random(self.behaviour.seed)  # an adversary's own choices (tests seed them)
         self.key_m = Key("multi-party")
         self.key_b = Key("blinding")
         self.key_r = Key("recollection")
-        self.key_bad = Key("bad") if self.behaviour.kind in ("full-switch", "partial-switch") else None
+        switching = ("full-switch", "partial-switch", "seed-aware-switch")
+        self.key_bad = Key("bad") if self.behaviour.kind in switching else None
+        self._predicted: dict[str, dict] = {}   # seed-aware cheater: its model of each victim's shuffles
         self.check_keys: list[Key] = []
         self.disclosed: list[str] = []
         self.unrecovered = 0
@@ -54,7 +57,9 @@ class Location(Party):
 
     # -------------------------------------------------------------------------------- handler
     def handle(self, msg: M.Message) -> list[M.Message]:
-        h = getattr(self, "_on_" + msg.kind.replace("-", "_"))
+        h = getattr(self, "_on_" + msg.kind.replace("-", "_"), None)
+        if h is None:
+            raise M.MessageError(f"a location does not accept {msg.kind} messages")
         return h(msg)
 
     def _on_setup(self, msg: M.Setup) -> list[M.Message]:
@@ -77,7 +82,7 @@ class Location(Party):
 
     def _next_encrypt(self, cur: list[bytes]) -> list[M.Message]:
         if self._enc_queue:
-            return [self._msg(M.EncryptRequest, self._enc_queue.pop(0), owner=self.name, points=cur)]
+            return [self._request(M.EncryptRequest, self._enc_queue.pop(0), owner=self.name, points=cur)]
         self.full = self._op(self.key_b, cur, decrypt=True)
         self._round = 0
         return self._next_check()
@@ -87,8 +92,12 @@ class Location(Party):
         b = self.behaviour
         if b.kind == "full-switch" and msg.owner == b.victim:
             out = self._op(self.key_bad, pts)
-        elif b.kind == "partial-switch" and msg.owner == b.victim:
-            bad = set(self.arng.sample(range(len(pts)), min(b.f, len(pts))))
+        elif b.kind in ("partial-switch", "seed-aware-switch") and msg.owner == b.victim:
+            if b.kind == "partial-switch":
+                bad = set(self.arng.sample(range(len(pts)), min(b.f, len(pts))))
+            else:
+                data_positions = self._predict_setup(msg.owner, len(pts))
+                bad = set(self.arng.sample(data_positions, min(b.f, len(data_positions))))
             self._switched[msg.owner] = bad
             self.costs.dataset_ops += 1
             self.costs.element_ops += len(pts)
@@ -98,8 +107,29 @@ class Location(Party):
             out = self._op(self.key_m, pts)
         return [self._msg(M.EncryptReply, msg.sender, owner=msg.owner, points=out)]
 
+    def _predict_setup(self, owner: str, n: int) -> list[int]:
+        """seed-aware-switch: replay the victim's setup shuffle with ``random.Random(predict)``; the positions
+        predicted to hold data (not v_C, not a dummy).  The entries before the shuffle are |D| data, then v_C,
+        then β dummies (``_on_setup``), so only n and β matter."""
+        rng = random.Random(self.behaviour.predict)
+        order = list(range(n))
+        rng.shuffle(order)
+        self._predicted[owner] = {"rng": rng, "rounds": {}}
+        n_data = n - 1 - self.behaviour.victim_beta
+        return [j for j, i in enumerate(order) if i < n_data]
+
+    def _predict_check(self, owner: str, round_: int, n: int) -> list[int]:
+        """seed-aware-switch: the permutation the victim would draw for check round ``round_`` from the same
+        predicted generator (drawn in round order, as the victim does)."""
+        model = self._predicted.setdefault(owner, {"rng": random.Random(self.behaviour.predict), "rounds": {}})
+        while round_ not in model["rounds"]:
+            perm = list(range(n))
+            model["rng"].shuffle(perm)
+            model["rounds"][len(model["rounds"])] = perm
+        return model["rounds"][round_]
+
     def _on_encrypt_reply(self, msg: M.EncryptReply) -> list[M.Message]:
-        return self._next_encrypt(msg.points)
+        return self._next_encrypt(self._reply(msg))
 
     # integrity check rounds (Theorem 12)
     def _next_check(self) -> list[M.Message]:
@@ -117,7 +147,7 @@ class Location(Party):
 
     def _next_decrypt(self, purpose: str, cur: list[bytes]) -> list[M.Message]:
         if self._dec_queue:
-            return [self._msg(M.DecryptRequest, self._dec_queue.pop(0), owner=self.name, purpose=purpose,
+            return [self._request(M.DecryptRequest, self._dec_queue.pop(0), owner=self.name, purpose=purpose,
                               round=self._round, points=cur)]
         return self._finish_check(cur) if purpose == "check" else self._finish_return(cur)
 
@@ -142,12 +172,20 @@ class Location(Party):
         victim = msg.owner == b.victim
         if b.kind == "full-switch" and victim:
             out = self._op(self.key_bad, pts, decrypt=True)
-        elif b.kind == "partial-switch" and victim:
-            guess = set(self.arng.sample(range(len(pts)), min(b.f, len(pts))))
+        elif b.kind in ("partial-switch", "seed-aware-switch") and victim:
+            if b.kind == "seed-aware-switch" and msg.purpose == "check":
+                perm = self._predict_check(msg.owner, msg.round, len(pts))
+                guess = {j for j, i in enumerate(perm) if i in self._switched.get(msg.owner, set())}
+            elif b.kind == "seed-aware-switch":
+                guess = set()
+            else:
+                guess = set(self.arng.sample(range(len(pts)), min(b.f, len(pts))))
             self.costs.dataset_ops += 1
             self.costs.element_ops += len(pts)
             out = [rbcl.crypto_scalarmult_ristretto255(
                 (self.key_bad if i in guess else self.key_m).inverse, p) for i, p in enumerate(pts)]
+        elif b.kind == "short-reply" and victim:
+            out = self._op(self.key_m, pts[1:], decrypt=True)     # a malformed reply: one point missing
         elif b.kind == "refuse-decrypt" and victim and msg.purpose == "return":
             out = list(pts)
         elif b.kind == "grab-and-go" and victim and msg.purpose == "return":
@@ -162,7 +200,7 @@ class Location(Party):
                           round=msg.round, points=out)]
 
     def _on_decrypt_reply(self, msg: M.DecryptReply) -> list[M.Message]:
-        return self._next_decrypt(msg.purpose, msg.points)
+        return self._next_decrypt(msg.purpose, self._reply(msg))
 
     # return path
     def _on_return(self, msg: M.Return) -> list[M.Message]:

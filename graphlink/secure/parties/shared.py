@@ -3,10 +3,17 @@
 
 A party only ever sees decoded frames: :func:`send_frame` encodes a message and charges it to its sender,
 for the in-process network here and for the loopback transport (:mod:`graphlink.secure.transport`) alike.
+
+Randomness: every shuffle a party makes on the protocol path comes from :func:`protocol_rng`, the operating
+system's CSPRNG; dummies and keys come from libsodium's (:mod:`graphlink.secure.crypto`).  Nothing on the
+protocol path is seeded: a shuffle another party can predict voids the decryption checks of Theorem 12
+(see docs/secure.md, "Randomness").
 """
 
 from __future__ import annotations
 
+import random
+import secrets
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -34,15 +41,38 @@ class Costs:
         return dict(self.__dict__)
 
 
+def protocol_rng() -> random.Random:
+    """The random source of every shuffle on the protocol path: ``secrets.SystemRandom`` (the OS CSPRNG).
+
+    Never seeded: with a seeded generator every party can recompute another's shuffles, and a cheater then
+    undoes exactly its own switched positions in the victim's check rounds (the ``seed-aware-switch``
+    behaviour), which Theorem 12's bound assumes impossible.  O(1).
+    """
+    return secrets.SystemRandom()
+
+
 @dataclass
 class Behaviour:
     """How a location deviates (App. C.3.1). kind: honest | full-switch | partial-switch | refuse-decrypt |
-    grab-and-go. ``victim`` = the location whose data is attacked; ``f`` = values switched / targeted."""
+    grab-and-go | seed-aware-switch | short-reply. ``victim`` = the location whose data is attacked; ``f`` =
+    values switched / targeted; ``seed`` seeds the cheater's own choices (test reproducibility only).
+
+    ``seed-aware-switch`` is a partial key switch by a cheater that believes it can predict the victim's
+    shuffles: it assumes the victim shuffles with ``random.Random(predict)`` (as a run seeded from a public
+    ``--seed`` once did), switches f of the victim's *data* positions only (so the common dummy v_C of
+    Theorem 11 stays intact) and, in each check round, decrypts with its switched key exactly where it
+    predicts those values now sit.  ``victim_beta`` is the victim's number of own dummies (a public
+    parameter), which the prediction needs.  Against unpredictable shuffles it is a blind partial switch.
+
+    ``short-reply`` answers the victim's decryption requests with one point missing: a malformed message
+    from an authenticated party, which stops the run (the victim cannot check or recover its data)."""
 
     kind: str = "honest"
     victim: str | None = None
     f: int = 1
     seed: int | None = None
+    predict: int | None = None
+    victim_beta: int = 0
 
 
 class Party:
@@ -60,6 +90,21 @@ class Party:
 
     def _msg(self, cls, to: str, **kw) -> M.Message:
         return cls(sender=self.name, recipient=to, session=self.session, **kw)
+
+    def _request(self, cls, to: str, **kw) -> M.Message:
+        """An encrypt/decrypt request; the reply must come from ``to`` with as many points (``_reply``)."""
+        self._awaiting = (to, len(kw["points"]))
+        return self._msg(cls, to, **kw)
+
+    def _reply(self, msg: M.Message) -> list[bytes]:
+        """The points of a reply to the last request, refused (MessageError) unless it comes from the party
+        asked and has one point per point sent: a short or unasked-for reply would silently drop data."""
+        to, n = getattr(self, "_awaiting", (None, -1))
+        if msg.sender != to or len(msg.points) != n:
+            raise M.MessageError(f"{msg.kind} from {msg.sender} with {len(msg.points)} points does not answer "
+                                 f"the request sent to {to} with {n}")
+        self._awaiting = (None, -1)
+        return msg.points
 
     def _op(self, key: Key, points: list[bytes], decrypt: bool = False) -> list[bytes]:
         self.costs.dataset_ops += 1

@@ -8,14 +8,13 @@ contributor veto, and answers each location plainly or locked (Theorem 13).  Cos
 
 from __future__ import annotations
 
-import random
 import time
 from collections import Counter
 
 from graphlink.secure import messages as M
 from graphlink.secure.crypto import Key, random_point
 from graphlink.secure.dedup_secure import SecureDedupResult, run_secure_dedup, withhold_location
-from graphlink.secure.parties.shared import Party
+from graphlink.secure.parties.shared import Party, protocol_rng
 
 
 class SemiTrustedThirdParty(Party):
@@ -23,7 +22,7 @@ class SemiTrustedThirdParty(Party):
     the Theorem 11 check, the Theorem 13 lock, and (optionally) certifies external and central
     k-unlinkability on ciphertexts before answering (withholding more if a check fails)."""
 
-    def __init__(self, session: str, locations: list[str], k: int, method: str, *, seed: int | None = None,
+    def __init__(self, session: str, locations: list[str], k: int, method: str, *,
                  integrity: bool = True, locking: bool = False, dc_size: int = 0, certify: bool = True,
                  certify_limit: int = 4_000_000, keep_messages: bool = False,
                  contributor_veto: bool = False) -> None:
@@ -32,10 +31,10 @@ class SemiTrustedThirdParty(Party):
         self.verdicts: dict[str, M.PreviewVerdict] = {}
         self.veto_rounds: list[dict] = []
         self.locations = list(locations)
-        self.k, self.method, self.seed = k, method, seed
+        self.k, self.method = k, method
         self.integrity, self.locking, self.dc_size = integrity, locking, dc_size
         self.certify, self.certify_limit = certify, certify_limit
-        self.rng = random.Random(seed)
+        self.rng = protocol_rng()     # the lock mixture's shuffle: a cheater must not know where D_C sits
         self.gamma: dict[str, set[str]] = {}
         self.submissions: dict[str, list[bytes]] = {}
         self.vc_seen: dict[str, list[bytes]] = {}
@@ -69,7 +68,7 @@ class SemiTrustedThirdParty(Party):
             self._dc = [random_point() for _ in range(self.dc_size)]
             self._dc_queue = list(self.locations)
             cur = self._op(self.key_b, self._dc)
-            out.append(self._msg(M.EncryptRequest, self._dc_queue.pop(0), owner=self.name, points=cur))
+            out.append(self._request(M.EncryptRequest, self._dc_queue.pop(0), owner=self.name, points=cur))
         return out
 
     def handle(self, msg: M.Message) -> list[M.Message]:
@@ -81,9 +80,10 @@ class SemiTrustedThirdParty(Party):
             self.submissions[msg.sender] = list(msg.points)
             self.vc_seen[msg.sender] = list(msg.common_dummy)
         elif isinstance(msg, M.EncryptReply):
+            points = self._reply(msg)
             if self._dc_queue:
-                return [self._msg(M.EncryptRequest, self._dc_queue.pop(0), owner=self.name, points=msg.points)]
-            self._dc_full = self._op(self.key_b, msg.points, decrypt=True)
+                return [self._request(M.EncryptRequest, self._dc_queue.pop(0), owner=self.name, points=points)]
+            self._dc_full = self._op(self.key_b, points, decrypt=True)
         elif isinstance(msg, M.Alarm):
             self.detections.append(f"alarm from {msg.sender}: {msg.reason}")
             return self._abort(f"integrity alarm raised by {msg.sender}")
@@ -124,7 +124,7 @@ class SemiTrustedThirdParty(Party):
                 return self._abort("Theorem 11 check failed: the encrypted common dummy differs between submissions")
         h_omega = {loc: set(self.submissions[loc]) for loc in self.locations}
         gamma = {loc: self.gamma[loc] for loc in self.locations}
-        self.result = run_secure_dedup(self.method, gamma, h_omega, self.k, self.seed)
+        self.result = run_secure_dedup(self.method, gamma, h_omega, self.k)   # ties: CSPRNG order
         self._gamma_h = (gamma, h_omega)
         if self.certify:
             self._certify(gamma, h_omega)
