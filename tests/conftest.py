@@ -115,12 +115,14 @@ def neo4j_env(neo4j_server, monkeypatch):
 
 @pytest.fixture
 def at(monkeypatch):
-    """The Streamlit app (``streamlit_app.py``) under AppTest, started on the thesis demo release."""
+    """The Streamlit app (``streamlit_app.py``) under AppTest, started on the thesis demo release, with the Cypher
+    console switched on (it is off unless asked for; tests/test_app_security.py checks that)."""
     from pathlib import Path
 
     from streamlit.testing.v1 import AppTest
 
     monkeypatch.setenv("GRAPHLINK_DEMO", "thesis")
+    monkeypatch.setenv("GRAPHLINK_CYPHER_CONSOLE", "1")
     app = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "streamlit_app.py"), default_timeout=120)
     app.run()
     assert not app.exception, app.exception

@@ -165,7 +165,9 @@ def test_the_real_server_with_a_foreign_pin_gets_no_password(neo4j_server, stran
 def test_start_race_squatter_never_receives_the_password(tmp_path, neo4j_runtime, monkeypatch) -> None:
     """Issue 22: ``graphlink neo4j start`` checks the port, then the server binds it; a squatter that takes the
     port in between used to receive the new password. Reproduced by letting the squatter own the port the start
-    picks: the launcher cannot bind, start fails, and the squatter got TLS hellos at most."""
+    picks: the launcher cannot bind and says so, start fails, and the squatter got no password (start waits for
+    the launcher's own word that its server listens, and even then talks TLS with the pinned certificate only:
+    the tests above)."""
     paths = server.Paths(tmp_path / "neo4j")
     paths.base.mkdir()
     (paths.base / "runtime").symlink_to(neo4j_runtime.runtime, target_is_directory=True)
@@ -173,17 +175,16 @@ def test_start_race_squatter_never_receives_the_password(tmp_path, neo4j_runtime
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("GRAPHLINK_NEO4J_DIR", str(paths.base))
     monkeypatch.setenv("GRAPHLINK_NEO4J_JVM_OPTS", "-XX:TieredStopAtLevel=1")
-    server.make_certificate(paths.tls_dir, paths)  # as after an earlier start: the client may try at once
+    server.make_certificate(paths.tls_dir, paths)  # as after an earlier start
     sq = Squatter()
     monkeypatch.setattr(server, "pick_port", lambda preferred: sq.port)   # the port is "free" when checked ...
     try:
-        with pytest.raises(StoreError):                                    # ... and taken when the server binds
+        with pytest.raises(StoreError, match="launcher exited"):          # ... and taken when the server binds
             server.start(port=sq.port, http_port=None, paths=paths, timeout=240, echo=lambda line: None)
     finally:
         sq.close()
         server.stop(paths, timeout=30)
     password = paths.password_file.read_text().strip()
-    assert sq.received, "start() never tried the squatter: the race was not reproduced"
     data = sq.everything()
     assert password.encode() not in data and BOLT_MAGIC not in data
     assert all(not chunk or chunk[:1] == b"\x16" for chunk in sq.received)

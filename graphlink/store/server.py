@@ -484,13 +484,25 @@ def _password_hint(paths: Paths) -> str:
             "restart the server (`graphlink neo4j stop`, then `graphlink neo4j start` sets a new password)")
 
 
+def _said_ready(log: Path, offset: int) -> bool:
+    """The launcher wrote ``NEO4J_READY`` to ``log`` after byte ``offset`` (where this start's output begins)."""
+    try:
+        with log.open("rb") as fh:
+            fh.seek(offset)
+            return b"NEO4J_READY" in fh.read()
+    except OSError:
+        return False
+
+
 def wait_ready(uri: str, *, proc: subprocess.Popen | None = None, log: Path | None = None,
                timeout: float = 180.0, echo: Callable[[str], None] | None = None, auth=None,
-               certificate: Path | None = None) -> str:
+               certificate: Path | None = None, ready_from: int | None = None) -> str:
     """Poll until Bolt answers ``auth`` (over TLS verified against ``certificate``, or the pinned one); raise
     StoreError with the log tail if the launcher dies or time runs out, AuthRefusedError if the server refuses
-    ``auth``. Until the certificate exists and a server proves it holds its key, nothing is sent but a TLS
-    ClientHello."""
+    ``auth``. With ``ready_from`` (the size of ``log`` when the launcher started) nothing is tried before the
+    launcher has written ``NEO4J_READY`` there: it does so once its server listens and has taken the password
+    of this start. Even then, nothing but a TLS ClientHello goes out until the server proves it holds the key of
+    the pinned certificate."""
     t0 = time.monotonic()
     last_note = t0
     while time.monotonic() - t0 < timeout:
@@ -498,7 +510,8 @@ def wait_ready(uri: str, *, proc: subprocess.Popen | None = None, log: Path | No
             tail = log.read_text(errors="replace")[-2500:] if log and log.is_file() else ""
             raise StoreError(f"the Neo4j launcher exited with code {proc.returncode} before it was ready; "
                              f"log {log}:\n{tail}")
-        version = bolt_version(uri, auth=auth, timeout=2.0, certificate=certificate)
+        ready = ready_from is None or log is None or _said_ready(log, ready_from)
+        version = bolt_version(uri, auth=auth, timeout=2.0, certificate=certificate) if ready else None
         if version:
             return version
         if echo and time.monotonic() - last_note > 5:
@@ -598,6 +611,7 @@ def start(*, port: int = DEFAULT_BOLT_PORT, http_port: int | None = DEFAULT_HTTP
         http = free_port()
     write_conf(home, paths.runtime, bolt, http)
     cmd = launcher_command(java, paths, home, password_file=paths.password_file)
+    log_start = paths.log.stat().st_size if paths.log.is_file() else 0
     with paths.log.open("ab") as log:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                 cwd=str(home), start_new_session=True)
@@ -611,7 +625,7 @@ def start(*, port: int = DEFAULT_BOLT_PORT, http_port: int | None = DEFAULT_HTTP
     echo(f"starting Neo4j {version} (pid {proc.pid}, data in {home / 'data'})...")
     try:
         served = wait_ready(uri, proc=proc, log=paths.log, timeout=timeout, echo=echo, auth=local_auth(paths),
-                            certificate=paths.certificate)
+                            certificate=paths.certificate, ready_from=log_start)
     except AuthRefusedError:
         _kill_and_forget(proc, paths)
         raise AuthRefusedError(_password_hint(paths)) from None
@@ -726,6 +740,7 @@ class EphemeralServer:
         port = free_port()
         write_conf(self.home, self.paths.runtime, port, None, pagecache="128m")
         self.log = self.home / "logs" / "launcher.log"
+        log_start = self.log.stat().st_size if self.log.is_file() else 0
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(
                 launcher_command(java, self.paths, self.home, exit_on_stdin_eof=True, quick_start=True,
@@ -737,7 +752,7 @@ class EphemeralServer:
         pin(self.uri, self.certificate)
         try:
             self.version = wait_ready(self.uri, proc=self.proc, log=self.log, timeout=timeout, auth=self.auth,
-                                      certificate=self.certificate)
+                                      certificate=self.certificate, ready_from=log_start)
         except BaseException:
             self.proc.kill()
             self.proc.wait()
