@@ -2,11 +2,11 @@
 
 Every entry is ``(query, words the refusal names)``. ``SERVER_REFUSED`` passes the static lock and is refused by
 the server-side locks (the ``EXPLAIN`` plan's operators and query type, the READ session). ``ESCAPED`` holds the
-``\\uXXXX`` bypasses of issue 22 and their relatives (escapes in keywords, names, strings, comments and backticked
-names; Java's odd hex syntax: signs, full-width and Arabic-Indic digits): the lexer of the first console took them
-all, Neo4j decoded them and ran them (``EFFECTIVE`` lists those a plain READ session really runs: the
-corpus is checked to be a real attack, not a strawman). ``LOOKALIKES`` spell keywords with letters from other
-scripts: Neo4j reads them as names, so they must fail and never run.
+``\\uXXXX`` bypasses reported against the first console and their relatives (escapes in keywords, names,
+strings, comments and backticked names; Java's odd hex syntax: signs, full-width and Arabic-Indic digits): the
+lexer of the first console took them all, Neo4j decoded them and ran them (``EFFECTIVE`` lists those a plain READ
+session really runs: the corpus is checked to be a real attack, not a strawman). ``LOOKALIKES`` spell keywords
+with letters from other scripts: Neo4j reads them as names, so they must fail and never run.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ ALWAYS_REFUSED = [
     ("USE system SHOW USERS", "USE"),
     ("USE neo4j MATCH (n) RETURN n", "USE"),
     ("USE `neo4j` CALL db.stats.retrieve('QUERIES')", "USE"),
-    # other sessions' queries and the server's state, without any escape (issue 22, item 1)
+    # other sessions' queries and the server's state, without any escape
     ("CALL db.stats.collect('QUERIES')", "db.stats.collect"),
     ("CALL db.stats.retrieve('QUERIES')", "db.stats.retrieve"),
     ("CALL db.stats.retrieveAllAnonymized('graph')", "db.stats"),
@@ -86,7 +86,7 @@ ALWAYS_REFUSED = [
     ("Call Db.Stats.Retrieve('QUERIES')", "Db.Stats.Retrieve"),
 ]
 
-# \uXXXX escapes: Neo4j replaces them before it lexes, everywhere (issue 22, item 1). Raw strings: the backslashes
+# \uXXXX escapes: Neo4j replaces them before it lexes, everywhere. Raw strings: the backslashes
 # reach Neo4j as typed.
 ESCAPED = [
     (r"S\u0048OW SETTINGS YIELD name, value WHERE name STARTS WITH 'server.directories' RETURN name, value",

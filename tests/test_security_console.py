@@ -1,4 +1,4 @@
-"""The Cypher console against the real server: the regression corpus of tests/hostile_cypher.py (issue 22's
+"""The Cypher console against the real server: the regression corpus of tests/hostile_cypher.py (the reported
 ``\\uXXXX`` bypasses and their relatives, comments, look-alike letters, several statements, subqueries, ``USE``)
 refused by the API and the CLI in both modes, each lock checked on its own (the plan allowlist alone stops every
 bypass), the escape decoder checked against the server's own, the time limit and the give-up deadline,
@@ -113,7 +113,7 @@ def test_read_only_queries_still_answer(neo4j_store) -> None:
 @pytest.mark.parametrize("write", [False, True], ids=["read", "write"])
 def test_plan_lock_refuses_when_the_static_lock_is_bypassed(neo4j_store, monkeypatch, write: bool) -> None:
     """Defence in depth: with the static check switched off, the server's plan of every hostile query is refused
-    (or the server cannot even plan it); issue 22's bypasses are refused by the plan allowlist itself."""
+    (or the server cannot even plan it); the reported bypasses are refused by the plan allowlist itself."""
     monkeypatch.setattr(guard, "check", lambda query, write=False, limits=None: None)
     harmless = {"USE neo4j MATCH (n) RETURN n"}  # the configured database itself: only the static rule refuses USE
     for query, _ in (ALL_WRITE_REFUSED if write else ALL_READ_REFUSED):

@@ -1,4 +1,4 @@
-"""One load per release name at a time (issue 22, item 4), with real processes against the real server.
+"""One load per release name at a time, with real processes against the real server.
 
 Before, ``graphlink load relA.csv --name R4`` and ``graphlink load relQ.csv --name R4`` run at once could both exit
 0, leave the union of both releases marked loaded with relQ's fingerprint, and a later load of relQ said "already
@@ -107,7 +107,7 @@ def test_a_second_load_under_a_held_name_is_refused_in_one_line(env, name, relea
 
 @pytest.mark.slow
 def test_two_loads_at_once_never_merge(env, name, releases, neo4j_store) -> None:
-    """The issue's race, three times: whichever load wins, the other exits 2, and the graph holds exactly the
+    """The reported race, three times: whichever load wins, the other exits 2, and the graph holds exactly the
     winner's release with the winner's fingerprint; loading the loser again is refused, never 'already loaded'."""
     for trial in range(3):
         trial_name = f"{name}-{trial}"

@@ -1,4 +1,4 @@
-"""Credentials go only to the project's own Neo4j (issue 22, item 2), with real sockets and a real server.
+"""Credentials go only to the project's own Neo4j, with real sockets and a real server.
 
 A *squatter* is a process that listens on the Bolt port while the server is down, or takes the port between
 ``graphlink neo4j start``'s port check and the server binding it. Before, the client sent it the exact password.
@@ -163,7 +163,7 @@ def test_the_real_server_with_a_foreign_pin_gets_no_password(neo4j_server, stran
 
 @pytest.mark.slow
 def test_start_race_squatter_never_receives_the_password(tmp_path, neo4j_runtime, monkeypatch) -> None:
-    """Issue 22: ``graphlink neo4j start`` checks the port, then the server binds it; a squatter that takes the
+    """As reported: ``graphlink neo4j start`` checks the port, then the server binds it; a squatter that takes the
     port in between used to receive the new password. Reproduced by letting the squatter own the port the start
     picks: the launcher cannot bind and says so, start fails, and the squatter got no password (start waits for
     the launcher's own word that its server listens, and even then talks TLS with the pinned certificate only:
