@@ -562,6 +562,8 @@ def status(paths: Paths | None = None) -> ServerStatus:
         message = "running" if version else "process alive but Bolt does not answer (starting?)"
     except AuthRefusedError:
         version, message = None, "running, but " + _password_hint(paths)
+    except StoreError as exc:  # started by an older graphlink: no certificate to pin
+        version, message = None, f"running, but {exc}"
     return ServerStatus(True, uri=state["uri"], http=state.get("http"), version=version or state.get("version"),
                         pid=pid, home=str(paths.home), log=str(paths.log), message=message,
                         extra={"password_file": str(paths.password_file)})
