@@ -61,8 +61,10 @@ import org.neo4j.server.security.auth.FileUserRepository;
  * (PKCS#8, mode 0600) and {@code public.crt}, an EC P-256 certificate for 127.0.0.1 and localhost made by the JDK's
  * {@code keytool}, kept across starts and made anew when missing or within 30 days of expiry. Clients pin exactly
  * that certificate, so nothing that merely listens on the port can complete their TLS handshake (graphlink/store/
- * server.py). With a password file as well, every start of an existing database sets the password of {@code neo4j}
- * from that file (embedded, right after the DBMS opens): graphlink gives the server a new password at every start.
+ * server.py). With {@code -Dgraphlink.setPassword=true} as well, every start of an existing database sets the
+ * password of {@code neo4j} from the password file (embedded, right after the DBMS opens, before {@code NEO4J_READY}):
+ * graphlink gives its server a new password at every start. Without it the file is the initial password only, as for
+ * the official Neo4j image (docker/neo4j uses it that way).
  *
  * <p>{@code Neo4jLauncher certificate <dir>} only makes that key and certificate (tests use it for a stranger's).
  *
@@ -89,8 +91,11 @@ public final class Neo4jLauncher {
                 resetPassword(home, readPassword(Path.of(passwordFile)));
                 return;
             }
-            password = readPassword(Path.of(passwordFile));
-            writeInitialPassword(home, password);
+            String initial = readPassword(Path.of(passwordFile));
+            writeInitialPassword(home, initial);
+            if (Boolean.getBoolean("graphlink.setPassword")) {  // graphlink's server: the file's password every start
+                password = initial;
+            }
         }
         String tlsDir = System.getProperty("graphlink.tlsDir");
         if (tlsDir != null && !tlsDir.isEmpty()) {

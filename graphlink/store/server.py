@@ -384,6 +384,8 @@ def launcher_command(java: str, paths: Paths, home: Path, *, heap: str | None = 
         flags.append("-XX:TieredStopAtLevel=1")
     if password_file is not None:
         flags.append(f"-Dgraphlink.passwordFile={password_file}")
+        if not reset_password:  # set at every start, not only as the initial password of a new database
+            flags.append("-Dgraphlink.setPassword=true")
     if reset_password:
         flags.append("-Dgraphlink.resetPassword=true")
     if tls and not reset_password:
