@@ -1,19 +1,23 @@
-"""Benchmark: what the hardening costs. The console's static check, atomic file output, and the console's
-server-side locks.
+"""Benchmark: what the hardening costs. The console's static check, atomic file output, the console's
+server-side locks and the pinned TLS of Bolt.
 
 Usage::
 
     python benchmarks/bench_security.py                  # static check + atomic writes
-    python benchmarks/bench_security.py --console        # + a query through the three locks vs the bare driver
+    python benchmarks/bench_security.py --console        # + a query through the console vs the bare driver,
+                                                         #   and a new TLS connection vs a plain one
                                                          #   (needs Neo4j: NEO4J_URI or `graphlink neo4j start`)
 
 Prints sizes, wall times and peak memory (each case in a forked child, benchmarks/_measure.py) for
-  1. graphlink.store.guard.check over every statement of cypher/*.cypher (microseconds per call) and over one
-     large generated query (the check is linear in the query's length),
+  1. graphlink.store.guard.check over every statement of cypher/*.cypher (microseconds per call), over a query
+     at the console's token limit and over one at its character limit made of \\uXXXX escapes (the check is
+     linear in the query's length),
   2. writing a simulated release of ~1e6 rows as CSV: pandas ``to_csv`` straight to the name (the naive way)
      vs graphlink.fileio.write_frame (temporary file, fsync, rename),
-  3. (--console) a small read query: ``Store.run_cypher`` (static check + EXPLAIN + READ session) vs one
-     ``session.run`` on the bare driver.
+  3. (--console) a small read query: ``Store.run_cypher`` (decoded-text check, EXPLAIN plan check, READ session
+     with a time limit, the give-up thread) vs one ``session.run`` on the bare driver; and opening a connection
+     (driver, TLS handshake with the pinned certificate, authentication) vs a plain-text one where the server
+     allows it (the project's server does while HTTP serves Neo4j Browser).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from _measure import measure  # noqa: E402
 
 from graphlink import fileio  # noqa: E402
 from graphlink.store.cypherlib import library  # noqa: E402
-from graphlink.store.guard import check  # noqa: E402
+from graphlink.store.guard import LIMITS, check  # noqa: E402
 
 
 def _per_call(fn, repeat: int) -> float:  # noqa: ANN001
@@ -49,14 +53,17 @@ def bench_guard(repeat: int) -> None:
         return f"{len(statements)} statements, {chars:,} chars: {per / len(statements) * 1e6:.0f} µs per statement"
 
     measure("static check: the Cypher library", library_pass)
-    for n in (1_000, 10_000):
-        big = "MATCH (n:Release) WHERE " + " OR ".join(f"n.name = 'r{i}' /* c{i} */" for i in range(n)) + \
-            " RETURN n.name AS name"
+    predicates = LIMITS.tokens // 7  # n.name = 'r1' OR ...: six tokens and an OR each
+    at_limit = "MATCH (n:Release) WHERE " + " OR ".join(f"n.name = 'r{i}' /* c{i} */" for i in range(predicates)) + \
+        " RETURN n.name AS name"
+    escaped = "RETURN '" + "\\u0041" * ((LIMITS.chars - 20) // 6) + "' AS a"
 
-        def large(query: str = big) -> str:
-            return f"{len(query):,} chars: {_per_call(lambda: check(query), 3) * 1e3:.1f} ms"
+    for label, query in ((f"{predicates} predicates (the token limit)", at_limit),
+                         ("\\u escapes up to the character limit", escaped)):
+        def large(q: str = query) -> str:
+            return f"{len(q):,} chars: {_per_call(lambda: check(q), 3) * 1e3:.1f} ms"
 
-        measure(f"static check: one query with {n:,} predicates", large)
+        measure(f"static check: one query of {label}", large)
 
 
 def bench_writes(subjects: int) -> None:
@@ -82,6 +89,9 @@ def bench_writes(subjects: int) -> None:
 
 
 def bench_console(repeat: int) -> None:
+    from neo4j import GraphDatabase
+
+    from graphlink.store import server
     from graphlink.store.neo4j import DATABASE, connect
 
     query = "MATCH (r:Release) RETURN count(r) AS releases"
@@ -97,8 +107,39 @@ def bench_console(repeat: int) -> None:
                     list(s.run(query))
             return f"{_per_call(once, repeat) * 1e3:.2f} ms per query"
 
-        measure(f"console query through the three locks ({repeat} runs)", locked)
-        measure(f"the same query on the bare driver ({repeat} runs)", bare)
+        def bare_plain() -> str:
+            try:
+                with GraphDatabase.driver(store.uri, auth=store._auth, notifications_min_severity="OFF") as drv:
+                    def once() -> None:
+                        with drv.session(database=DATABASE) as s:
+                            list(s.run(query))
+                    return f"{_per_call(once, repeat) * 1e3:.2f} ms per query"
+            except Exception:  # the server requires TLS (no Neo4j Browser)
+                return "refused: this server requires TLS"
+
+        measure(f"console query through its locks ({repeat} runs)", locked)
+        measure(f"the same query on the bare driver, pinned TLS ({repeat} runs)", bare)
+        measure(f"the same query on a bare plain-text driver ({repeat} runs)", bare_plain)
+
+        connections = max(5, repeat // 10)
+
+        def pinned() -> str:
+            def once() -> None:
+                with server.open_driver(store.uri, store._auth) as drv:
+                    drv.verify_connectivity()
+            return f"{_per_call(once, connections) * 1e3:.1f} ms per new connection"
+
+        def plain() -> str:
+            def once() -> None:
+                with GraphDatabase.driver(store.uri, auth=store._auth) as drv:
+                    drv.verify_connectivity()
+            try:
+                return f"{_per_call(once, connections) * 1e3:.1f} ms per new connection"
+            except Exception:  # the server requires TLS (no Neo4j Browser)
+                return "refused: this server requires TLS"
+
+        measure(f"new connection, TLS with the pinned certificate ({connections} runs)", pinned)
+        measure(f"new connection, plain text ({connections} runs)", plain)
 
 
 def main() -> None:

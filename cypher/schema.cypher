@@ -33,6 +33,11 @@ FOR (c:TrailClass) REQUIRE (c.release, c.side, c.cid) IS UNIQUE;
 CREATE CONSTRAINT analysis_run IF NOT EXISTS
 FOR (a:Analysis) REQUIRE a.run IS UNIQUE;
 
+// One load at a time per release name: a load creates its lock node first, and a second one cannot
+// (Store.load_lock; the node is deleted when the load ends).
+CREATE CONSTRAINT load_lock IF NOT EXISTS
+FOR (l:LoadLock) REQUIRE l.release IS UNIQUE;
+
 // "All elements of release X" lookups (the composite constraint indexes need both properties).
 CREATE INDEX identified_release IF NOT EXISTS FOR (e:Identified) ON (e.release);
 CREATE INDEX deidentified_release IF NOT EXISTS FOR (e:Deidentified) ON (e.release);

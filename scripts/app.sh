@@ -3,8 +3,8 @@
 # it cannot start: the app then uses the in-process engine), and open the Streamlit app on the demo release.
 #
 # The app listens on 127.0.0.1 only (.streamlit/config.toml). GRAPHLINK_EXPOSE=1 makes it listen on every
-# interface (--server.address 0.0.0.0) and switches the Cypher page off unless GRAPHLINK_CYPHER_CONSOLE=1;
-# an explicit --server.address argument wins. GRAPHLINK_SKIP_SETUP=1 skips the set-up and the Neo4j start.
+# interface (--server.address 0.0.0.0); an explicit --server.address argument wins. The Cypher page is off unless
+# GRAPHLINK_CYPHER_CONSOLE=1, or GRAPHLINK_CYPHER_CONSOLE_TOKEN=<secret> (the page then asks for it). GRAPHLINK_SKIP_SETUP=1 skips the set-up and the Neo4j start.
 # Extra arguments go to `streamlit run`.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,6 +20,7 @@ address=()
 if [[ "${GRAPHLINK_EXPOSE:-0}" == "1" && " $* " != *" --server.address"* ]]; then
   address=(--server.address 0.0.0.0)
   echo "[app] GRAPHLINK_EXPOSE=1: listening on every interface; Cypher console" \
-       "$([[ "${GRAPHLINK_CYPHER_CONSOLE:-0}" == "1" ]] && echo on || echo off)" >&2
+       "$([[ "${GRAPHLINK_CYPHER_CONSOLE:-0}" == "1" ]] && echo on || \
+          { [[ -n "${GRAPHLINK_CYPHER_CONSOLE_TOKEN:-}" ]] && echo "behind its token" || echo off; })" >&2
 fi
 exec "$venv/bin/streamlit" run streamlit_app.py --server.headless true "${address[@]}" "$@"

@@ -5,8 +5,9 @@ tests are skipped, with ``GRAPHLINK_SPARK_REQUIRED=1`` (CI) that is a failure in
 * ``NEO4J_URI`` (+ ``NEO4J_AUTH``): any running Neo4j 5.x (a user's server, Aura, docker compose). Tests only
   touch releases named ``test-...`` and drop them afterwards; nothing else on that server is changed.
 * Otherwise a throw-away local server on a free port in a temporary home, from the runtime that
-  ``bash scripts/setup-neo4j.sh`` resolved (``.graphlink/neo4j/runtime``), with authentication on and a generated
-  password, like the project's server. It exits with the test session.
+  ``bash scripts/setup-neo4j.sh`` resolved (``.graphlink/neo4j/runtime``), with authentication on, a generated
+  password and TLS on Bolt with a certificate its clients pin, like the project's server. It exits with the test
+  session.
 * Otherwise Neo4j in a container (tests/containers.py) when a container engine is there.
 * Otherwise the Neo4j tests are skipped; with ``NEO4J_REQUIRED=1`` (CI) that is a failure instead.
 
@@ -107,18 +108,21 @@ def release_name(neo4j_store):
 
 @pytest.fixture
 def neo4j_env(neo4j_server, monkeypatch):
-    """Point NEO4J_URI / NEO4J_AUTH at the test server (for CLI tests)."""
+    """Point NEO4J_URI / NEO4J_AUTH (and GRAPHLINK_NEO4J_CERT, the certificate a local test server's clients pin)
+    at the test server (for CLI tests)."""
     return point_env_at(neo4j_server, monkeypatch)
 
 
 @pytest.fixture
 def at(monkeypatch):
-    """The Streamlit app (``streamlit_app.py``) under AppTest, started on the thesis demo release."""
+    """The Streamlit app (``streamlit_app.py``) under AppTest, started on the thesis demo release, with the Cypher
+    console switched on (it is off unless asked for; tests/test_app_security.py checks that)."""
     from pathlib import Path
 
     from streamlit.testing.v1 import AppTest
 
     monkeypatch.setenv("GRAPHLINK_DEMO", "thesis")
+    monkeypatch.setenv("GRAPHLINK_CYPHER_CONSOLE", "1")
     app = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "streamlit_app.py"), default_timeout=120)
     app.run()
     assert not app.exception, app.exception

@@ -28,8 +28,16 @@ def fresh_release_name(store) -> Iterator[str]:
 
 
 def point_env_at(server: tuple, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Point NEO4J_URI / NEO4J_AUTH at ``(uri, auth, source)`` (for CLI tests); the URI."""
+    """Point NEO4J_URI / NEO4J_AUTH at ``(uri, auth, source)`` (for CLI tests), and GRAPHLINK_NEO4J_CERT at the
+    certificate its clients pin when the project's launcher started it (TLS); the URI."""
+    from graphlink.store import server as local
+
     uri, auth, _ = server
     monkeypatch.setenv("NEO4J_URI", uri)
     monkeypatch.setenv("NEO4J_AUTH", "none" if auth is None else f"{auth[0]}/{auth[1]}")
+    cert = local.pinned_certificate(uri)
+    if cert is not None:
+        monkeypatch.setenv("GRAPHLINK_NEO4J_CERT", str(cert))
+    else:
+        monkeypatch.delenv("GRAPHLINK_NEO4J_CERT", raising=False)
     return uri

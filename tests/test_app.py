@@ -282,6 +282,7 @@ def test_cypher_examples_on_the_loaded_demo_agree_with_the_library(neo4j_env: st
 
 def test_cypher_console_without_server_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")          # nothing listens on port 1
+    monkeypatch.setenv("GRAPHLINK_CYPHER_CONSOLE", "1")
     monkeypatch.setenv("GRAPHLINK_DEMO", "thesis")
     app = AppTest.from_file(APP, default_timeout=120).run()
     side = " ".join(x.value for x in app.sidebar.info)

@@ -1,7 +1,8 @@
 """The app's exposure and its Cypher page under attack.
 
-* Exposure (AppTest, no server needed): loopback by default; listening elsewhere (or ``GRAPHLINK_EXPOSE=1``) turns
-  the Cypher page off unless ``GRAPHLINK_CYPHER_CONSOLE=1``.
+* Exposure (AppTest, no server needed): the Cypher page is off unless ``GRAPHLINK_CYPHER_CONSOLE=1`` (on loopback
+  too: the app has no login, and any local account could open it), or behind ``GRAPHLINK_CYPHER_CONSOLE_TOKEN``,
+  whose secret the page asks for; its words name no CLI flag.
 * The page against the real Neo4j: every hostile query of tests/hostile_cypher.py is refused with a
   "Refused ..." message and no result table; parameter values come back as data.
 * Real processes (slow): ``streamlit run`` with the committed config listens on 127.0.0.1 only;
@@ -24,7 +25,7 @@ from streamlit.testing.v1 import AppTest
 
 from app.components.exposure import is_loopback
 from graphlink.store.server import free_port
-from tests.hostile_cypher import ALWAYS_REFUSED, INJECTIONS, READ_ONLY_REFUSED, SERVER_REFUSED
+from tests.hostile_cypher import ALWAYS_REFUSED, ESCAPED, INJECTIONS, READ_ONLY_REFUSED, SERVER_REFUSED
 from tests.processes import stop, wait_healthy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,6 +38,7 @@ def address(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str | None], 
     """Set Streamlit's ``server.address`` for AppTest (restored afterwards); clears the exposure switches."""
     monkeypatch.delenv("GRAPHLINK_EXPOSE", raising=False)
     monkeypatch.delenv("GRAPHLINK_CYPHER_CONSOLE", raising=False)
+    monkeypatch.delenv("GRAPHLINK_CYPHER_CONSOLE_TOKEN", raising=False)
     monkeypatch.setenv("GRAPHLINK_DEMO", "thesis")
     old = st_config.get_option("server.address")
     yield lambda value: st_config.set_option("server.address", value)
@@ -58,9 +60,11 @@ def _console_on(at: AppTest) -> bool:
 
 
 @pytest.mark.parametrize(("addr", "expose", "console", "on"), [
-    ("127.0.0.1", None, None, True),
-    ("localhost", None, None, True),
-    ("::1", None, None, True),
+    ("127.0.0.1", None, None, False),      # off unless asked for, on loopback too
+    ("localhost", None, None, False),
+    ("::1", None, None, False),
+    ("127.0.0.1", None, "1", True),        # asked for
+    ("::1", None, "yes", True),
     ("127.0.0.1", "1", None, False),       # GRAPHLINK_EXPOSE=1 says it is exposed (a proxy in front)
     ("0.0.0.0", None, None, False),
     ("192.0.2.10", None, None, False),
@@ -79,6 +83,22 @@ def test_cypher_page_off_when_exposed(address, monkeypatch, addr, expose, consol
     assert _console_on(at) is on
     if not on:
         assert not at.button and not at.dataframe   # nothing to run, nothing shown
+        words = " ".join(w.value for w in at.warning)
+        assert "GRAPHLINK_CYPHER_CONSOLE=1" in words and "--" not in words   # how to turn it on, no CLI flag
+
+
+def test_console_behind_a_token(address, monkeypatch) -> None:
+    """With ``GRAPHLINK_CYPHER_CONSOLE_TOKEN`` the page asks for the secret first; a wrong one keeps it shut."""
+    address("127.0.0.1")
+    monkeypatch.setenv("GRAPHLINK_CYPHER_CONSOLE_TOKEN", "s3cret-token-for-the-console")
+    at = _cypher_page()
+    assert not any(t.key == "cy_query" for t in at.text_area) and not at.button
+    at.text_input(key="cy_token").set_value("wrong").run()
+    assert not at.exception and any("not the console's secret" in e.value for e in at.error)
+    assert not any(t.key == "cy_query" for t in at.text_area)
+    at.text_input(key="cy_token").set_value("s3cret-token-for-the-console").run()
+    assert not at.exception, at.exception
+    assert any(t.key == "cy_query" for t in at.text_area)     # unlocked for this browser session
 
 
 def test_loopback_addresses() -> None:
@@ -95,8 +115,9 @@ def test_committed_config_binds_loopback() -> None:
 
 # ---------------------------------------------------------------------------------------------- under attack
 @pytest.fixture
-def console(neo4j_env: str, address) -> AppTest:
+def console(neo4j_env: str, address, monkeypatch) -> AppTest:
     address("127.0.0.1")
+    monkeypatch.setenv("GRAPHLINK_CYPHER_CONSOLE", "1")
     at = _cypher_page()
     if not any(t.key == "cy_query" for t in at.text_area) or any(
             "No Neo4j server is connected" in w.value for w in at.warning):
@@ -114,7 +135,7 @@ def _run(at: AppTest, query: str, params: str = "") -> AppTest:
 
 @pytest.mark.neo4j
 def test_page_refuses_every_hostile_query(console: AppTest) -> None:
-    for query, _ in ALWAYS_REFUSED + READ_ONLY_REFUSED + SERVER_REFUSED:
+    for query, _ in ALWAYS_REFUSED + ESCAPED + READ_ONLY_REFUSED + SERVER_REFUSED:
         _run(console, query)
         errors = [e.value for e in console.error]
         assert errors and errors[0].startswith("Refused"), (query, errors)

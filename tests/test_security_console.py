@@ -1,6 +1,9 @@
-"""The read-only Cypher console against the real server: hostile queries refused by the API and the CLI, each
-of the three locks checked on its own, parameters never spliced into query text, the server's own settings
-(authentication, no file URLs, no plugin procedures). The app page is tests/test_app_security.py.
+"""The Cypher console against the real server: the regression corpus of tests/hostile_cypher.py (the reported
+``\\uXXXX`` bypasses and their relatives, comments, look-alike letters, several statements, subqueries, ``USE``)
+refused by the API and the CLI in both modes, each lock checked on its own (the plan allowlist alone stops every
+bypass), the escape decoder checked against the server's own, the time limit and the give-up deadline,
+parameters never spliced into query text, the server's own settings (authentication, no file URLs, no plugin
+procedures). The app page is tests/test_app_security.py.
 
 After the module, the graph, the users and the password are what they were before (``untouched``).
 """
@@ -9,18 +12,33 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from graphlink.errors import StoreError
 from graphlink.store import guard
 from graphlink.store.guard import QueryRefusedError
-from tests.hostile_cypher import ALWAYS_REFUSED, INJECTIONS, READ_ONLY_REFUSED, SERVER_REFUSED
+from tests.hostile_cypher import (
+    ALWAYS_REFUSED,
+    EFFECTIVE,
+    ESCAPE_CHARS,
+    ESCAPED,
+    INJECTIONS,
+    JAVA_DECODED,
+    LOOKALIKES,
+    READ_ONLY_REFUSED,
+    READS,
+    SERVER_REFUSED,
+)
 
 pytestmark = pytest.mark.neo4j
 
-ALL_READ_REFUSED = ALWAYS_REFUSED + READ_ONLY_REFUSED + SERVER_REFUSED
+ALL_READ_REFUSED = ALWAYS_REFUSED + ESCAPED + READ_ONLY_REFUSED + SERVER_REFUSED
+ALL_WRITE_REFUSED = ALWAYS_REFUSED + ESCAPED
 
 
 def _snapshot(store) -> dict:
@@ -57,10 +75,32 @@ def test_api_refuses_in_read_only_mode(neo4j_store, query: str, needle: str) -> 
     assert "\n" not in str(err.value)
 
 
-@pytest.mark.parametrize(("query", "needle"), ALWAYS_REFUSED)
+@pytest.mark.parametrize(("query", "needle"), ALL_WRITE_REFUSED)
 def test_api_refuses_file_url_and_admin_even_with_write(neo4j_store, query: str, needle: str) -> None:
     with pytest.raises(QueryRefusedError):
         neo4j_store.run_cypher(query, write=True)
+
+
+@pytest.mark.parametrize("query", EFFECTIVE)
+def test_escaped_payloads_are_real(neo4j_store, query: str) -> None:
+    """Without the console, a READ session runs them: the corpus is an attack, not a strawman."""
+    from neo4j import READ_ACCESS
+
+    with neo4j_store.driver.session(database=neo4j_store.database, default_access_mode=READ_ACCESS) as s:
+        assert list(s.run(query)), query
+
+
+@pytest.mark.parametrize("query", LOOKALIKES)
+@pytest.mark.parametrize("write", [False, True], ids=["read", "write"])
+def test_lookalike_letters_never_run(neo4j_store, query: str, write: bool) -> None:
+    with pytest.raises(StoreError):   # a name to Neo4j, so a syntax error (or refused before it is sent)
+        neo4j_store.run_cypher(query, write=write)
+
+
+@pytest.mark.parametrize("query", READS)
+def test_analyst_reads_pass_the_console(neo4j_store, query: str) -> None:
+    """The allowlists are not too tight: index seeks, shortest paths, subqueries, unions ... all run read-only."""
+    neo4j_store.run_cypher(query, {"release": "no-such-release", "ids": ["a", "b"]})
 
 
 def test_read_only_queries_still_answer(neo4j_store) -> None:
@@ -70,13 +110,21 @@ def test_read_only_queries_still_answer(neo4j_store) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- each lock alone
-def test_plan_lock_refuses_when_the_static_lock_is_bypassed(neo4j_store, monkeypatch) -> None:
-    """Defence in depth: with the static check switched off, the EXPLAIN query type still refuses."""
-    monkeypatch.setattr(guard, "check", lambda query, write=False: None)
-    for query in ("CREATE INDEX pwned FOR (n:Pwned) ON (n.x)", "CALL db.createLabel('Pwned')",
-                  "CREATE (:Pwned)", "SHOW USERS", "ALTER USER neo4j SET PASSWORD 'pwned-pass-1'"):
-        with pytest.raises(StoreError, match="refused|Neo4j refused"):
-            neo4j_store.run_cypher(query)
+@pytest.mark.parametrize("write", [False, True], ids=["read", "write"])
+def test_plan_lock_refuses_when_the_static_lock_is_bypassed(neo4j_store, monkeypatch, write: bool) -> None:
+    """Defence in depth: with the static check switched off, the server's plan of every hostile query is refused
+    (or the server cannot even plan it); the reported bypasses are refused by the plan allowlist itself."""
+    monkeypatch.setattr(guard, "check", lambda query, write=False, limits=None: None)
+    harmless = {"USE neo4j MATCH (n) RETURN n"}  # the configured database itself: only the static rule refuses USE
+    for query, _ in (ALL_WRITE_REFUSED if write else ALL_READ_REFUSED):
+        if query in harmless:
+            continue
+        with pytest.raises(StoreError):
+            neo4j_store.run_cypher(query, write=write)
+            pytest.fail(f"ran: {query}")
+    for query in EFFECTIVE + [q for q, _ in ESCAPED if "CR\\u0045ATE USER" in q or "L\\u004fAD CSV" in q]:
+        with pytest.raises(QueryRefusedError, match="plan"):
+            neo4j_store.run_cypher(query, write=write)
 
 
 def test_read_session_lock_is_enforced_by_the_server(neo4j_store) -> None:
@@ -108,9 +156,9 @@ def test_local_server_refuses_file_urls_and_loads_no_plugin_procedure(neo4j_serv
 
 
 def test_local_server_refuses_missing_and_wrong_credentials(neo4j_server) -> None:
-    from neo4j import GraphDatabase
     from neo4j.exceptions import AuthError
 
+    from graphlink.store import server
     from graphlink.store.neo4j import connect
 
     uri, auth, source = neo4j_server
@@ -118,12 +166,121 @@ def test_local_server_refuses_missing_and_wrong_credentials(neo4j_server) -> Non
         pytest.skip("authentication is configured by whoever runs this server")
     # two failures for neo4j at most: a third would lock the user for dbms.security.auth_lock_time (5 s)
     for bad in (None, ("neo4j", "neo4j"), ("intruder", auth[1])):
-        with GraphDatabase.driver(uri, auth=bad) as drv, pytest.raises(AuthError):
+        with server.open_driver(uri, bad) as drv, pytest.raises(AuthError):
             drv.verify_connectivity()
     with pytest.raises(StoreError, match="refused the credentials"):
         connect(uri, ("neo4j", auth[1] + "x"))
     with connect(uri, auth) as store:  # a success resets the failure count
         assert store.server_version()
+
+
+# ---------------------------------------------------------------------------------------------- the server's view
+def _server_reads(store, typed: str) -> str | None:
+    """The name Neo4j reads for the backticked ``typed`` (None: it refuses the query)."""
+    from neo4j import READ_ACCESS
+    from neo4j.exceptions import Neo4jError
+
+    try:
+        with store.driver.session(database=store.database, default_access_mode=READ_ACCESS) as s:
+            return s.run("RETURN 1 AS `" + typed + "`").keys()[0]
+    except Neo4jError:
+        return None
+
+
+def _mine(typed: str) -> str | None:
+    try:
+        text = guard.decode_escapes("RETURN 1 AS `" + typed + "`").text
+    except QueryRefusedError:
+        return None
+    return text[len("RETURN 1 AS `"):-1]
+
+
+@pytest.mark.parametrize(("typed", "read"), JAVA_DECODED)
+def test_escape_vectors_are_what_the_server_reads(neo4j_store, typed: str, read: str) -> None:
+    assert _server_reads(neo4j_store, typed) == read == _mine(typed)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(ESCAPE_CHARS), max_size=20).map("".join))
+def test_escapes_decode_exactly_as_the_server_does(neo4j_store, typed: str) -> None:
+    """Differential: the console's decoder against Neo4j's own, on random mixes of backslashes, u, hex digits,
+    signs and non-ASCII digits inside a backticked name (which Neo4j takes verbatim after decoding)."""
+    mine = _mine(typed)
+    if mine is not None and "`" in mine:
+        return  # a decoded backtick ends the name: another query
+    assert _server_reads(neo4j_store, typed) == mine
+
+
+def test_builtin_function_allowlist_is_the_server_s(neo4j_store) -> None:
+    recs = neo4j_store._query("SHOW FUNCTIONS YIELD name, isBuiltIn WHERE isBuiltIn AND name CONTAINS '.' "
+                              "RETURN collect(toLower(name)) AS names")
+    assert set(recs[0]["names"]) - {"graph.byelementid", "graph.byname"} == set(guard.BUILTIN_FUNCTIONS)
+    modes = {r["name"]: r["mode"] for r in neo4j_store._query("SHOW PROCEDURES YIELD name, mode RETURN *")}
+    assert all(modes.get(p) == "READ" for p in guard.PROCEDURES), modes
+
+
+def test_library_plans_pass_the_plan_check(neo4j_store) -> None:
+    """Every statement of cypher/*.cypher: its plan passes in the mode it is meant for (reads read-only)."""
+    from neo4j import WRITE_ACCESS
+
+    from graphlink.store.cypherlib import library
+
+    for cf in library():
+        write = cf.path.stem in ("schema", "load") or cf.path.stem.endswith(("_schema", "_load"))
+        for stmt in cf.statements:
+            params = {p: None for p in stmt.parameters}
+            with neo4j_store.driver.session(database=neo4j_store.database, default_access_mode=WRITE_ACCESS) as s:
+                plan = s.run("EXPLAIN " + stmt.text, params).consume().plan
+            guard.check_plan(plan, write=write, database=neo4j_store.database)
+
+
+# ---------------------------------------------------------------------------------------------- time
+def test_a_long_query_is_stopped_at_the_time_limit(neo4j_store) -> None:
+    t0 = time.monotonic()
+    with pytest.raises(StoreError, match="time limit of 2 s"):
+        neo4j_store.run_cypher("UNWIND range(1, 100000000000) AS x WITH x WHERE x < 0 RETURN count(x) AS n",
+                               timeout=2)
+    assert time.monotonic() - t0 < 2 + neo4j_store_grace()
+    assert int(neo4j_store.run_cypher("RETURN 1 AS one")["one"].iloc[0]) == 1
+
+
+def neo4j_store_grace() -> float:
+    from graphlink.store.neo4j import DEADLINE_GRACE
+
+    return DEADLINE_GRACE + 20  # generous: a loaded CI machine
+
+
+def test_the_client_gives_up_when_the_server_never_answers(neo4j_store, monkeypatch) -> None:
+    """Neo4j 5.26's parser overflows its stack on ~300 nested brackets and then never answers (the limits refuse
+    such a query; here they are switched off): the console gives up after the time limit plus its grace, and the
+    next query works."""
+    monkeypatch.setattr(guard, "check", lambda query, write=False, limits=None: None)
+    t0 = time.monotonic()
+    with pytest.raises(StoreError, match="did not answer within"):
+        neo4j_store.run_cypher("RETURN " + "[" * 400 + "]" * 400, timeout=2)
+    assert time.monotonic() - t0 < 2 + neo4j_store_grace()
+    monkeypatch.undo()
+    assert int(neo4j_store.run_cypher("RETURN 1 AS one")["one"].iloc[0]) == 1
+
+
+@pytest.mark.parametrize("query", [
+    "RETURN " + "(" * guard.LIMITS.nesting + "1" + ")" * guard.LIMITS.nesting,
+    "RETURN " + "[" * guard.LIMITS.nesting + "]" * guard.LIMITS.nesting,
+    "RETURN " + "{a:" * guard.LIMITS.nesting + "1" + "}" * guard.LIMITS.nesting,
+    "RETURN " + "CASE WHEN true THEN " * guard.LIMITS.nesting + "1" + " END" * guard.LIMITS.nesting,
+    "RETURN " + "NOT " * guard.LIMITS.chain + "true",
+    "WITH {} AS m RETURN m" + ".a" * guard.LIMITS.chain,
+    "WITH {a: true} AS m RETURN " + "(" * 30 + "NOT " * 30 + "m" + ".a" * 30 + ")" * 30,
+    "MATCH (a) RETURN " + "EXISTS { MATCH (n) WHERE " * guard.LIMITS.subqueries + "true"
+    + " }" * guard.LIMITS.subqueries,
+    "RETURN " + "(" * 30 + "+".join(["1"] * (guard.LIMITS.tokens // 2 - 40)) + ")" * 30,
+])
+def test_queries_within_the_limits_get_an_answer(neo4j_store, query: str) -> None:
+    """At the limits the server answers (rows, a type error or the time limit), never a silent stack overflow."""
+    try:
+        neo4j_store.run_cypher(query, timeout=30)
+    except StoreError as exc:
+        assert "did not answer" not in str(exc), exc
 
 
 # ---------------------------------------------------------------------------------------------- parameters
@@ -167,6 +324,34 @@ def test_cli_refuses_write_mode_file_reads(neo4j_env, tmp_path: Path, monkeypatc
     qf.write_text("LOAD CSV FROM 'file:///etc/passwd' AS l RETURN l LIMIT 2;\n")
     code, out, err = _main(monkeypatch, capsys, "cypher", str(qf), "--write")
     assert code == 2 and "LOAD CSV" in err and "root:" not in out
+
+
+@pytest.mark.parametrize(("query", "needle"), ESCAPED)
+def test_cli_refuses_escapes_with_write(neo4j_env, tmp_path: Path, monkeypatch, capsys, query: str,
+                                        needle: str) -> None:
+    qf = tmp_path / "q.cypher"
+    qf.write_text(query + "\n")
+    code, out, err = _main(monkeypatch, capsys, "cypher", str(qf), "--write")
+    assert code == 2 and err.startswith("graphlink: error: refused") and len(err.strip().splitlines()) == 1, err
+
+
+def test_cli_escaped_settings_leak_is_closed(neo4j_env, tmp_path: Path) -> None:
+    """The escaped ``S\\u0048OW SETTINGS`` that listed the server's directories, as a user runs it: a real process,
+    exit 2, one line, no server directory printed."""
+    qf = tmp_path / "q.cypher"
+    qf.write_text("S\\u0048OW SETTINGS YIELD name, value WHERE name STARTS WITH 'server.directories' "
+                  "RETURN name, value\n")
+    res = subprocess.run([sys.executable, "-m", "graphlink.cli", "cypher", str(qf)], capture_output=True,
+                         text=True, timeout=300)
+    assert res.returncode == 2 and res.stderr.strip().count("\n") == 0 and "SHOW SETTINGS" in res.stderr
+    assert "server.directories" not in res.stdout
+
+
+def test_cli_timeout_option(neo4j_env, tmp_path: Path, monkeypatch, capsys) -> None:
+    qf = tmp_path / "q.cypher"
+    qf.write_text("UNWIND range(1, 100000000000) AS x WITH x WHERE x < 0 RETURN count(x) AS n;\n")
+    code, out, err = _main(monkeypatch, capsys, "cypher", str(qf), "--timeout", "1")
+    assert code == 2 and "time limit of 1 s" in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_cli_passwd_leak_is_closed(neo4j_env, tmp_path: Path) -> None:

@@ -46,7 +46,7 @@ def throwaway(neo4j_runtime: server.Paths, tmp_path: Path) -> Iterator[dict]:
 
 
 def _loader(srv: server.EphemeralServer, csv: Path) -> subprocess.Popen:
-    env = dict(os.environ, NEO4J_URI=srv.uri, NEO4J_AUTH=f"{srv.auth[0]}/{srv.auth[1]}")
+    env = dict(os.environ, **srv.client_env())
     return subprocess.Popen([sys.executable, "-m", "graphlink.cli", "load", str(csv), "--name", NAME],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 

@@ -34,7 +34,7 @@ def tmp_paths(tmp_path, neo4j_runtime):
 @pytest.mark.slow
 def test_start_status_stop_restart_keeps_data(tmp_paths, monkeypatch):
     from neo4j import GraphDatabase
-    from neo4j.exceptions import AuthError
+    from neo4j.exceptions import AuthError, ServiceUnavailable
     from typer.testing import CliRunner
 
     from graphlink.cli import app
@@ -66,8 +66,11 @@ def test_start_status_stop_restart_keeps_data(tmp_paths, monkeypatch):
     password = tmp_paths.password_file.read_text().strip()
     assert len(password) >= 32 and server.local_auth(tmp_paths) == ("neo4j", password)
     for bad in (None, ("neo4j", "neo4j")):
-        with GraphDatabase.driver(st.uri, auth=bad) as drv, pytest.raises(AuthError):
+        with server.open_driver(st.uri, bad) as drv, pytest.raises(AuthError):
             drv.verify_connectivity()
+    # Bolt speaks TLS with the launcher's certificate, which the client pins (the key stays private)
+    assert server.read_state(tmp_paths)["certificate"] == str(tmp_paths.certificate)
+    assert (tmp_paths.tls_dir / "private.key").stat().st_mode & 0o777 == 0o600
     # the HTTP API (and Neo4j Browser) on loopback asks for the same password
     tx = f"http://127.0.0.1:{http_port}/db/neo4j/tx/commit"
     body = json.dumps({"statements": [{"statement": "RETURN 1 AS one"}]}).encode()
@@ -98,18 +101,17 @@ def test_start_status_stop_restart_keeps_data(tmp_paths, monkeypatch):
     with pytest.raises(StoreError, match="graphlink neo4j start"):
         connect(st.uri)
 
-    # a lost password file: start refuses with the way out, reset-password sets a new one
+    # every start sets a new password, even when the password file was lost; the old one stops working
     tmp_paths.password_file.unlink()
-    with pytest.raises(StoreError, match="reset-password"):
-        server.start(port=0, http_port=None, paths=tmp_paths, echo=lines.append)
-    assert not server.status(tmp_paths).running
-    server.reset_password(tmp_paths, echo=lines.append)
-    new_password = tmp_paths.password_file.read_text().strip()
-    assert new_password != password and tmp_paths.password_file.stat().st_mode & 0o777 == 0o600
-
     again = server.start(port=0, http_port=None, paths=tmp_paths, echo=lines.append)
     assert again.running and again.pid != st.pid
-    with GraphDatabase.driver(again.uri, auth=("neo4j", password)) as drv, pytest.raises(AuthError):
+    new_password = tmp_paths.password_file.read_text().strip()
+    assert new_password != password and tmp_paths.password_file.stat().st_mode & 0o777 == 0o600
+    with server.open_driver(again.uri, ("neo4j", password)) as drv, pytest.raises(AuthError):
+        drv.verify_connectivity()
+    # without HTTP (Neo4j Browser), Bolt accepts TLS only: a plain-text client is turned away
+    with GraphDatabase.driver(again.uri, auth=("neo4j", new_password), connection_timeout=5) as drv, \
+            pytest.raises(ServiceUnavailable):
         drv.verify_connectivity()
     with connect() as store:
         back = store.read_release("kept")
@@ -117,6 +119,10 @@ def test_start_status_stop_restart_keeps_data(tmp_paths, monkeypatch):
     with pytest.raises(StoreError, match="running"):
         server.reset_password(tmp_paths, echo=lines.append)
     server.stop(tmp_paths)
+    # reset-password (the way back before passwords changed at every start) still sets the file's password
+    server.reset_password(tmp_paths, echo=lines.append)
+    reset = tmp_paths.password_file.read_text().strip()
+    assert reset not in (password, new_password)
 
 
 def test_missing_java_is_a_clear_error(monkeypatch, tmp_path):
@@ -157,9 +163,23 @@ def test_conf_is_hardened(tmp_path, monkeypatch):
     assert (tmp_path / "import").is_dir() and not any((tmp_path / "import").iterdir())
     assert "dbms.security.procedures.allowlist=" in lines
     assert not any(line.startswith("dbms.security.procedures.unrestricted") for line in lines)
+    # TLS on Bolt, required; plugin jars neither loaded nor on the class path
+    assert "dbms.ssl.policy.bolt.enabled=true" in lines and "server.bolt.tls_level=REQUIRED" in lines
+    assert f"dbms.ssl.policy.bolt.base_directory={server.tls_dir(tmp_path)}" in lines
+    assert f"server.directories.plugins={tmp_path / 'plugins'}" in lines and not any((tmp_path / "plugins").iterdir())
+    assert "plugins" not in server.class_path(server.Paths(tmp_path))
+    with_browser = server.write_conf(tmp_path, tmp_path / "runtime", 7999, 7998).read_text().splitlines()
+    assert "server.bolt.tls_level=OPTIONAL" in with_browser  # Neo4j Browser's web page cannot pin a certificate
     monkeypatch.setenv("GRAPHLINK_NEO4J_PROCEDURES", "apoc.coll.*, apoc.text.*")
     conf = server.write_conf(tmp_path, tmp_path / "runtime", 7999, None).read_text()
     assert "dbms.security.procedures.allowlist=apoc.coll.*,apoc.text.*" in conf.splitlines()
+    assert f"server.directories.plugins={tmp_path / 'runtime' / 'plugins'}" in conf.splitlines()
+    lib = tmp_path / "runtime" / "lib"
+    lib.mkdir(parents=True)
+    for jar in ("neo4j-5.26.30.jar", "hadoop-common-3.5.0.jar"):
+        (lib / jar).touch()
+    cp = server.class_path(server.Paths(tmp_path))
+    assert "plugins" in cp and "neo4j-5.26.30.jar" in cp and "hadoop-common" not in cp
 
 
 def test_password_file_is_generated_once_and_private(tmp_path):
@@ -172,6 +192,8 @@ def test_password_file_is_generated_once_and_private(tmp_path):
     assert server.local_auth(server.Paths(tmp_path / "state")) == ("neo4j", first)
     assert server.local_auth(server.Paths(tmp_path / "elsewhere")) is None
     assert server.ensure_password(tmp_path / "other") != first  # random per server
+    rotated = server.new_password(pf)
+    assert rotated != first and pf.read_text().strip() == rotated and pf.stat().st_mode & 0o777 == 0o600
 
 
 def test_cli_status_when_stopped(monkeypatch, tmp_path):
@@ -186,15 +208,30 @@ def test_cli_status_when_stopped(monkeypatch, tmp_path):
 
 
 def test_local_password_goes_only_to_the_local_server(tmp_path, monkeypatch):
-    from graphlink.store.neo4j import resolve_auth
+    import neo4j
+
+    from graphlink.store.neo4j import connect, resolve_auth, resolve_uri
 
     base = tmp_path / "neo4j"
-    password = server.ensure_password(base / "password")
+    server.ensure_password(base / "password")
     monkeypatch.setenv("GRAPHLINK_NEO4J_DIR", str(base))
-    for var in ("NEO4J_URI", "NEO4J_AUTH", "NEO4J_USER", "NEO4J_PASSWORD"):
+    for var in ("NEO4J_URI", "NEO4J_AUTH", "NEO4J_USER", "NEO4J_PASSWORD", "GRAPHLINK_NEO4J_CERT"):
         monkeypatch.delenv(var, raising=False)
-    assert resolve_auth("bolt://127.0.0.1:7687") == ("neo4j", password)   # no server recorded: the default
+    assert resolve_auth("bolt://127.0.0.1:7687") is None   # no local server running: not even the default port
     assert resolve_auth("bolt://db.example.org:7687") is None
+    # and nothing is tried: no URI, no driver, one line that says why
+    tried: list = []
+    monkeypatch.setattr(neo4j.GraphDatabase, "driver", lambda *a, **k: tried.append(a))
+    with pytest.raises(StoreError, match="not running") as err:
+        resolve_uri()
+    assert "\n" not in str(err.value)
+    with pytest.raises(StoreError, match="not running"):
+        connect()
+    assert tried == []
+    monkeypatch.undo()
+    monkeypatch.setenv("GRAPHLINK_NEO4J_DIR", str(base))
+    for var in ("NEO4J_URI", "NEO4J_AUTH", "NEO4J_USER", "NEO4J_PASSWORD", "GRAPHLINK_NEO4J_CERT"):
+        monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("NEO4J_AUTH", "alice/secret")                      # NEO4J_AUTH overrides, for any server
     assert resolve_auth("bolt://db.example.org:7687") == ("alice", "secret")
     assert resolve_auth("bolt://127.0.0.1:7687") == ("alice", "secret")

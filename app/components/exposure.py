@@ -2,12 +2,17 @@
 
 ``.streamlit/config.toml`` binds the server to 127.0.0.1. It is *exposed* when it listens anywhere else
 (``--server.address 0.0.0.0``, which ``GRAPHLINK_EXPOSE=1 bash scripts/app.sh`` passes, or no address at all,
-which Streamlit takes as every interface) or when ``GRAPHLINK_EXPOSE=1`` says so. An exposed app keeps its
-Cypher console off unless ``GRAPHLINK_CYPHER_CONSOLE=1`` turns it on explicitly (docs/security.md).
+which Streamlit takes as every interface) or when ``GRAPHLINK_EXPOSE=1`` says so.
+
+The Cypher console is off unless asked for, on loopback too: the app has no login, so whoever can open it (any
+local account, on a shared machine) would query Neo4j with the analyst's credentials. ``GRAPHLINK_CYPHER_CONSOLE=1``
+turns it on for everyone who can open the app; ``GRAPHLINK_CYPHER_CONSOLE_TOKEN=<secret>`` turns it on behind that
+secret, which the page asks for once per browser session (docs/security.md).
 """
 
 from __future__ import annotations
 
+import hmac
 import ipaddress
 import os
 
@@ -45,14 +50,25 @@ def exposed() -> bool:
     return _flag("GRAPHLINK_EXPOSE") or not is_loopback(listen_address())
 
 
+def console_token() -> str | None:
+    """The secret that unlocks the Cypher console (``GRAPHLINK_CYPHER_CONSOLE_TOKEN``), if one is set."""
+    token = os.environ.get("GRAPHLINK_CYPHER_CONSOLE_TOKEN", "").strip()
+    return token or None
+
+
+def token_matches(given: str) -> bool:
+    """``given`` is the console's secret (compared in constant time)."""
+    token = console_token()
+    return token is not None and hmac.compare_digest(given.strip().encode(), token.encode())
+
+
 def cypher_console_allowed() -> tuple[bool, str]:
-    """Whether the Cypher page may run queries, and why not."""
-    if not exposed():
+    """Whether the Cypher page may offer the console (a token may still be asked for), and why not."""
+    if _flag("GRAPHLINK_CYPHER_CONSOLE") or console_token():
         return True, ""
-    if _flag("GRAPHLINK_CYPHER_CONSOLE"):
-        return True, ""
-    where = listen_address() or "every interface"
-    return False, (f"The Cypher console is off because this app is exposed beyond this machine (it listens on "
-                   f"`{where}`{' and GRAPHLINK_EXPOSE is set' if _flag('GRAPHLINK_EXPOSE') else ''}). "
-                   "Run it on 127.0.0.1 (the default of `bash scripts/app.sh`), or start it with "
-                   "`GRAPHLINK_CYPHER_CONSOLE=1` to allow the read-only console to everyone who can reach it.")
+    where = ("This app is reachable from other machines" if exposed() else
+             "This app has no login, so anyone who can open it on this machine could use it")
+    return False, (f"The Cypher console is off. {where}: the console would let them query the Neo4j database "
+                   "with the analyst's password. To turn it on, start the app with the environment variable "
+                   "`GRAPHLINK_CYPHER_CONSOLE=1`, or with `GRAPHLINK_CYPHER_CONSOLE_TOKEN` set to a secret that "
+                   "this page then asks for (see docs/security.md).")

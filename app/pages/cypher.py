@@ -1,7 +1,10 @@
 """Cypher page: a read-only console against the connected Neo4j, with the example queries from cypher/.
 
-Off when the app is exposed beyond this machine unless ``GRAPHLINK_CYPHER_CONSOLE=1`` (app/components/exposure.py).
-Every query goes through ``Store.run_cypher(..., write=False)`` and its three locks (docs/security.md).
+Off unless the app was started with ``GRAPHLINK_CYPHER_CONSOLE=1``, or with ``GRAPHLINK_CYPHER_CONSOLE_TOKEN`` set,
+in which case the page asks for that secret once per browser session (app/components/exposure.py). Every query
+goes through ``Store.run_cypher(..., write=False)``, the same code path as ``graphlink cypher``, and its locks
+(docs/security.md): checked as the server will read it, planned by the server and checked against an allowlist of
+read operations, run in a read-only session under a time limit.
 """
 
 from __future__ import annotations
@@ -15,14 +18,35 @@ from app import state
 from app.components import exposure, sidebar
 from app.components.tables import show_table
 
+
+def _timeout() -> float | None:
+    """The console's time limit per query (seconds), or None if the store module is unavailable or misconfigured."""
+    mod = state.optional_module("graphlink.store.neo4j")
+    try:
+        return float(mod.console_timeout()) if mod is not None else None
+    except Exception:
+        return None
+
+
 st.title("Cypher console")
 allowed, why_not = exposure.cypher_console_allowed()
 if not allowed:
     st.warning(why_not, icon=":material/lock:")
     st.stop()
-st.caption("Read-only: queries run through `Store.run_cypher(..., write=False)`, which refuses `LOAD CSV`, "
-           "file/URL and dynamic-Cypher procedures and administration commands, plans each query with `EXPLAIN` "
-           "and refuses anything that would write data or change the schema, and runs it in a read-only session.")
+if exposure.console_token() and not st.session_state.get("cy_unlocked"):
+    st.info("This console is protected by a secret: enter the one the app was started with.",
+            icon=":material/key:")
+    given = st.text_input("Console secret", type="password", key="cy_token")
+    if given and exposure.token_matches(given):
+        st.session_state["cy_unlocked"] = True
+        st.rerun()
+    if given:
+        st.error("That is not the console's secret.", icon=":material/block:")
+    st.stop()
+limit = _timeout()
+st.caption("Read-only: each query is checked as the server will read it, planned by the server and run only if "
+           "every step of the plan reads the graph (no writes, no files or URLs, no server administration, no "
+           "other sessions' queries), in a read-only session" + (f", stopped after {limit:g} s." if limit else "."))
 
 store, status = sidebar.engine()
 module = state.optional_module("graphlink.store.neo4j")

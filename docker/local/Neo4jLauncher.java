@@ -1,13 +1,23 @@
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.KeyStore;
+import java.security.SecureRandom;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.neo4j.cli.AdminTool;
 import org.neo4j.cli.ExecutionContext;
 import org.neo4j.configuration.Config;
@@ -46,6 +56,18 @@ import org.neo4j.server.security.auth.FileUserRepository;
  * {@code <home>/control/} ({@link #pauseLoop}): how a bulk import swaps in the store it built. Through the same folder
  * it runs the bulk importer itself ({@link #runImport}), in this warm JVM, into a staged store elsewhere.
  *
+ * <p>With {@code -Dgraphlink.tlsDir=<dir>} it makes sure {@code <dir>} holds the key and self-signed certificate of
+ * Bolt's TLS (the {@code dbms.ssl.policy.bolt} folder of the conf file) before anything opens: {@code private.key}
+ * (PKCS#8, mode 0600) and {@code public.crt}, an EC P-256 certificate for 127.0.0.1 and localhost made by the JDK's
+ * {@code keytool}, kept across starts and made anew when missing or within 30 days of expiry. Clients pin exactly
+ * that certificate, so nothing that merely listens on the port can complete their TLS handshake (graphlink/store/
+ * server.py). With {@code -Dgraphlink.setPassword=true} as well, every start of an existing database sets the
+ * password of {@code neo4j} from the password file (embedded, right after the DBMS opens, before {@code NEO4J_READY}):
+ * graphlink gives its server a new password at every start. Without it the file is the initial password only, as for
+ * the official Neo4j image (docker/neo4j uses it that way).
+ *
+ * <p>{@code Neo4jLauncher certificate <dir>} only makes that key and certificate (tests use it for a stranger's).
+ *
  * <p>{@code Neo4jLauncher admin <neo4j-admin arguments>} runs {@code neo4j-admin} ({@link AdminTool}, e.g.
  * {@code database import full ...}) in this JVM with this class path; {@code NEO4J_HOME} names its home (conf/). It
  * halts when its stdin closes, so a bulk import whose parent process died stops instead of writing on as an orphan.
@@ -58,6 +80,10 @@ public final class Neo4jLauncher {
             admin(Arrays.copyOfRange(args, 1, args.length));
             return;
         }
+        if (args.length > 1 && args[0].equals("certificate")) {  // only the key and certificate, into args[1]
+            ensureCertificate(Path.of(args[1]));
+            return;
+        }
         Path home = Path.of(args.length > 0 ? args[0] : "neo4j-home").toAbsolutePath();
         String passwordFile = System.getProperty("graphlink.passwordFile");
         if (passwordFile != null && !passwordFile.isEmpty()) {
@@ -65,7 +91,15 @@ public final class Neo4jLauncher {
                 resetPassword(home, readPassword(Path.of(passwordFile)));
                 return;
             }
-            writeInitialPassword(home, readPassword(Path.of(passwordFile)));
+            String initial = readPassword(Path.of(passwordFile));
+            writeInitialPassword(home, initial);
+            if (Boolean.getBoolean("graphlink.setPassword")) {  // graphlink's server: the file's password every start
+                password = initial;
+            }
+        }
+        String tlsDir = System.getProperty("graphlink.tlsDir");
+        if (tlsDir != null && !tlsDir.isEmpty()) {
+            ensureCertificate(Path.of(tlsDir));
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             System.out.println("NEO4J_STOPPING");
@@ -101,6 +135,8 @@ public final class Neo4jLauncher {
     /** The running DBMS (null while paused or stopped); guarded by the class lock. */
     private static DatabaseManagementService dbms;
     private static boolean stopping;
+    /** The password of {@code neo4j} from the password file (null without one): set at every open. */
+    private static String password;
 
     private static void open(Path home) {
         DatabaseManagementService built = new DatabaseManagementServiceBuilder(home)
@@ -112,6 +148,9 @@ public final class Neo4jLauncher {
                 return;
             }
             dbms = built;
+        }
+        if (password != null) {  // a database created earlier keeps its old password unless it is set here
+            setPassword(built, password);
         }
         built.database("neo4j").executeTransactionally("RETURN 1");
         System.out.println("NEO4J_READY");
@@ -241,6 +280,72 @@ public final class Neo4jLauncher {
         AdminTool.main(args);  // exits with the command's exit code
     }
 
+    /**
+     * Make sure {@code dir} holds {@code private.key} and {@code public.crt} for Bolt's TLS, valid for 30 more days.
+     * A new pair is made by {@code keytool} (next to this JVM's {@code java}) into a PKCS#12 store with a random
+     * store password passed through the environment (never on a command line), then written as PEM, the private key
+     * with mode 0600. The store is deleted afterwards.
+     */
+    private static void ensureCertificate(Path dir) throws Exception {
+        Path key = dir.resolve("private.key");
+        Path crt = dir.resolve("public.crt");
+        Files.createDirectories(dir.resolve("trusted"));
+        Files.createDirectories(dir.resolve("revoked"));
+        if (Files.isRegularFile(key) && Files.isRegularFile(crt) && validFor(crt, Duration.ofDays(30))) {
+            return;
+        }
+        Path store = dir.resolve("bolt.p12");
+        Files.deleteIfExists(store);
+        byte[] secret = new byte[24];
+        new SecureRandom().nextBytes(secret);
+        String storePass = Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
+        Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
+        ProcessBuilder pb = new ProcessBuilder(keytool.toString(), "-genkeypair", "-alias", "bolt",
+                "-keyalg", "EC", "-groupname", "secp256r1", "-sigalg", "SHA256withECDSA", "-validity", "3650",
+                "-dname", "CN=graphlink local Neo4j", "-ext", "SAN=ip:127.0.0.1,dns:localhost",
+                "-ext", "BC:c=ca:true,pathlen:0", "-ext", "KU:c=digitalSignature,keyCertSign",
+                "-ext", "EKU=serverAuth", "-keystore", store.toString(), "-storetype", "PKCS12",
+                "-storepass:env", "GRAPHLINK_TLS_STOREPASS", "-keypass:env", "GRAPHLINK_TLS_STOREPASS", "-noprompt");
+        pb.environment().put("GRAPHLINK_TLS_STOREPASS", storePass);
+        pb.redirectErrorStream(true);
+        Process proc = pb.start();
+        byte[] output = proc.getInputStream().readAllBytes();
+        if (!proc.waitFor(120, TimeUnit.SECONDS) || proc.exitValue() != 0) {
+            throw new IllegalStateException("keytool failed: " + new String(output, StandardCharsets.UTF_8));
+        }
+        KeyStore ks = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(store)) {
+            ks.load(in, storePass.toCharArray());
+        }
+        byte[] pkcs8 = ks.getKey("bolt", storePass.toCharArray()).getEncoded();
+        byte[] der = ks.getCertificate("bolt").getEncoded();
+        Files.deleteIfExists(store);
+        writePem(key, "PRIVATE KEY", pkcs8, "rw-------");
+        writePem(crt, "CERTIFICATE", der, "rw-r--r--");
+        System.out.println("NEO4J_TLS_CERTIFICATE " + crt);
+        System.out.flush();
+    }
+
+    private static boolean validFor(Path crt, Duration margin) {
+        try (InputStream in = Files.newInputStream(crt)) {
+            X509Certificate cert = (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
+            return cert.getNotAfter().toInstant().isAfter(Instant.now().plus(margin));
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    /** Write a PEM file atomically (a temporary file with {@code perms}, then renamed onto {@code target}). */
+    private static void writePem(Path target, String label, byte[] der, String perms) throws IOException {
+        String body = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der);
+        String pem = "-----BEGIN " + label + "-----\n" + body + "\n-----END " + label + "-----\n";
+        Path tmp = target.resolveSibling("." + target.getFileName() + ".tmp");
+        Files.deleteIfExists(tmp);
+        Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(perms)));
+        Files.writeString(tmp, pem, StandardCharsets.US_ASCII);
+        Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
     private static String readPassword(Path passwordFile) throws Exception {
         String password = new String(Files.readAllBytes(passwordFile), StandardCharsets.UTF_8).strip();
         if (password.isEmpty()) {
@@ -270,6 +375,18 @@ public final class Neo4jLauncher {
         users.shutdown();
     }
 
+    /** Set the password of {@code neo4j} (embedded access); the password it has already is left as it is. */
+    private static void setPassword(DatabaseManagementService service, String newPassword) {
+        try {
+            service.database("system").executeTransactionally(
+                    "ALTER USER neo4j SET PASSWORD $password CHANGE NOT REQUIRED", Map.of("password", newPassword));
+        } catch (RuntimeException e) {
+            if (!String.valueOf(e.getMessage()).contains("cannot be the same")) {
+                throw e;
+            }
+        }
+    }
+
     /** Set the password of {@code neo4j} in the system database, with no connector open (embedded access). */
     private static void resetPassword(Path home, String password) {
         DatabaseManagementService dbms = new DatabaseManagementServiceBuilder(home)
@@ -278,8 +395,7 @@ public final class Neo4jLauncher {
                 .setConfig(HttpConnector.enabled, false)
                 .build();
         try {
-            dbms.database("system").executeTransactionally(
-                    "ALTER USER neo4j SET PASSWORD $password CHANGE NOT REQUIRED", Map.of("password", password));
+            setPassword(dbms, password);
         } finally {
             dbms.shutdown();
         }

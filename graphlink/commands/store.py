@@ -110,9 +110,22 @@ def load_cmd(
                                   "connector); always = or fail; never = UNWIND / the connector."),
     engine: EngineO = EngineOpt.local,
     spark_master: MasterO = None,
+    break_lock: bool = typer.Option(False, "--break-lock", help="First remove the lock of a load under --name "
+                                    "that no longer runs on another machine (a load on this machine that died "
+                                    "is detected by itself)."),
 ) -> None:
     """Load a release into Neo4j (idempotent: loading it again changes nothing). With --engine spark, Spark reads
-    the release and writes the bulk importer's files (or the connector writes the graph): the same graph."""
+    the release and writes the bulk importer's files (or the connector writes the graph): the same graph. One load
+    per release name at a time: a second one is refused while the first runs."""
+    if break_lock:
+        from graphlink.store.neo4j import connect
+
+        if not name:
+            raise StoreError("--break-lock needs --name: the release whose lock to remove")
+        with connect() as store:
+            gone = store.break_lock(name)
+        typer.echo(f"removed the load lock of process {gone.get('pid')} on {gone.get('host')}" if gone
+                   else "there was no load lock to remove")
     if engine is EngineOpt.spark:
         from graphlink.spark import cli as spark_cli
 
@@ -158,8 +171,11 @@ def cypher_cmd(
     write: bool = typer.Option(False, "--write", help="Allow the query to write (read-only otherwise)."),
     limit: int = typer.Option(50, help="Rows to print (0 = all)."),
     csv: Path = typer.Option(None, "--csv", help="Also write the full result table to this CSV file."),
+    timeout: float = typer.Option(None, "--timeout", min=0.001, help="Seconds each statement may run (default "
+                                  "GRAPHLINK_CYPHER_TIMEOUT, else 120); the server stops it then."),
 ) -> None:
-    """Run a documented Cypher file and print its result table (read-only unless --write)."""
+    """Run a documented Cypher file and print its result table (read-only unless --write; never LOAD CSV,
+    administration or server settings, see docs/security.md)."""
     import pandas as pd
     from rich.console import Console
     from rich.markup import escape
@@ -169,7 +185,7 @@ def cypher_cmd(
 
     params = _parse_params(param)
     with connect() as store:
-        df = store.run_file(file, params, write=write)
+        df = store.run_file(file, params, write=write, timeout=timeout)
     if csv:
         from graphlink.fileio import write_with
 

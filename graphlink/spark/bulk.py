@@ -146,16 +146,17 @@ def load_release(rel: SparkRelease, store: Store, name: str | None = None, *, re
     t0 = time.perf_counter()
     name = name or rel.name
     fp = neo4j.fingerprint(rel)
-    done, existing = store.before_load(name, fp, replace=replace)
-    if done is not None:
-        return {**done, "seconds": round(time.perf_counter() - t0, 3)}
-    if existing is None:
-        ok, why = store_bulk.load_files(store, lambda folder: write_files(rel, folder, name, fp), rel.rows.count(),
-                                        name, fp, bulk, progress, other=OTHER)
-        if ok:
-            return {**(store.release_info(name) or {}), "seconds": round(time.perf_counter() - t0, 3),
-                    "skipped": False, "method": store_bulk.METHOD, "why": why}
-    else:
-        why = "the release is partly loaded already"
-    info = neo4j.write_release(rel, store, name, auth=auth, fp=fp)
+    with store.load_lock(name):  # one load per name at a time, as for the local engine
+        done, existing = store.before_load(name, fp, replace=replace)
+        if done is not None:
+            return {**done, "seconds": round(time.perf_counter() - t0, 3)}
+        if existing is None:
+            ok, why = store_bulk.load_files(store, lambda folder: write_files(rel, folder, name, fp),
+                                            rel.rows.count(), name, fp, bulk, progress, other=OTHER)
+            if ok:
+                return {**(store.release_info(name) or {}), "seconds": round(time.perf_counter() - t0, 3),
+                        "skipped": False, "method": store_bulk.METHOD, "why": why}
+        else:
+            why = "the release is partly loaded already"
+        info = neo4j.write_release(rel, store, name, auth=auth, fp=fp)
     return {**info, "seconds": round(time.perf_counter() - t0, 3), "method": "connector", "why": why}

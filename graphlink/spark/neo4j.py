@@ -35,7 +35,7 @@ import pandas as pd
 
 from graphlink.errors import StoreError
 from graphlink.spark.fill import SparkTrails, first_locations, word_cols
-from graphlink.store import classgraph, cypherlib
+from graphlink.store import classgraph, cypherlib, server
 from graphlink.store.neo4j import DATABASE, Store, env_auth
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def _write(df: DataFrame, store: Store, query: str, auth: Any = None, *, partiti
 
     # the store's credentials (NEO4J_AUTH, else the local server's password file), as its driver uses them
     auth = (store._auth if store._auth is not None else env_auth()) if auth is None else auth
-    opts = {"url": store.uri, "database": DATABASE, "query": query, "batch.size": BATCH}
+    opts = {"url": store.uri, "database": DATABASE, "query": query, "batch.size": BATCH, **tls_options(store.uri)}
     if auth:
         opts.update({"authentication.type": "basic", "authentication.basic.username": auth[0],
                      "authentication.basic.password": auth[1]})
@@ -68,6 +68,24 @@ def _write(df: DataFrame, store: Store, query: str, auth: Any = None, *, partiti
     except PySparkException as exc:
         text = " ".join(str(exc).split())
         raise StoreError(f"the Neo4j connector could not write to {store.uri}: {text[:300]}") from None
+
+
+def tls_options(uri: str) -> dict[str, str]:
+    """The connector's TLS options for ``uri``: with a pinned certificate (the project's local server, a server
+    this process started, ``GRAPHLINK_NEO4J_CERT``), TLS that trusts exactly that certificate, as the Python
+    driver does (:func:`graphlink.store.server.open_driver`): the connector's Java driver then sends the
+    credentials only to the holder of its key (it verifies the host name too: the launcher's certificate names
+    127.0.0.1 and localhost). Without one, nothing: the URI's scheme decides, as for the Python driver."""
+    from pathlib import Path
+
+    cert = server.pinned_certificate(uri)
+    if cert is None:
+        return {}
+    if not Path(cert).is_file():
+        raise StoreError(f"the certificate pinned for {uri} is missing ({cert}); the connector does not send "
+                         "credentials to a server it cannot verify")
+    return {"encryption.enabled": "true", "encryption.trust.strategy": "TRUST_CUSTOM_CA_SIGNED_CERTIFICATES",
+            "encryption.ca.certificate.path": str(cert)}
 
 
 # --------------------------------------------------------------------------------------------------- release
@@ -99,8 +117,14 @@ def fingerprint(st: SparkTrails | SparkRelease) -> str:
 def write_release(st: SparkTrails | SparkRelease, store: Store, name: str, *, auth: Any = None,
                   fp: str | None = None) -> dict:
     """Load the release under ``name`` as :meth:`Store.load_release` does with UNWIND (idempotent; refused when
-    ``name`` holds other content).  Elements and their DISCLOSED_AT edges by the connector; O(rows) writes.
-    ``fp``: the release's :func:`fingerprint`, when the caller has it already."""
+    ``name`` holds other content; one load per name at a time: :meth:`Store.load_lock`).  Elements and their
+    DISCLOSED_AT edges by the connector; O(rows) writes. ``fp``: the release's :func:`fingerprint`, when the
+    caller has it already."""
+    with store.load_lock(name):
+        return _write_release(st, store, name, auth=auth, fp=fp)
+
+
+def _write_release(st: SparkTrails | SparkRelease, store: Store, name: str, *, auth: Any, fp: str | None) -> dict:
     from pyspark.sql import functions as F
 
     rel = _release(st)

@@ -8,8 +8,9 @@ local server, instead of batched UNWIND transactions (``Store.load_release(..., 
 * the store is the **project's local server** (the one ``graphlink neo4j start`` runs, recorded in its state file),
   never a ``NEO4J_URI`` server elsewhere, started by a launcher that can pause its database, and its password
   file works (the client reconnects after the swap);
-* its ``neo4j`` database is **empty**: no node at all, and no index or constraint but graphlink's own
-  (the ``cypher/*schema.cypher`` files: releases, quasi-identifiers, fingerprinting).
+* its ``neo4j`` database is **empty**: no node but the load's own lock (``Store.load_lock``), and no index or
+  constraint but graphlink's own (the ``cypher/*schema.cypher`` files: releases, quasi-identifiers,
+  fingerprinting).
 
 ``auto`` (the default) then also needs at least :func:`min_rows` disclosure rows (``GRAPHLINK_BULK_MIN_ROWS``,
 default 200,000): below that, UNWIND is done before the importer's JVM has started. Otherwise ``auto`` loads with
@@ -147,12 +148,14 @@ def ineligible(store: Store, paths: server.Paths) -> str | None:
     if why:
         return why
     try:
-        answers = server.bolt_version(store.uri, auth=server.local_auth(paths))
+        answers = server.bolt_version(store.uri, auth=server.local_auth(paths),
+                                      certificate=server.pinned_certificate(store.uri, paths))
     except server.AuthRefusedError:
         return f"the local server refuses the password in {paths.password_file}"
     if not answers:
         return "the local server does not answer"
-    if store._query("RETURN EXISTS { MATCH (n) } AS data")[0]["data"]:
+    # the load's own lock node (Store.load_lock) is not data; the import replaces it with the new store
+    if store._query("RETURN EXISTS { MATCH (n) WHERE NOT n:LoadLock } AS data")[0]["data"]:
         return "the local database already holds data"
     own = set().union(*_own_schema().values())
     foreign = sorted(_schema_names(store) - own)
@@ -485,7 +488,8 @@ def _resume(store: Store, paths: server.Paths, timeout: float = 180.0) -> None:
     """Let the paused launcher open its DBMS again (on the store now in place); wait until Bolt answers and
     reconnect ``store``."""
     (_control(paths) / "pause").unlink(missing_ok=True)
-    server.wait_ready(store.uri, log=paths.log, timeout=timeout, auth=server.local_auth(paths))
+    server.wait_ready(store.uri, log=paths.log, timeout=timeout, auth=server.local_auth(paths),
+                      certificate=server.pinned_certificate(store.uri, paths))
     store._reconnect(store.uri)
 
 

@@ -16,16 +16,20 @@ so every node carries ``release`` and every lookup is scoped to one release::
     (:Analysis {run, release, kind, method, params, at, ...})-[:ON]->(:Release)     provenance of each run
 
 Connection: ``NEO4J_URI`` / ``NEO4J_AUTH`` (``user/password`` or ``none``) override everything; otherwise the
-project-local server started by ``graphlink neo4j start`` (its state file), else ``bolt://127.0.0.1:7687``, with
-the password generated for it (``.graphlink/neo4j/password``, see :func:`resolve_auth`).
-Every failure surfaces as a one-line :class:`graphlink.errors.StoreError`.
+project-local server started by ``graphlink neo4j start`` (its state file), with the password generated for it
+(``.graphlink/neo4j/password``, see :func:`resolve_auth`) sent only over TLS to the holder of the launcher's
+certificate (:func:`graphlink.store.server.open_driver`). When neither is there, nothing is tried: no default
+address gets a connection, let alone a password. Every failure surfaces as a one-line
+:class:`graphlink.errors.StoreError`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -41,6 +45,8 @@ from graphlink.store import cypherlib, guard, server
 
 DATABASE = os.environ.get("NEO4J_DATABASE", "neo4j")
 BATCH = 10_000
+#: seconds the client waits past a console query's time limit before it gives up on the server's answer
+DEADLINE_GRACE = 10.0
 KINDS = ("identified", "deidentified")
 LABEL = {"identified": "Identified", "deidentified": "Deidentified"}
 
@@ -63,9 +69,13 @@ def env_auth(raw: str | None = None) -> tuple[str, str] | None:
 
 
 def resolve_uri(uri: str | None = None) -> str:
-    """Explicit argument > ``NEO4J_URI`` > the local server's state file > ``bolt://127.0.0.1:7687``."""
-    return (uri or os.environ.get("NEO4J_URI") or server.local_uri()
-            or f"bolt://127.0.0.1:{server.DEFAULT_BOLT_PORT}")
+    """Explicit argument > ``NEO4J_URI`` > the running local server (its state file). StoreError when there is
+    none of them: no connection is attempted to a default port, where another program may be listening."""
+    found = uri or os.environ.get("NEO4J_URI") or server.local_uri()
+    if not found:
+        raise StoreError("no Neo4j server: the local server is not running (start it with `graphlink neo4j "
+                         "start`) and NEO4J_URI is not set")
+    return found
 
 
 def _env_sets_auth() -> bool:
@@ -74,15 +84,27 @@ def _env_sets_auth() -> bool:
 
 def resolve_auth(uri: str) -> tuple[str, str] | None:
     """Credentials for ``uri`` when none are passed: ``NEO4J_AUTH`` (or ``NEO4J_USER``/``NEO4J_PASSWORD``) when
-    set, for any server; else the project's local server gets its generated password (when ``uri`` is the one
-    in its state file, or the default ``bolt://127.0.0.1:7687`` while none is recorded); else none. The local
-    password is never sent to another server."""
+    set, for any server; else the project's local server gets its generated password when ``uri`` is the one in
+    its state file and its launcher runs (the connection then pins the launcher's certificate); else none. The
+    local password is never sent to another server."""
     if _env_sets_auth():
         return env_auth()
     local = server.local_uri()
-    if uri == local or (local is None and uri == f"bolt://127.0.0.1:{server.DEFAULT_BOLT_PORT}"):
+    if local is not None and uri == local:
         return server.local_auth()
     return None
+
+
+def console_timeout() -> float:
+    """The console's time limit per query in seconds: ``GRAPHLINK_CYPHER_TIMEOUT``, default 120."""
+    raw = os.environ.get("GRAPHLINK_CYPHER_TIMEOUT", "120")
+    try:
+        value = float(raw)
+    except ValueError:
+        raise StoreError(f"GRAPHLINK_CYPHER_TIMEOUT must be a number of seconds, got {raw!r}") from None
+    if value <= 0:
+        raise StoreError(f"GRAPHLINK_CYPHER_TIMEOUT must be positive, got {raw!r}")
+    return value
 
 
 def _hint(uri: str) -> str:
@@ -134,22 +156,27 @@ def connect(uri: str | None = None, auth: Any = None) -> Store:
         driver.close()
         if local_password:
             raise StoreError(f"Neo4j at {uri} refused the password in {server.Paths.default().password_file}; "
-                             "if the file was lost or replaced, run `graphlink neo4j stop` and "
-                             "`graphlink neo4j reset-password`") from None
+                             "if the file was lost or replaced, restart the local server (`graphlink neo4j "
+                             "stop`, then `graphlink neo4j start` sets a new password)") from None
         raise StoreError(f"Neo4j at {uri} refused the credentials; set NEO4J_AUTH=user/password "
                          "(or NEO4J_AUTH=none)") from None
     except Exception as exc:  # ServiceUnavailable, DNS, TLS, handshake
         driver.close()
+        text = " ".join(f"{exc} {exc.__cause__ or ''}".split())
+        if "certificate" in text.lower() or "ssl" in text.lower():
+            raise StoreError(f"the server at {uri} did not prove it is the expected Neo4j (its TLS certificate "
+                             "is not the pinned one, or it does not speak TLS); no credentials were sent") from None
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise StoreError(f"cannot reach Neo4j at {uri} ({reason[:160]}); {_hint(uri)}") from None
     return Store(driver, uri, auth)
 
 
 def _open_driver(uri: str, auth: Any) -> Any:
-    from neo4j import GraphDatabase, exceptions
+    """The store's driver: TLS pinned to the server's certificate where one is known (server.open_driver)."""
+    from neo4j import exceptions
 
     try:
-        return GraphDatabase.driver(uri, auth=auth, connection_timeout=5, notifications_min_severity="OFF")
+        return server.open_driver(uri, auth, connection_timeout=5, notifications_min_severity="OFF")
     except (ValueError, exceptions.ConfigurationError) as exc:
         raise StoreError(f"invalid Neo4j URI {uri!r}: {exc}") from None
 
@@ -202,6 +229,59 @@ def fingerprint(frame: pd.DataFrame, *, distinct: bool = False) -> str:
     return hashlib.sha256(hashed.tobytes()).hexdigest()
 
 
+def _boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return ""
+
+
+def _process_start(pid: int) -> str | None:
+    """Start time of ``pid`` (clock ticks since boot, /proc/PID/stat field 22), "" without /proc, None if gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except OSError:
+            pass
+        return ""
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+def _lock_owner() -> dict:
+    """Who holds a load lock: host name, boot id, PID and the start time of this process."""
+    import socket
+
+    pid = os.getpid()
+    return {"host": socket.gethostname(), "boot": _boot_id(), "pid": pid, "started": _process_start(pid) or ""}
+
+
+def _lock_owner_gone(lock: dict, me: dict) -> bool:
+    """The process that took ``lock`` is known not to run any more: it ran on this machine, and the machine has
+    booted since, or no process has its PID, or the one that has it started at another time (a reused PID)."""
+    if lock.get("host") != me["host"]:
+        return False  # another machine: nothing here can tell
+    if lock.get("boot") and me["boot"] and lock.get("boot") != me["boot"]:
+        return True
+    started = _process_start(int(lock.get("pid") or 0))
+    return started is None or (bool(started) and bool(lock.get("started")) and started != lock.get("started"))
+
+
+def _lock_message(name: str, lock: dict, me: dict) -> str:
+    since = str(lock.get("at") or "?")[:19].replace("T", " ")
+    who = f"process {lock.get('pid')} on {lock.get('host')}"
+    if lock.get("host") == me["host"]:
+        return (f"release {name!r} is being loaded by another {who} since {since}; run this load again when "
+                "that one has finished")
+    return (f"release {name!r} is being loaded by {who} since {since}, which this machine cannot check; if that "
+            "load no longer runs, take its lock over (docs/neo4j.md, \"Load locks\")")
+
+
 class Store:
     """A connection to Neo4j holding graphlink releases and results. Use :func:`connect` to create one."""
 
@@ -213,6 +293,8 @@ class Store:
         self._auth = auth
         self._load = cypherlib.load_file(cypherlib.cypher_dir() / "load.cypher")
         self._schema_applied = False
+        self._console: Any = None  # the console's own driver (_console_driver)
+        self._held: dict[tuple[str, int], list] = {}  # load locks this Store holds: (name, thread) -> [token, depth]
 
     # ------------------------------------------------------------------ basics
     def __enter__(self) -> Store:
@@ -223,10 +305,13 @@ class Store:
 
     def close(self) -> None:
         self.driver.close()
+        if self._console is not None:
+            self._console.close()
+            self._console = None
 
     def _reconnect(self, uri: str) -> None:
         """A new driver for ``uri`` with the same credentials (after the local server reopened its database)."""
-        self.driver.close()
+        self.close()
         self.driver = _open_driver(uri, self._auth)
         self.uri = uri
         self._schema_applied = False
@@ -287,7 +372,8 @@ class Store:
         Idempotent: the same rows loaded again change nothing, and a release whose content hash is already
         stored as completely loaded is skipped at once; an interrupted load (status 'loading') is completed by
         running it again. Loading *different* rows under an existing name is refused unless ``replace=True``
-        (which drops the old release first).
+        (which drops the old release first). One load per name at a time, across processes and machines
+        (:meth:`load_lock`): a second one is refused at once.
         ``progress(fraction, message)`` after every batch or step. Cost: O(rows) writes.
         Returns the Release node's summary (rows, locations, identified, deidentified, reserved, seconds, skipped,
         ``method``: ``bulk-import`` / ``unwind``, ``why``: the reason for it).
@@ -298,47 +384,113 @@ class Store:
         frame, truth, source, default_name = _release_frame(release)
         name = name or default_name
         fp = fingerprint(frame, distinct=True)
-        done_already, existing = self.before_load(name, fp, replace=replace)
-        if done_already is not None:
-            return {**done_already, "seconds": round(time.perf_counter() - t0, 3)}
-        if existing is None:
-            done, why = bulk_import.load(self, frame, truth, name, source, fp, mode=bulk, progress=progress)
-            if done:
-                info = self.release_info(name) or {}
-                return {**info, "seconds": round(time.perf_counter() - t0, 3), "skipped": False,
-                        "method": bulk_import.METHOD, "why": why}
-        else:
-            why = "the release is partly loaded already"
-        self.apply_schema()
+        with self.load_lock(name):
+            done_already, existing = self.before_load(name, fp, replace=replace)
+            if done_already is not None:
+                return {**done_already, "seconds": round(time.perf_counter() - t0, 3)}
+            if existing is None:
+                done, why = bulk_import.load(self, frame, truth, name, source, fp, mode=bulk, progress=progress)
+                if done:
+                    info = self.release_info(name) or {}
+                    return {**info, "seconds": round(time.perf_counter() - t0, 3), "skipped": False,
+                            "method": bulk_import.METHOD, "why": why}
+            else:
+                why = "the release is partly loaded already"
+            self.apply_schema()
 
-        fresh = existing is None  # nothing of this release is in the graph: CREATE instead of MERGE
-        locations = list(dict.fromkeys(frame["location"]))
-        loc_index = {loc: i for i, loc in enumerate(locations)}
-        total = len(frame)
-        done = 0
-        st = self._load.statement
-        self._query(st("release").text, {"release": name, "source": source, "fingerprint": fp})
-        self._query(st("locations").text, {"release": name, "locations": [
-            {"name": loc, "index": i} for i, loc in enumerate(locations)]})
-        for kind in KINDS:
-            query = st(f"{'create' if fresh else 'elements'}_{kind}").text
-            for batch, n_rows in self._element_batches(frame, kind, loc_index, batch_size):
-                self._query(query, {"release": name, "elements": batch})
-                done += n_rows
-                if progress:
-                    progress(done / total, f"{done:,}/{total:,} disclosures loaded")
-        if truth is not None and len(truth):
-            tr = truth[["identified", "deidentified"]].astype(str)
-            rows = [{"id": f"{i}|{d}", "identified": i, "deidentified": d}
-                    for i, d in zip(tr["identified"], tr["deidentified"], strict=True)]
-            for chunk in _batches(rows, batch_size):
-                self._query(st("truth").text, {"release": name, "truth": list(chunk)})
-        t_final = time.perf_counter()
-        self._query(st("finalize").text, {"release": name})
-        info = self.release_info(name) or {}
-        t1 = time.perf_counter()
-        return {**info, "seconds": round(t1 - t0, 3), "seconds_finalize": round(t1 - t_final, 3), "skipped": False,
-                "method": "unwind", "why": why}
+            fresh = existing is None  # nothing of this release is in the graph: CREATE instead of MERGE
+            locations = list(dict.fromkeys(frame["location"]))
+            loc_index = {loc: i for i, loc in enumerate(locations)}
+            total = len(frame)
+            done = 0
+            st = self._load.statement
+            self._query(st("release").text, {"release": name, "source": source, "fingerprint": fp})
+            self._query(st("locations").text, {"release": name, "locations": [
+                {"name": loc, "index": i} for i, loc in enumerate(locations)]})
+            for kind in KINDS:
+                query = st(f"{'create' if fresh else 'elements'}_{kind}").text
+                for batch, n_rows in self._element_batches(frame, kind, loc_index, batch_size):
+                    self._query(query, {"release": name, "elements": batch})
+                    done += n_rows
+                    if progress:
+                        progress(done / total, f"{done:,}/{total:,} disclosures loaded")
+            if truth is not None and len(truth):
+                tr = truth[["identified", "deidentified"]].astype(str)
+                rows = [{"id": f"{i}|{d}", "identified": i, "deidentified": d}
+                        for i, d in zip(tr["identified"], tr["deidentified"], strict=True)]
+                for chunk in _batches(rows, batch_size):
+                    self._query(st("truth").text, {"release": name, "truth": list(chunk)})
+            t_final = time.perf_counter()
+            self._query(st("finalize").text, {"release": name})
+            info = self.release_info(name) or {}
+            t1 = time.perf_counter()
+            return {**info, "seconds": round(t1 - t0, 3), "seconds_finalize": round(t1 - t_final, 3), "skipped": False,
+                    "method": "unwind", "why": why}
+
+    @contextlib.contextmanager
+    def load_lock(self, name: str) -> Iterator[str]:
+        """Hold the load lock of release ``name`` for the ``with`` block (yields its token).
+
+        The lock is a ``(:LoadLock {release, token, host, boot, pid, started, at})`` node under a uniqueness
+        constraint on ``release`` (cypher/schema.cypher), created in a transaction of its own before anything of
+        the release is read or written, and deleted (by its token) afterwards. A second load under the same name
+        -- another process, another machine, another thread -- fails to create it and is refused with one line
+        naming the holder. A lock left by a load that died (kill -9, a crash of Neo4j) is taken over when this
+        machine can tell that its process is gone: same host and boot, and no live process with that PID and
+        start time. A lock from another host stays until :meth:`break_lock` removes it. Re-entrant in one thread
+        (the Spark loader takes it, then its connector writer does). O(1) queries.
+        """
+        from neo4j import exceptions
+
+        key = (name, threading.get_ident())
+        if key in self._held:
+            self._held[key][1] += 1
+            try:
+                yield self._held[key][0]
+            finally:
+                self._held[key][1] -= 1
+            return
+        self.apply_schema()
+        token = uuid.uuid4().hex
+        me = _lock_owner()
+        for _ in range(3):
+            try:
+                self.driver.execute_query(
+                    "CREATE (:LoadLock {release: $release, token: $token, host: $host, boot: $boot, pid: $pid, "
+                    "started: $started, at: datetime()})", {"release": name, "token": token, **me},
+                    database_=self.database)
+                break
+            except exceptions.ConstraintError:
+                held = self._query("MATCH (l:LoadLock {release: $release}) RETURN properties(l) AS p",
+                                   {"release": name})
+                if not held:
+                    continue  # released in the meantime
+                other = _plain(held[0]["p"])
+                gone = _lock_owner_gone(other, me)
+                if not gone:
+                    raise StoreError(_lock_message(name, other, me)) from None
+                self._query("MATCH (l:LoadLock {release: $release, token: $token}) DELETE l",
+                            {"release": name, "token": other.get("token")})
+            except exceptions.ServiceUnavailable as exc:
+                raise StoreError(f"lost Neo4j at {self.uri} ({_one_line(exc)[:160]}); {_hint(self.uri)}") from None
+        else:
+            raise StoreError(f"could not take the load lock of release {name!r}: other loads keep taking it")
+        self._held[key] = [token, 1]
+        try:
+            yield token
+        finally:
+            del self._held[key]
+            with contextlib.suppress(Exception):  # a server that died keeps the lock: the next load sees its owner gone
+                self.driver.execute_query("MATCH (l:LoadLock {release: $release, token: $token}) DELETE l",
+                                          {"release": name, "token": token}, database_=self.database)
+
+    def break_lock(self, name: str) -> dict | None:
+        """Remove the load lock of release ``name`` whoever holds it (a load on another machine that no longer
+        runs); return the lock's properties, or None if there was none. The next load completes whatever the
+        broken one left (status 'loading')."""
+        recs = self._query("MATCH (l:LoadLock {release: $release}) WITH l, properties(l) AS p DELETE l RETURN p",
+                           {"release": name})
+        return _plain(recs[0]["p"]) if recs else None
 
     def before_load(self, name: str, fp: str, *, replace: bool = False) -> tuple[dict | None, dict | None]:
         """What is stored under ``name`` before a release with content hash ``fp`` is loaded there (by either
@@ -402,7 +554,7 @@ class Store:
         """The release back in long format (columns location, kind, element), in location order then element."""
         if not self.release_info(name):
             raise StoreError(f"no release named {name!r} in Neo4j at {self.uri}")
-        df = self.run_cypher(
+        df = self._read_frame(
             """MATCH (l:Location {release: $name})<-[:DISCLOSED_AT]-(e)
                WITH l, e, CASE WHEN e:Identified THEN 'identified' ELSE 'deidentified' END AS kind
                RETURN l.name AS location, kind, e.key AS element
@@ -487,7 +639,7 @@ class Store:
 
     def read_reidentification(self, run: str) -> pd.DataFrame:
         """Pairs of a written re-identification run: identified, deidentified, reason."""
-        return self.run_cypher("""MATCH (i:Identified)-[x:REIDENTIFIED]->(d:Deidentified) WHERE x.run = $run
+        return self._read_frame("""MATCH (i:Identified)-[x:REIDENTIFIED]->(d:Deidentified) WHERE x.run = $run
                                   RETURN i.key AS identified, d.key AS deidentified, x.reason AS reason
                                   ORDER BY identified, deidentified""", {"run": run})
 
@@ -498,65 +650,41 @@ class Store:
 
     def analyses(self, name: str) -> pd.DataFrame:
         """Provenance: every Analysis node of a release (run, kind, method, params, at), newest first."""
-        return self.run_cypher("""MATCH (a:Analysis {release: $name})
+        return self._read_frame("""MATCH (a:Analysis {release: $name})
                                   RETURN a.run AS run, a.kind AS kind, a.method AS method, a.params AS params,
                                          toString(a.at) AS at ORDER BY a.at DESC""", {"name": name})
 
     # ------------------------------------------------------------------ Cypher for analysts
-    def run_cypher(self, query: str, params: dict | None = None, write: bool = False) -> pd.DataFrame:
-        """Run Cypher and return the rows of its (last) statement as a DataFrame.
+    def run_cypher(self, query: str, params: dict | None = None, write: bool = False,
+                   timeout: float | None = None) -> pd.DataFrame:
+        """Run analyst-written Cypher (the console: ``graphlink cypher``, the app's Cypher page) and return the
+        rows of its (last) statement as a DataFrame.
 
         The text may be a whole library file: ``// @param name=default`` defaults fill parameters not given,
         and several ``;``-terminated statements run in order (every one of them checked as below).
 
-        Read-only unless ``write=True``, behind three locks (docs/security.md): :func:`graphlink.store.guard.check`
-        refuses ``LOAD CSV``, file/URL and dynamic-Cypher procedures, administration and schema commands and
-        ``CALL {...} IN TRANSACTIONS`` from the text; the query is then planned with ``EXPLAIN`` and refused
-        unless its query type is read (``r``); it finally runs in a READ access-mode session, which the server
-        enforces as well. Refusals raise :class:`graphlink.store.guard.QueryRefusedError` (a StoreError).
-        ``write=True`` keeps the first lock's every-mode rules (no file/URL access, no administration) and runs
-        the query in an auto-commit transaction (so ``CALL {...} IN TRANSACTIONS`` works). Parameters travel
+        Read-only unless ``write=True``, behind the locks of :mod:`graphlink.store.guard` (docs/security.md):
+        the text as the server will parse it (``\\uXXXX`` escapes decoded as Neo4j does) passes
+        :func:`guard.check` (size limits; only allowlisted procedures and functions; no ``LOAD CSV``,
+        administration or ``USE``); the server's ``EXPLAIN`` plan passes :func:`guard.check_plan` (an allowlist
+        of read operators, plus data and schema writes with ``write=True``; never administration, ``LOAD CSV``,
+        ``SHOW SETTINGS``/``TRANSACTIONS`` or ``TERMINATE``); the query runs in a READ session (WRITE with
+        ``write=True``) under a transaction timeout of ``timeout`` seconds (default :func:`console_timeout`), and
+        the client gives up :data:`DEADLINE_GRACE` seconds later if the server has not answered.
+        Refusals raise :class:`graphlink.store.guard.QueryRefusedError` (a StoreError). Parameters travel
         separately from the text and are never spliced into it.
         """
         cf = cypherlib.parse_text(query)
         params = cf.resolve_params(params)
         out = pd.DataFrame()
         for st in cf.statements:
-            out = self._run_one(st.text, params, write)
+            out = self._run_one(st.text, params, write, timeout)
         return out
 
-    def _run_one(self, query: str, params: dict, write: bool) -> pd.DataFrame:
-        from neo4j import READ_ACCESS, WRITE_ACCESS, exceptions
-
-        guard.check(query, write=write)
-        try:
-            if not write:
-                with self.driver.session(database=DATABASE, default_access_mode=READ_ACCESS) as session:
-                    qtype = session.run("EXPLAIN " + query, params).consume().query_type
-                if qtype != "r":
-                    kind = {"w": "writes data", "rw": "reads and writes data",
-                            "s": "changes the schema or calls a system procedure"}
-                    raise guard.QueryRefusedError(f"the server's plan says this query {kind.get(qtype, 'writes')} "
-                                                  "(read-only mode); pass --write (write=True) to run it")
-            mode = WRITE_ACCESS if write else READ_ACCESS
-            with self.driver.session(database=DATABASE, default_access_mode=mode) as session:
-                result = session.run(query, params)
-                keys = list(result.keys())
-                rows = [list(r.values()) for r in result]
-            return pd.DataFrame([[_plain(v) for v in row] for row in rows], columns=keys)
-        except exceptions.ServiceUnavailable as exc:
-            raise StoreError(f"lost Neo4j at {self.uri} ({_one_line(exc)[:160]}); {_hint(self.uri)}") from None
-        except exceptions.ConstraintError as exc:
-            raise StoreError(f"Neo4j refused the write (constraint violation): {_one_line(exc)}") from None
-        except exceptions.Neo4jError as exc:
-            if "access mode" in _one_line(exc).lower():
-                raise guard.QueryRefusedError("the server refused to write in a read-only session; pass --write "
-                                              "(write=True) to run it") from None
-            raise StoreError(f"Neo4j refused the query: {_one_line(exc)}") from None
-
     def run_file(self, path: str | Path, params: dict | None = None, write: bool = False,
-                 statement: str | None = None) -> pd.DataFrame:
-        """Run a library file (``cypher/NAME.cypher`` or any path) statement by statement; return the last table.
+                 statement: str | None = None, timeout: float | None = None) -> pd.DataFrame:
+        """Run a library file (``cypher/NAME.cypher`` or any path) statement by statement through the console's
+        locks (:meth:`run_cypher`); return the last table.
 
         Header defaults (``// @param k=2``) fill parameters not given; a missing required parameter is a
         StoreError naming it.
@@ -566,8 +694,105 @@ class Store:
         sts = [cf.statement(statement)] if statement else cf.statements
         out = pd.DataFrame()
         for st in sts:
-            out = self._run_one(st.text, p, write)
+            out = self._run_one(st.text, p, write, timeout)
         return out
+
+    def _console_driver(self) -> Any:
+        """The driver console queries use: separate from the store's, so that giving up on a query (closing
+        its connection) does not disturb loads or write-backs running on the same Store."""
+        if self._console is None:
+            self._console = _open_driver(self.uri, self._auth)
+        return self._console
+
+    def _run_one(self, query: str, params: dict, write: bool, timeout: float | None) -> pd.DataFrame:
+        guard.check(query, write=write)
+        limit = console_timeout() if timeout is None else float(timeout)
+        if limit <= 0:
+            raise StoreError("the console's time limit must be a positive number of seconds")
+        driver = self._console_driver()
+        outcome: dict[str, Any] = {}
+        deadline = time.monotonic() + limit
+
+        def work() -> None:
+            try:
+                outcome["frame"] = self._plan_and_run(driver, query, params, write, limit, deadline)
+            except BaseException as exc:  # handed to the waiting thread
+                outcome["error"] = exc
+
+        worker = threading.Thread(target=work, name="graphlink-console", daemon=True)
+        worker.start()
+        try:
+            worker.join(limit + DEADLINE_GRACE)
+        except BaseException:  # Ctrl-C: drop the connection, so the query does not run on unobserved
+            self._abandon_console(driver)
+            raise
+        if worker.is_alive():
+            self._abandon_console(driver)
+            worker.join(5)
+            raise StoreError(f"Neo4j at {self.uri} did not answer within {limit + DEADLINE_GRACE:.0f} s, so the "
+                             "console gave up on the query (a very large or deeply nested query can keep the "
+                             "server's planner busy past any time limit); simplify the query")
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["frame"]
+
+    def _abandon_console(self, driver: Any) -> None:
+        """Close the console's connections: the server drops the transaction, a blocked read returns."""
+        if self._console is driver:
+            self._console = None
+        driver.close()
+
+    def _plan_and_run(self, driver: Any, query: str, params: dict, write: bool, limit: float,
+                      deadline: float) -> pd.DataFrame:
+        from neo4j import READ_ACCESS, WRITE_ACCESS, Query, exceptions
+
+        mode = WRITE_ACCESS if write else READ_ACCESS
+        try:
+            with driver.session(database=self.database, default_access_mode=mode) as session:
+                summary = session.run(Query("EXPLAIN " + query, timeout=limit), params).consume()
+            guard.check_plan(summary.plan, write=write, database=self.database)
+            if not write and summary.query_type != "r":
+                kind = {"w": "writes data", "rw": "reads and writes data",
+                        "s": "changes the schema or calls a system procedure"}
+                what = kind.get(summary.query_type, "writes")
+                raise guard.QueryRefusedError(f"the server's plan says this query {what} (read-only mode); pass "
+                                              "--write (write=True) to run it")
+            remaining = max(1.0, deadline - time.monotonic())
+            with driver.session(database=self.database, default_access_mode=mode) as session:
+                result = session.run(Query(query, timeout=remaining), params)
+                keys = list(result.keys())
+                rows = [list(r.values()) for r in result]
+            return pd.DataFrame([[_plain(v) for v in row] for row in rows], columns=keys)
+        except RecursionError:
+            raise guard.QueryRefusedError("the server's answer is nested too deeply to read (thousands of clauses "
+                                          "or plan operators); split the query") from None
+        except exceptions.ServiceUnavailable as exc:
+            raise StoreError(f"lost Neo4j at {self.uri} ({_one_line(exc)[:160]}); {_hint(self.uri)}") from None
+        except exceptions.ConstraintError as exc:
+            raise StoreError(f"Neo4j refused the write (constraint violation): {_one_line(exc)}") from None
+        except exceptions.Neo4jError as exc:
+            if "TransactionTimedOut" in (exc.code or ""):
+                raise StoreError(f"the query did not finish within the console's time limit of {limit:g} s "
+                                 "and was stopped") from None
+            if "access mode" in _one_line(exc).lower():
+                raise guard.QueryRefusedError("the server refused to write in a read-only session; pass --write "
+                                              "(write=True) to run it") from None
+            raise StoreError(f"Neo4j refused the query: {_one_line(exc)}") from None
+
+    def _read_frame(self, query: str, params: dict | None = None) -> pd.DataFrame:
+        """One of the store's own fixed read queries as a DataFrame (a READ session, no console checks)."""
+        from neo4j import READ_ACCESS, exceptions
+
+        try:
+            with self.driver.session(database=self.database, default_access_mode=READ_ACCESS) as session:
+                result = session.run(query, params or {})
+                keys = list(result.keys())
+                rows = [[_plain(v) for v in r.values()] for r in result]
+        except exceptions.ServiceUnavailable as exc:
+            raise StoreError(f"lost Neo4j at {self.uri} ({_one_line(exc)[:160]}); {_hint(self.uri)}") from None
+        except exceptions.Neo4jError as exc:
+            raise StoreError(f"Neo4j refused the query: {_one_line(exc)}") from None
+        return pd.DataFrame(rows, columns=keys)
 
 
 def _plain(value: Any) -> Any:

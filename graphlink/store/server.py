@@ -7,16 +7,22 @@ folder, ``<project>/.graphlink/neo4j/`` (override with ``GRAPHLINK_NEO4J_DIR``):
     runtime/   lib/ (jars), plugins/ (APOC), classes/ (launcher), VERSION      <- scripts/setup-neo4j.sh
     home/      conf/neo4j.conf, data/ (the database), logs/launcher.log     <- written by start()
                import/ (empty: the only folder LOAD CSV could read, and file URLs are off)
-    password   the generated password of the user ``neo4j`` (mode 0600)     <- first start()
-    state.json pid, uri, ports, version of the running server               <- start() / stop()
+               certificates/bolt/ private.key (0600), public.crt: Bolt's TLS <- made by the launcher
+    password   the password of the user ``neo4j`` (mode 0600)               <- a new one at every start()
+    state.json pid, uri, ports, version, certificate of the running server  <- start() / stop()
 
-The folder is private to its owner (mode 0700). The server listens only on 127.0.0.1 with authentication on:
-:func:`ensure_password` generates a random password on the first start and the launcher sets it before Bolt
-accepts connections; :func:`local_auth` gives it to the CLI, the app, the tests and the benchmarks. ``LOAD CSV``
-from file URLs is off, and no plugin procedure is loaded unless listed in ``GRAPHLINK_NEO4J_PROCEDURES``
-(the project calls none; docs/security.md). Memory is kept small (heap ``GRAPHLINK_NEO4J_HEAP``, default 1g; page
-cache ``GRAPHLINK_NEO4J_PAGECACHE``, default 256m). ``stop()`` sends SIGTERM, which runs the launcher's shutdown
-hook: the DBMS shuts down cleanly and the data is kept for the next start.
+The folder is private to its owner (mode 0700). The server listens only on 127.0.0.1 with authentication on and
+TLS on Bolt: the launcher makes a self-signed certificate for 127.0.0.1 (kept in the home), and every client of
+the project pins exactly that certificate (:func:`open_driver`), so the password is sent only after the TLS
+handshake has proved that the listener holds the launcher's private key -- never to whatever else listens on the
+port. Every :func:`start` writes a new random password (:func:`new_password`) that the launcher sets before the
+database answers; :func:`local_auth` gives it to the CLI, the app, the tests and the benchmarks. There is no
+default address: while the local server is not running, nothing connects anywhere unless ``NEO4J_URI`` says
+where. ``LOAD CSV`` from file URLs is off, and no plugin procedure is loaded unless listed in
+``GRAPHLINK_NEO4J_PROCEDURES`` (the project calls none; docs/security.md). Memory is kept small (heap
+``GRAPHLINK_NEO4J_HEAP``, default 1g; page cache ``GRAPHLINK_NEO4J_PAGECACHE``, default 256m). ``stop()`` sends
+SIGTERM, which runs the launcher's shutdown hook: the DBMS shuts down cleanly and the data is kept for the next
+start.
 """
 
 from __future__ import annotations
@@ -97,6 +103,19 @@ class Paths:
     @property
     def password_file(self) -> Path:
         return self.base / "password"
+
+    @property
+    def tls_dir(self) -> Path:
+        return tls_dir(self.home)
+
+    @property
+    def certificate(self) -> Path:
+        return self.tls_dir / "public.crt"
+
+
+def tls_dir(home: Path) -> Path:
+    """The folder of Bolt's key and certificate in a server home (``dbms.ssl.policy.bolt.base_directory``)."""
+    return Path(home) / "certificates" / "bolt"
 
 
 @dataclass
@@ -217,6 +236,14 @@ def ensure_password(password_file: Path) -> str:
     return password
 
 
+def new_password(password_file: Path) -> str:
+    """Write a new random password (32 random URL-safe bytes) to ``password_file`` (mode 0600, atomically)."""
+    password = secrets.token_urlsafe(32)
+    password_file.parent.mkdir(parents=True, exist_ok=True)
+    fileio.write_text(password_file, password + "\n", mode=0o600)
+    return password
+
+
 def local_auth(paths: Paths | None = None) -> tuple[str, str] | None:
     """``("neo4j", password)`` of the local server if its password file exists, else None."""
     paths = paths or Paths.default()
@@ -266,12 +293,16 @@ def write_conf(home: Path, runtime: Path, bolt_port: int, http_port: int | None,
                pagecache: str | None = None) -> Path:
     """Write ``<home>/conf/neo4j.conf`` (strict validation is on: every key exists in 5.26).
 
-    Hardening (docs/security.md): loopback only, authentication on, ``LOAD CSV`` file URLs off, the import folder
-    pinned to the empty ``<home>/import``, plugin procedures limited to :func:`procedure_allowlist`.
+    Hardening (docs/security.md): loopback only, authentication on, TLS on Bolt with the launcher's certificate
+    (required; optional only while HTTP serves Neo4j Browser, whose web page cannot trust a self-signed
+    certificate), ``LOAD CSV`` file URLs off, the import folder pinned to the empty ``<home>/import``, plugin
+    procedures limited to :func:`procedure_allowlist`.
     """
     pagecache = pagecache or os.environ.get("GRAPHLINK_NEO4J_PAGECACHE", "256m")
     import_dir = home / "import"
     import_dir.mkdir(parents=True, exist_ok=True)
+    plugins_dir = home / "plugins"  # empty: no plugin jar is even loaded unless plugin procedures are asked for
+    plugins_dir.mkdir(exist_ok=True)
     lines = [
         "# written by graphlink/store/server.py on every start; edits are overwritten",
         "server.default_listen_address=127.0.0.1",
@@ -289,10 +320,17 @@ def write_conf(home: Path, runtime: Path, bolt_port: int, http_port: int | None,
         "db.tx_log.preallocate=false",
         # Bolt's event loops shut down without netty's 5 s quiet period (twice): a clean stop takes ~1 s, not ~11 s
         "internal.dbms.bolt.netty_server_shutdown_quiet_period=0",
-        f"server.directories.plugins={runtime / 'plugins'}",
+        f"server.directories.plugins={runtime / 'plugins' if plugins_requested() else plugins_dir}",
         f"server.directories.import={import_dir}",
         "dbms.security.allow_csv_import_from_file_urls=false",
         f"dbms.security.procedures.allowlist={','.join(procedure_allowlist())}",
+        # Bolt over TLS with the key and self-signed certificate the launcher keeps in certificates/bolt/
+        "dbms.ssl.policy.bolt.enabled=true",
+        f"dbms.ssl.policy.bolt.base_directory={tls_dir(home)}",
+        "dbms.ssl.policy.bolt.private_key=private.key",
+        "dbms.ssl.policy.bolt.public_certificate=public.crt",
+        "dbms.ssl.policy.bolt.client_auth=NONE",
+        f"server.bolt.tls_level={'OPTIONAL' if http_port else 'REQUIRED'}",
     ]
     if http_port:
         lines += ["server.http.enabled=true", f"server.http.listen_address=127.0.0.1:{http_port}",
@@ -306,20 +344,36 @@ def write_conf(home: Path, runtime: Path, bolt_port: int, http_port: int | None,
     return conf
 
 
+def plugins_requested() -> bool:
+    """Plugin procedures (APOC) are asked for: ``GRAPHLINK_NEO4J_PROCEDURES`` is set (the project needs none)."""
+    return bool(procedure_allowlist())
+
+
 def class_path(paths: Paths) -> str:
-    """The launcher's class path: its class, the plugins (APOC needs its jars both in the plugins dir, for the
-    procedures, and on the class path, for its extension factories) and the Neo4j jars (incl. neo4j-admin)."""
-    return os.pathsep.join([str(paths.runtime / "classes"), str(paths.runtime / "plugins" / "*"),
-                            str(paths.runtime / "lib" / "*")])
+    """The launcher's class path: its class and the Neo4j jars (incl. neo4j-admin); with plugin procedures asked
+    for (:func:`plugins_requested`) also the plugins, which APOC needs both in the plugins dir (the procedures)
+    and on the class path (its extension factories).
+
+    With the plugins, ``hadoop-common`` (Neo4j ships it for its Parquet importer, which graphlink does not use,
+    without its own dependencies) is left out: APOC's URL handler looks for Hadoop and fails on the half-present
+    library the first time the JDK's crypto starts, i.e. when Bolt's TLS does.
+    """
+    classes, lib = str(paths.runtime / "classes"), paths.runtime / "lib"
+    if not plugins_requested():
+        return os.pathsep.join([classes, str(lib / "*")])
+    jars = [str(j) for j in sorted(lib.glob("*.jar")) if not j.name.startswith("hadoop-common-")]
+    return os.pathsep.join([classes, str(paths.runtime / "plugins" / "*"), *jars])
 
 
 def launcher_command(java: str, paths: Paths, home: Path, *, heap: str | None = None,
                      exit_on_stdin_eof: bool = False, quick_start: bool = False,
-                     password_file: Path | None = None, reset_password: bool = False) -> list[str]:
+                     password_file: Path | None = None, reset_password: bool = False,
+                     tls: bool = True) -> list[str]:
     """The JVM command line. ``GRAPHLINK_NEO4J_JVM_OPTS`` adds flags; ``quick_start`` compiles with C1 only
     (``-XX:TieredStopAtLevel=1``): starts about twice as fast, fine for short test sessions, slower for big loads.
-    ``password_file``: the launcher sets the password of ``neo4j`` from it before Bolt opens (first start);
-    ``reset_password``: it sets it on an existing database with Bolt and HTTP off, then exits.
+    ``password_file``: the launcher sets the password of ``neo4j`` from it before Bolt opens (first start) and on
+    every later start of the database; ``reset_password``: it sets it on an existing database with Bolt and HTTP
+    off, then exits; ``tls``: it makes Bolt's key and certificate in ``certificates/bolt/`` if they are missing.
     """
     heap = heap or os.environ.get("GRAPHLINK_NEO4J_HEAP", "1g")
     cp = class_path(paths)
@@ -330,10 +384,27 @@ def launcher_command(java: str, paths: Paths, home: Path, *, heap: str | None = 
         flags.append("-XX:TieredStopAtLevel=1")
     if password_file is not None:
         flags.append(f"-Dgraphlink.passwordFile={password_file}")
+        if not reset_password:  # set at every start, not only as the initial password of a new database
+            flags.append("-Dgraphlink.setPassword=true")
     if reset_password:
         flags.append("-Dgraphlink.resetPassword=true")
+    if tls and not reset_password:
+        flags.append(f"-Dgraphlink.tlsDir={tls_dir(home)}")
     flags += os.environ.get("GRAPHLINK_NEO4J_JVM_OPTS", "").split()
     return [java, *flags, "-cp", cp, "Neo4jLauncher", str(home)]
+
+
+def make_certificate(folder: Path, paths: Paths | None = None) -> Path:
+    """A key and self-signed certificate like the launcher's, in ``folder`` (``Neo4jLauncher certificate``):
+    ``private.key`` (0600) and ``public.crt``, kept if valid for 30 more days. Returns the certificate."""
+    paths = paths or Paths.default()
+    ensure_runtime(paths, echo=lambda line: None)
+    cmd = [check_java(), "-cp", class_path(paths), "Neo4jLauncher", "certificate", str(folder)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0:
+        raise StoreError(f"making a certificate failed (exit {proc.returncode}): {proc.stdout[-300:]}"
+                         f"{proc.stderr[-300:]}")
+    return Path(folder) / "public.crt"
 
 
 # ---------------------------------------------------------------------------------------------- readiness
@@ -341,12 +412,65 @@ class AuthRefusedError(StoreError):
     """A Bolt server answers but refuses the credentials (exit 2)."""
 
 
-def bolt_version(uri: str, auth=None, timeout: float = 3.0) -> str | None:
-    """Neo4j version string if a Bolt server answers at ``uri``, else None; AuthRefusedError if it refuses ``auth``."""
-    from neo4j import GraphDatabase, exceptions
+#: certificates pinned for servers this process started (EphemeralServer): Bolt URI -> public.crt
+_PINNED: dict[str, Path] = {}
+
+
+def pin(uri: str, certificate: Path) -> None:
+    """Pin ``certificate`` for ``uri`` in this process (a server it started itself)."""
+    _PINNED[uri] = Path(certificate)
+
+
+def pinned_certificate(uri: str, paths: Paths | None = None) -> Path | None:
+    """The certificate a client must pin to talk to ``uri``, or None (then TLS is as ``uri`` says).
+
+    A server this process started (:func:`pin`); else the project's local server when ``uri`` is the one in its
+    state file and its launcher runs (the certificate recorded there); else ``GRAPHLINK_NEO4J_CERT`` (a PEM file,
+    for a server named by ``NEO4J_URI`` that uses a private certificate).
+    """
+    if uri in _PINNED:
+        return _PINNED[uri]
+    paths = paths or Paths.default()
+    state = read_state(paths)
+    if state and state.get("uri") == uri and state.get("pid") and _is_our_launcher(int(state["pid"]), paths.home):
+        cert = state.get("certificate")
+        if not cert:
+            raise StoreError("the local Neo4j server was started by an older graphlink, without TLS; restart it "
+                             "(`graphlink neo4j stop`, then `graphlink neo4j start`)")
+        return Path(cert)
+    env = os.environ.get("GRAPHLINK_NEO4J_CERT")
+    return Path(env) if env else None
+
+
+def open_driver(uri: str, auth=None, *, certificate: Path | None = None, **config):
+    """A Neo4j driver for ``uri`` that verifies the server before it sends ``auth``.
+
+    With a pinned certificate (``certificate``, else :func:`pinned_certificate`) the connection is TLS and the
+    server must present exactly a certificate signed by that one (the launcher's is self-signed, so: that
+    certificate) for 127.0.0.1; the credentials travel only inside that TLS session, after the handshake. A
+    listener without the launcher's private key (a process that took the port while the server was down)
+    sees a TLS ClientHello and nothing else. ``uri`` must then use the plain scheme (``bolt://``, ``neo4j://``):
+    the driver refuses ``+s``/``+ssc`` together with a custom trust. ``config`` goes to the driver.
+    StoreError if the pinned certificate file is missing.
+    """
+    from neo4j import GraphDatabase, TrustCustomCAs
+
+    cert = certificate if certificate is not None else pinned_certificate(uri)
+    if cert is not None:
+        if not Path(cert).is_file():
+            raise StoreError(f"the certificate pinned for {uri} is missing ({cert}); the client does not send "
+                             "credentials to a server it cannot verify")
+        config.update(encrypted=True, trusted_certificates=TrustCustomCAs(str(cert)))
+    return GraphDatabase.driver(uri, auth=auth, **config)
+
+
+def bolt_version(uri: str, auth=None, timeout: float = 3.0, certificate: Path | None = None) -> str | None:
+    """Neo4j version string if a Bolt server answers at ``uri``, else None; AuthRefusedError if it refuses ``auth``.
+    The connection is made by :func:`open_driver` (TLS with the pinned certificate, if any)."""
+    from neo4j import exceptions
 
     try:
-        with GraphDatabase.driver(uri, auth=auth, connection_timeout=timeout) as drv:
+        with open_driver(uri, auth, certificate=certificate, connection_timeout=timeout) as drv:
             drv.verify_connectivity()
             with drv.session(database="system") as session:  # a plain session: no managed-transaction retries
                 rec = session.run("CALL dbms.components() YIELD versions RETURN versions[0] AS v").single()
@@ -359,13 +483,28 @@ def bolt_version(uri: str, auth=None, timeout: float = 3.0) -> str | None:
 
 def _password_hint(paths: Paths) -> str:
     return (f"the local server refuses the password in {paths.password_file}; if that file was lost or replaced, "
-            "run `graphlink neo4j stop` then `graphlink neo4j reset-password`")
+            "restart the server (`graphlink neo4j stop`, then `graphlink neo4j start` sets a new password)")
+
+
+def _said_ready(log: Path, offset: int) -> bool:
+    """The launcher wrote ``NEO4J_READY`` to ``log`` after byte ``offset`` (where this start's output begins)."""
+    try:
+        with log.open("rb") as fh:
+            fh.seek(offset)
+            return b"NEO4J_READY" in fh.read()
+    except OSError:
+        return False
 
 
 def wait_ready(uri: str, *, proc: subprocess.Popen | None = None, log: Path | None = None,
-               timeout: float = 180.0, echo: Callable[[str], None] | None = None, auth=None) -> str:
-    """Poll until Bolt answers ``auth``; raise StoreError with the log tail if the launcher dies or time runs out,
-    AuthRefusedError if the server refuses ``auth``."""
+               timeout: float = 180.0, echo: Callable[[str], None] | None = None, auth=None,
+               certificate: Path | None = None, ready_from: int | None = None) -> str:
+    """Poll until Bolt answers ``auth`` (over TLS verified against ``certificate``, or the pinned one); raise
+    StoreError with the log tail if the launcher dies or time runs out, AuthRefusedError if the server refuses
+    ``auth``. With ``ready_from`` (the size of ``log`` when the launcher started) nothing is tried before the
+    launcher has written ``NEO4J_READY`` there: it does so once its server listens and has taken the password
+    of this start. Even then, nothing but a TLS ClientHello goes out until the server proves it holds the key of
+    the pinned certificate."""
     t0 = time.monotonic()
     last_note = t0
     while time.monotonic() - t0 < timeout:
@@ -373,7 +512,8 @@ def wait_ready(uri: str, *, proc: subprocess.Popen | None = None, log: Path | No
             tail = log.read_text(errors="replace")[-2500:] if log and log.is_file() else ""
             raise StoreError(f"the Neo4j launcher exited with code {proc.returncode} before it was ready; "
                              f"log {log}:\n{tail}")
-        version = bolt_version(uri, auth=auth, timeout=2.0)
+        ready = ready_from is None or log is None or _said_ready(log, ready_from)
+        version = bolt_version(uri, auth=auth, timeout=2.0, certificate=certificate) if ready else None
         if version:
             return version
         if echo and time.monotonic() - last_note > 5:
@@ -419,10 +559,13 @@ def status(paths: Paths | None = None) -> ServerStatus:
         return ServerStatus(False, uri=state.get("uri"), version=rv, home=str(paths.home), log=str(paths.log),
                             message="not running (stale state file: the process is gone)")
     try:
-        version = bolt_version(state["uri"], auth=local_auth(paths))
+        version = bolt_version(state["uri"], auth=local_auth(paths),
+                               certificate=pinned_certificate(state["uri"], paths))
         message = "running" if version else "process alive but Bolt does not answer (starting?)"
     except AuthRefusedError:
         version, message = None, "running, but " + _password_hint(paths)
+    except StoreError as exc:  # started by an older graphlink: no certificate to pin
+        version, message = None, f"running, but {exc}"
     return ServerStatus(True, uri=state["uri"], http=state.get("http"), version=version or state.get("version"),
                         pid=pid, home=str(paths.home), log=str(paths.log), message=message,
                         extra={"password_file": str(paths.password_file)})
@@ -443,8 +586,10 @@ def start(*, port: int = DEFAULT_BOLT_PORT, http_port: int | None = DEFAULT_HTTP
     """Start the local server in the background (idempotent: returns the status if it already runs).
 
     Resolves the jars on first use, completes the renames of an interrupted bulk import
-    (:func:`graphlink.store.bulkswap.complete_swap`), takes ``port`` (a free port if taken), waits until Bolt answers,
-    writes ``state.json``. ``http_port=None`` disables HTTP/Browser.
+    (:func:`graphlink.store.bulkswap.complete_swap`), writes a new password (the launcher sets it before the
+    database answers, so a password that ever leaked stops working at the next start), takes ``port`` (a free port
+    if taken), waits until Bolt answers over TLS with the launcher's certificate, writes ``state.json``.
+    ``http_port=None`` disables HTTP/Browser.
     """
     paths = paths or Paths.default()
     current = status(paths)
@@ -461,7 +606,7 @@ def start(*, port: int = DEFAULT_BOLT_PORT, http_port: int | None = DEFAULT_HTTP
     if finished:
         echo(finished)
     (home / "logs").mkdir(parents=True, exist_ok=True)
-    ensure_password(paths.password_file)
+    new_password(paths.password_file)
     bolt = pick_port(port)
     if bolt != port:
         echo(f"port {port} is taken; using {bolt}")
@@ -470,6 +615,7 @@ def start(*, port: int = DEFAULT_BOLT_PORT, http_port: int | None = DEFAULT_HTTP
         http = free_port()
     write_conf(home, paths.runtime, bolt, http)
     cmd = launcher_command(java, paths, home, password_file=paths.password_file)
+    log_start = paths.log.stat().st_size if paths.log.is_file() else 0
     with paths.log.open("ab") as log:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                 cwd=str(home), start_new_session=True)
@@ -478,11 +624,12 @@ def start(*, port: int = DEFAULT_BOLT_PORT, http_port: int | None = DEFAULT_HTTP
     # control: the launcher pauses its DBMS on request (control/ files; graphlink.store.bulk swaps a store in)
     state = {"pid": proc.pid, "uri": uri, "http": http_url, "bolt_port": bolt, "http_port": http,
              "version": version, "home": str(home), "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-             "control": CONTROL_PROTOCOL}
+             "control": CONTROL_PROTOCOL, "certificate": str(paths.certificate)}
     fileio.write_text(paths.state_file, json.dumps(state, indent=2))
     echo(f"starting Neo4j {version} (pid {proc.pid}, data in {home / 'data'})...")
     try:
-        served = wait_ready(uri, proc=proc, log=paths.log, timeout=timeout, echo=echo, auth=local_auth(paths))
+        served = wait_ready(uri, proc=proc, log=paths.log, timeout=timeout, echo=echo, auth=local_auth(paths),
+                            certificate=paths.certificate, ready_from=log_start)
     except AuthRefusedError:
         _kill_and_forget(proc, paths)
         raise AuthRefusedError(_password_hint(paths)) from None
@@ -521,7 +668,8 @@ def reset_password(paths: Paths | None = None, timeout: float = 300.0,
     fileio.write_text(paths.password_file, secrets.token_urlsafe(32) + "\n", mode=0o600)
     state = read_state(paths) or {}
     write_conf(paths.home, paths.runtime, int(state.get("bolt_port") or DEFAULT_BOLT_PORT), None)
-    cmd = launcher_command(java, paths, paths.home, password_file=paths.password_file, reset_password=True)
+    cmd = launcher_command(java, paths, paths.home, password_file=paths.password_file, reset_password=True,
+                           tls=False)
     echo("setting a new password on the local database (connectors off)...")
     with paths.log.open("ab") as log:
         try:
@@ -575,9 +723,11 @@ def _alive(pid: int) -> bool:
 class EphemeralServer:
     """A throw-away server on a free port in ``home`` (tests): exits when this process closes its stdin or dies.
 
-    HTTP off, page cache 128m, quick-start JIT (see :func:`launcher_command`). Authentication is on, as on the
-    project's server: the password is generated into ``home/password`` (0600) and kept there, so a new
-    EphemeralServer on the same ``home`` (a restart) uses it again; ``auth`` is what a client passes.
+    HTTP off, page cache 128m, quick-start JIT (see :func:`launcher_command`). Authentication and TLS are on, as
+    on the project's server: the password is generated into ``home/password`` (0600) and kept there, so a new
+    EphemeralServer on the same ``home`` (a restart) uses it again; ``auth`` is what a client passes; the
+    certificate (``certificate``) is pinned for ``uri`` in this process (:func:`pin`), and a child process pins it
+    through ``GRAPHLINK_NEO4J_CERT``.
     """
 
     def __init__(self, home: Path, paths: Paths | None = None, timeout: float = 180.0) -> None:
@@ -594,6 +744,7 @@ class EphemeralServer:
         port = free_port()
         write_conf(self.home, self.paths.runtime, port, None, pagecache="128m")
         self.log = self.home / "logs" / "launcher.log"
+        log_start = self.log.stat().st_size if self.log.is_file() else 0
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(
                 launcher_command(java, self.paths, self.home, exit_on_stdin_eof=True, quick_start=True,
@@ -601,12 +752,20 @@ class EphemeralServer:
                 stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, cwd=str(self.home))
         self.port = port
         self.uri = f"bolt://127.0.0.1:{port}"
+        self.certificate = tls_dir(self.home) / "public.crt"
+        pin(self.uri, self.certificate)
         try:
-            self.version = wait_ready(self.uri, proc=self.proc, log=self.log, timeout=timeout, auth=self.auth)
+            self.version = wait_ready(self.uri, proc=self.proc, log=self.log, timeout=timeout, auth=self.auth,
+                                      certificate=self.certificate, ready_from=log_start)
         except BaseException:
             self.proc.kill()
             self.proc.wait()
             raise
+
+    def client_env(self) -> dict[str, str]:
+        """Environment for a child process (the CLI) to use this server: its URI, credentials and certificate."""
+        return {"NEO4J_URI": self.uri, "NEO4J_AUTH": f"{self.auth[0]}/{self.auth[1]}",
+                "GRAPHLINK_NEO4J_CERT": str(self.certificate)}
 
     def kill(self) -> None:
         """SIGKILL the server (a crash: no shutdown hook; the next start on this home runs recovery)."""
