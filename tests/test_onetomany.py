@@ -22,7 +22,7 @@ from graphlink.reidit import reidentify, reidit_m, true_loves
 from graphlink.release import read_release
 from graphlink.trails import build_trails, trails_from_dense
 from tests.fixtures import long_frame
-from tests.oracle import one_to_many_oracle
+from tests.oracle import household_oracle
 
 
 def pairs(result) -> set[tuple[str, str]]:
@@ -47,71 +47,107 @@ def class_pairs(graph, mask: np.ndarray) -> set[tuple[int, int]]:
 
 
 @st.composite
-def many_instances(draw) -> tuple[np.ndarray, np.ndarray]:
-    """Small one-to-many trail matrices: households (each element the OR of its members, maybe plus visits of
-    unreleased members) or arbitrary matrices (which may fit no model)."""
-    c = draw(st.integers(1, 4))
-    n_n = draw(st.integers(1, 4))
-    n_m = draw(st.integers(1, 6))
-    rows = st.lists(st.integers(0, 1), min_size=c, max_size=c).filter(any)
-    M = np.array(draw(st.lists(rows, min_size=n_m, max_size=n_m)), dtype=int)
-    if draw(st.booleans()):
-        N = np.array(draw(st.lists(rows, min_size=n_n, max_size=n_n)), dtype=int)
-    else:
-        home = draw(st.lists(st.integers(0, n_n - 1), min_size=n_m, max_size=n_m))
-        extra = np.array(draw(st.lists(st.lists(st.integers(0, 1), min_size=c, max_size=c), min_size=n_n,
-                                       max_size=n_n)), dtype=int) * int(draw(st.booleans()))
-        N = extra.copy()
-        for m, h in enumerate(home):
-            N[h] |= M[m]
-        keep = N.any(axis=1)
-        assume(keep.any())
-        N = N[keep]
-    return M, N
+def household_releases(draw) -> list[tuple[str, str, str]]:
+    """Small releases as (location, kind, element) rows: households with nothing withheld (each household disclosed
+    exactly where a member was), households whose members withheld records or were never released, and arbitrary
+    rows (which often refute the model)."""
+    n_loc = draw(st.integers(1, 4))
+    locs = [f"L{i + 1}" for i in range(n_loc)]
+    visits = st.lists(st.booleans(), min_size=n_loc, max_size=n_loc).filter(any)
+    shape = draw(st.sampled_from(["clean", "withheld", "arbitrary"]))
+    rows: list[tuple[str, str, str]] = []
+    if shape == "arbitrary":
+        for i in range(draw(st.integers(1, 5))):
+            rows += [(c, "identified", f"p{i}") for c, v in zip(locs, draw(visits), strict=True) if v]
+        for j in range(draw(st.integers(1, 4))):
+            rows += [(c, "deidentified", f"h{j}") for c, v in zip(locs, draw(visits), strict=True) if v]
+        return rows
+    person = 0
+    for j in range(draw(st.integers(1, 4))):
+        home: set[str] = set()
+        for _ in range(draw(st.integers(1, 3 if j < 2 else 2))):
+            trail = [c for c, v in zip(locs, draw(visits), strict=True) if v]
+            home |= set(trail)
+            kept = trail if shape == "clean" else [c for c in trail if draw(st.booleans())]
+            rows += [(c, "identified", f"p{person}") for c in kept]
+            person += 1
+        rows += [(c, "deidentified", f"h{j}") for c in locs if c in home]
+    assume(any(k == "identified" for _, k, _ in rows))
+    return rows
 
 
-@settings(max_examples=300, deadline=None)
-@given(many_instances(), st.sampled_from(["identified", "none"]))
-def test_exact_one_to_many_equals_enumeration_of_every_assignment(inst, reserved) -> None:
-    """Certain pairs (in every consistent assignment) and possible pairs (in some) equal brute force, for the
-    reserved reading (members may be unreleased) and the unreserved one (every element stands for someone)."""
-    M, N = inst
-    o = one_to_many_oracle(M, N, surjective=reserved == "none")
-    g = build_linkgraph(many_trails(M, N, reserved))
-    for engine in ("elements", "twins"):
-        mc = classify_one_to_many(g, engine=engine)
-        assert mc.consistent == bool(o["assignments"]), engine
-        if not mc.consistent:
-            continue
-        assert class_pairs(g, mc.class_certain) == o["certain"], engine
-        assert class_pairs(g, mc.class_possible) == o["possible"], engine
-        deg_i = np.bincount([m for m, _ in o["possible"]], minlength=len(M))
-        deg_j = np.bincount([n for _, n in o["possible"]], minlength=len(N))
-        assert (mc.union_degree_identified == deg_i).all() and (mc.union_degree_deidentified == deg_j).all()
+def release_of(rows: list[tuple[str, str, str]]):
+    return read_release(pd.DataFrame(rows, columns=["location", "kind", "element"]))
+
+
+def element_pairs(graph, mask) -> set[tuple[str, str]]:
+    """(person key, household key) of every member pair of the class edges selected by ``mask``."""
+    km, kn = graph.trails.identified.keys, graph.trails.deidentified.keys
+    return {(str(km[m]), str(kn[n])) for m, n in class_pairs(graph, mask)}
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(household_releases(), st.sampled_from(["identified", "none"]))
+def test_one_to_many_equals_enumeration_of_every_assignment(rows, reserved) -> None:
+    """Certain pairs (in every consistent assignment), possible pairs (in some) and the refusals equal brute force
+    over every map from people to households, for both readings: people may withhold (fit only) and nothing
+    withheld (fit and cover at every location).  REIDIT-M is a subset, and exact when people may withhold."""
+    o = household_oracle(rows, nothing_withheld=reserved == "none")
+    g = build_linkgraph(build_trails(release_of(rows), reserved, "one-to-many"))
+    mc = classify_one_to_many(g)
+    assert mc.consistent is bool(o["assignments"]), mc.diagnostic
     tl = true_loves(g)
-    assert tl.summary["model_ok"] == bool(o["assignments"])
-    if tl.summary["model_ok"]:
-        keys = {(f"m{m}", f"n{n}") for m, n in o["certain"]}
-        assert pairs(tl) == keys
-        assert pairs(reidit_m(g)) <= keys               # Theorem 9: REIDIT-M is sound (and a subset)
-        if reserved == "identified":
-            assert pairs(reidit_m(g)) == keys           # and exact when members may be unreleased
+    assert tl.summary["model_ok"] is bool(o["assignments"])
+    if not o["assignments"]:
+        assert mc.refusals and mc.diagnostic and len(tl) == 0      # a refusal says why; no pair is named
+        return
+    km, kn = g.trails.identified.keys, g.trails.deidentified.keys
+    assert {(str(km[m]), str(kn[n])) for m, n in zip(mc.pair_m, mc.pair_n, strict=True)} == o["certain"]
+    assert element_pairs(g, mc.class_certain) == o["certain"]
+    assert element_pairs(g, mc.class_possible) == o["possible"]
+    deg = pd.Series([m for m, _ in o["possible"]]).value_counts()
+    assert all(mc.union_degree_identified[i] == deg.get(str(k), 0) for i, k in enumerate(km))
+    assert pairs(tl) == o["certain"]
+    m_pairs = pairs(reidit_m(g))
+    assert m_pairs <= o["certain"]                   # Theorem 9: REIDIT-M is sound (and a subset)
+    if reserved == "identified":
+        assert m_pairs == o["certain"]               # and exact when people may withhold
+    beta = dict(zip(km[np.flatnonzero(mc.mate_identified >= 0)],
+                    kn[mc.mate_identified[mc.mate_identified >= 0]], strict=True))
+    assert tuple(beta[p] for p in o["people"]) in o["assignments"]      # the assignment shown is consistent
 
 
-@settings(max_examples=100, deadline=None)
-@given(many_instances(), st.integers(1, 3))
-def test_one_to_many_audit_counts_possible_partners(inst, k) -> None:
-    M, N = inst
-    o = one_to_many_oracle(M, N, surjective=True)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(household_releases(), st.integers(1, 3))
+def test_one_to_many_audit_counts_possible_partners(rows, k) -> None:
+    o = household_oracle(rows, nothing_withheld=True)
     assume(o["assignments"])
-    g = build_linkgraph(many_trails(M, N, "none"))
-    res = audit(g, k)
-    deg_i = np.bincount([m for m, _ in o["possible"]], minlength=len(M))
-    bad = {f"m{i}" for i in range(len(M)) if 0 < deg_i[i] < k}
-    got = set(res.violations.loc[res.violations["side"] == "identified", "element"])
-    assert got == bad
-    assert res.k_unlinkable == (not bad and not any(0 < d < k for d in np.bincount(
-        [n for _, n in o["possible"]], minlength=len(N))))
+    res = audit(build_linkgraph(build_trails(release_of(rows), "none", "one-to-many")), k)
+    deg_i = pd.Series([m for m, _ in o["possible"]]).value_counts()
+    deg_j = pd.Series([n for _, n in o["possible"]]).value_counts()
+    bad = {p for p in o["people"] if 0 < deg_i.get(p, 0) < k}
+    assert set(res.violations.loc[res.violations["side"] == "identified", "element"]) == bad
+    assert res.k_unlinkable == (not bad and not any(0 < deg_j.get(n, 0) < k for n in o["households"]))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(household_releases())
+def test_default_reading_of_one_to_many_data_is_exact(rows) -> None:
+    """The default decision never reads one-to-many data as "nothing withheld" (no release can show that nobody
+    withheld); when it reads it one-to-many, the certain pairs are exactly those of every fitting assignment."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            tr = build_trails(release_of(rows))
+        except ModelAssumptionError:
+            return
+    assume(tr.one_to_many)
+    assert tr.reserved == "identified"
+    o = household_oracle(rows, nothing_withheld=False)
+    tl = true_loves(build_linkgraph(tr))
+    assert tl.summary["model_ok"] is bool(o["assignments"])
+    if o["assignments"]:
+        assert pairs(tl) == o["certain"]
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
