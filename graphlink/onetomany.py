@@ -118,8 +118,7 @@ class Refusal:
             return shown + (f" and {more:,} more" if more > 0 else "")
 
         if self.code == "orphan":
-            return (f"{self.counts[0]:,} identified element(s) ({names(self.people, self.counts[0])}) fit no "
-                    "de-identified trail, so no household explains them")
+            return f"{self.people[0]} fits no de-identified trail, so no household explains them"
         if self.code == "crowded":
             h, p = self.counts[:2]
             who = (f"only {p:,} {'person' if p == 1 else 'people'} who could stand for them ({names(self.people, p)})"
@@ -140,10 +139,10 @@ class Refusal:
                     f"group explains every location: these households cannot all have a member disclosed where they "
                     f"are ({shown}); exhaustive search")
         h, p, e = self.counts[:3]
-        return (f"a group of {p:,} people and {h:,} households ({e:,} candidate pairs; e.g. "
-                f"{names(self.people[:3], p)} and {names(self.households[:3], h)}) is beyond the search budget: no "
-                "pair in it is named beyond those propagation proves, and whether it admits a consistent "
-                "assignment is not checked")
+        return (f"a group of {p:,} people and {h:,} households with {e:,} candidate pairs (people "
+                f"{', '.join(self.people[:3])}, …; households {', '.join(self.households[:3])}, …) is beyond the "
+                "search budget: none of its pairs is named beyond those propagation proves, and whether it admits "
+                "a consistent assignment is not checked")
 
 
 @dataclass(frozen=True)
@@ -187,8 +186,9 @@ class ManyClasses:
 
     @property
     def nu(self) -> int:
-        """Households given a member by the consistent assignment found (|N| when one exists, else 0)."""
-        return int(np.count_nonzero(self.mate_deidentified >= 0))
+        """Households a consistent assignment explains: |N| when one is known to exist (with the identified side
+        reserved a household may stand for unreleased people only), else 0."""
+        return self.graph.n_deidentified if self.consistent is True else 0
 
     @property
     def unmatched(self) -> list[str]:
@@ -223,22 +223,30 @@ class ManyClasses:
     @property
     def diagnostic(self) -> str:
         """One line on why no consistent assignment exists ('' when one may)."""
-        if not self.refusals:
-            return ""
-        first = self.refusals[0].text()
-        return first + (f" (and {len(self.refusals) - 1:,} more such finding(s))" if len(self.refusals) > 1 else "")
+        return diagnostic_text([r.text() for r in self.refusals])
+
+
+def diagnostic_text(texts: list[str]) -> str:
+    """The first refusal's words and how many more there are ('' for none)."""
+    if not texts:
+        return ""
+    return texts[0] + (f" (and {len(texts) - 1:,} more such finding(s))" if len(texts) > 1 else "")
 
 
 # ------------------------------------------------------------------------------------------------ propagation
 @numba.njit(cache=True)
 def _propagate(p_ptr: np.ndarray, em: np.ndarray, e_ptr: np.ndarray, e_cl: np.ndarray, k_ptr: np.ndarray,
-               k_edge: np.ndarray, n_persons: int) -> tuple:  # pragma: no cover - numba
+               k_edge: np.ndarray, comp: np.ndarray, skip: np.ndarray) -> tuple:  # pragma: no cover - numba
     """Unit propagation of "at most one household per person" and the cover clauses (module docstring, step 2).
 
     Edges are sorted by person (``p_ptr``); ``e_cl[e_ptr[e]:e_ptr[e+1]]`` are the clauses edge e is in,
-    ``k_edge[k_ptr[k]:k_ptr[k+1]]`` the edges of clause k.  Returns (fixed edge per person or -1, why per person
-    (1 fits only, 2 only candidate), the clause that forced it or -1, alive edges, satisfied clauses, the clause
-    emptied by a conflict or -1).  O(Σ clause memberships)."""
+    ``k_edge[k_ptr[k]:k_ptr[k+1]]`` the edges of clause k; ``comp`` is each person's component (those marked in
+    ``skip`` are left alone).  Components never
+    interact, and the queue is first-in first-out, so each component is propagated exactly as it would be alone; a
+    conflict stops its component only.  Returns (fixed edge per person or -1, why per person (1 fits only, 2 only
+    candidate), the clause that forced it or -1, alive edges, satisfied clauses, the emptied clause per component
+    or -1).  O(Σ clause memberships)."""
+    n_persons = len(p_ptr) - 1
     n_edges = len(em)
     n_cl = len(k_ptr) - 1
     alive = np.ones(n_edges, np.bool_)
@@ -249,6 +257,7 @@ def _propagate(p_ptr: np.ndarray, em: np.ndarray, e_ptr: np.ndarray, e_cl: np.nd
     fixed = np.full(n_persons, -1, np.int64)
     why = np.zeros(n_persons, np.int64)
     why_k = np.full(n_persons, -1, np.int64)
+    conflict = np.full(len(skip), -1, np.int64)
     q_e = np.empty(n_persons + n_cl + 1, np.int64)
     q_k = np.empty(n_persons + n_cl + 1, np.int64)
     head = 0
@@ -268,17 +277,19 @@ def _propagate(p_ptr: np.ndarray, em: np.ndarray, e_ptr: np.ndarray, e_cl: np.nd
         kk = q_k[head]
         head += 1
         m = em[e]
-        if fixed[m] == e:
+        c = comp[m]
+        if skip[c] or conflict[c] >= 0 or fixed[m] == e:
             continue
         if fixed[m] >= 0 or not alive[e]:       # cannot happen without an emptied clause first; kept as a guard
-            return fixed, why, why_k, alive, sat, kk
+            conflict[c] = max(kk, 0)
+            continue
         fixed[m] = e
         why[m] = 1 if kk < 0 else 2
         why_k[m] = kk
         for t in range(e_ptr[e], e_ptr[e + 1]):
             sat[e_cl[t]] = True
         for f in range(p_ptr[m], p_ptr[m + 1]):
-            if f == e or not alive[f]:
+            if f == e or not alive[f] or conflict[c] >= 0:
                 continue
             alive[f] = False
             for t in range(e_ptr[f], e_ptr[f + 1]):
@@ -287,7 +298,8 @@ def _propagate(p_ptr: np.ndarray, em: np.ndarray, e_ptr: np.ndarray, e_cl: np.nd
                     continue
                 cnt[k] -= 1
                 if cnt[k] == 0:
-                    return fixed, why, why_k, alive, sat, k
+                    conflict[c] = k
+                    break
                 if cnt[k] == 1:
                     for u in range(k_ptr[k], k_ptr[k + 1]):
                         g = k_edge[u]
@@ -299,7 +311,7 @@ def _propagate(p_ptr: np.ndarray, em: np.ndarray, e_ptr: np.ndarray, e_cl: np.nd
                             q_k[tail] = k
                             tail += 1
                             break
-    return fixed, why, why_k, alive, sat, -1
+    return fixed, why, why_k, alive, sat, conflict
 
 
 # ------------------------------------------------------------------------------------------------ structures
@@ -645,6 +657,9 @@ class _Exact:
         self.unsolved: list[Refusal] = []
 
     # ------------------------------------------------------------------ helpers
+    def id_keys_row(self, r: Refusal) -> int:
+        return int(r.key[2])
+
     def _names(self, keys: np.ndarray, rows: np.ndarray, n: int = 50) -> tuple[str, ...]:
         return tuple(str(keys[r]) for r in np.asarray(rows)[:n])
 
@@ -662,10 +677,8 @@ class _Exact:
         a = g.id_class_size.astype(np.int64)
         b = g.de_class_size.astype(np.int64)
         deg_class = np.bincount(ci, weights=b[cj], minlength=len(a)).astype(np.int64)
-        orphan_rows = np.flatnonzero(deg_class[g.id_class] == 0)
-        if len(orphan_rows):
-            self.refusals.append(Refusal("orphan", people=self._names(self.id_keys, orphan_rows),
-                                         counts=(len(orphan_rows),), key=(0, -1, int(orphan_rows[0]))))
+        for r in np.flatnonzero(deg_class[g.id_class] == 0).tolist():
+            self.refusals.append(Refusal("orphan", people=(str(self.id_keys[r]),), counts=(1,), key=(0, -1, r)))
         # class-level components; a component too large to expand is left unsolved without expanding it
         lab = _components(len(a), len(b), ci, cj)
         comp_m, comp_n = lab[g.id_class], lab[len(a) + g.de_class]
@@ -680,19 +693,20 @@ class _Exact:
         id_loc = _location_lists(g.trails.identified.ones, self.n_loc)
         de_loc = _location_lists(g.trails.deidentified.ones, self.n_loc)
         households = np.flatnonzero(~too_big[comp_n])
-        self._crowded(comp_m, comp_n, too_big, id_loc, de_loc)
+        refuted = np.zeros(n_lab, bool)
+        refuted[comp_m[[self.id_keys_row(r) for r in self.refusals]]] = True      # orphans: their own component
+        self._crowded(comp_m, comp_n, too_big, id_loc, de_loc, refuted)
         pb = _build(g, em, en, id_loc, de_loc, households)
         empty = np.flatnonzero(np.diff(pb.k_ptr) == 0)
         crowded = {(r.location, h) for r in self.refusals if r.code == "crowded" for h in r.households}
         for k in empty.tolist():
             n, c = int(pb.k_n[k]), int(pb.k_c[k])
+            refuted[comp_n[n]] = True
             if (g.trails.locations[c], str(self.de_keys[n])) in crowded:
                 continue
             self.refusals.append(Refusal("no-candidate", g.trails.locations[c], (str(self.de_keys[n]),),
                                          key=(2, c, n)))
-        result = None
-        if not self.refusals:
-            result = self._propagate_and_search(pb, comp_m, comp_n)
+        result = self._propagate_and_search(pb, comp_m, comp_n, refuted | too_big)
         self.refusals.sort(key=lambda r: r.key)
         self.unsolved.sort(key=lambda r: r.key)
         consistent: bool | None = False if self.refusals else (None if self.unsolved else True)
@@ -732,7 +746,7 @@ class _Exact:
         return mask
 
     def _crowded(self, comp_m: np.ndarray, comp_n: np.ndarray, too_big: np.ndarray, id_loc: tuple,
-                 de_loc: tuple) -> None:
+                 de_loc: tuple, refuted: np.ndarray) -> None:
         """Step 1: per component and location, no more households than people (each person stands for one)."""
         ip, il = id_loc
         dp, dl = de_loc
@@ -746,20 +760,25 @@ class _Exact:
         bad = np.flatnonzero((cnt_n > cnt_m) & ~too_big[ukeys // n_loc])
         for k in bad.tolist():
             comp, c = divmod(int(ukeys[k]), n_loc)
+            refuted[comp] = True
             hs = rows_n[key_n == ukeys[k]]
             ps = rows_m[key_m == ukeys[k]]
             self.refusals.append(Refusal("crowded", self.g.trails.locations[c], self._names(self.de_keys, hs, 5),
                                          self._names(self.id_keys, ps, 5), (int(cnt_n[k]), int(cnt_m[k])),
                                          key=(1, c, int(hs[0]))))
 
-    def _propagate_and_search(self, pb: _Problem, comp_m: np.ndarray, comp_n: np.ndarray) -> tuple | None:
+    def _propagate_and_search(self, pb: _Problem, comp_m: np.ndarray, comp_n: np.ndarray, skip: np.ndarray) -> tuple:
         g = self.g
         n_m = g.n_identified
         fixed, why, why_k, alive, sat, conflict = _propagate(pb.p_ptr, pb.em, pb.e_ptr, pb.e_cl, pb.k_ptr,
-                                                              pb.k_edge, n_m)
-        if conflict >= 0:
-            self.refusals.append(self._conflict(pb, conflict, fixed))
-            return None
+                                                              pb.k_edge, comp_m, skip)
+        for c in np.flatnonzero(conflict >= 0).tolist():
+            self.refusals.append(self._conflict(pb, int(conflict[c]), fixed))
+        skip = skip | (conflict >= 0)
+        open_person = ~skip[comp_m]
+        fixed = np.where(open_person, fixed, -1)
+        alive = alive & open_person[pb.em]
+        sat = sat | skip[comp_n[pb.k_n]]
         # step 3: residual components (persons not fixed, households with an unsatisfied clause)
         res_persons = np.flatnonzero((fixed < 0) & (np.diff(pb.p_ptr) > 0))
         res_edges = np.flatnonzero(alive & (fixed[pb.em] < 0))
@@ -792,18 +811,19 @@ class _Exact:
                 if len(edges) > self.budget.pairs:
                     self.unsolved.append(self._budget_refusal(persons, np.unique(pb.en[edges]), len(edges)))
                     continue
-                r = _search(pb, edges, clauses, alive, self.budget, singleton_de, self.want_possible, self.backbone)
+                settled = bool(self.refusals)       # refuted elsewhere: only whether this part is consistent matters
+                r = _search(pb, edges, clauses, alive, self.budget, singleton_de,
+                            self.want_possible and not settled, self.backbone and not settled)
                 if r["status"] == "budget":
                     self.unsolved.append(self._budget_refusal(persons, np.unique(pb.en[edges]), len(edges)))
                 elif r["status"] == "unsat":
                     self.refusals.append(self._core(pb, clauses, r["core"], persons, edges))
-                    return None
                 else:
                     search_e.append(edges[r["certain"]])
                     model_e.append(edges[r["model"]])
                     chosen = np.unique(pb.em[edges[r["model"]]])
                     free_persons.append(np.setdiff1d(persons, chosen))
-                    if self.want_possible:
+                    if "possible" in r:
                         poss_e.append(edges[r["possible"]])
         del res_persons
         ce = np.concatenate(certain_e)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from graphlink.matching import EdgeClasses
+    from graphlink.onetomany import ManyClasses
 
 #: above this many forced (non degree-one) true loves, tight-set explanations are computed only on request
 EXPLAIN_LIMIT = 2000
@@ -464,9 +465,7 @@ def reidit_m(graph: LinkGraph) -> Reidentification:
             res = res.iloc[:0]
             summary["reidentified"] = 0
             summary["diagnostic"] = f"the one-to-many model does not hold ({mc.diagnostic}), so no pair is certain"
-        if mc.unsolved:
-            summary["unsolved"] = len(mc.unsolved)
-            summary["unsolved_text"] = [r.text() for r in mc.unsolved]
+        _unsolved(summary, mc)
     return Reidentification("multiple", res, summary)
 
 
@@ -517,17 +516,27 @@ def true_loves(graph_or_classes: LinkGraph | EdgeClasses, *, explain: bool | Non
 
 
 def hall_diagnostic(classes: EdgeClasses) -> str:
-    """One line saying that the one-to-one model does not hold: which side, how many, the first few, what next."""
+    """One line saying that the one-to-one model does not hold: how many elements of each side no maximum matching
+    can pair with a distinct element of the other side (the reserved side's, and with nothing reserved both
+    sides'), the first few, what next.  ``classes`` may carry ``unmatched_sides`` ({side: keys}) instead of
+    mates (the Spark merge)."""
     tr = classes.graph.trails
-    side = {"identified": "identified", "deidentified": "de-identified"}
-    reserved = tr.reserved if tr.reserved != "none" else "deidentified"
-    n = len(classes.unmatched)
-    first = ", ".join(classes.unmatched[:5]) + (", …" if n > 5 else "")
-    return (f"the one-to-one model does not hold ({tr.model.label}): {n:,} {side[reserved]} element(s) cannot be "
-            f"matched to a distinct {side['identified' if reserved == 'deidentified' else 'deidentified']} element "
-            f"in any maximum matching (Hall's condition fails; first: {first}), so no pair is certain. If one "
-            "de-identified element can stand for several people (households), read the release as one-to-many "
-            "with --reserved identified and use --method multiple or true-loves")
+    sides = getattr(classes, "unmatched_sides", None)
+    if sides is None:
+        sides = {"deidentified": [str(k) for k in tr.deidentified.keys[classes.mate_deidentified < 0]],
+                 "identified": [str(k) for k in tr.identified.keys[classes.mate_identified < 0]]}
+    checked = ["deidentified", "identified"] if tr.reserved == "none" else [tr.reserved]
+    words = {"identified": "identified", "deidentified": "de-identified"}
+    parts = []
+    for side in checked:
+        keys = sides.get(side, [])
+        if keys:
+            first = ", ".join(keys[:5]) + (", …" if len(keys) > 5 else "")
+            parts.append(f"{len(keys):,} {words[side]} element(s) ({first})")
+    return (f"the one-to-one model does not hold ({tr.model.label}): {' and '.join(parts)} cannot be matched to "
+            "a distinct element of the other side in any maximum matching (Hall's condition fails), so no pair is "
+            "certain. If one de-identified element can stand for several people (households), read the release as "
+            "one-to-many with --reserved identified and use --method multiple or true-loves")
 
 
 class _TightSets:
@@ -583,31 +592,45 @@ class _TightSets:
                 f"{count}, so {v.R.keys[r]} must be {v.S.keys[s]}")
 
 
-def certain_one_to_many(graph: LinkGraph, *, explain: bool | None = None) -> Reidentification:
+def certain_one_to_many(graph: LinkGraph, *, explain: bool | None = None, classes: ManyClasses | None = None
+                        ) -> Reidentification:
     """The certain pairs of a one-to-many release: those in every consistent assignment (Malin 2006 Appendix A;
     exact, :mod:`graphlink.onetomany`).  REIDIT-M's pairs are a subset.  When the data refute the model no pair is
     returned and ``summary["diagnostic"]`` says why; a component beyond the search budget is listed in
     ``summary["unsolved"]`` (its words in ``summary["unsolved_text"]``) and ``model_ok`` is None (not checked).
     ``explain`` is accepted for symmetry with the one-to-one true loves: every reason is complete already.
+    ``classes``: the graph's classification, when it is at hand.
     Cost: that of :func:`graphlink.onetomany.classify_one_to_many` without possible pairs."""
     from graphlink.onetomany import classify_one_to_many
 
     del explain
-    mc = classify_one_to_many(graph, possible=False)
+    mc = classes if classes is not None else classify_one_to_many(graph, possible=False)
     M, N = graph.trails.identified, graph.trails.deidentified
     rows = []
     if mc.consistent is not False:
         for m, n, w, d in zip(mc.pair_m.tolist(), mc.pair_n.tolist(), mc.why.tolist(), mc.why_detail, strict=True):
             rows.append((str(M.keys[m]), str(N.keys[n]), many_reason(str(M.keys[m]), str(N.keys[n]), w, d)))
     res = _pairs_frame(rows)
-    summary: dict = {"reidentified": len(res), "multiplicity": "one-to-many", "maximum_matching_size": mc.nu,
-                     "model_ok": mc.consistent, "engine": mc.engine}
+    summary: dict = {"reidentified": len(res), "multiplicity": "one-to-many", "model_ok": mc.consistent,
+                     "engine": mc.engine}
     if mc.consistent is False:
         summary["diagnostic"] = f"the one-to-many model does not hold ({mc.diagnostic}), so no pair is certain"
-    if mc.unsolved:
-        summary["unsolved"] = len(mc.unsolved)
-        summary["unsolved_text"] = [r.text() for r in mc.unsolved]
+    _unsolved(summary, mc)
     return Reidentification("true-loves", res, summary)
+
+
+def _unsolved(summary: dict, mc: object) -> None:
+    """Components beyond the search budget: counted in the summary, each one line as a :class:`ModelWarning`."""
+    import warnings
+
+    from graphlink.model import ModelWarning
+
+    unsolved = getattr(mc, "unsolved", [])
+    if unsolved:
+        summary["unsolved"] = len(unsolved)
+        summary["unsolved_text"] = [r.text() for r in unsolved]
+        for r in unsolved:
+            warnings.warn(r.text(), ModelWarning, stacklevel=3)
 
 
 def many_reason(m: str, n: str, why: int, detail: tuple | None) -> str:
