@@ -20,7 +20,7 @@ from graphlink.linkgraph import build_linkgraph
 from graphlink.onetomany import classify_one_to_many
 from graphlink.reidit import reidentify, reidit_m, true_loves
 from graphlink.release import read_release
-from graphlink.trails import build_trails, trails_from_dense
+from graphlink.trails import build_trails
 from tests.fixtures import long_frame
 from tests.oracle import household_oracle
 
@@ -229,7 +229,8 @@ def test_cover_is_per_location_when_nothing_is_withheld() -> None:
     tl = true_loves(g)
     assert tl.summary["model_ok"] is True and pairs(tl) == {("a", "X"), ("b", "X"), ("c", "Y")}
     reason = dict(zip(tl.pairs["identified"], tl.pairs["reason"], strict=True))
-    assert reason["a"] == "X is disclosed at L1, so a person disclosed there stands for it, and a is the only one who can"
+    assert reason["a"] == ("X is disclosed at L1, so a person disclosed there stands for it, and a is the only one "
+                           "who can")
     assert "fits only" in reason["b"] and "fits only" in reason["c"]
     assert pairs(reidit_m(g)) == {("b", "X"), ("c", "Y")}
     g_res = build_linkgraph(build_trails(release_of(rows_of(ISSUE_CERTAIN)), "identified", "one-to-many"))
