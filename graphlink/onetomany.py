@@ -74,7 +74,7 @@ class SearchBudget:
 
     expand: int = int(os.environ.get("GRAPHLINK_MANY_EXPAND", 5_000_000))
     pairs: int = int(os.environ.get("GRAPHLINK_MANY_PAIRS", 200_000))
-    conflicts: int = int(os.environ.get("GRAPHLINK_MANY_CONFLICTS", 1_000_000))
+    conflicts: int = int(os.environ.get("GRAPHLINK_MANY_CONFLICTS", 20_000))
 
 
 #: why a pair is certain (``ManyClasses.why``)
@@ -139,10 +139,19 @@ class Refusal:
                     f"group explains every location: these households cannot all have a member disclosed where they "
                     f"are ({shown}); exhaustive search")
         h, p, e = self.counts[:3]
-        return (f"a group of {p:,} people and {h:,} households with {e:,} candidate pairs (people "
-                f"{', '.join(self.people[:3])}, …; households {', '.join(self.households[:3])}, …) is beyond the "
-                "search budget: none of its pairs is named beyond those propagation proves, and whether it admits "
-                "a consistent assignment is not checked")
+        group = (f"a group of {p:,} people and {h:,} households with {e:,} candidate pairs (people "
+                 f"{', '.join(self.people[:3])}, …; households {', '.join(self.households[:3])}, …) is beyond the "
+                 "search budget: ")
+        if self.checked:
+            return group + ("a consistent assignment of it was found, but not every pair in it was settled: the "
+                            "pairs named in it are proven certain, others may be certain too")
+        return group + ("none of its pairs is named beyond those propagation proves, and whether it admits a "
+                        "consistent assignment is not checked")
+
+    @property
+    def checked(self) -> bool:
+        """For ``budget``: whether the component was found consistent before the budget ran out."""
+        return self.code == "budget" and len(self.counts) > 3 and bool(self.counts[3])
 
 
 @dataclass(frozen=True)
@@ -353,14 +362,45 @@ def _expand(graph: LinkGraph, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return em[order].astype(np.int64), en[order].astype(np.int64)
 
 
-def _components(n_left: int, n_right: int, el: np.ndarray, er: np.ndarray) -> np.ndarray:
-    """Connected-component label of every vertex (left first, then right) of a bipartite graph.  O(V + E)."""
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import connected_components
+@numba.njit(cache=True)
+def _union_find(n: int, a: np.ndarray, b: np.ndarray, offset: int) -> np.ndarray:  # pragma: no cover - numba
+    """Component label (0..k-1, in order of each component's smallest vertex) of every vertex of the undirected
+    graph with edges (a[k], offset + b[k]): union by size with path halving.  O(E α(V)) time, O(V) memory."""
+    parent = np.arange(n)
+    size = np.ones(n, np.int64)
+    for k in range(len(a)):
+        x = a[k]
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        y = offset + b[k]
+        while parent[y] != y:
+            parent[y] = parent[parent[y]]
+            y = parent[y]
+        if x == y:
+            continue
+        if size[x] < size[y]:
+            x, y = y, x
+        parent[y] = x
+        size[x] += size[y]
+    label = np.full(n, -1, np.int64)
+    out = np.empty(n, np.int64)
+    nxt = 0
+    for v in range(n):
+        r = v
+        while parent[r] != r:
+            r = parent[r]
+        if label[r] < 0:
+            label[r] = nxt
+            nxt += 1
+        out[v] = label[r]
+    return out
 
-    n = n_left + n_right
-    g = sp.csr_matrix((np.ones(len(el), np.int8), (el, n_left + er)), shape=(n, n))
-    return connected_components(g, directed=False)[1].astype(np.int64)
+
+def _components(n_left: int, n_right: int, el: np.ndarray, er: np.ndarray) -> np.ndarray:
+    """Connected-component label of every vertex (left first, then right) of a bipartite graph.  O(V + E), no copy
+    of the edges (a class graph may hold 1e8 of them)."""
+    return _union_find(n_left + n_right, np.asarray(el, np.int64), np.asarray(er, np.int64), n_left)
 
 
 @dataclass
@@ -480,7 +520,9 @@ class _Search:
 def _search(pb: _Problem, edges: np.ndarray, clauses: np.ndarray, alive: np.ndarray, budget: SearchBudget,
             singleton_de: np.ndarray, possible: bool, backbone: bool = True) -> dict:
     """Backbone (certain edges) and, with ``possible``, the possible edges of one residual component, or its
-    refutation / budget verdict.  Returns {"status": "sat" | "unsat" | "budget", ...}."""
+    refutation / budget verdict.  Returns {"status": "sat" | "unsat" | "budget" | "partial", ...}: "partial" when
+    a solution was found (the component is consistent) but the budget ran out before every pair was settled (the
+    pairs in "certain" are proven; "possible" is missing)."""
     srch = _Search(pb, edges, clauses, alive, budget.conflicts)
     try:
         ok = srch.solve([])
@@ -496,8 +538,8 @@ def _search(pb: _Problem, edges: np.ndarray, clauses: np.ndarray, alive: np.ndar
         while cand:
             v = cand.pop()
             r = srch.solve([-(v + 1)])
-            if r is None:
-                return {"status": "budget"}
+            if r is None:                     # consistent, but the backbone is not settled: keep what is proven
+                return {"status": "partial", "certain": np.asarray(sorted(certain), np.int64), "model": first}
             if r:
                 mdl = srch.model()
                 models.append(mdl)
@@ -518,7 +560,7 @@ def _search(pb: _Problem, edges: np.ndarray, clauses: np.ndarray, alive: np.ndar
                     continue
                 r = srch.solve([-v for v in lits])
                 if r is None:
-                    return {"status": "budget"}
+                    return {**out, "status": "partial"}
                 if r:
                     mdl = srch.model()
                     poss |= mdl
@@ -529,7 +571,7 @@ def _search(pb: _Problem, edges: np.ndarray, clauses: np.ndarray, alive: np.ndar
                         continue
                     r = srch.solve([v])
                     if r is None:
-                        return {"status": "budget"}
+                        return {**out, "status": "partial"}
                     if r:
                         poss |= srch.model()
             for m in free:
@@ -663,10 +705,12 @@ class _Exact:
     def _names(self, keys: np.ndarray, rows: np.ndarray, n: int = 50) -> tuple[str, ...]:
         return tuple(str(keys[r]) for r in np.asarray(rows)[:n])
 
-    def _budget_refusal(self, people: np.ndarray, households: np.ndarray, pairs: int) -> Refusal:
+    def _budget_refusal(self, people: np.ndarray, households: np.ndarray, pairs: int, checked: bool = False
+                        ) -> Refusal:
         people, households = np.sort(people), np.sort(households)
         return Refusal("budget", households=self._names(self.de_keys, households, 3),
-                       people=self._names(self.id_keys, people, 3), counts=(len(households), len(people), pairs),
+                       people=self._names(self.id_keys, people, 3),
+                       counts=(len(households), len(people), pairs, int(checked)),
                        key=(REFUSAL_CODES.index("budget"), -1, int(people[0]) if len(people) else 0))
 
     # ------------------------------------------------------------------ run
@@ -709,7 +753,8 @@ class _Exact:
         result = self._propagate_and_search(pb, comp_m, comp_n, refuted | too_big)
         self.refusals.sort(key=lambda r: r.key)
         self.unsolved.sort(key=lambda r: r.key)
-        consistent: bool | None = False if self.refusals else (None if self.unsolved else True)
+        unchecked = any(not r.checked for r in self.unsolved)
+        consistent: bool | None = False if self.refusals else (None if unchecked else True)
         n_ce = len(ci)
         if consistent is False or result is None:
             zeros = np.zeros(n_ce, bool)
@@ -816,6 +861,12 @@ class _Exact:
                             self.want_possible and not settled, self.backbone and not settled)
                 if r["status"] == "budget":
                     self.unsolved.append(self._budget_refusal(persons, np.unique(pb.en[edges]), len(edges)))
+                elif r["status"] == "partial":
+                    self.unsolved.append(self._budget_refusal(persons, np.unique(pb.en[edges]), len(edges),
+                                                              checked=True))
+                    search_e.append(edges[r["certain"]])
+                    model_e.append(edges[r["model"]])
+                    free_persons.append(np.setdiff1d(persons, np.unique(pb.em[edges[r["model"]]])))
                 elif r["status"] == "unsat":
                     self.refusals.append(self._core(pb, clauses, r["core"], persons, edges))
                 else:
