@@ -121,13 +121,14 @@ class Refusal:
             return f"{self.people[0]} fits no de-identified trail, so no household explains them"
         if self.code == "crowded":
             h, p = self.counts[:2]
-            who = (f"only {p:,} {'person' if p == 1 else 'people'} who could stand for them ({names(self.people, p)})"
-                   if p else "no person who could stand for them")
+            them = "it" if h == 1 else "them"
+            who = (f"only {p:,} {'person' if p == 1 else 'people'} who could stand for {them} "
+                   f"({names(self.people, p)})" if p else f"no person who could stand for {them}")
             return (f"{self.location} discloses {h:,} household{'' if h == 1 else 's'} ({names(self.households, h)}) "
                     f"but {who}: each person stands for one household")
         if self.code == "no-candidate":
-            return (f"{self.households[0]} is disclosed at {self.location}, but no person disclosed there fits it "
-                    "(nobody disclosed there can have made it appear)")
+            return (f"{self.households[0]} is disclosed at {self.location}, but no person disclosed there fits it, "
+                    "so nobody disclosed there can have made it appear")
         if self.code == "propagation":
             elsewhere = ", ".join(f"{p} is {n}" for p, n in zip(self.people[:5], self.forced[:5], strict=False))
             return (f"{self.households[0]} is disclosed at {self.location}, but every person disclosed there who fits "

@@ -238,10 +238,10 @@ def test_cover_is_per_location_when_nothing_is_withheld() -> None:
 
 
 @pytest.mark.parametrize(("lines", "words"), [
-    (ISSUE_NOBODY, "L2 discloses 1 household (X) but no person who could stand for them"),
+    (ISSUE_NOBODY, "L2 discloses 1 household (X) but no person who could stand for it"),
     (ISSUE_CROWDED, "L1 discloses 2 households (X, Y) but only 1 person who could stand for them (a)"),
     (["L1,identified,p", "L1,identified,q", "L1,deidentified,X", "L2,identified,q", "L2,deidentified,X",
-      "L2,deidentified,Y"], "L2 discloses 1 household (Y) but no person who could stand for them"),
+      "L2,deidentified,Y"], "L2 discloses 1 household (Y) but no person who could stand for it"),
 ])
 def test_data_that_refute_nothing_withheld_name_no_pair(lines, words) -> None:
     g = build_linkgraph(build_trails(release_of(rows_of(lines)), "none", "one-to-many"))
