@@ -138,16 +138,24 @@ def audit(graph_or_classes: LinkGraph | EdgeClasses | ManyClasses, k: int) -> Au
                        classes.nu_real, classes.hall_ok, classes.unmatched, counts)
 
 
+def refuted_audit(diagnostic: str) -> str:
+    """The one line of an audit whose one-to-many data refute the model: no assignment, so no possible partner."""
+    return (f"the one-to-many model does not hold ({diagnostic}): no assignment explains the release, so there are "
+            "no possible partners to count")
+
+
 def _audit_one_to_many(mc: ManyClasses, k: int) -> AuditResult:
     """Definition 19 on one-to-many data: union-degree = possible partners (module docstring).  A component whose
     possible pairs the search budget left unknown makes the audit refuse (:class:`ModelAssumptionError`): a
-    partial count could hide a violation."""
+    partial count could hide a violation; so does data that refute the model (nothing to count)."""
     from graphlink.errors import ModelAssumptionError
 
     if mc.class_possible is None:
         from graphlink.onetomany import classify_one_to_many
 
         mc = classify_one_to_many(mc.graph)
+    if mc.consistent is False:
+        raise ModelAssumptionError(refuted_audit(mc.diagnostic))
     if mc.unsolved:
         raise ModelAssumptionError(f"{mc.unsolved[0].text()}; its possible partners are unknown, so the "
                                    "k-unlinkability audit is not exact")

@@ -248,6 +248,8 @@ def test_data_that_refute_nothing_withheld_name_no_pair(lines, words) -> None:
     for res in (true_loves(g), reidit_m(g)):
         assert res.summary["model_ok"] is False and len(res) == 0
         assert words in res.summary["diagnostic"]
+    with pytest.raises(ModelAssumptionError, match="no possible partners"):
+        audit(g, 2)
 
 
 def test_propagation_and_search_refusals_name_locations() -> None:

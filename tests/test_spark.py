@@ -79,8 +79,9 @@ def assert_all_methods(st_, tr, g, classes, *, k: int = 2, split: str = "driver"
         want = reidentify(g, method, k=k)
         got = gs.reidentify(st_, method, k=k, split=split)
         assert_same(got, want, ordered=ordered or method in ("true-loves", "multiple", "complete"))
-    for kk in (1, k + 1):
-        assert gs.audit(st_, kk, split=split).to_dict() == audit(classes, kk).to_dict()
+    for kk in (1, k + 1):      # data that refute the one-to-many model: the same one-line refusal on both engines
+        assert _outcome(lambda kk=kk: gs.audit(st_, kk, split=split).to_dict()) == \
+            _outcome(lambda kk=kk: audit(classes, kk).to_dict())
 
 
 # --------------------------------------------------------------------------------------------- thesis example
@@ -158,7 +159,8 @@ def test_hypothesis_releases_equal_local(spark, inst) -> None:
     assert_trails_equal(got, tr)
     assert_all_methods(got, tr, g, classes, split="driver")
     for split in ("components",):
-        assert gs.audit(got, 2, split=split).to_dict() == audit(classes, 2).to_dict()
+        assert _outcome(lambda split=split: gs.audit(got, 2, split=split).to_dict()) == \
+            _outcome(lambda: audit(classes, 2).to_dict())
         assert_same(gs.reidentify(got, "true-loves", split=split), reidentify(g, "true-loves"))
 
 
@@ -179,8 +181,9 @@ def test_nothing_withheld_households_equal_local_on_every_split(spark, lines) ->
             got, want = gs.reidentify(st_, method, split=split), reidentify(g, method)
             assert_same(got, want)
             assert (len(want) == 0) == (want.summary["model_ok"] is False)
-        if classes.consistent is not False:
-            assert gs.audit(st_, 2, split=split).to_dict() == audit(classes, 2).to_dict()
+        assert _outcome(lambda split=split: gs.audit(st_, 2, split=split).to_dict()) == \
+            _outcome(lambda: audit(classes, 2).to_dict())
+        assert (_outcome(lambda: audit(classes, 2))[1] is not None) == (classes.consistent is False)
 
 
 # ------------------------------------------------------------------------------------------ 1e5 simulations

@@ -412,7 +412,7 @@ def _many(ctx: dict, graph: Any, ids: dict, method: str) -> pd.DataFrame:
                 out.append(_rows("pair", len(res.pairs), a=res.pairs["identified"], b=res.pairs["deidentified"],
                                  reason=res.pairs["reason"], n1=eid["identified"][m], n2=eid["deidentified"][n]))
         elif method == "audit":
-            if not mc.unsolved:
+            if not mc.unsolved and mc.consistent is not False:
                 v = audit(mc, ctx["k"]).violations
                 out.append(_rows("viol", len(v), a=v["element"].astype(str), b=v["side"], n1=v["union_degree"],
                                  n2=v["union_degree_non_null"]))
@@ -639,6 +639,11 @@ def audit(st: SparkTrails, k: int, cc: str = "auto") -> AuditResult:
             raise ModelAssumptionError(f"{unsolved[0]}; its possible partners are unknown, so the "
                                        "k-unlinkability audit is not exact")
         refusals = _sorted_texts(out, "refusal")
+        if refusals:
+            from graphlink.audit import refuted_audit
+            from graphlink.onetomany import diagnostic_text
+
+            raise ModelAssumptionError(refuted_audit(diagnostic_text(refusals)))
         counts["multiplicity"] = "one-to-many"
         return AuditResult(k, ok, violations, _stat(out, "true_loves"), 0 if refusals else st.n_deidentified,
                            not refusals, refusals, counts)
