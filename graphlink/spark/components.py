@@ -363,12 +363,13 @@ def _loop_order(pairs: pd.DataFrame, keys: np.ndarray, eids: np.ndarray, side: s
 
 def _refusal_rows(kind: str, refusals: list, ids: dict) -> pd.DataFrame:
     """Refusals (:class:`graphlink.onetomany.Refusal`) as rows: a its words, n1..n3 its order key with the row made
-    an element id (so buckets merge in the local engine's order)."""
+    an element id (so buckets merge in the local engine's order), f1 whether a budget note's component was found
+    consistent."""
     eid = ids["eid"]
     n3 = [int(eid["identified" if r.code in ("orphan", "budget") else "deidentified"][r.key[2]]) if r.key[2] >= 0
           else -1 for r in refusals]
     return _rows(kind, len(refusals), a=[r.text() for r in refusals], n1=[r.key[0] for r in refusals],
-                 n2=[r.key[1] for r in refusals], n3=n3)
+                 n2=[r.key[1] for r in refusals], n3=n3, f1=[r.checked for r in refusals])
 
 
 def _many(ctx: dict, graph: Any, ids: dict, method: str) -> pd.DataFrame:
@@ -584,7 +585,8 @@ def _many_verdict(st: SparkTrails, out: pd.DataFrame) -> dict:
     from graphlink.reidit import _unsolved
 
     refusals, unsolved = _sorted_texts(out, "refusal"), _sorted_texts(out, "unsolved")
-    ok = False if refusals else (None if unsolved else True)
+    unchecked = bool((~out.loc[out["kind"] == "unsolved", "f1"].astype(bool)).any())   # no assignment found there
+    ok = False if refusals else (None if unchecked else True)
     summary: dict = {"multiplicity": "one-to-many", "model_ok": ok,
                      "engine": "exact" if st.model.reserved == "none" else "fit"}
     if refusals:
