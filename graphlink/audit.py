@@ -12,8 +12,10 @@ trail.  Decisions written down here (the thesis leaves them open; docs/algorithm
   never be linked to a disclosed record.  Null trails themselves are exempt.
 
 One-to-many releases (Appendix A): the union T becomes the set of *possible* pairs, those that hold in some
-consistent assignment (:mod:`graphlink.onetomany`); an element is k-unlinkable when it has at least k possible
-partners or none.  There are no null trails there (|N| < |M|).
+consistent assignment (:mod:`graphlink.onetomany`: with nothing withheld, an exact search per connected
+component); an element is k-unlinkable when it has at least k possible partners or none.  There are no null trails
+there (|N| < |M|).  When the data refute the model there is no consistent assignment, no possible pair, and
+``hall_ok`` is False.
 
 Complexity: that of :func:`graphlink.matching.classify_edges`, O(E·√V), plus O(V).
 """
@@ -136,8 +138,27 @@ def audit(graph_or_classes: LinkGraph | EdgeClasses | ManyClasses, k: int) -> Au
                        classes.nu_real, classes.hall_ok, classes.unmatched, counts)
 
 
+def refuted_audit(diagnostic: str) -> str:
+    """The one line of an audit whose one-to-many data refute the model: no assignment, so no possible partner."""
+    return (f"the one-to-many model does not hold ({diagnostic}): no assignment explains the release, so there are "
+            "no possible partners to count")
+
+
 def _audit_one_to_many(mc: ManyClasses, k: int) -> AuditResult:
-    """Definition 19 on one-to-many data: union-degree = possible partners (module docstring)."""
+    """Definition 19 on one-to-many data: union-degree = possible partners (module docstring).  A component whose
+    possible pairs the search budget left unknown makes the audit refuse (:class:`ModelAssumptionError`): a
+    partial count could hide a violation; so does data that refute the model (nothing to count)."""
+    from graphlink.errors import ModelAssumptionError
+
+    if mc.class_possible is None:
+        from graphlink.onetomany import classify_one_to_many
+
+        mc = classify_one_to_many(mc.graph)
+    if mc.consistent is False:
+        raise ModelAssumptionError(refuted_audit(mc.diagnostic))
+    if mc.unsolved:
+        raise ModelAssumptionError(f"{mc.unsolved[0].text()}; its possible partners are unknown, so the "
+                                   "k-unlinkability audit is not exact")
     graph = mc.graph
     frames = []
     for side, keys, deg in (("identified", graph.trails.identified.keys, mc.union_degree_identified),
@@ -147,8 +168,6 @@ def _audit_one_to_many(mc: ManyClasses, k: int) -> AuditResult:
     table = pd.concat(frames, ignore_index=True)
     violating = (table["union_degree"] > 0) & (table["union_degree"] < k)
     violations = table[violating].sort_values(["union_degree", "side", "element"], kind="stable")
-    a = graph.id_class_size
-    certain = int(a[graph.class_ei[mc.class_certain]].sum())
     counts = {
         "identified": int(graph.n_identified),
         "deidentified": int(graph.n_deidentified),
@@ -159,5 +178,5 @@ def _audit_one_to_many(mc: ManyClasses, k: int) -> AuditResult:
         "union_edges": int(np.sum(mc.union_degree_identified)),
         "multiplicity": "one-to-many",
     }
-    return AuditResult(k, bool(len(violations) == 0), violations.reset_index(drop=True), certain, mc.nu,
-                       mc.consistent, mc.orphans + mc.uncovered, counts)
+    return AuditResult(k, bool(len(violations) == 0), violations.reset_index(drop=True), mc.n_true_loves, mc.nu,
+                       mc.consistent is not False, mc.unmatched, counts)

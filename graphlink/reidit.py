@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from graphlink.matching import EdgeClasses
+    from graphlink.onetomany import ManyClasses
 
 #: above this many forced (non degree-one) true loves, tight-set explanations are computed only on request
 EXPLAIN_LIMIT = 2000
@@ -454,6 +455,17 @@ def reidit_m(graph: LinkGraph) -> Reidentification:
         summary["diagnostic"] = (f"the {graph.trails.model.label} model does not hold: {len(orphans):,} element(s) "
                                  f"fit no trail on the other side (first: {first}), so REIDIT-M's pairs are not "
                                  f"certain.{hint}")
+    elif graph.trails.one_to_many and graph.trails.reserved == "none":
+        # nothing withheld: REIDIT-M's pairs are certain only if some assignment explains every location
+        from graphlink.onetomany import classify_one_to_many
+
+        mc = classify_one_to_many(graph, possible=False, backbone=False)
+        summary["model_ok"] = mc.consistent
+        if mc.consistent is False:
+            res = res.iloc[:0]
+            summary["reidentified"] = 0
+            summary["diagnostic"] = f"the one-to-many model does not hold ({mc.diagnostic}), so no pair is certain"
+        _unsolved(summary, mc)
     return Reidentification("multiple", res, summary)
 
 
@@ -504,17 +516,27 @@ def true_loves(graph_or_classes: LinkGraph | EdgeClasses, *, explain: bool | Non
 
 
 def hall_diagnostic(classes: EdgeClasses) -> str:
-    """One line saying that the one-to-one model does not hold: which side, how many, the first few, what next."""
+    """One line saying that the one-to-one model does not hold: how many elements of each side no maximum matching
+    can pair with a distinct element of the other side (the reserved side's, and with nothing reserved both
+    sides'), the first few, what next.  ``classes`` may carry ``unmatched_sides`` ({side: keys}) instead of
+    mates (the Spark merge)."""
     tr = classes.graph.trails
-    side = {"identified": "identified", "deidentified": "de-identified"}
-    reserved = tr.reserved if tr.reserved != "none" else "deidentified"
-    n = len(classes.unmatched)
-    first = ", ".join(classes.unmatched[:5]) + (", …" if n > 5 else "")
-    return (f"the one-to-one model does not hold ({tr.model.label}): {n:,} {side[reserved]} element(s) cannot be "
-            f"matched to a distinct {side['identified' if reserved == 'deidentified' else 'deidentified']} element "
-            f"in any maximum matching (Hall's condition fails; first: {first}), so no pair is certain. If one "
-            "de-identified element can stand for several people (households), read the release as one-to-many "
-            "with --reserved identified and use --method multiple or true-loves")
+    sides = getattr(classes, "unmatched_sides", None)
+    if sides is None:
+        sides = {"deidentified": [str(k) for k in tr.deidentified.keys[classes.mate_deidentified < 0]],
+                 "identified": [str(k) for k in tr.identified.keys[classes.mate_identified < 0]]}
+    checked = ["deidentified", "identified"] if tr.reserved == "none" else [tr.reserved]
+    words = {"identified": "identified", "deidentified": "de-identified"}
+    parts = []
+    for side in checked:
+        keys = sides.get(side, [])
+        if keys:
+            first = ", ".join(keys[:5]) + (", …" if len(keys) > 5 else "")
+            parts.append(f"{len(keys):,} {words[side]} element(s) ({first})")
+    return (f"the one-to-one model does not hold ({tr.model.label}): {' and '.join(parts)} cannot be matched to "
+            "a distinct element of the other side in any maximum matching (Hall's condition fails), so no pair is "
+            "certain. If one de-identified element can stand for several people (households), read the release as "
+            "one-to-many with --reserved identified and use --method multiple or true-loves")
 
 
 class _TightSets:
@@ -569,64 +591,65 @@ class _TightSets:
         return (f"{self._names(v.R.keys, u, show, ', ')} can only be {self._names(v.S.keys, nu, show, ' or ')}"
                 f"{count}, so {v.R.keys[r]} must be {v.S.keys[s]}")
 
-    def coverage_set(self, m: int, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """One-to-many pair (m, n) forced by coverage: (W, C) as element rows and person rows (m excluded), where
-        every element of W must stand for someone and only C ∪ {m} fit them, |W| = |C| + 1."""
-        from graphlink.kernels import closure
 
-        v = self.v                                      # one-to-many: R = identified people, S = shared elements
-        mc, nc = v.r_class[m], v.s_class[n]
-        reached_s, reached_r = closure(np.array([nc], np.int64), v.s_ptr, v.s_nb, *self.r_flow, len(v.s_size),
-                                       len(v.r_size), mc)
-        return self._rows(v.s_mptr, v.s_mem, reached_s), self._rows(v.r_mptr, v.r_mem, reached_r)
-
-    def one_to_many(self, m: int, n: int, show: int = 6) -> str:
-        v = self.v
-        w, people = self.coverage_set(m, n)
-        if len(w) == 1:
-            return (f"{v.S.keys[n]} stands for at least one person and only {v.R.keys[m]} fits it, so "
-                    f"{v.R.keys[m]} must be {v.S.keys[n]}")
-        return (f"{self._names(v.S.keys, w, show, ', ')} must each stand for at least one person and only "
-                f"{v.R.keys[m]} and {self._names(v.R.keys, people, show, ', ')} fit them ({len(w)} elements, "
-                f"{len(people) + 1} people), so {v.R.keys[m]} must be {v.S.keys[n]}")
-
-
-def certain_one_to_many(graph: LinkGraph, *, explain: bool | None = None) -> Reidentification:
-    """The certain pairs of a one-to-many release (every consistent assignment agrees; Appendix A, exact; see
-    :mod:`graphlink.onetomany`).  REIDIT-M's pairs are a subset.  O(E·√V) plus one class search per pair
-    forced by coverage rather than by fitting a single element."""
+def certain_one_to_many(graph: LinkGraph, *, explain: bool | None = None, classes: ManyClasses | None = None
+                        ) -> Reidentification:
+    """The certain pairs of a one-to-many release: those in every consistent assignment (Malin 2006 Appendix A;
+    exact, :mod:`graphlink.onetomany`).  REIDIT-M's pairs are a subset.  When the data refute the model no pair is
+    returned and ``summary["diagnostic"]`` says why; a component beyond the search budget is listed in
+    ``summary["unsolved"]`` (its words in ``summary["unsolved_text"]``) and ``model_ok`` is None (not checked).
+    ``explain`` is accepted for symmetry with the one-to-one true loves: every reason is complete already.
+    ``classes``: the graph's classification, when it is at hand.
+    Cost: that of :func:`graphlink.onetomany.classify_one_to_many` without possible pairs."""
     from graphlink.onetomany import classify_one_to_many
 
-    mc = classify_one_to_many(graph)
-    v = _class_view(graph)                             # R = identified (reserved), S = de-identified
+    del explain
+    mc = classes if classes is not None else classify_one_to_many(graph, possible=False)
     M, N = graph.trails.identified, graph.trails.deidentified
-    deg = np.bincount(graph.class_ei, weights=v.s_size[graph.class_ej], minlength=len(v.r_size))
-    edges = np.flatnonzero(mc.class_certain)
-    forced = edges[deg[graph.class_ei[edges]] > 1]
-    do_explain = explain if explain is not None else len(forced) <= EXPLAIN_LIMIT
-    explainer = _TightSets(graph, mc.class_flow) if (len(forced) and do_explain) else None
-    caveat = "" if mc.consistent else " [no consistent one-to-many assignment exists: not certain]"
     rows = []
-    for e in edges.tolist():
-        ci, cj = int(graph.class_ei[e]), int(graph.class_ej[e])
-        n = int(v.s_mem[v.s_mptr[cj]])
-        for m in v.r_mem[v.r_mptr[ci]:v.r_mptr[ci + 1]].tolist():
-            if deg[ci] == 1:
-                why = (f"{M.keys[m]} fits only {N.keys[n]}: no other de-identified trail contains its trail "
-                       "(REIDIT-M, a strongly stable polygamous marriage)")
-            elif explainer is not None:
-                why = explainer.one_to_many(m, n)
-            else:
-                why = (f"{M.keys[m]} must be {N.keys[n]}: without them some de-identified elements would stand for "
-                       "nobody (run with --explain to list them)")
-            rows.append((str(M.keys[m]), str(N.keys[n]), why + caveat))
+    if mc.consistent is not False:
+        for m, n, w, d in zip(mc.pair_m.tolist(), mc.pair_n.tolist(), mc.why.tolist(), mc.why_detail, strict=True):
+            rows.append((str(M.keys[m]), str(N.keys[n]), many_reason(str(M.keys[m]), str(N.keys[n]), w, d)))
     res = _pairs_frame(rows)
-    summary = {"reidentified": len(res), "multiplicity": "one-to-many", "maximum_matching_size": mc.nu,
-               "model_ok": mc.consistent, "engine": mc.engine}
-    if not mc.consistent:
-        summary["diagnostic"] = ("the one-to-many model does not hold (" + mc.diagnostic + "), so no pair is "
-                                 "certain")
+    summary: dict = {"reidentified": len(res), "multiplicity": "one-to-many", "model_ok": mc.consistent,
+                     "engine": mc.engine}
+    if mc.consistent is False:
+        summary["diagnostic"] = f"the one-to-many model does not hold ({mc.diagnostic}), so no pair is certain"
+    _unsolved(summary, mc)
     return Reidentification("true-loves", res, summary)
+
+
+def _unsolved(summary: dict, mc: object) -> None:
+    """Components beyond the search budget: counted in the summary, each one line as a :class:`ModelWarning`."""
+    import warnings
+
+    from graphlink.model import ModelWarning
+
+    unsolved = getattr(mc, "unsolved", [])
+    if unsolved:
+        summary["unsolved"] = len(unsolved)
+        summary["unsolved_text"] = [r.text() for r in unsolved]
+        for r in unsolved:
+            warnings.warn(r.text(), ModelWarning, stacklevel=3)
+
+
+def many_reason(m: str, n: str, why: int, detail: tuple | None) -> str:
+    """Plain words for a certain one-to-many pair (codes of :mod:`graphlink.onetomany`)."""
+    from graphlink.onetomany import FITS_ONLY, ONLY_CANDIDATE
+
+    if why == FITS_ONLY:
+        return (f"{m} fits only {n}: no other de-identified trail contains its trail (REIDIT-M, a strongly stable "
+                "polygamous marriage)")
+    if why == ONLY_CANDIDATE and detail is not None:
+        loc, elsewhere = detail
+        text = (f"{n} is disclosed at {loc}, so a person disclosed there stands for it, and {m} is the only one "
+                "who can")
+        if elsewhere:
+            shown = ", ".join(f"{p} is certainly {h}" for p, h in elsewhere[:5])
+            text += f" (the others who fit it are not free: {shown}{', …' if len(elsewhere) > 5 else ''})"
+        return text
+    return (f"{m} must be {n}: with {m} anywhere else, no assignment explains every location's households "
+            "(exhaustive search of its group)")
 
 
 # ---------------------------------------------------------------------------------------------- facade

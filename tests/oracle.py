@@ -91,27 +91,6 @@ def subsets(xs):
     return itertools.chain.from_iterable(itertools.combinations(xs, r) for r in range(len(xs) + 1))
 
 
-def one_to_many_oracle(M: np.ndarray, N: np.ndarray, surjective: bool) -> dict:
-    """Every consistent one-to-many assignment (Definition 27), by enumeration.
-
-    ``M`` are identified trails (1 = seen, anything else = not seen), ``N`` de-identified trails (1 = seen).
-    Person m may belong to element n iff every location where m was seen has n seen (m ⪯ n).  With
-    ``surjective`` (nothing withheld) every element must stand for at least one person.  Returns the
-    consistent assignments and the certain (in all) and possible (in some) pairs.  O(|N|^|M|).
-    """
-    fits = [[j for j in range(len(N)) if all(N[j][c] == 1 for c in range(len(m)) if m[c] == 1)] for m in M]
-    assignments = []
-    for beta in itertools.product(*fits):
-        if surjective and len(set(beta)) < len(N):
-            continue
-        assignments.append(beta)
-    pairs_of = [set(enumerate(b)) for b in assignments]
-    return {"assignments": assignments,
-            "certain": set.intersection(*pairs_of) if pairs_of else set(),
-            "possible": set().union(*pairs_of) if pairs_of else set(),
-            "fits": fits}
-
-
 def element_tight_set(graph, classes, r: int, s: int) -> tuple[set[int], set[int]]:
     """The tight set behind a forced one-to-one pair, searched on the *expanded* element graph with the same
     maximum matching (what the explanation computed before it moved to twin classes).
@@ -155,3 +134,33 @@ def oracle_from_edges(nm: int, nn: int, real_edges: set[tuple[int, int]], null_s
     real = lambda e: e[0] < nm and e[1] < nn  # noqa: E731
     return {"nu": len(mms[0]) if mms else 0, "allowed": {e for e in union if real(e)},
             "vital": {e for e in inter if real(e)}}
+
+
+def household_oracle(rows: list[tuple[str, str, str]], nothing_withheld: bool) -> dict:
+    """Every consistent one-to-many assignment of a small release, by enumerating **every** map β from people to
+    households (not only fitting ones), straight from the definition (Malin 2006 Appendix A, Definition 27):
+
+    * fit: at every location c and person m disclosed at c, β(m) is disclosed at c;
+    * cover (``nothing_withheld`` only): at every location c, every household disclosed at c is β(m) for some person
+      m disclosed at c — the households disclosed at c are exactly β(people disclosed at c).
+
+    ``rows`` are (location, kind, element).  Returns the people and households (in order of first appearance), the
+    consistent assignments (tuples of household per person), and the certain (in all) and possible (in some)
+    (person, household) pairs by key.  O(|N|^|M| · rows)."""
+    people = list(dict.fromkeys(e for _, k, e in rows if k == "identified"))
+    homes = list(dict.fromkeys(e for _, k, e in rows if k == "deidentified"))
+    locations = list(dict.fromkeys(c for c, _, _ in rows))
+    at_m = {c: {e for cc, k, e in rows if cc == c and k == "identified"} for c in locations}
+    at_n = {c: {e for cc, k, e in rows if cc == c and k == "deidentified"} for c in locations}
+    found = []
+    for beta in itertools.product(homes, repeat=len(people)):
+        of = dict(zip(people, beta, strict=True))
+        if not all(of[m] in at_n[c] for c in locations for m in at_m[c]):
+            continue
+        if nothing_withheld and not all({of[m] for m in at_m[c]} == at_n[c] for c in locations):
+            continue
+        found.append(beta)
+    pairs_of = [set(zip(people, b, strict=True)) for b in found]
+    return {"people": people, "households": homes, "assignments": found,
+            "certain": set.intersection(*pairs_of) if pairs_of else set(),
+            "possible": set().union(*pairs_of) if pairs_of else set()}

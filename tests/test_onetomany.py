@@ -20,20 +20,13 @@ from graphlink.linkgraph import build_linkgraph
 from graphlink.onetomany import classify_one_to_many
 from graphlink.reidit import reidentify, reidit_m, true_loves
 from graphlink.release import read_release
-from graphlink.trails import build_trails, trails_from_dense
+from graphlink.trails import build_trails
 from tests.fixtures import long_frame
-from tests.oracle import one_to_many_oracle
+from tests.oracle import household_oracle
 
 
 def pairs(result) -> set[tuple[str, str]]:
     return set(zip(result.pairs["identified"], result.pairs["deidentified"], strict=True))
-
-
-def many_trails(M: np.ndarray, N: np.ndarray, reserved: str):
-    """Dense 0/1 matrices -> one-to-many trails (identified: 1 or '*'; de-identified complete)."""
-    return trails_from_dense(np.where(M == 1, 1, -1), np.where(N == 1, 1, 0), reserved=reserved,
-                             multiplicity="one-to-many", id_keys=[f"m{i}" for i in range(len(M))],
-                             de_keys=[f"n{j}" for j in range(len(N))])
 
 
 def class_pairs(graph, mask: np.ndarray) -> set[tuple[int, int]]:
@@ -47,71 +40,107 @@ def class_pairs(graph, mask: np.ndarray) -> set[tuple[int, int]]:
 
 
 @st.composite
-def many_instances(draw) -> tuple[np.ndarray, np.ndarray]:
-    """Small one-to-many trail matrices: households (each element the OR of its members, maybe plus visits of
-    unreleased members) or arbitrary matrices (which may fit no model)."""
-    c = draw(st.integers(1, 4))
-    n_n = draw(st.integers(1, 4))
-    n_m = draw(st.integers(1, 6))
-    rows = st.lists(st.integers(0, 1), min_size=c, max_size=c).filter(any)
-    M = np.array(draw(st.lists(rows, min_size=n_m, max_size=n_m)), dtype=int)
-    if draw(st.booleans()):
-        N = np.array(draw(st.lists(rows, min_size=n_n, max_size=n_n)), dtype=int)
-    else:
-        home = draw(st.lists(st.integers(0, n_n - 1), min_size=n_m, max_size=n_m))
-        extra = np.array(draw(st.lists(st.lists(st.integers(0, 1), min_size=c, max_size=c), min_size=n_n,
-                                       max_size=n_n)), dtype=int) * int(draw(st.booleans()))
-        N = extra.copy()
-        for m, h in enumerate(home):
-            N[h] |= M[m]
-        keep = N.any(axis=1)
-        assume(keep.any())
-        N = N[keep]
-    return M, N
+def household_releases(draw) -> list[tuple[str, str, str]]:
+    """Small releases as (location, kind, element) rows: households with nothing withheld (each household disclosed
+    exactly where a member was), households whose members withheld records or were never released, and arbitrary
+    rows (which often refute the model)."""
+    n_loc = draw(st.integers(1, 4))
+    locs = [f"L{i + 1}" for i in range(n_loc)]
+    visits = st.lists(st.booleans(), min_size=n_loc, max_size=n_loc).filter(any)
+    shape = draw(st.sampled_from(["clean", "withheld", "arbitrary"]))
+    rows: list[tuple[str, str, str]] = []
+    if shape == "arbitrary":
+        for i in range(draw(st.integers(1, 5))):
+            rows += [(c, "identified", f"p{i}") for c, v in zip(locs, draw(visits), strict=True) if v]
+        for j in range(draw(st.integers(1, 4))):
+            rows += [(c, "deidentified", f"h{j}") for c, v in zip(locs, draw(visits), strict=True) if v]
+        return rows
+    person = 0
+    for j in range(draw(st.integers(1, 4))):
+        home: set[str] = set()
+        for _ in range(draw(st.integers(1, 3 if j < 2 else 2))):
+            trail = [c for c, v in zip(locs, draw(visits), strict=True) if v]
+            home |= set(trail)
+            kept = trail if shape == "clean" else [c for c in trail if draw(st.booleans())]
+            rows += [(c, "identified", f"p{person}") for c in kept]
+            person += 1
+        rows += [(c, "deidentified", f"h{j}") for c in locs if c in home]
+    assume(any(k == "identified" for _, k, _ in rows))
+    return rows
 
 
-@settings(max_examples=300, deadline=None)
-@given(many_instances(), st.sampled_from(["identified", "none"]))
-def test_exact_one_to_many_equals_enumeration_of_every_assignment(inst, reserved) -> None:
-    """Certain pairs (in every consistent assignment) and possible pairs (in some) equal brute force, for the
-    reserved reading (members may be unreleased) and the unreserved one (every element stands for someone)."""
-    M, N = inst
-    o = one_to_many_oracle(M, N, surjective=reserved == "none")
-    g = build_linkgraph(many_trails(M, N, reserved))
-    for engine in ("elements", "twins"):
-        mc = classify_one_to_many(g, engine=engine)
-        assert mc.consistent == bool(o["assignments"]), engine
-        if not mc.consistent:
-            continue
-        assert class_pairs(g, mc.class_certain) == o["certain"], engine
-        assert class_pairs(g, mc.class_possible) == o["possible"], engine
-        deg_i = np.bincount([m for m, _ in o["possible"]], minlength=len(M))
-        deg_j = np.bincount([n for _, n in o["possible"]], minlength=len(N))
-        assert (mc.union_degree_identified == deg_i).all() and (mc.union_degree_deidentified == deg_j).all()
+def release_of(rows: list[tuple[str, str, str]]):
+    return read_release(pd.DataFrame(rows, columns=["location", "kind", "element"]))
+
+
+def element_pairs(graph, mask) -> set[tuple[str, str]]:
+    """(person key, household key) of every member pair of the class edges selected by ``mask``."""
+    km, kn = graph.trails.identified.keys, graph.trails.deidentified.keys
+    return {(str(km[m]), str(kn[n])) for m, n in class_pairs(graph, mask)}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(household_releases(), st.sampled_from(["identified", "none"]))
+def test_one_to_many_equals_enumeration_of_every_assignment(rows, reserved) -> None:
+    """Certain pairs (in every consistent assignment), possible pairs (in some) and the refusals equal brute force
+    over every map from people to households, for both readings: people may withhold (fit only) and nothing
+    withheld (fit and cover at every location).  REIDIT-M is a subset, and exact when people may withhold."""
+    o = household_oracle(rows, nothing_withheld=reserved == "none")
+    g = build_linkgraph(build_trails(release_of(rows), reserved, "one-to-many"))
+    mc = classify_one_to_many(g)
+    assert mc.consistent is bool(o["assignments"]), mc.diagnostic
     tl = true_loves(g)
-    assert tl.summary["model_ok"] == bool(o["assignments"])
-    if tl.summary["model_ok"]:
-        keys = {(f"m{m}", f"n{n}") for m, n in o["certain"]}
-        assert pairs(tl) == keys
-        assert pairs(reidit_m(g)) <= keys               # Theorem 9: REIDIT-M is sound (and a subset)
-        if reserved == "identified":
-            assert pairs(reidit_m(g)) == keys           # and exact when members may be unreleased
+    assert tl.summary["model_ok"] is bool(o["assignments"])
+    if not o["assignments"]:
+        assert mc.refusals and mc.diagnostic and len(tl) == 0      # a refusal says why; no pair is named
+        return
+    km, kn = g.trails.identified.keys, g.trails.deidentified.keys
+    assert {(str(km[m]), str(kn[n])) for m, n in zip(mc.pair_m, mc.pair_n, strict=True)} == o["certain"]
+    assert element_pairs(g, mc.class_certain) == o["certain"]
+    assert element_pairs(g, mc.class_possible) == o["possible"]
+    deg = pd.Series([m for m, _ in o["possible"]]).value_counts()
+    assert all(mc.union_degree_identified[i] == deg.get(str(k), 0) for i, k in enumerate(km))
+    assert pairs(tl) == o["certain"]
+    m_pairs = pairs(reidit_m(g))
+    assert m_pairs <= o["certain"]                   # Theorem 9: REIDIT-M is sound (and a subset)
+    if reserved == "identified":
+        assert m_pairs == o["certain"]               # and exact when people may withhold
+    beta = dict(zip(km[np.flatnonzero(mc.mate_identified >= 0)],
+                    kn[mc.mate_identified[mc.mate_identified >= 0]], strict=True))
+    assert tuple(beta[p] for p in o["people"]) in o["assignments"]      # the assignment shown is consistent
 
 
-@settings(max_examples=100, deadline=None)
-@given(many_instances(), st.integers(1, 3))
-def test_one_to_many_audit_counts_possible_partners(inst, k) -> None:
-    M, N = inst
-    o = one_to_many_oracle(M, N, surjective=True)
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(household_releases(), st.integers(1, 3))
+def test_one_to_many_audit_counts_possible_partners(rows, k) -> None:
+    o = household_oracle(rows, nothing_withheld=True)
     assume(o["assignments"])
-    g = build_linkgraph(many_trails(M, N, "none"))
-    res = audit(g, k)
-    deg_i = np.bincount([m for m, _ in o["possible"]], minlength=len(M))
-    bad = {f"m{i}" for i in range(len(M)) if 0 < deg_i[i] < k}
-    got = set(res.violations.loc[res.violations["side"] == "identified", "element"])
-    assert got == bad
-    assert res.k_unlinkable == (not bad and not any(0 < d < k for d in np.bincount(
-        [n for _, n in o["possible"]], minlength=len(N))))
+    res = audit(build_linkgraph(build_trails(release_of(rows), "none", "one-to-many")), k)
+    deg_i = pd.Series([m for m, _ in o["possible"]]).value_counts()
+    deg_j = pd.Series([n for _, n in o["possible"]]).value_counts()
+    bad = {p for p in o["people"] if 0 < deg_i.get(p, 0) < k}
+    assert set(res.violations.loc[res.violations["side"] == "identified", "element"]) == bad
+    assert res.k_unlinkable == (not bad and not any(0 < deg_j.get(n, 0) < k for n in o["households"]))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(household_releases())
+def test_default_reading_of_one_to_many_data_is_exact(rows) -> None:
+    """The default decision never reads one-to-many data as "nothing withheld" (no release can show that nobody
+    withheld); when it reads it one-to-many, the certain pairs are exactly those of every fitting assignment."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            tr = build_trails(release_of(rows))
+        except ModelAssumptionError:
+            return
+    assume(tr.one_to_many)
+    assert tr.reserved == "identified"
+    o = household_oracle(rows, nothing_withheld=False)
+    tl = true_loves(build_linkgraph(tr))
+    assert tl.summary["model_ok"] is bool(o["assignments"])
+    if o["assignments"]:
+        assert pairs(tl) == o["certain"]
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -171,7 +200,10 @@ def test_appendix_a_toy_fixture() -> None:
     res = reidentify(rel, "multiple")
     assert pairs(res) == expected and res.summary["wrong"] == 0
     assert pairs(reidentify(rel, "true-loves")) == expected                    # dave fits both: not certain
-    assert pairs(reidentify(rel, "true-loves", reserved="none")) == expected
+    # stated "nothing withheld", w1 discloses ip1 and ip2 and only alice and dave; alice fits ip1 only, so dave must
+    # be ip2: certain under that model (the only consistent assignment), although the toy's truth puts dave in ip1 —
+    # this release withheld something (ip2 appears at w1 without a released record of its member there)
+    assert pairs(reidentify(rel, "true-loves", reserved="none")) == expected | {("dave", "ip2")}
     with pytest.raises(ModelAssumptionError, match="one-to-one data"):
         reidentify(rel, "incomplete")
     # read as one-to-one, REIDIT-I would remove ip1 after alice and could name dave -> ip2: the model check
@@ -180,16 +212,81 @@ def test_appendix_a_toy_fixture() -> None:
     assert forced.summary["model_ok"] is False and "does not hold" in forced.summary["diagnostic"]
 
 
-def test_coverage_forces_a_pair_only_when_nothing_is_withheld() -> None:
-    """ip1 = 11, ip2 = 01; p = 01 fits both, q = 10 fits ip1 only.  Unreserved: ip2 must stand for someone and
-    only p fits it, so p is ip2's.  Identified reserved: ip2's members may be unreleased, so p is uncertain."""
-    M = np.array([[0, 1], [1, 0]])
-    N = np.array([[1, 1], [0, 1]])
-    tl = true_loves(build_linkgraph(many_trails(M, N, "none")))
-    assert pairs(tl) == {("m0", "n1"), ("m1", "n0")}
-    reason = dict(zip(tl.pairs["identified"], tl.pairs["reason"], strict=True))["m0"]
-    assert reason == "n1 stands for at least one person and only m0 fits it, so m0 must be n1"
-    assert pairs(true_loves(build_linkgraph(many_trails(M, N, "identified")))) == {("m1", "n0")}
+ISSUE_CERTAIN = ["L1,identified,a", "L1,identified,c", "L1,deidentified,X", "L1,deidentified,Y", "L2,identified,b",
+                 "L2,deidentified,X", "L3,identified,c", "L3,deidentified,Y"]
+ISSUE_NOBODY = ["L1,identified,a", "L1,deidentified,X", "L2,deidentified,X"]
+ISSUE_CROWDED = ["L1,identified,a", "L1,deidentified,X", "L1,deidentified,Y", "L2,identified,b", "L2,deidentified,Y"]
+
+
+def rows_of(lines: list[str]) -> list[tuple[str, str, str]]:
+    return [tuple(x.split(",")) for x in lines]  # type: ignore[misc]
+
+
+def test_cover_is_per_location_when_nothing_is_withheld() -> None:
+    """c alone at L3 is Y, b alone at L2 is X; X is disclosed at L1, where only a and c were, and c is Y: so a is X.
+    With people withholding, only the pairs of people who fit one household are certain (REIDIT-M)."""
+    g = build_linkgraph(build_trails(release_of(rows_of(ISSUE_CERTAIN)), "none", "one-to-many"))
+    tl = true_loves(g)
+    assert tl.summary["model_ok"] is True and pairs(tl) == {("a", "X"), ("b", "X"), ("c", "Y")}
+    reason = dict(zip(tl.pairs["identified"], tl.pairs["reason"], strict=True))
+    assert reason["a"] == ("X is disclosed at L1, so a person disclosed there stands for it, and a is the only one "
+                           "who can")
+    assert "fits only" in reason["b"] and "fits only" in reason["c"]
+    assert pairs(reidit_m(g)) == {("b", "X"), ("c", "Y")}
+    g_res = build_linkgraph(build_trails(release_of(rows_of(ISSUE_CERTAIN)), "identified", "one-to-many"))
+    assert pairs(true_loves(g_res)) == {("b", "X"), ("c", "Y")}
+
+
+@pytest.mark.parametrize(("lines", "words"), [
+    (ISSUE_NOBODY, "L2 discloses 1 household (X) but no person who could stand for it"),
+    (ISSUE_CROWDED, "L1 discloses 2 households (X, Y) but only 1 person who could stand for them (a)"),
+    (["L1,identified,p", "L1,identified,q", "L1,deidentified,X", "L2,identified,q", "L2,deidentified,X",
+      "L2,deidentified,Y"], "L2 discloses 1 household (Y) but no person who could stand for it"),
+])
+def test_data_that_refute_nothing_withheld_name_no_pair(lines, words) -> None:
+    g = build_linkgraph(build_trails(release_of(rows_of(lines)), "none", "one-to-many"))
+    for res in (true_loves(g), reidit_m(g)):
+        assert res.summary["model_ok"] is False and len(res) == 0
+        assert words in res.summary["diagnostic"]
+    with pytest.raises(ModelAssumptionError, match="no possible partners"):
+        audit(g, 2)
+
+
+def test_propagation_and_search_refusals_name_locations() -> None:
+    """Refutations that no count shows: a household whose only candidates are certainly elsewhere (propagation),
+    and one that only the search finds (two households, each needing one of the same two people twice)."""
+    lines = ["L1,identified,a", "L1,deidentified,X", "L2,identified,a", "L2,identified,b", "L2,deidentified,X",
+             "L2,deidentified,Y", "L3,identified,b", "L3,deidentified,Y", "L3,deidentified,X"]
+    rows = rows_of(lines)
+    assert not household_oracle(rows, nothing_withheld=True)["assignments"]
+    mc = classify_one_to_many(build_linkgraph(build_trails(release_of(rows), "none", "one-to-many")))
+    assert mc.consistent is False and mc.refusals[0].code in ("propagation", "search", "no-candidate", "crowded")
+    assert mc.refusals[0].location in {"L1", "L2", "L3"}
+
+
+def test_budget_refuses_a_component_and_keeps_the_rest(monkeypatch) -> None:
+    """A component beyond the search budget is refused in one line (sizes, first elements); pairs proved by
+    propagation elsewhere stay (true whenever the model is), and consistency is reported as not checked."""
+    from graphlink.onetomany import SearchBudget
+
+    rows = rows_of(ISSUE_CERTAIN) + [(c + "b", k, e + "2") for c, k, e in rows_of(ISSUE_CERTAIN)]
+    rows += [("L4", "identified", "u"), ("L4", "identified", "v"), ("L4", "deidentified", "U"),
+             ("L4", "deidentified", "V"), ("L5", "identified", "u"), ("L5", "identified", "v"),
+             ("L5", "deidentified", "U"), ("L5", "deidentified", "V")]
+    g = build_linkgraph(build_trails(release_of(rows), "none", "one-to-many"))
+    mc = classify_one_to_many(g, budget=SearchBudget(pairs=1))
+    assert mc.consistent is None and len(mc.unsolved) == 1
+    text = mc.unsolved[0].text()
+    assert "2 people and 2 households with 4 candidate pairs" in text and "u, v" in text
+    km, kn = g.trails.identified.keys, g.trails.deidentified.keys
+    assert {(str(km[m]), str(kn[n])) for m, n in zip(mc.pair_m, mc.pair_n, strict=True)} == {
+        ("a", "X"), ("b", "X"), ("c", "Y"), ("a2", "X2"), ("b2", "X2"), ("c2", "Y2")}
+    with pytest.warns(UserWarning, match="beyond the search budget"):
+        monkeypatch.setattr("graphlink.onetomany.SearchBudget", lambda: SearchBudget(pairs=1))
+        tl = true_loves(g)
+    assert tl.summary["model_ok"] is None and tl.summary["unsolved"] == 1 and len(tl) == 6
+    with pytest.raises(ModelAssumptionError, match="beyond the search budget"):
+        audit(g, 2)
 
 
 def test_readme_households_release_is_read_one_to_many() -> None:

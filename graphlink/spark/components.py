@@ -39,7 +39,7 @@ import pandas as pd
 
 from graphlink.audit import AuditResult
 from graphlink.reidit import EXPLAIN_LIMIT, Reidentification, _conflict_diagnostic, hall_diagnostic
-from graphlink.spark.fill import SparkTrails, storage_level
+from graphlink.spark.fill import SparkTrails, storage_level, to_uint64, word_cols
 from graphlink.spark.links import edges
 
 if TYPE_CHECKING:
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
 CC_DRIVER_EDGES = int(os.environ.get("GRAPHLINK_SPARK_CC_DRIVER_EDGES", 1_000_000))
 BUCKET_ELEMENTS = int(os.environ.get("GRAPHLINK_SPARK_BUCKET_ELEMENTS", 250_000))
 CAVEAT_ONE = " [the data breaks the model (Hall's condition fails): not certain]"
-CAVEAT_MANY = " [no consistent one-to-many assignment exists: not certain]"
 #: per-bucket output rows; the meaning of a/b/n1..n3/f1/f2 depends on ``kind`` (see ``_run_bucket``)
 SCHEMA = "kind string, a string, b string, reason string, n1 long, n2 long, n3 long, f1 boolean, f2 boolean"
 
@@ -168,6 +167,10 @@ def _r_s(st: SparkTrails) -> tuple[int, int]:
     return st.n_deidentified, st.n_identified
 
 
+def _needs_locations(st: SparkTrails) -> bool:
+    return st.one_to_many and st.model.reserved == "none"
+
+
 def run(st: SparkTrails, task: dict, cc: str = "auto") -> pd.DataFrame:
     """Run one task (see ``_run_bucket``) on every bucket; returns the collected output rows."""
     return run_frame(st, task, cc).toPandas()
@@ -180,7 +183,9 @@ def run_frame(st: SparkTrails, task: dict, cc: str = "auto") -> DataFrame:
     lab = labels(st, cc)
     n = _n_buckets(st)
     bucket = lab.select("cid", F.pmod(F.xxhash64("comp"), F.lit(n)).alias("bucket"))
-    els = st.elements.select("side", "eid", "element", "cid").join(bucket, "cid")
+    # nothing withheld, one-to-many: the cover constraints need every element's locations (its ones words)
+    words = word_cols("o", st.n_words) if _needs_locations(st) else []
+    els = st.elements.select("side", "eid", "element", "cid", *words).join(bucket, "cid")
     # a fresh projection (new column ids): the same table on both sides of a cogroup is an ambiguous self-join
     eds = edges(st).join(bucket.select(F.col("cid").alias("id_cid"), F.col("bucket").alias("bucket")), "id_cid")
     m = st.model
@@ -212,8 +217,9 @@ def _bucket_graph(ctx: dict, left: pd.DataFrame, right: pd.DataFrame) -> tuple[A
         cids[side] = np.unique(cid)
         ranks[side] = np.searchsorted(cids[side], cid)
         eids[side] = part["eid"].to_numpy(np.int64)
-        empty = np.zeros((len(part), 0), np.uint64)
-        sides[side] = TrailSide(part["element"].to_numpy(dtype=object), empty, empty, n_loc)
+        words = word_cols("o", -(-n_loc // 64))
+        ones = to_uint64(part, words) if words[0] in part.columns else np.zeros((len(part), 0), np.uint64)
+        sides[side] = TrailSide(part["element"].to_numpy(dtype=object), ones, ones, n_loc)
     trails = Trails(ctx["locations"], sides["identified"], sides["deidentified"], ctx["reserved"], ctx["reason"],
                     ctx["sizes"], ctx["multiplicity"], ctx["decided_by"])
     cei = np.searchsorted(cids["identified"], right["id_cid"].to_numpy(np.int64))
@@ -355,58 +361,64 @@ def _loop_order(pairs: pd.DataFrame, keys: np.ndarray, eids: np.ndarray, side: s
     return np.array([pos[str(x)] for x in pairs[side]], np.int64)
 
 
+def _refusal_rows(kind: str, refusals: list, ids: dict) -> pd.DataFrame:
+    """Refusals (:class:`graphlink.onetomany.Refusal`) as rows: a its words, n1..n3 its order key with the row made
+    an element id (so buckets merge in the local engine's order), f1 whether a budget note's component was found
+    consistent."""
+    eid = ids["eid"]
+    n3 = [int(eid["identified" if r.code in ("orphan", "budget") else "deidentified"][r.key[2]]) if r.key[2] >= 0
+          else -1 for r in refusals]
+    return _rows(kind, len(refusals), a=[r.text() for r in refusals], n1=[r.key[0] for r in refusals],
+                 n2=[r.key[1] for r in refusals], n3=n3, f1=[r.checked for r in refusals])
+
+
 def _many(ctx: dict, graph: Any, ids: dict, method: str) -> pd.DataFrame:
-    """One-to-many data (Appendix A): certain pairs, audit, REIDIT-M, or the classified graph."""
+    """One-to-many data (Appendix A): certain pairs, audit, REIDIT-M, or the classified graph.  Every step of
+    :mod:`graphlink.onetomany` is per connected component, so each bucket's verdicts are the whole release's."""
+    import warnings
+
     from graphlink.audit import audit
     from graphlink.onetomany import classify_one_to_many
     from graphlink.reidit import certain_one_to_many, reidit_m
 
     tr = graph.trails
-    eid, cid = ids["eid"], ids["cid"]
+    eid = ids["eid"]
     keys = {"identified": tr.identified.keys, "deidentified": tr.deidentified.keys}
     out = []
-    if method == "multiple":
-        res = reidit_m(graph)
-        v = _view(graph)
-        deg_r, _ = _class_degrees(v)
-        out.append(_elements("orphan", "identified", keys["identified"], eid["identified"],
-                             np.flatnonzero(deg_r[v.r_class] == 0)))
-        order = _loop_order(res.pairs, keys["identified"], eid["identified"], "identified")
-        out.append(_rows("pair", len(res.pairs), a=res.pairs["identified"], b=res.pairs["deidentified"],
-                         reason=res.pairs["reason"], n1=order))
-        return pd.concat(out, ignore_index=True)
-    mc = classify_one_to_many(graph, engine=ctx["engine"])
-    deg = np.bincount(graph.class_ei, weights=graph.de_class_size[graph.class_ej],
-                      minlength=len(graph.id_class_size))
-    orphan_rows = np.flatnonzero(deg[graph.id_class] == 0)
-    out.append(_elements("orphan", "identified", keys["identified"], eid["identified"], orphan_rows))
-    if mc.nu < graph.n_deidentified:
-        rows = np.array([{str(k): i for i, k in enumerate(keys["deidentified"])}[u] for u in mc.uncovered],
-                        np.int64)
-        out.append(_elements("uncovered", "deidentified", keys["deidentified"], eid["deidentified"], rows))
-    certain_edges = np.flatnonzero(mc.class_certain)
-    forced_edges = int((deg[graph.class_ei[certain_edges]] > 1).sum())
-    out.append(_stats(nu=mc.nu, n_orphans=len(orphan_rows), forced=forced_edges,
-                      true_loves=int(graph.id_class_size[graph.class_ei[mc.class_certain]].sum()),
-                      union_edges=int(np.sum(mc.union_degree_identified))))
-    if method == "true-loves":
-        explain = ctx["explain"] if ctx["explain"] is not None else forced_edges <= EXPLAIN_LIMIT
-        res = certain_one_to_many(graph, explain=explain)
-        pos_m = {str(k): i for i, k in enumerate(keys["identified"])}
-        pos_n = {str(k): i for i, k in enumerate(keys["deidentified"])}
-        mi = np.array([pos_m[str(x)] for x in res.pairs["identified"]], np.int64)
-        nj = np.array([pos_n[str(x)] for x in res.pairs["deidentified"]], np.int64)
-        ci = graph.id_class[mi] if len(mi) else np.zeros(0, np.int64)
-        out.append(_rows("pair", len(res.pairs), a=res.pairs["identified"], b=res.pairs["deidentified"],
-                         reason=res.pairs["reason"], n1=cid["deidentified"][graph.de_class[nj]] if len(nj) else nj,
-                         n2=cid["identified"][ci], n3=eid["identified"][mi] if len(mi) else mi,
-                         f1=deg[ci] > 1 if len(ci) else np.zeros(0, bool)))
-    elif method == "audit":
-        v = audit(mc, ctx["k"]).violations
-        out.append(_rows("viol", len(v), a=v["element"].astype(str), b=v["side"], n1=v["union_degree"],
-                         n2=v["union_degree_non_null"]))
-    else:
-        out.append(_graph_rows(graph, ids, mc.class_possible, mc.class_certain, mc.class_flow, None, None, 0))
+    with warnings.catch_warnings():           # budget notes are the driver's to give, once, for the whole release
+        warnings.simplefilter("ignore")
+        if method == "multiple":
+            res = reidit_m(graph)
+            v = _view(graph)
+            deg_r, _ = _class_degrees(v)
+            out.append(_elements("orphan", "identified", keys["identified"], eid["identified"],
+                                 np.flatnonzero(deg_r[v.r_class] == 0)))
+            if tr.reserved == "none":
+                mc = classify_one_to_many(graph, possible=False, backbone=False)
+                out.append(_refusal_rows("refusal", mc.refusals, ids))
+                out.append(_refusal_rows("unsolved", mc.unsolved, ids))
+            order = _loop_order(res.pairs, keys["identified"], eid["identified"], "identified")
+            out.append(_rows("pair", len(res.pairs), a=res.pairs["identified"], b=res.pairs["deidentified"],
+                             reason=res.pairs["reason"], n1=order))
+            return pd.concat(out, ignore_index=True)
+        mc = classify_one_to_many(graph, possible=method != "true-loves")
+        out.append(_refusal_rows("refusal", mc.refusals, ids))
+        out.append(_refusal_rows("unsolved", mc.unsolved, ids))
+        out.append(_stats(true_loves=mc.n_true_loves, union_edges=int(np.sum(mc.union_degree_identified))
+                          if mc.union_degree_identified is not None else 0))
+        if method == "true-loves":
+            res = certain_one_to_many(graph, classes=mc)
+            m, n = mc.true_love_pairs
+            if len(res.pairs):
+                out.append(_rows("pair", len(res.pairs), a=res.pairs["identified"], b=res.pairs["deidentified"],
+                                 reason=res.pairs["reason"], n1=eid["identified"][m], n2=eid["deidentified"][n]))
+        elif method == "audit":
+            if not mc.unsolved and mc.consistent is not False:
+                v = audit(mc, ctx["k"]).violations
+                out.append(_rows("viol", len(v), a=v["element"].astype(str), b=v["side"], n1=v["union_degree"],
+                                 n2=v["union_degree_non_null"]))
+        else:
+            out.append(_graph_rows(graph, ids, mc.class_allowed, mc.class_certain, mc.class_flow, None, None, 0))
     return pd.concat(out, ignore_index=True)
 
 
@@ -499,20 +511,18 @@ def _true_loves_verdict(st: SparkTrails, out: pd.DataFrame) -> dict:
     whole release keeps the model (one-to-one: Hall's condition; one-to-many: every de-identified element
     matched, no orphan) and, when not, why."""
     if st.one_to_many:
-        nu, n_orphans = _stat(out, "nu"), _stat(out, "n_orphans")
-        consistent = n_orphans == 0 and nu == st.n_deidentified
-        summary: dict = {"multiplicity": "one-to-many", "maximum_matching_size": nu, "model_ok": consistent,
-                         "engine": _many_engine(st)}
-        if not consistent:
-            summary["diagnostic"] = ("the one-to-many model does not hold (" + _many_diagnostic(st, out) + "), so "
-                                     "no pair is certain")
-        return summary
+        return _many_verdict(st, out)
     nu_real = _stat(out, "nu_real")
     ok = _hall_ok(st, nu_real)
     unmatched = _listed(out, "unmatched")
     summary = {"maximum_matching_size": nu_real, "model_ok": ok, "unmatched": unmatched[:50], "engine": _engine(st)}
     if not ok:
-        summary["diagnostic"] = hall_diagnostic(_duck(st, unmatched))  # type: ignore[arg-type]
+        star = st.star_side
+        other = "deidentified" if star == "identified" else "identified"
+        duck = _duck(st, unmatched)
+        duck.unmatched_sides = {star: _listed(out[out["n2"] == 0], "unmatched"),
+                                other: _listed(out[out["n2"] == 1], "unmatched")}
+        summary["diagnostic"] = hall_diagnostic(duck)  # type: ignore[arg-type]
     return summary
 
 
@@ -524,11 +534,8 @@ def _merge_true_loves(st: SparkTrails, out: pd.DataFrame, explain: bool | None) 
     n_forced = _stat(out, "forced")
     summary = {"reidentified": len(pairs), **_true_loves_verdict(st, out)}
     if st.one_to_many:
-        _budget(pairs, forced, n_forced, explain, lambda m, n: f"{m} must be {n}: without them some de-identified "
-                "elements would stand for nobody (run with --explain to list them)")
-        if not summary["model_ok"]:
-            _caveat(pairs, CAVEAT_MANY)
-        return Reidentification("true-loves", pairs, summary)
+        return Reidentification("true-loves", pairs if summary["model_ok"] is not False else pairs.iloc[:0],
+                                {**summary, "reidentified": len(pairs) if summary["model_ok"] is not False else 0})
     star = st.star_side
     _budget(pairs, forced, n_forced, explain, lambda i, d: (
         f"{d if star == 'deidentified' else i} must be {i if star == 'deidentified' else d}: its other candidates "
@@ -557,7 +564,7 @@ def write_true_loves(st: SparkTrails, out: str, *, explain: bool = False, cc: st
         summary = _true_loves_verdict(st, frame.filter(~is_pair).toPandas())
         pairs = frame.filter(is_pair)
         summary = {"reidentified": pairs.count(), **summary}
-        if summary["model_ok"]:
+        if summary["model_ok"] is not False:          # None: a component beyond the budget (noted); the rest holds
             cols = [F.col("a").alias("identified"), F.col("b").alias("deidentified")]
             write_pairs(pairs.sortWithinPartitions("n1", "n2", "n3").select(*cols, *([F.col("reason")] if explain
                                                                                       else [])), out)
@@ -566,17 +573,27 @@ def write_true_loves(st: SparkTrails, out: str, *, explain: bool = False, cc: st
     return summary
 
 
-def _many_engine(st: SparkTrails) -> str:
-    return _engine(st) if st.model.reserved == "none" else "elements"
+def _sorted_texts(out: pd.DataFrame, kind: str) -> list[str]:
+    part = out[out["kind"] == kind].sort_values(["n1", "n2", "n3"], kind="stable")
+    return [str(x) for x in part["a"]]
 
 
-def _many_diagnostic(st: SparkTrails, out: pd.DataFrame) -> str:
-    from graphlink.onetomany import ManyClasses
+def _many_verdict(st: SparkTrails, out: pd.DataFrame) -> dict:
+    """The one-to-many verdict of the whole release from the buckets' refusal rows, in the core's words
+    (:func:`graphlink.reidit.certain_one_to_many`); budget notes are given here once, as the core gives them."""
+    from graphlink.onetomany import diagnostic_text
+    from graphlink.reidit import _unsolved
 
-    duck = SimpleNamespace(n_orphans=_stat(out, "n_orphans"), orphans=_listed(out, "orphan")[:50], nu=_stat(out, "nu"),
-                           uncovered=_listed(out, "uncovered")[:50],
-                           graph=SimpleNamespace(n_deidentified=st.n_deidentified))
-    return ManyClasses.diagnostic.fget(duck)  # type: ignore[attr-defined]
+    refusals, unsolved = _sorted_texts(out, "refusal"), _sorted_texts(out, "unsolved")
+    unchecked = bool((~out.loc[out["kind"] == "unsolved", "f1"].astype(bool)).any())   # no assignment found there
+    ok = False if refusals else (None if unchecked else True)
+    summary: dict = {"multiplicity": "one-to-many", "model_ok": ok,
+                     "engine": "exact" if st.model.reserved == "none" else "fit"}
+    if refusals:
+        summary["diagnostic"] = (f"the one-to-many model does not hold ({diagnostic_text(refusals)}), so no pair "
+                                 "is certain")
+    _unsolved(summary, SimpleNamespace(unsolved=[SimpleNamespace(text=lambda t=t: t) for t in unsolved]))
+    return summary
 
 
 def _merge_m(st: SparkTrails, out: pd.DataFrame) -> Reidentification:
@@ -584,6 +601,14 @@ def _merge_m(st: SparkTrails, out: pd.DataFrame) -> Reidentification:
     pairs = _pairs(out, ["n1"])
     orphans = _listed(out, "orphan")
     summary: dict = {"reidentified": len(pairs), "model_ok": not orphans}
+    if not orphans and st.one_to_many and st.model.reserved == "none":
+        verdict = _many_verdict(st, out)
+        summary["model_ok"] = verdict["model_ok"]
+        for key in ("diagnostic", "unsolved", "unsolved_text"):
+            if key in verdict:
+                summary[key] = verdict[key]
+        if verdict["model_ok"] is False:
+            pairs, summary["reidentified"] = pairs.iloc[:0], 0
     if orphans:
         first = ", ".join(orphans[:5]) + (", …" if len(orphans) > 5 else "")
         summary["conflicts"] = orphans[:50]
@@ -609,11 +634,21 @@ def audit(st: SparkTrails, k: int, cc: str = "auto") -> AuditResult:
               "link_edges": graph_size(st)[0], "union_edges": _stat(out, "union_edges")}
     ok = bool(len(violations) == 0)
     if st.one_to_many:
-        nu = _stat(out, "nu")
-        consistent = _stat(out, "n_orphans") == 0 and nu == st.n_deidentified
+        from graphlink.errors import ModelAssumptionError
+
+        unsolved = _sorted_texts(out, "unsolved")
+        if unsolved:
+            raise ModelAssumptionError(f"{unsolved[0]}; its possible partners are unknown, so the "
+                                       "k-unlinkability audit is not exact")
+        refusals = _sorted_texts(out, "refusal")
+        if refusals:
+            from graphlink.audit import refuted_audit
+            from graphlink.onetomany import diagnostic_text
+
+            raise ModelAssumptionError(refuted_audit(diagnostic_text(refusals)))
         counts["multiplicity"] = "one-to-many"
-        return AuditResult(k, ok, violations, _stat(out, "true_loves"), nu, consistent,
-                           _listed(out, "orphan")[:50] + _listed(out, "uncovered")[:50], counts)
+        return AuditResult(k, ok, violations, _stat(out, "true_loves"), 0 if refusals else st.n_deidentified,
+                           not refusals, refusals, counts)
     nu_real = _stat(out, "nu_real")
     return AuditResult(k, ok, violations, _stat(out, "true_loves"), nu_real, _hall_ok(st, nu_real),
                        _listed(out, "unmatched"), counts)
