@@ -346,7 +346,7 @@ def _location_lists(words: np.ndarray, n_loc: int) -> tuple[np.ndarray, np.ndarr
 def _expand(graph: LinkGraph, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Element-level pairs (identified row, de-identified row) of the selected class edges, sorted by (row, row).
     O(pairs)."""
-    from graphlink.rowops import members
+    from graphlink.kernels.rows import members
 
     id_ptr, id_mem = members(graph.id_class, len(graph.id_class_size))
     de_ptr, de_mem = members(graph.de_class, len(graph.de_class_size))

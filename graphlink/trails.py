@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from graphlink.kernels.rows import n_words, pack_columns
 from graphlink.model import (
     ONE_TO_ONE,
     RESERVED_CHOICES,
@@ -42,7 +43,6 @@ from graphlink.model import (
     decide_reserved,
 )
 from graphlink.release import LocationSizes, Release
-from graphlink.rowops import n_words, pack_columns
 
 if TYPE_CHECKING:          # pandas is imported where used: trails of a small release are summarised without it
     import pandas as pd

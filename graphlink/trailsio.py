@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Literal
 
 import numpy as np
 
-from graphlink.rowops import fingerprint
+from graphlink.kernels.rows import fingerprint
 from graphlink.trails import Trails, TrailSide, unpack
 
 if TYPE_CHECKING:          # pandas only for TrailSummary's tables: summary_dict (the CLI) never imports it
@@ -90,7 +90,7 @@ def _trail_counts(side: TrailSide) -> tuple[np.ndarray, np.ndarray]:
     reps = order[start]
     same = np.all(words[order] == words[np.repeat(reps, counts)], axis=1)
     if not same.all():                        # a fingerprint collision: regroup exactly (rare)
-        from graphlink.rowops import row_classes
+        from graphlink.kernels.rows import row_classes
 
         reps, cls = row_classes(words)
         counts = np.bincount(cls, minlength=len(reps))

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphlink.kernels import class_max_flow, group_pointers
+from graphlink.kernels.flow import class_max_flow, group_pointers
 from graphlink.matching import twin_classify, twin_flow
 
 

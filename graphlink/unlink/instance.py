@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from graphlink.rowops import csr
+from graphlink.kernels.rows import csr
 
 Sets = Mapping[Hashable, Iterable[Hashable]]
 

@@ -4,7 +4,7 @@ Everything here works on bit-packed trail words (uint64, see :mod:`graphlink.tra
 so the modules above it (trails, linkgraph, matching, reidit) can all use it without import cycles.
 
 * twin grouping of identical rows and 64-bit row fingerprints (docs/algorithms.md#link-generation): plain NumPy, in
-  :mod:`graphlink.rowops`, re-exported here;
+  :mod:`graphlink.kernels.rows`, re-exported here;
 * class-level link generation (thesis Definition 17; see :func:`class_links`);
 * :func:`first_links`: for every reserved-side row, one linked complete-side row or -1 (early exit): the
   cheap test behind the data-model decision (a record that can be nobody refutes a model).
@@ -22,7 +22,7 @@ from typing import Literal
 import numba
 import numpy as np
 
-from graphlink.rowops import csr, fingerprint, members, row_classes  # noqa: F401  (re-exported)
+from graphlink.kernels.rows import csr, fingerprint, members, row_classes  # noqa: F401  (re-exported)
 
 Progress = Callable[[float, str], None]
 
@@ -711,14 +711,14 @@ def pair_members(ci: np.ndarray, cj: np.ndarray, flow: np.ndarray, lptr: np.ndar
 def twin_flow(a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: np.ndarray, *, classify: bool = True) -> dict:
     """The numba twin-class engine behind :func:`graphlink.matching.twin_classify` (same contract).
 
-    1. Maximum flow of s → i (a_i) → j (min(a_i, b_j)) → t (b_j) by :func:`graphlink.kernels.class_max_flow`:
+    1. Maximum flow of s → i (a_i) → j (min(a_i, b_j)) → t (b_j) by :func:`graphlink.kernels.flow.class_max_flow`:
        Hopcroft–Karp (1973) generalised to capacities — Dinic's blocking flows on the bipartite class graph,
        BFS layers cut at the first class with room, DFS with current arcs and dead-end removal, greedy warm
        start, early exit once one side is saturated.  Each phase is O(V + E); O(√V) phases on unit-capacity
        networks.  (REIDIT-I's pairs are not used as a warm start: the greedy pass already routes nearly all
        of the flow, and it needs no proof that its pairs extend to a maximum flow.)
     2. Strongly connected components of the residual graph, s and t included (iterative Tarjan 1972, O(V + E),
-       :func:`graphlink.kernels.residual_scc`), and reachability from s (d_left).
+       :func:`graphlink.kernels.flow.residual_scc`), and reachability from s (d_left).
     3. allowed = f > 0 or same SCC; vital = f = 1, a_i = b_j = 1, SCCs differ; class union-degrees in the
        same pass.  O(E).
 
