@@ -29,7 +29,8 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _measure import measure  # noqa: E402
 
-from graphlink.linkgraph import build_linkgraph, class_links  # noqa: E402
+from graphlink.kernels.links import class_links  # noqa: E402
+from graphlink.linkgraph import build_linkgraph  # noqa: E402
 from graphlink.matching import dm_classify  # noqa: E402
 from graphlink.reference import dense_link_matrix, reidit_i_precomp  # noqa: E402
 from graphlink.reidit import reidit_c, reidit_i  # noqa: E402

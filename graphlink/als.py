@@ -365,7 +365,8 @@ def als_only(b: Blocks, id_keys: np.ndarray, de_keys: np.ndarray) -> pd.DataFram
     """ALS-only re-identification (TR02 §3, |X| = |Y| = 1): pairs whose blocks agree with each other and with
     no other element on either side.  Elements with identical codes are grouped first; the agreement test runs
     on the distinct code rows only.  O(distinct_id · distinct_de · R)."""
-    from graphlink.kernels.flow import block_pairs, row_classes
+    from graphlink.kernels.links import block_pairs
+    from graphlink.kernels.rows import row_classes
 
     ci, cj = np.ascontiguousarray(b.identified), np.ascontiguousarray(b.deidentified)
     rep_i, cls_i = row_classes(ci.view(np.uint64)) if len(ci) else (np.zeros(0, np.int64), np.zeros(0, np.int64))

@@ -145,7 +145,7 @@ def _warm_kernels() -> threading.Thread:
     """
     def load() -> None:
         try:
-            from graphlink.kernels.flow import dedupe_strings, factorize_rows, gather_codes, pack_rows
+            from graphlink.kernels.hashing import dedupe_strings, factorize_rows, gather_codes, pack_rows
 
             empty8, empty32 = np.zeros(0, np.int8), np.zeros(0, np.int32)
             dedupe_strings(np.zeros(1, np.int64), np.zeros(1, np.uint8))
@@ -379,7 +379,7 @@ def _indices(indices: pa.Array) -> np.ndarray:
 
 def _dedupe(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     """(code per value, distinct values in first-appearance order).  O(total bytes)."""
-    from graphlink.kernels.flow import dedupe_strings
+    from graphlink.kernels.hashing import dedupe_strings
 
     offsets, data = _buffers(values)
     codes, first = dedupe_strings(offsets, data)
@@ -397,7 +397,7 @@ def distinct_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array] | Non
     """
     import pyarrow as pa
 
-    from graphlink.kernels.flow import gather_codes
+    from graphlink.kernels.hashing import gather_codes
 
     entries, parts = [], []               # parts: (first entry of the chunk, its dictionary indices or None)
     base = 0
@@ -469,13 +469,13 @@ def coded_release(location: pa.ChunkedArray, kind: pa.ChunkedArray,
     detailed validator must word a problem.
 
     Locations and elements are numbered in order of first appearance (elements per kind) by
-    :func:`graphlink.kernels.flow.factorize_rows`, as the detailed path numbers them; the trail words are packed by
-    :func:`graphlink.kernels.flow.pack_rows` in the same pass that finds exact repeats (a bit already set).  Both
+    :func:`graphlink.kernels.hashing.factorize_rows`, as the detailed path numbers them; the trail words are packed by
+    :func:`graphlink.kernels.hashing.pack_rows` in the same pass that finds exact repeats (a bit already set).  Both
     are numba: on millions of rows they need about half the CPU and system time of the NumPy/Arrow equivalent
     (``np.bitwise_or.at`` plus a hash or sort to locate repeats), mostly by allocating no temporaries.
     O(rows + (|M| + |N|)·W) expected.
     """
-    from graphlink.kernels.flow import factorize_rows, pack_rows
+    from graphlink.kernels.hashing import factorize_rows, pack_rows
     from graphlink.kernels.rows import n_words
 
     n_rows = len(location)

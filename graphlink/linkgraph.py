@@ -232,9 +232,9 @@ def build_linkgraph(trails: Trails, *, method: Literal["auto", "mask", "brutefor
     With ``blocks`` (an attribute linkage set), an edge also needs compatible attribute blocks, and twin classes
     are (trail, block) groups: every analysis (matching, true loves, audit, REIDIT) then runs on the constrained
     graph unchanged.  O(|M| log |M| + |N| log |N|) for the twin classes plus the class-link cost of
-    :func:`graphlink.kernels.flow.class_links` (plus :func:`graphlink.kernels.flow.block_pairs` with blocks).
+    :func:`graphlink.kernels.links.class_links` (plus :func:`graphlink.kernels.links.block_pairs` with blocks).
     """
-    from graphlink.kernels.flow import class_links  # numba: loaded by the analyses that need links only
+    from graphlink.kernels.links import class_links  # numba: loaded by the analyses that need links only
 
     M, N = trails.identified, trails.deidentified
     id_rep, id_class = row_classes(M.known, M.ones)
@@ -262,7 +262,7 @@ def build_linkgraph(trails: Trails, *, method: Literal["auto", "mask", "brutefor
 def _refine(blocks: Blocks, M: TrailSide, N: TrailSide, id_class: np.ndarray, de_class: np.ndarray,
             cei: np.ndarray, cej: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Split trail classes by attribute blocks and keep the compatible sub-class pairs of every trail edge."""
-    from graphlink.kernels.flow import block_pairs
+    from graphlink.kernels.links import block_pairs
 
     codes_m = np.ascontiguousarray(blocks.identified, np.int64).reshape(len(M), -1)
     codes_n = np.ascontiguousarray(blocks.deidentified, np.int64).reshape(len(N), -1)

@@ -234,7 +234,7 @@ def twin_classify(a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: np.ndarray, 
     same = scc[1 + ci] == scc[1 + n_a + cj]
     allowed = (mid_flow > 0) | same
     vital = (mid_flow == 1) & ~same & (a[ci] == 1) & (b[cj] == 1)
-    from graphlink.kernels.flow import masked_class_degrees
+    from graphlink.kernels.scc import masked_class_degrees
 
     deg_l, deg_r = masked_class_degrees(ci, cj, allowed, a, b)
     return {"flow": mid_flow, "allowed": allowed, "vital": vital, "nu": int(res.flow_value),
@@ -439,8 +439,8 @@ def _classify_twins(graph: LinkGraph) -> EdgeClasses:
 def _matching_from_flow(graph: LinkGraph, left_is_id: bool, ci: np.ndarray, cj: np.ndarray, flow: np.ndarray,
                         n_left: int, n_right: int) -> tuple[np.ndarray, np.ndarray]:
     """Turn an integral class flow into an element-level matching (members paired in order).  O(V + E)."""
-    from graphlink.kernels.flow import members as _members
     from graphlink.kernels.flow import pair_members
+    from graphlink.kernels.rows import members as _members
 
     lc, rc = (graph.id_class, graph.de_class) if left_is_id else (graph.de_class, graph.id_class)
     ls, rs = (graph.id_class_size, graph.de_class_size) if left_is_id else (graph.de_class_size, graph.id_class_size)

@@ -52,7 +52,7 @@ Table A.1).  An explicit ``--reserved`` is the user's declaration too: ``deident
 one-to-many (step 2) unless ``--multiplicity one-to-one`` is stated as well.
 
 Cost: O(|C|) for the size test; where step 3/4 needs links, O(|R_class|·|S_class|·W) with early exit
-(:func:`graphlink.kernels.flow.first_links`), plus a class-level max-flow only when neither model is refuted.
+(:func:`graphlink.kernels.links.first_links`), plus a class-level max-flow only when neither model is refuted.
 """
 
 from __future__ import annotations
@@ -186,7 +186,8 @@ def decide_reserved(sizes: pd.DataFrame | LocationSizes, requested: ReservedChoi
 # --------------------------------------------------------------------------------------------- link evidence
 def _unlinked(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray) -> np.ndarray:
     """Reserved rows that link no complete row, found on twin classes.  O(classes_R · classes_S · W)."""
-    from graphlink.kernels.flow import first_links, row_classes
+    from graphlink.kernels.links import first_links
+    from graphlink.kernels.rows import row_classes
 
     r_rep, r_class = row_classes(r_known, r_ones)
     s_rep, _ = row_classes(s_ones)
@@ -204,7 +205,9 @@ def _saturated(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, r_we
     """Whether a matching covers every reserved row (Hall's condition), on twin classes by max-flow with class
     sizes as capacities (rows weighted as in :class:`Fill`; the numba twin engine,
     :func:`graphlink.kernels.flow.twin_flow`).  O(max-flow on the class graph)."""
-    from graphlink.kernels.flow import class_links, row_classes, twin_flow
+    from graphlink.kernels.flow import twin_flow
+    from graphlink.kernels.links import class_links
+    from graphlink.kernels.rows import row_classes
 
     r_rep, r_class = row_classes(r_known, r_ones)
     s_rep, s_class = row_classes(s_ones)

@@ -165,9 +165,9 @@ def reidit_c(trails: Trails) -> Reidentification:
     one-to-one model, where identified twins need not have de-identified twins).  Every pair is a true
     love: a fully known de-identified trail links exactly the identified trails equal to it.  Pairs come in
     the order of their identified elements.  O((|M| + |N|)·W) expected (one hash table over the packed
-    words of both sides, :func:`graphlink.kernels.flow.group_rows`).
+    words of both sides, :func:`graphlink.kernels.hashing.group_rows`).
     """
-    from graphlink.kernels.flow import group_rows
+    from graphlink.kernels.hashing import group_rows
 
     _one_to_one_only(trails, "REIDIT-C")
     M, N = trails.identified, trails.deidentified
@@ -276,8 +276,8 @@ def _class_view(graph: LinkGraph) -> _ClassView:
     cached = graph.__dict__.get("_reidit_class_view")
     if cached is not None:
         return cached
-    from graphlink.kernels.flow import csr
-    from graphlink.kernels.flow import members as _members
+    from graphlink.kernels.rows import csr
+    from graphlink.kernels.rows import members as _members
 
     r_is_de, R, S = _orientation(graph)
     if r_is_de:
@@ -307,7 +307,7 @@ def _run_reidit_i(graph: LinkGraph, flip: bool | None = None) -> tuple[list[tupl
     only: a candidate that was gone when a pair was made was taken by its final partner, so the post-hoc
     reason is the one at the time.
     """
-    from graphlink.kernels.flow import propagate_classes
+    from graphlink.kernels.propagate import propagate_classes
 
     _one_to_one_only(graph.trails, "REIDIT-I")
     v = _class_view(graph)
@@ -551,7 +551,7 @@ class _TightSets:
     """
 
     def __init__(self, graph: LinkGraph, class_flow: np.ndarray) -> None:
-        from graphlink.kernels.flow import csr
+        from graphlink.kernels.rows import csr
 
         self.v = _class_view(graph)
         v = self.v
@@ -575,7 +575,7 @@ class _TightSets:
 
     def tight_set(self, r: int, s: int) -> tuple[np.ndarray, np.ndarray]:
         """One-to-one forced pair (r, s): (U, N(U)) as reserved rows and complete rows, |U| = |N(U)|."""
-        from graphlink.kernels.flow import closure
+        from graphlink.kernels.propagate import closure
 
         v = self.v
         rc, sc = v.r_class[r], v.s_class[s]

@@ -310,7 +310,7 @@ def test_dedupe_strings_numbers_distinct_values_in_first_appearance_order(values
 @SETTINGS
 @given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=80))
 def test_group_rows_groups_exactly_equal_rows(rows: list[tuple[int, int]]) -> None:
-    from graphlink.kernels.flow import group_rows
+    from graphlink.kernels.hashing import group_rows
 
     words = np.array(rows, dtype=np.uint64).reshape(len(rows), 2)
     half = len(rows) // 2

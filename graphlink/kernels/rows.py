@@ -2,9 +2,8 @@
 
 Bit packing of trail words (bit c of word c // 64, see :mod:`graphlink.trails`), twin grouping of identical
 rows, 64-bit row fingerprints (docs/algorithms.md#link-generation) and CSR groupings.  They live apart from
-:mod:`graphlink.kernels.flow` (which re-exports some of them) so that commands on small releases (reading, trails,
-their summary) start without numba: loading numba and its cached kernels costs about half a second to a
-second per process.
+the numba kernels of this package so that commands on small releases (reading, trails, their summary) start
+without numba: loading numba and its cached kernels costs about half a second to a second per process.
 """
 
 from __future__ import annotations
