@@ -19,8 +19,9 @@ graph without them (x ∈ D(G')); that edge is vital iff z = 1 and D(G') = {x}.
 
 Two exact engines:
 
-* element level: Hopcroft–Karp written here in numba (scipy's has exponential time on layered graphs,
-  scipy/scipy#26147, unfixed in 1.17), then scipy's iterative SCC.  O(E·√V).
+* element level: Hopcroft–Karp (:func:`graphlink.kernels.flow.maximum_matching`, the capacitated engine below
+  with every capacity 1; scipy's has exponential time on layered graphs, scipy/scipy#26147, unfixed in 1.17), then
+  scipy's iterative SCC.  O(E·√V).
 * twin classes (docs/algorithms.md#twin-classes): identical trails form classes with multiplicities; a max-flow with
   capacities min(a_i, b_j) plus an SCC pass on the residual graph classifies class edges.  Used when the
   element-level graph would be much larger than the class graph (low-entropy data).  The max-flow is
@@ -35,116 +36,16 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
 
-import numba
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components, maximum_flow
 
 from graphlink.errors import ModelAssumptionError
-from graphlink.kernels.flow import twin_flow
+from graphlink.kernels.flow import maximum_matching, twin_flow
 from graphlink.linkgraph import LinkGraph
 
 INF = np.iinfo(np.int64).max
-
-
-@numba.njit(cache=True)
-def hopcroft_karp(indptr: np.ndarray, indices: np.ndarray, n_left: int, n_right: int,
-                  mate_left: np.ndarray, mate_right: np.ndarray) -> int:  # pragma: no cover - numba
-    """Maximum bipartite matching (Hopcroft–Karp 1973), iterative, warm-startable.  O(E·√V).
-
-    ``mate_left``/``mate_right`` hold a valid (possibly empty) matching on entry and a maximum one on
-    exit.  Dead ends found by the DFS are removed from the layered graph (``dist = INF``), which is what
-    keeps every phase O(E) — the step scipy's implementation misses.
-    """
-    big = np.iinfo(np.int64).max
-    dist = np.empty(n_left, np.int64)
-    queue = np.empty(n_left, np.int64)
-    ptr = np.empty(n_left, np.int64)
-    stack = np.empty(n_left + 1, np.int64)
-    # greedy warm start: cheap and usually matches most vertices
-    for u in range(n_left):
-        if mate_left[u] == -1:
-            for e in range(indptr[u], indptr[u + 1]):
-                v = indices[e]
-                if mate_right[v] == -1:
-                    mate_left[u] = v
-                    mate_right[v] = u
-                    break
-    while True:
-        qt = 0
-        for u in range(n_left):
-            if mate_left[u] == -1:
-                dist[u] = 0
-                queue[qt] = u
-                qt += 1
-            else:
-                dist[u] = big
-        limit = big
-        qh = 0
-        while qh < qt:
-            u = queue[qh]
-            qh += 1
-            if dist[u] >= limit:
-                continue
-            for e in range(indptr[u], indptr[u + 1]):
-                w = mate_right[indices[e]]
-                if w == -1:
-                    if limit == big:
-                        limit = dist[u]
-                elif dist[w] == big:
-                    dist[w] = dist[u] + 1
-                    queue[qt] = w
-                    qt += 1
-        if limit == big:
-            break
-        for u in range(n_left):
-            ptr[u] = indptr[u]
-        for root in range(n_left):
-            if mate_left[root] != -1 or dist[root] != 0:
-                continue
-            top = 0
-            stack[0] = root
-            while top >= 0:
-                x = stack[top]
-                if ptr[x] == indptr[x + 1]:
-                    dist[x] = big          # dead end: never expand again in this phase
-                    top -= 1
-                    continue
-                v = indices[ptr[x]]
-                ptr[x] += 1
-                w = mate_right[v]
-                if w == -1:
-                    if dist[x] != limit:
-                        continue
-                    for k in range(top, -1, -1):   # augment along the stack
-                        y = stack[k]
-                        vv = indices[ptr[y] - 1]
-                        mate_right[vv] = y
-                        mate_left[y] = vv
-                        dist[y] = big
-                    break
-                if dist[w] != big and dist[w] == dist[x] + 1:
-                    top += 1
-                    stack[top] = w
-    size = 0
-    for u in range(n_left):
-        if mate_left[u] != -1:
-            size += 1
-    return size
-
-
-def maximum_matching(n_left: int, n_right: int, el: np.ndarray, er: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """Maximum matching of the bipartite graph with edges (el[k], er[k]).  Returns (mate_left, mate_right, ν)."""
-    el = np.asarray(el, np.int64)
-    er = np.asarray(er, np.int64)
-    order = np.argsort(el, kind="stable")
-    indices = er[order]
-    indptr = np.searchsorted(el[order], np.arange(n_left + 1)).astype(np.int64)
-    mate_l = np.full(n_left, -1, np.int64)
-    mate_r = np.full(n_right, -1, np.int64)
-    nu = hopcroft_karp(indptr, indices, n_left, n_right, mate_l, mate_r)
-    return mate_l, mate_r, int(nu)
 
 
 def dm_classify(n_left: int, n_right: int, el: np.ndarray, er: np.ndarray) -> dict:

@@ -140,3 +140,31 @@ def test_optimal_matches_brute_force_family_and_bounds_heuristics(frame, k):
         a = allocate(inst, k, method, 0)
         assert a.n_disclosed() <= best_r.records
         assert a.locations_disclosing() <= best_l.locations_disclosing
+
+
+def _b_matching(sets: dict, demand: int) -> bool:
+    """Every location of ``sets`` gets ``demand`` elements of its own set, no element to two locations (networkx
+    max flow, written from the definition)."""
+    g = nx.DiGraph()
+    for c, members in sets.items():
+        g.add_edge("s", ("c", c), capacity=demand)
+        for m in members:
+            g.add_edge(("c", c), ("m", m), capacity=1)
+            g.add_edge(("m", m), "t", capacity=1)
+    return "t" in g and nx.maximum_flow_value(g, "s", "t") == demand * len(sets)
+
+
+@settings(max_examples=60, deadline=None)
+@given(frame=small_releases(max_people=6, max_locations=4), k=st.integers(1, 3), data=st.data())
+def test_flow_dedup_feasibility_is_the_b_matching_of_its_definition(frame, k, data):
+    """Flow-Dedup's feasibility test (two b-matchings on the capacitated Hopcroft–Karp of graphlink.kernels.flow):
+    k disjoint protectors and one protectee of its own for every chosen location."""
+    from graphlink.unlink.flow import feasible_locations
+
+    release = read_release(frame)
+    inst = Instance.from_frame(release.frame)
+    locs = sorted(data.draw(st.sets(st.integers(0, inst.n_locations - 1))))
+    gamma = {c: set(inst.gamma(c).tolist()) for c in locs}
+    omega = {c: set(inst.omega(c).tolist()) for c in locs}
+    expected = not locs or (_b_matching(gamma, k) and _b_matching(omega, 1))
+    assert feasible_locations(inst, locs, k) == expected

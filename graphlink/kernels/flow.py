@@ -1,8 +1,12 @@
-"""Maximum flow on a bipartite class graph: one Hopcroft–Karp, capacitated, and the twin-class engine on it.
+"""Maximum flow on a bipartite graph: one Hopcroft–Karp, capacitated, with unit capacities as the special case.
 
-:func:`twin_flow` classifies every class edge (in some / every maximum flow) from one maximum flow
-(:func:`class_max_flow`) and one SCC pass over its residual graph (:mod:`graphlink.kernels.scc`);
-:func:`pair_members` turns a class flow into an element-level matching.
+* :func:`class_max_flow`: Hopcroft–Karp (1973) generalised to capacities — the one augmenting-path engine of
+  graphlink.  With every capacity 1 it is Hopcroft–Karp proper (:func:`maximum_matching`, the element-level
+  matchings of :mod:`graphlink.matching`); with capacities it serves the twin-class engine and Flow-Dedup's
+  b-matchings (:mod:`graphlink.unlink.flow`).
+* :func:`twin_flow` classifies every class edge (in some / every maximum flow) from one maximum flow and one SCC
+  pass over its residual graph (:mod:`graphlink.kernels.scc`); :func:`pair_members` turns a class flow into an
+  element-level matching.
 """
 
 from __future__ import annotations
@@ -93,30 +97,38 @@ def class_max_flow(a: np.ndarray, b: np.ndarray, ptr: np.ndarray, nb: np.ndarray
     general).  The loop stops as soon as either side is saturated, so the usual case (Hall's condition) needs no
     final unsuccessful BFS.  Integral throughout.
 
+    With every capacity 1 this is Hopcroft–Karp proper (:func:`maximum_matching`), found in the same order: the
+    same greedy pass, the same layers, the same paths.  The searches' state is int32 (layers, queue, current arcs,
+    back-arc slots): a matching on 1e5–1e6 vertices is bound by memory traffic, and half the bytes per vertex
+    is what keeps it near the unit-capacity-only code it replaced.
+
     ``a``: supply per source class, ``b``: room per sink-side class, ``ptr``/``nb``: edges grouped by source
-    class.  Returns (f per edge position (int32), unsent supply x, spare room y, flow value, phases).
+    class (fewer than 2**31 edges and units of room).  Returns (f per edge position (int32), unsent supply x,
+    spare room y, flow value, phases).
     """
     n_a = a.shape[0]
     n_b = b.shape[0]
     n_e = nb.shape[0]
-    big = np.iinfo(np.int64).max
+    big = np.iinfo(np.int32).max
     f = np.zeros(n_e, np.int32)
     x = a.astype(np.int64)
     y = b.astype(np.int64)
-    roff = np.zeros(n_b + 1, np.int64)
-    for v in range(n_b):
-        roff[v + 1] = roff[v] + b[v]
-    rcnt = np.zeros(n_b, np.int64)
-    rk = np.empty(roff[n_b], np.int64)
-    ru = np.empty(roff[n_b], np.int64)
-    listed = np.zeros(n_e, np.uint8)
-    rcur = np.zeros(n_b, np.int64)
     sum_x = 0
     for u in range(n_a):
         sum_x += x[u]
     sum_y = 0
     for v in range(n_b):
         sum_y += y[v]
+    if n_e >= big or sum_y >= big:
+        raise ValueError("class_max_flow: 2**31 or more edges or units of room do not fit its int32 state")
+    roff = np.zeros(n_b + 1, np.int32)
+    for v in range(n_b):
+        roff[v + 1] = roff[v] + b[v]
+    rcnt = np.zeros(n_b, np.int32)
+    rk = np.empty(roff[n_b], np.int32)
+    ru = np.empty(roff[n_b], np.int32)
+    listed = np.zeros(n_e, np.uint8)
+    rcur = np.zeros(n_b, np.int32)
     # greedy warm start: every source class sends what it can along its edges in order
     for u in range(n_a):
         for k in range(ptr[u], ptr[u + 1]):
@@ -131,12 +143,12 @@ def class_max_flow(a: np.ndarray, b: np.ndarray, ptr: np.ndarray, nb: np.ndarray
                 sum_x -= d
                 sum_y -= d
                 _add_back_arc(v, k, u, f, roff, rcnt, rk, ru, listed, rcur)
-    dl = np.empty(n_a, np.int64)
-    dr = np.empty(n_b, np.int64)
-    queue = np.empty(n_a, np.int64)
-    lcur = np.empty(n_a, np.int64)
-    st_node = np.empty(2 * n_a + 2, np.int64)
-    st_edge = np.empty(2 * n_a + 2, np.int64)
+    dl = np.empty(n_a, np.int32)
+    dr = np.empty(n_b, np.int32)
+    queue = np.empty(n_a, np.int32)
+    lcur = np.empty(n_a, np.int32)
+    st_node = np.empty(2 * n_a + 2, np.int32)
+    st_edge = np.empty(2 * n_a + 2, np.int32)
     phases = 0
     while sum_x > 0 and sum_y > 0:
         # BFS: layers of source classes; a sink-side class takes the layer of the class that first reaches it
@@ -161,7 +173,7 @@ def class_max_flow(a: np.ndarray, b: np.ndarray, ptr: np.ndarray, nb: np.ndarray
             au = a[u]
             for k in range(ptr[u], ptr[u + 1]):
                 v = nb[k]
-                if dr[v] != big or f[k] >= min(au, b[v]):
+                if dr[v] != big or (f[k] != 0 and f[k] >= min(au, b[v])):
                     continue
                 dr[v] = d
                 if y[v] > 0:
@@ -196,7 +208,7 @@ def class_max_flow(a: np.ndarray, b: np.ndarray, ptr: np.ndarray, nb: np.ndarray
                         k = lcur[w]
                         while k < ptr[w + 1]:
                             v = nb[k]
-                            if dr[v] == d and (d < limit or y[v] > 0) and f[k] < min(aw, b[v]):
+                            if dr[v] == d and (f[k] == 0 or f[k] < min(aw, b[v])) and (d < limit or y[v] > 0):
                                 found = k
                                 break
                             k += 1
@@ -284,6 +296,36 @@ def pair_members(ci: np.ndarray, cj: np.ndarray, flow: np.ndarray, lptr: np.ndar
     return mate_l, mate_r
 
 
+def grouped_edges(src: np.ndarray, dst: np.ndarray, n_src: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Edges (src[k], dst[k]) as CSR grouped by ``src``: (ptr, dst per position, the stable permutation applied or
+    None when ``src`` was already non-decreasing).  Counting sort, O(E + n_src)."""
+    ptr, grouped = group_pointers(src, n_src)
+    if grouped:
+        return ptr, dst, None
+    order = counting_order(src, n_src)
+    ptr, _ = group_pointers(src[order], n_src)
+    return ptr, dst[order], order
+
+
+def maximum_matching(n_left: int, n_right: int, el: np.ndarray,
+                     er: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Maximum matching of the bipartite graph with edges (el[k], er[k]): :func:`class_max_flow` with every
+    capacity 1, which is Hopcroft–Karp (1973) — greedy warm start, BFS layers cut at the first free right vertex,
+    DFS with current arcs and dead-end removal (the step whose absence makes scipy's matching exponential on
+    layered graphs, scipy/scipy#26147).  O(E·√V).  Returns (mate_left, mate_right, ν), -1 = free."""
+    el = np.ascontiguousarray(el, np.int64)
+    er = np.ascontiguousarray(er, np.int64)
+    ptr, nb, _ = grouped_edges(el, er, n_left)
+    f, _, _, nu, _ = class_max_flow(np.ones(n_left, np.int64), np.ones(n_right, np.int64), ptr, nb)
+    pos = np.flatnonzero(f)                                    # one position per matched pair (ν of them)
+    left = np.searchsorted(ptr, pos, side="right") - 1
+    mate_l = np.full(n_left, -1, np.int64)
+    mate_r = np.full(n_right, -1, np.int64)
+    mate_l[left] = nb[pos]
+    mate_r[nb[pos]] = left
+    return mate_l, mate_r, int(nu)
+
+
 def twin_flow(a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: np.ndarray, *, classify: bool = True) -> dict:
     """The numba twin-class engine behind :func:`graphlink.matching.twin_classify` (same contract).
 
@@ -320,9 +362,8 @@ def twin_flow(a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: np.ndarray, *, c
         if grouped:
             transposed, src_cap, dst_cap, nb = True, b, a, ci
         else:
-            order = counting_order(ci, n_a)
-            ptr, _ = group_pointers(ci[order], n_a)
-            transposed, src_cap, dst_cap, nb = False, a, b, cj[order]
+            ptr, nb, order = grouped_edges(ci, cj, n_a)
+            transposed, src_cap, dst_cap = False, a, b
     f, x, y, value, _ = class_max_flow(src_cap, dst_cap, ptr, nb)
     out: dict = {"flow": f, "nu": int(value)}
     if classify:

@@ -3,7 +3,8 @@
 For a fixed set of disclosing locations, the deduplicated unlinking family (Lemmas 8-10: one location per
 disclosed element, disjoint protector sets, |P_c| ≥ max(k, |ω'_c|)) without the null-trail condition is a
 network flow with lower bounds, so its LP is integral: :func:`assign_given_locations` solves it with HiGHS,
-:func:`feasible_locations` checks a candidate set by two bipartite b-matchings (max flow).
+:func:`feasible_locations` checks a candidate set by two bipartite b-matchings (the capacitated
+Hopcroft–Karp of :mod:`graphlink.kernels.flow`).
 :func:`location_pairs` and :func:`sparse_rows` build the (location, element) variables and constraint rows
 shared with the exact family optimum, :func:`graphlink.optimal.optimal_dedup`.
 """
@@ -15,8 +16,8 @@ from collections.abc import Iterable
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
-from scipy.sparse.csgraph import maximum_flow
 
+from graphlink.kernels.flow import class_max_flow
 from graphlink.unlink.instance import Instance
 
 
@@ -39,21 +40,18 @@ def sparse_rows(row: np.ndarray, col: np.ndarray, val: np.ndarray | float, n_row
 
 
 def _bmatch_flow(inst: Instance, locs: list[int], demand: int, side: str) -> int:
-    """Max flow s→c (cap demand) → element (cap 1) → t over the chosen locations."""
+    """Max flow s→c (cap demand) → element (cap 1) → t over the chosen locations: the capacitated Hopcroft–Karp
+    (:func:`graphlink.kernels.flow.class_max_flow`) with supply ``demand`` per location and room 1 per element."""
     if not locs:
         return 0
     ptr, idx = (inst.g_ptr, inst.g_idx) if side == "identified" else (inst.w_ptr, inst.w_idx)
     n_el = inst.n_identified if side == "identified" else inst.n_deidentified
-    L = len(locs)
-    s, t = 0, 1 + L + n_el
     lens = np.array([ptr[c + 1] - ptr[c] for c in locs], np.int64)
-    els = np.concatenate([idx[ptr[c]:ptr[c + 1]] for c in locs])
-    src = np.concatenate([np.zeros(L, np.int64), np.repeat(1 + np.arange(L), lens), 1 + L + np.arange(n_el)])
-    dst = np.concatenate([1 + np.arange(L), 1 + L + els, np.full(n_el, t)])
-    cap = np.concatenate([np.full(L, demand), np.ones(len(els)), np.ones(n_el)]).astype(np.int32)
-    g = sp.csr_matrix((cap, (src, dst)), shape=(t + 1, t + 1))
-    g.sum_duplicates()
-    return int(maximum_flow(g, s, t).flow_value)
+    els = np.concatenate([idx[ptr[c]:ptr[c + 1]] for c in locs]).astype(np.int64)
+    loc_ptr = np.zeros(len(locs) + 1, np.int64)
+    np.cumsum(lens, out=loc_ptr[1:])
+    _, _, _, value, _ = class_max_flow(np.full(len(locs), demand, np.int64), np.ones(n_el, np.int64), loc_ptr, els)
+    return int(value)
 
 
 def feasible_locations(inst: Instance, locs: list[int], k: int) -> bool:
