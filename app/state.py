@@ -78,7 +78,7 @@ class Loaded:
     """The release the session works on, with its cache key and a human label."""
 
     key: str
-    release: Any  # graphlink.release.Release
+    release: Any  # graphlink.core.release.Release
     label: str
 
 
@@ -128,7 +128,7 @@ def model_of(choice: str) -> tuple[str, str]:
 # --------------------------------------------------------------------------------------------- loading
 @st.cache_resource(max_entries=4, show_spinner="Loading demo release…")
 def load_demo(label: str) -> Any:
-    from graphlink.release import read_release
+    from graphlink.core.release import read_release
 
     if label == DEMO_THESIS:
         return read_release(DATA_DIR / "thesis_fig3_4.csv", name="thesis_fig3_4",
@@ -151,7 +151,7 @@ MAX_ZIP_MEMBERS = 10_000
 
 def read_upload(name: str, data: bytes, truth: tuple[str, bytes] | None = None, *,
                 max_unzipped_bytes: int = MAX_UNZIPPED_BYTES) -> Any:
-    """Read an uploaded CSV / Parquet / zip-of-location-folders through ``graphlink.release.read_release``.
+    """Read an uploaded CSV / Parquet / zip-of-location-folders through ``graphlink.core.release.read_release``.
 
     A zip holds one long table, or location folders at its top level or inside one folder.  Refused with
     a one-line ``ReleaseError``: archives that are not valid zips, encrypted or unsupported members,
@@ -160,8 +160,8 @@ def read_upload(name: str, data: bytes, truth: tuple[str, bytes] | None = None, 
 
     Raises ``graphlink.errors.GraphlinkError`` (ReleaseError ...) with a readable message on bad input.
     """
+    from graphlink.core.release import read_release
     from graphlink.errors import ReleaseError
-    from graphlink.release import read_release
 
     suffix = Path(name).suffix.lower()
     if suffix not in {".csv", ".parquet", ".pq", ".zip"}:
@@ -272,7 +272,7 @@ def simulate(subjects: int, locations: int, p: float, withhold: float, seed: int
 # --------------------------------------------------------------------------------------------- analyses
 @st.cache_resource(max_entries=16, show_spinner="Building trail matrices (FillTrails)…")
 def trails(key: str, reserved: str, _release: Any) -> Any:
-    from graphlink.trails import build_trails
+    from graphlink.core.trails import build_trails
 
     return build_trails(_release, *model_of(reserved))
 
@@ -286,7 +286,7 @@ def dense(key: str, reserved: str, side: str, _release: Any) -> Any:
 
 @st.cache_resource(max_entries=16, show_spinner="Building the link graph…")
 def graph(key: str, reserved: str, _release: Any) -> Any:
-    from graphlink.linkgraph import build_linkgraph
+    from graphlink.core.linkgraph import build_linkgraph
 
     return build_linkgraph(trails(key, reserved, _release))
 
@@ -349,7 +349,7 @@ def location_stats(tr: Any) -> pd.DataFrame:
     popularity_c = |gamma_c| / |M| from the library's per-location sizes, and the location entropy
     H(c) = ``graphlink.theory.binary_entropy(popularity_c)`` (thesis §5.6.1).
     """
-    lib = getattr(optional_module("graphlink.trails"), "location_stats", None)
+    lib = getattr(optional_module("graphlink.core.trails"), "location_stats", None)
     if lib is not None:
         return pd.DataFrame(lib(tr))
     from graphlink.theory import binary_entropy
@@ -364,7 +364,7 @@ def location_stats(tr: Any) -> pd.DataFrame:
 
 def reidentification_bound(tr: Any) -> int:
     """Theoretical maximum number of re-identifications, min(|S|, 2^|C| - 1) (TR02 §5)."""
-    lib = getattr(optional_module("graphlink.trails"), "reidentification_bound", None)
+    lib = getattr(optional_module("graphlink.core.trails"), "reidentification_bound", None)
     if lib is not None:
         return int(lib(tr))
     return int(min(len(tr.identified.keys), 2 ** len(tr.locations) - 1))

@@ -5,7 +5,7 @@ relation: ⟨date of birth, year of birth⟩, ⟨gender, gender⟩, ⟨ZIP code,
 ⟨birthdate, age⟩ (thesis App. B.2).  Each relation maps both sides' values into one shared domain (the year, the
 ZIP code, ...) where it holds iff the two images are equal; a missing value is *unknown* and agrees with every
 value.  The relations reduce each element to integer **block codes**, one per relation
-(:class:`graphlink.linkgraph.Blocks`), which is the one seam where quasi-identifiers meet trails:
+(:class:`graphlink.core.linkgraph.Blocks`), which is the one seam where quasi-identifiers meet trails:
 
 * **ALS-constrained link graph** — an edge needs trail compatibility *and* agreeing blocks
   (``build_linkgraph(trails, blocks=...)``); true loves, the k-unlinkability audit and REIDIT then run on the
@@ -48,8 +48,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from graphlink.core.linkgraph import Blocks
 from graphlink.errors import ReleaseError
-from graphlink.linkgraph import Blocks
 
 MAPS = ("year", "month", "prefix:N", "lower")
 #: bounds of an ALS file (it lists a handful of relations)
@@ -310,9 +310,9 @@ def attribute_tables(frame: pd.DataFrame, source: str | None = None) -> dict[str
 
 
 def _read_frame(path: Path, columns_expected: str) -> pd.DataFrame:
-    """A CSV or Parquet table as text through :func:`graphlink.tabular.read_table` (the file rules every reader
+    """A CSV or Parquet table as text through :func:`graphlink.core.tabular.read_table` (the file rules every reader
     shares); the index is the row number minus 2, which :func:`attribute_tables` turns back into row numbers."""
-    from graphlink.tabular import read_table
+    from graphlink.core.tabular import read_table
 
     t = read_table(path, expected=columns_expected)
     frame = pd.DataFrame({name: t.column_at(i).astype("string") for i, name in enumerate(t.names)})

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from graphlink.linkgraph import LinkGraph
+from graphlink.core.linkgraph import LinkGraph
 from graphlink.matching import EdgeClasses, classify_edges
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ def thesis_example():
 
     Returns
     -------
-    graphlink.release.Release
+    graphlink.core.release.Release
         12 identified and 10 de-identified disclosures at H1..H4; ``truth`` pairs Ali↔actg, Charlie↔tgac,
         Dan↔gatc and Bob↔ctga.
 
@@ -28,7 +28,7 @@ def thesis_example():
     >>> release.sizes()["deidentified"].tolist()
     [2, 3, 3, 2]
     """
-    from graphlink.release import read_release
+    from graphlink.core.release import read_release
 
     return read_release(DATA / "thesis_fig3_4.csv", name="thesis_fig3_4", truth=DATA / "thesis_fig3_4_truth.csv")
 
@@ -45,7 +45,7 @@ def genphen_example():
 
     Returns
     -------
-    graphlink.release.Release
+    graphlink.core.release.Release
         With ``truth``; the attribute columns stay in the CSV (``graphlink.als.element_attributes`` reads them).
 
     Examples
@@ -61,6 +61,6 @@ def genphen_example():
     >>> len(gl.reidentify(gl.build_linkgraph(tr, blocks=blocks), "true-loves"))
     9
     """
-    from graphlink.release import read_release
+    from graphlink.core.release import read_release
 
     return read_release(DATA / "genphen" / "release.csv", name="genphen", truth=DATA / "genphen" / "truth.csv")

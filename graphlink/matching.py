@@ -41,9 +41,9 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components, maximum_flow
 
+from graphlink.core.linkgraph import LinkGraph
 from graphlink.errors import ModelAssumptionError
 from graphlink.kernels.flow import maximum_matching, twin_flow
-from graphlink.linkgraph import LinkGraph
 
 INF = np.iinfo(np.int64).max
 

@@ -4,7 +4,7 @@ Model.  Every released identified person m belongs to one de-identified element 
 Definition 27); several people may share one.  A *consistent assignment* is a β that explains the release:
 
 * **fit** — at every location c where m is disclosed, β(m) is disclosed too (m ⪯ β(m): the identified side
-  carries ``*`` where a person is absent, so this is the link relation of :mod:`graphlink.linkgraph`);
+  carries ``*`` where a person is absent, so this is the link relation of :mod:`graphlink.core.linkgraph`);
 * **cover** (only when nothing is withheld, ``reserved == "none"``, Corollary 7) — at every location c, every
   household n disclosed at c has a member disclosed at c: n is disclosed *because* a member visited, and that
   member's identified record is in the release.  Fit and cover together say that the households disclosed at c are
@@ -58,8 +58,8 @@ from typing import Literal
 import numba
 import numpy as np
 
+from graphlink.core.linkgraph import LinkGraph
 from graphlink.errors import ModelAssumptionError
-from graphlink.linkgraph import LinkGraph
 
 
 @dataclass(frozen=True)
@@ -327,7 +327,7 @@ def _propagate(p_ptr: np.ndarray, em: np.ndarray, e_ptr: np.ndarray, e_cl: np.nd
 # ------------------------------------------------------------------------------------------------ structures
 def _location_lists(words: np.ndarray, n_loc: int) -> tuple[np.ndarray, np.ndarray]:
     """CSR row -> disclosed location indexes (ascending) from packed ``ones`` words.  O(rows · |C|)."""
-    from graphlink.trails import unpack
+    from graphlink.core.trails import unpack
 
     n = words.shape[0]
     rows, locs = [], []

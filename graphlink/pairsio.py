@@ -1,6 +1,6 @@
 """Writing re-identified pairs in bulk: CSV through Arrow's writer instead of row by row.
 
-:func:`write_pairs_csv` writes what :func:`graphlink.tabular.write_csv` writes (pandas' minimal quoting, every
+:func:`write_pairs_csv` writes what :func:`graphlink.core.tabular.write_csv` writes (pandas' minimal quoting, every
 field quoted when a value holds a lone carriage return, so that every reader gets the values back): when the
 pairs are still kept as arrays (:class:`graphlink.reidit.PairColumns`) and no value needs quoting, Arrow writes
 them unquoted in one call, the same bytes; otherwise pandas does.  O(pairs).
@@ -32,7 +32,7 @@ def write_pairs_csv(result: Reidentification, columns: list[str], stream: TextIO
     if table is None or buffer is None or any(
             pc.any(pc.match_substring_regex(table.column(c), _NEEDS_QUOTES)).as_py() for c in columns) or any(
             not c.isidentifier() for c in columns):
-        from graphlink.tabular import write_csv
+        from graphlink.core.tabular import write_csv
 
         write_csv(result.pairs[columns], stream)
         return

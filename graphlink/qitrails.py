@@ -70,10 +70,10 @@ def expose(released: pd.DataFrame, qi: Sequence[str], *, locations: int = 8, p: 
     """Run the three attacks on :func:`trail_release` of ``released``.  O(rows · locations) plus the link graph
     (twin classes) and one maximum matching per graph."""
     from graphlink.als import LinkageSet, Relation, als_only, attribute_tables, blocks
-    from graphlink.linkgraph import build_linkgraph
+    from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.core.release import read_release
+    from graphlink.core.trails import build_trails
     from graphlink.reidit import evaluate, true_loves
-    from graphlink.release import read_release
-    from graphlink.trails import build_trails
 
     frame, truth = trail_release(released, qi, locations=locations, p=p, seed=seed)
     rel = read_release(frame[["location", "kind", "element"]], truth=truth)

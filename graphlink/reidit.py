@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from graphlink.catalog import METHODS, Method  # noqa: F401  (re-exported: graphlink.reidit.Method)
+from graphlink.core.linkgraph import LinkGraph, build_linkgraph
+from graphlink.core.release import Release
+from graphlink.core.trails import MultiplicityChoice, ReservedChoice, Trails, TrailSide, build_trails
 from graphlink.errors import ModelAssumptionError
-from graphlink.linkgraph import LinkGraph, build_linkgraph
-from graphlink.release import Release
-from graphlink.trails import MultiplicityChoice, ReservedChoice, Trails, TrailSide, build_trails
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -196,7 +196,7 @@ def _complete_reasons(mk: np.ndarray | pa.Array, nk: np.ndarray | pa.Array, ones
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from graphlink.ingest import arrow_ints
+    from graphlink.core.ingest import arrow_ints
 
     if not len(mk):
         return pa.array([], pa.string())
@@ -211,7 +211,7 @@ def _complete_reasons(mk: np.ndarray | pa.Array, nk: np.ndarray | pa.Array, ones
 
 
 def _full_row(side: TrailSide) -> np.ndarray:
-    from graphlink.trails import full_mask
+    from graphlink.core.trails import full_mask
 
     return full_mask(1, side.n_locations)[0]
 
@@ -623,7 +623,7 @@ def _unsolved(summary: dict, mc: object) -> None:
     """Components beyond the search budget: counted in the summary, each one line as a :class:`ModelWarning`."""
     import warnings
 
-    from graphlink.model import ModelWarning
+    from graphlink.core.model import ModelWarning
 
     unsolved = getattr(mc, "unsolved", [])
     if unsolved:
@@ -661,7 +661,7 @@ def reidentify(data: Release | Trails | LinkGraph, method: str, *, k: int | None
     Parameters
     ----------
     data : Release, Trails or LinkGraph
-        The release (its trails are built under the decided data model, :mod:`graphlink.model`), or trails or
+        The release (its trails are built under the decided data model, :mod:`graphlink.core.model`), or trails or
         a link graph built already (reused, e.g. to run several methods on one graph).
     method : {"complete", "incomplete", "incomplete-k", "multiple", "true-loves"}
         REIDIT-C (Alg. 2/3), REIDIT-I (Alg. 4–6), REIDIT-I-K (Alg. 15), REIDIT-M (Alg. 16), or the exact true

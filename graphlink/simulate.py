@@ -1,7 +1,7 @@
 """Synthetic populations for trail re-identification studies (thesis ch. 5.4, 5.6, Appendix A).
 
 Every generator draws a :class:`Population` — the subjects' visit matrix plus which released records the
-reserved side withholds — and turns it into a :class:`graphlink.release.Release` (with ``release.truth`` set)
+reserved side withholds — and turns it into a :class:`graphlink.core.release.Release` (with ``release.truth`` set)
 or into plain DataFrames.
 
 Model (thesis §5.6 and §5.3.2/§5.4):
@@ -40,7 +40,7 @@ import pandas as pd
 from graphlink.errors import ReleaseError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from graphlink.release import Release
+    from graphlink.core.release import Release
 
 Reserved = Literal["deidentified", "identified", "none"]
 RESERVED_CHOICES: tuple[str, ...] = ("deidentified", "identified", "none")
@@ -117,9 +117,9 @@ def read_popularities(path: str | Path, population: int | None = None) -> pd.Dat
     argument or a ``population`` column). Optional withholding: ``withhold`` (rate) or ``purchasers`` (rate
     ``1 - purchasers/visitors``, the §5.4 model). Missing withholding gives NaN (the caller's global rate
     applies). The file rules (encoding, quoting, blank rows, row numbers) are those of
-    :mod:`graphlink.tabular`; a value that is not a number in range is refused naming its row and column.
+    :mod:`graphlink.core.tabular`; a value that is not a number in range is refused naming its row and column.
     O(rows)."""
-    from graphlink.tabular import read_table
+    from graphlink.core.tabular import read_table
 
     table = read_table(path, expected="location,p (or probability, or visitors)")
     file = table.file
@@ -289,8 +289,8 @@ class Population:
                              "deidentified": self.deidentified_keys()[self.household[rows]]})
 
     def to_release(self, name: str | None = None) -> Release:
-        """Build the validated :class:`graphlink.release.Release` with ``truth`` set."""
-        from graphlink.release import read_release
+        """Build the validated :class:`graphlink.core.release.Release` with ``truth`` set."""
+        from graphlink.core.release import read_release
 
         frame = self.frame()
         if frame.empty:

@@ -20,8 +20,8 @@ from typing import IO, TYPE_CHECKING, Literal
 
 import numpy as np
 
+from graphlink.core.trails import Trails, TrailSide, unpack
 from graphlink.kernels.rows import fingerprint
-from graphlink.trails import Trails, TrailSide, unpack
 
 if TYPE_CHECKING:          # pandas only for TrailSummary's tables: summary_dict (the CLI) never imports it
     import pandas as pd

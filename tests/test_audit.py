@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 
 from graphlink.audit import audit
-from graphlink.linkgraph import build_linkgraph
-from graphlink.trails import trails_from_dense
+from graphlink.core.linkgraph import build_linkgraph
+from graphlink.core.trails import trails_from_dense
 from tests.fixtures import DNA, FIG71_X, FIG71A_Y, FIG71B_U, FIG71B_Y, FIG83_Y, FIG84_L, NAMES
 from tests.oracle import oracle_from_dense
 from tests.test_matching import instances

@@ -93,7 +93,7 @@ def test_zero_star_trails_shape():
 
 @pytest.mark.parametrize("kind", ["deidentified", "identified", "households"])
 def test_population_trails_equal_fill_trails(kind):
-    from graphlink.trails import build_trails
+    from graphlink.core.trails import build_trails
 
     if kind == "households":
         pop = sim.household_population(60, 0.3, locations=7, withhold=0.2, seed=2)

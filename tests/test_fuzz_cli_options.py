@@ -28,7 +28,7 @@ def _cases(request: pytest.FixtureRequest):
 @SETTINGS
 @given(args=fi.simulate_args())
 def test_simulate_options(args: list[str]) -> None:
-    from graphlink.release import read_release
+    from graphlink.core.release import read_release
 
     with tempfile.TemporaryDirectory() as d:
         out, truth = Path(d) / "sim.csv", Path(d) / "truth.csv"

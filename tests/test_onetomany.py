@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 
 from graphlink import simulate as sim
 from graphlink.audit import audit
+from graphlink.core.linkgraph import build_linkgraph
+from graphlink.core.release import read_release
+from graphlink.core.trails import build_trails
 from graphlink.errors import ModelAssumptionError
-from graphlink.linkgraph import build_linkgraph
 from graphlink.onetomany import classify_one_to_many
 from graphlink.reidit import reidentify, reidit_m, true_loves
-from graphlink.release import read_release
-from graphlink.trails import build_trails
 from tests.fixtures import long_frame
 from tests.oracle import household_oracle
 

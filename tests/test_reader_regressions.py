@@ -21,8 +21,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from graphlink.core.release import read_release, read_truth
 from graphlink.errors import ReleaseError
-from graphlink.release import read_release, read_truth
 from tests.fixtures import fig34
 from tests.fuzz_harness import check_contract, run_cli
 from tests.fuzz_inputs import RICH_MARKUP, TERMINAL, flag_encrypted, zip_bomb

@@ -7,14 +7,14 @@ import pandas as pd
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from graphlink.core.linkgraph import build_linkgraph
+from graphlink.core.release import read_release
+from graphlink.core.trails import build_trails, trails_from_dense
 from graphlink.errors import ReleaseError
-from graphlink.linkgraph import build_linkgraph
 from graphlink.matching import classify_edges
 from graphlink.reference import reidit_i_precomp
 from graphlink.reidit import evaluate, reidentify, reidit_c, reidit_i, reidit_ik, reidit_m, true_loves
-from graphlink.release import read_release
 from graphlink.simulate import simulate_uniform
-from graphlink.trails import build_trails, trails_from_dense
 from tests.fixtures import A14_M, A14_N, FIG34_TRUTH, FIG71_X, FIG71A_Y, NAMES, fig34
 from tests.test_matching import instances
 

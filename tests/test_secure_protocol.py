@@ -53,9 +53,9 @@ def test_figure_8_4_agrees_with_core_audit():
     import pandas as pd
 
     from graphlink.audit import audit
-    from graphlink.linkgraph import build_linkgraph
-    from graphlink.release import read_release
-    from graphlink.trails import build_trails
+    from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.core.release import read_release
+    from graphlink.core.trails import build_trails
 
     rows = [(c, "identified", m) for c in LOCS for m in sorted(GAMMA[c])]
     rows += [(c, "deidentified", n) for c in LOCS for n in sorted(FIG_8_3[c])]

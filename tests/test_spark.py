@@ -17,15 +17,15 @@ from hypothesis import strategies as st
 
 from graphlink import spark as gs
 from graphlink.audit import audit
+from graphlink.core.linkgraph import build_linkgraph
+from graphlink.core.release import ReleaseWarning, read_release
+from graphlink.core.trails import build_trails
 from graphlink.errors import GraphlinkError, ModelAssumptionError, ReleaseError
-from graphlink.linkgraph import build_linkgraph
 from graphlink.matching import classify_edges
 from graphlink.onetomany import classify_one_to_many
 from graphlink.reidit import reidentify
-from graphlink.release import ReleaseWarning, read_release
 from graphlink.simulate import simulate_households, simulate_probabilities, simulate_uniform
 from graphlink.spark import components
-from graphlink.trails import build_trails
 from graphlink.trailsio import summarize
 from tests.test_lowentropy import PROFILE, twin_heavy
 from tests.test_matching import instances

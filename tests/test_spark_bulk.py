@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from graphlink.core.release import Release, read_release
 from graphlink.errors import StoreError
-from graphlink.release import Release, read_release
 from graphlink.simulate import simulate_uniform
 from graphlink.store import bulk
 from graphlink.store.neo4j import connect

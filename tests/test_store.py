@@ -1,6 +1,6 @@
 """The Neo4j store against a live server: loading, Cypher library == Python engine, write-back, read-only runner.
 
-Oracles: the core engine (graphlink.trails / linkgraph / reidit / matching / audit) on the same random simulated
+Oracles: the core engine (graphlink.core.trails / linkgraph / reidit / matching / audit) on the same random simulated
 releases; the input frame itself for round trips.
 """
 
@@ -10,13 +10,13 @@ import pandas as pd
 import pytest
 
 from graphlink.audit import audit
+from graphlink.core.linkgraph import build_linkgraph
+from graphlink.core.release import read_release
+from graphlink.core.trails import build_trails
 from graphlink.errors import StoreError
-from graphlink.linkgraph import build_linkgraph
 from graphlink.matching import classify_edges
 from graphlink.reidit import reidentify, reidit_c
-from graphlink.release import read_release
 from graphlink.simulate import simulate_uniform
-from graphlink.trails import build_trails
 
 pytestmark = pytest.mark.neo4j
 
@@ -47,7 +47,7 @@ def loaded(request, neo4j_store):
     name = f"test-sim-{reserved}-{seed}"
     neo4j_store.drop_release(name)
     neo4j_store.load_release(rel, name=name)
-    # simulated one-to-one data: identified withholding would otherwise be read one-to-many (graphlink.model)
+    # simulated one-to-one data: identified withholding would otherwise be read one-to-many (graphlink.core.model)
     yield name, rel, build_trails(rel, multiplicity="one-to-one")
     neo4j_store.drop_release(name)
 

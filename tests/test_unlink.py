@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from graphlink.release import read_release
+from graphlink.core.release import read_release
 from graphlink.unlink import (
     METHODS,
     Instance,

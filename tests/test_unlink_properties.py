@@ -13,8 +13,8 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from graphlink.core.release import read_release
 from graphlink.optimal import optimal_dedup
-from graphlink.release import read_release
 from graphlink.unlink import METHODS, Instance, allocate, audit_release, unlink
 from tests.unlink_oracle import is_k_unlinkable
 

@@ -46,7 +46,7 @@ def links_cmd(release: ReleaseArg,
     import numpy as np
 
     from graphlink.als import als_only, read_als, release_blocks
-    from graphlink.release import read_release, read_truth
+    from graphlink.core.release import read_release, read_truth
 
     als = read_als(als_file)
     rel = read_release(release, truth=read_truth(truth) if truth else None)
@@ -75,11 +75,11 @@ def fraud_cmd(release: ReleaseArg,
     (de-identified, complete) read one-to-many; a face that REIDIT-M links with certainty to several cards whose
     holders share no declared relation is flagged (possible identity theft)."""
     from graphlink.als import LinkageSet, element_attributes, read_als, release_blocks
+    from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.core.release import read_release
+    from graphlink.core.trails import build_trails
     from graphlink.errors import ReleaseError
-    from graphlink.linkgraph import build_linkgraph
     from graphlink.reidit import reidit_m
-    from graphlink.release import read_release
-    from graphlink.trails import build_trails
 
     als = read_als(als_file) if als_file else None
     rel = read_release(release)

@@ -19,8 +19,8 @@ from graphlink.errors import ModelAssumptionError
 from graphlink.fileio import atomic_path, check_output
 
 if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
-    from graphlink.release import Release
-    from graphlink.trails import Trails
+    from graphlink.core.release import Release
+    from graphlink.core.trails import Trails
 
 err = Console(stderr=True)
 
@@ -99,7 +99,7 @@ def step(text: str) -> Iterator[None]:
 
 
 def load(release: Path, id_key: str | None, deid_key: str | None, truth: Path | None = None) -> Release:
-    from graphlink.release import read_release, read_truth
+    from graphlink.core.release import read_release, read_truth
 
     split = (lambda s: [c.strip() for c in s.split(",") if c.strip()] if s else None)  # noqa: E731
     with step(f"reading {release}"):
@@ -157,7 +157,7 @@ QiLinks = Annotated[Path | None, typer.Option(
 def qi_graph(tr: Trails, qi_links: Path, release: Path):
     """The ALS-constrained link graph (:func:`graphlink.als.release_blocks`), with a note on stderr."""
     from graphlink.als import read_als, release_blocks
-    from graphlink.linkgraph import build_linkgraph
+    from graphlink.core.linkgraph import build_linkgraph
 
     als = read_als(qi_links)
     with step("building the ALS-constrained link graph"):
@@ -183,7 +183,7 @@ def _trails(release: Path, id_key: str | None, deid_key: str | None, reserved: R
         with step(f"reading {release} and building trails in Spark"):
             return spark_cli.load_trails(release, id_key, deid_key, reserved.value, multiplicity.value, master,
                                          truth, neo4j=store)
-    from graphlink.trails import build_trails
+    from graphlink.core.trails import build_trails
 
     rel = load(release, id_key, deid_key, truth)
     with step("building trails"):
@@ -352,7 +352,7 @@ def register(app: typer.Typer) -> None:
                   engine: EngineO = EngineOpt.local, spark_master: MasterO = None) -> None:
         """Exact k-unlinkability audit (Definition 19) via the union of all maximum matchings."""
         from graphlink.audit import audit as run_audit
-        from graphlink.linkgraph import build_linkgraph
+        from graphlink.core.linkgraph import build_linkgraph
         from graphlink.matching import classify_edges
         from graphlink.onetomany import classify_one_to_many
 
@@ -413,7 +413,7 @@ def register_advisor(app: typer.Typer) -> None:
                 if tactic == "auto":
                     raise typer.BadParameter("give --reserved or --release to detect it", param_hint="--reserved")
             else:
-                from graphlink.trails import build_trails
+                from graphlink.core.trails import build_trails
 
                 tr = build_trails(load(release, None, None), tactic)
                 model_note(tr)

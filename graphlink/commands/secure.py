@@ -67,7 +67,7 @@ def register(app: typer.Typer) -> None:
             pairs = {c: {m: THESIS_TRUTH[m] for m in g if THESIS_TRUTH[m] in o} for c, (g, o) in data.items()}
         else:
             if release_path is not None:
-                from graphlink.release import read_release
+                from graphlink.core.release import read_release
 
                 release = read_release(release_path)
             else:

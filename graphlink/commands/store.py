@@ -133,7 +133,7 @@ def load_cmd(
         with prog:
             uri, info = spark_cli.load_release(release, name, truth, replace, bulk.value, spark_master, update)
     else:
-        from graphlink.release import read_release
+        from graphlink.core.release import read_release
         from graphlink.store.neo4j import connect
 
         rel = read_release(release, truth=truth)

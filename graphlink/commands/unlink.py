@@ -91,8 +91,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Withhold de-identified records (never alter identified ones) until the release is k-unlinkable,
         certified by the exact audit (union of all maximum matchings)."""
+        from graphlink.core.release import read_release
         from graphlink.fileio import check_output
-        from graphlink.release import read_release
         from graphlink.unlink import METHODS, check_model, disclosed_of, finish, unlink
 
         if method not in METHODS:

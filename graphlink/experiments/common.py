@@ -174,13 +174,13 @@ def _pack_bits(mask: np.ndarray) -> np.ndarray:
 
 
 def population_trails(pop: Population, reserved: str | None = None):
-    """FillTrails (thesis Alg. 1, equality reading, as :func:`graphlink.trails.build_trails`) straight from
+    """FillTrails (thesis Alg. 1, equality reading, as :func:`graphlink.core.trails.build_trails`) straight from
     the population's masks, without building the long release table: the rows are the elements present in the
     release; the reserved side gets ``*`` where absent except at locations where both sides released the same
     number of records; the complete side gets 0 (households: the one-to-many fill of
-    :mod:`graphlink.trails`). ``reserved`` defaults to the population's. O(n·|C|).
+    :mod:`graphlink.core.trails`). ``reserved`` defaults to the population's. O(n·|C|).
     Equivalent to ``build_trails(pop.to_release(), reserved)`` (tested)."""
-    from graphlink.trails import Trails, TrailSide, full_mask, pack_columns
+    from graphlink.core.trails import Trails, TrailSide, full_mask, pack_columns
 
     reserved = reserved or pop.reserved
     C = len(pop.locations)
@@ -207,7 +207,7 @@ def population_trails(pop: Population, reserved: str | None = None):
 
 def release_of(pop: Population, columns: Iterable[int] | None = None):
     """The population's :class:`Release`, optionally restricted to some location columns."""
-    from graphlink.release import read_release
+    from graphlink.core.release import read_release
 
     frame = pop.frame()
     truth = pop.truth_frame()

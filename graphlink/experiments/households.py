@@ -6,7 +6,7 @@ is private), each member visiting website r with probability 0.5·r^(−0.6) (th
 household's IP trail is the OR of its members' visits; each website releases its purchasers' e-mail addresses
 (identified) and the IP addresses they bought from (de-identified), and with ``withhold`` > 0 a purchase goes
 unrecorded on the identified side.  The release is one-to-many (Definition 27) and graphlink's default decision
-reads it so (:mod:`graphlink.model`); the certain pairs are REIDIT-M's (Theorem 9; exact when purchases may be
+reads it so (:mod:`graphlink.core.model`); the certain pairs are REIDIT-M's (Theorem 9; exact when purchases may be
 unrecorded, :mod:`graphlink.onetomany`), plus, when nothing is withheld and the user states it
 (``--reserved none``), the pairs forced because every household must stand for somebody.
 

@@ -32,7 +32,7 @@ def cf_like_probabilities(locations: int, mean_visits: float) -> np.ndarray:
 
 
 def _measure(task: tuple) -> list[dict[str, Any]]:
-    from graphlink.linkgraph import build_linkgraph
+    from graphlink.core.linkgraph import build_linkgraph
     from graphlink.reidit import reidit_ik
 
     n, C, mean_visits, ks, seed, run = task

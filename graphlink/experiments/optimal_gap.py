@@ -38,7 +38,7 @@ def _correct(pairs: pd.DataFrame) -> int:
 
 
 def _measure(task: tuple) -> list[dict[str, Any]]:
-    from graphlink.linkgraph import build_linkgraph
+    from graphlink.core.linkgraph import build_linkgraph
     from graphlink.reidit import reidit_c, reidit_i, true_loves
 
     model, dist, param, C, n, seed, run, di, pi = task

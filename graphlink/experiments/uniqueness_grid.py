@@ -56,10 +56,10 @@ def probabilities(distribution: str, param: float, locations: int) -> np.ndarray
 
 
 def zero_star_trails(visits: np.ndarray):
-    """Core :class:`~graphlink.trails.Trails` for the REIDIT-I model: identified complete (0/1), de-identified
+    """Core :class:`~graphlink.core.trails.Trails` for the REIDIT-I model: identified complete (0/1), de-identified
     reserved with 1 where visited and ``*`` elsewhere. Subjects who visit nothing are absent. O(n·|C|)."""
+    from graphlink.core.trails import Trails, TrailSide, full_mask, pack_columns
     from graphlink.simulate import element_keys, location_names
-    from graphlink.trails import Trails, TrailSide, full_mask, pack_columns
 
     present = np.flatnonzero(visits.any(axis=1))
     v = visits[present]
@@ -78,7 +78,7 @@ def zero_star_trails(visits: np.ndarray):
 
 def reidit_i_count(visits: np.ndarray) -> tuple[int, int]:
     """(re-identified, correct) by the core's REIDIT-I on :func:`zero_star_trails`."""
-    from graphlink.linkgraph import build_linkgraph
+    from graphlink.core.linkgraph import build_linkgraph
     from graphlink.reidit import reidit_i
 
     trails = zero_star_trails(visits)

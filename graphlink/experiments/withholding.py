@@ -37,7 +37,7 @@ def restrict(pop: Population, k: int) -> Population:
 
 
 def _measure(task: tuple) -> list[dict[str, Any]]:
-    from graphlink.linkgraph import build_linkgraph
+    from graphlink.core.linkgraph import build_linkgraph
     from graphlink.reidit import reidit_i
 
     n, C, alpha, miss, steps, seed, run, mi = task

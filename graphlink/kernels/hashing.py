@@ -2,7 +2,7 @@
 
 * :func:`dedupe_strings`: distinct byte strings of an Arrow string array (codes in order of first appearance);
 * :func:`gather_codes`, :func:`factorize_rows`, :func:`pack_rows`: rows of codes to the numbering trails use and
-  to bit-packed trail words, finding exact repeats (:mod:`graphlink.ingest`);
+  to bit-packed trail words, finding exact repeats (:mod:`graphlink.core.ingest`);
 * :func:`group_rows`: identical rows of two packed matrices (REIDIT-C's exact matches).
 
 Every hit is verified byte for byte or word for word, so hash collisions cost time, never correctness.

@@ -1,6 +1,6 @@
 """Row operations on packed trail words and integer arrays in plain NumPy (no numba, no scipy).
 
-Bit packing of trail words (bit c of word c // 64, see :mod:`graphlink.trails`), twin grouping of identical
+Bit packing of trail words (bit c of word c // 64, see :mod:`graphlink.core.trails`), twin grouping of identical
 rows, 64-bit row fingerprints (docs/algorithms.md#link-generation) and CSR groupings.  They live apart from
 the numba kernels of this package so that commands on small releases (reading, trails, their summary) start
 without numba: loading numba and its cached kernels costs about half a second to a second per process.

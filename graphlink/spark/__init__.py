@@ -3,7 +3,7 @@ one machine (``--engine spark``; ``pip install 'graphlink[spark]'``, Java 17).
 
 Importing this package does not import pyspark; the first call does (:func:`session`).  ``source`` is a path or
 URI Spark reads (CSV/Parquet file or folder of parts; ``s3a://``, ``hdfs://``, ...), a per-location folder, a
-pandas or Spark DataFrame, a :class:`graphlink.release.Release`, or the :class:`SparkTrails` of an earlier call
+pandas or Spark DataFrame, a :class:`graphlink.core.release.Release`, or the :class:`SparkTrails` of an earlier call
 (reused, nothing recomputed)::
 
     from graphlink import spark as gs
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from graphlink.audit import AuditResult
-    from graphlink.linkgraph import LinkGraph
+    from graphlink.core.linkgraph import LinkGraph
     from graphlink.reidit import Reidentification
     from graphlink.spark.fill import SparkTrails
     from graphlink.spark.release import SparkRelease
@@ -72,7 +72,7 @@ def summary(source: Any, *, top: int = 10, preview: int = 10, **options: Any) ->
 
 
 def linkgraph(source: Any, **options: Any) -> LinkGraph:
-    """The core :class:`~graphlink.linkgraph.LinkGraph`, its class graph built in Spark (driver memory
+    """The core :class:`~graphlink.core.linkgraph.LinkGraph`, its class graph built in Spark (driver memory
     O(|M| + |N| + class edges))."""
     from graphlink.spark import engine
 

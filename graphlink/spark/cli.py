@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from graphlink.audit import AuditResult
+from graphlink.core.trails import Trails
 from graphlink.reidit import Reidentification
 from graphlink.spark import engine
 from graphlink.spark.fill import SparkTrails, build
 from graphlink.spark.release import SparkRelease, read
 from graphlink.spark.runtime import get_session
-from graphlink.trails import Trails
 
 
 def _split(key: str | None) -> list[str] | None:

@@ -11,7 +11,7 @@ classify each part with the core engine in an executor (docs/algorithms.md#conne
    each, at least 2 per core), so one Python call serves many small components; a giant component (low-entropy
    releases) is one bucket.  Shuffle: the elements and class edges once each.
 3. **Per bucket** (``cogroup().applyInPandas``): the bucket's elements (in element order) and class edges become a
-   core :class:`~graphlink.linkgraph.LinkGraph` (:meth:`~graphlink.linkgraph.LinkGraph.from_classes` with the
+   core :class:`~graphlink.core.linkgraph.LinkGraph` (:meth:`~graphlink.core.linkgraph.LinkGraph.from_classes` with the
    whole release's null padding) and the core runs the method — :func:`~graphlink.reidit.true_loves`,
    :func:`~graphlink.reidit.reidit_i` (with the whole release's Flip decision), ``reidit_ik``, ``reidit_m``,
    :func:`~graphlink.audit.audit`, one-to-many certain pairs — with the matching engine the whole graph would use.
@@ -142,8 +142,8 @@ def graph_size(st: SparkTrails) -> tuple[int, int]:
 
 def _engine(st: SparkTrails) -> str:
     """The matching engine ``classify_edges(engine='auto')`` picks for the whole graph
-    (:attr:`graphlink.linkgraph.LinkGraph.prefers_twins`)."""
-    import graphlink.linkgraph as lg
+    (:attr:`graphlink.core.linkgraph.LinkGraph.prefers_twins`)."""
+    import graphlink.core.linkgraph as lg
 
     expanded, n_edges = graph_size(st)
     prefers = expanded > lg.MAX_EXPANDED_EDGES or (expanded > 4 * max(1, n_edges) and expanded > 2_000_000)
@@ -151,7 +151,7 @@ def _engine(st: SparkTrails) -> str:
 
 
 def _null(st: SparkTrails) -> tuple[int, str | None]:
-    """The §4.2.4 null padding of the whole release (:func:`graphlink.linkgraph._null_padding`)."""
+    """The §4.2.4 null padding of the whole release (:func:`graphlink.core.linkgraph._null_padding`)."""
     n_m, n_n, reserved = st.n_identified, st.n_deidentified, st.model.reserved
     if reserved == "deidentified" and n_m > n_n:
         return n_m - n_n, "deidentified"
@@ -206,8 +206,8 @@ def run_frame(st: SparkTrails, task: dict, cc: str = "auto") -> DataFrame:
 def _bucket_graph(ctx: dict, left: pd.DataFrame, right: pd.DataFrame) -> tuple[Any, dict]:
     """The bucket's core LinkGraph (elements in element order, classes in first-appearance order) and the
     element ids (``eid``) per side."""
-    from graphlink.linkgraph import LinkGraph
-    from graphlink.trails import Trails, TrailSide
+    from graphlink.core.linkgraph import LinkGraph
+    from graphlink.core.trails import Trails, TrailSide
 
     n_loc = len(ctx["locations"])
     sides, ranks, eids, cids = {}, {}, {}, {}

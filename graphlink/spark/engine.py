@@ -6,7 +6,7 @@ Trails, twin classes, the class-level link graph and REIDIT-C are computed in Sp
 certain pairs — are the core's, run in one of two places (``split``):
 
 * ``driver``: the class graph and each element's class are collected and the core runs once on the driver
-  (:meth:`graphlink.linkgraph.LinkGraph.from_classes`).  Results equal the local engine's, order and reasons
+  (:meth:`graphlink.core.linkgraph.LinkGraph.from_classes`).  Results equal the local engine's, order and reasons
   included.  Driver memory O(|M| + |N| + class edges) (about 150 B per element with its key).
 * ``components``: the class graph is split into connected components in Spark, components are packed into
   buckets and each bucket is classified by the core in an executor (``cogroup().applyInPandas``); the driver
@@ -28,7 +28,7 @@ import pandas as pd
 
 from graphlink.audit import AuditResult
 from graphlink.audit import audit as core_audit
-from graphlink.linkgraph import LinkGraph
+from graphlink.core.linkgraph import LinkGraph
 from graphlink.matching import classify_edges
 from graphlink.reidit import METHODS, Reidentification, evaluate
 from graphlink.reidit import reidentify as core_reidentify

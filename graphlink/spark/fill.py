@@ -6,21 +6,21 @@ Stages (each a Spark job; shuffle volume in rows of the release):
    identified by ``eid``, the input position of their first row (unique across both sides, order-preserving), so
    no global numbering is needed in Spark; the driver's dense element codes are the ranks of ``eid``.
 2. **Packed trails.**  One group-by on (kind, element) folds each element's disclosures into W = ⌈|C|/64⌉
-   ``bit_or`` words ``o0..o{W-1}`` (the ``ones`` mask of :mod:`graphlink.trails`; bit c in word c // 64 at bit
+   ``bit_or`` words ``o0..o{W-1}`` (the ``ones`` mask of :mod:`graphlink.core.trails`; bit c in word c // 64 at bit
    c % 64).  Shuffle: every row once.
 3. **Twin classes.**  Within a side, known words are a function of the ones words under every model (complete
    side: all known; reserved side: ones | equal-size locations; one-to-many identified: ones), so twin classes
    are the distinct ones patterns.  A window partitioned by (side, words) gives every element its class id
    ``cid`` = the smallest ``eid`` of its class — first appearance, the numbering of :func:`kernels.row_classes`.
    Shuffle: every element once; the class table reuses that partitioning.
-4. **Model.**  Per-location sizes and element counts come from two aggregations; :func:`graphlink.model.decide`
+4. **Model.**  Per-location sizes and element counts come from two aggregations; :func:`graphlink.core.model.decide`
    decides as for the local engine.  When it needs link evidence it gets a class-level fill: at most three
    member rows per class (the first three in element order, so the elements it names are the local engine's)
-   with weights that add up to the class sizes (:class:`graphlink.model.Fill`).  Only then are those rows
+   with weights that add up to the class sizes (:class:`graphlink.core.model.Fill`).  Only then are those rows
    collected: 3 × classes rows.
 
 The driver never sees per-element data unless asked: :meth:`SparkTrails.to_trails` builds the core
-:class:`~graphlink.trails.Trails` (O(|M| + |N|) driver memory) and :meth:`SparkTrails.summary` the local
+:class:`~graphlink.core.trails.Trails` (O(|M| + |N|) driver memory) and :meth:`SparkTrails.summary` the local
 engine's :class:`~graphlink.trailsio.TrailSummary` from class counts and the first rows only.
 """
 
@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import pandas as pd
 
-from graphlink.model import ONE_TO_MANY, Fill, Model, MultiplicityChoice, Reserved, ReservedChoice, decide
-from graphlink.trails import Trails, TrailSide, n_words
+from graphlink.core.model import ONE_TO_MANY, Fill, Model, MultiplicityChoice, Reserved, ReservedChoice, decide
+from graphlink.core.trails import Trails, TrailSide, n_words
 from graphlink.trailsio import SIDES, TrailSummary, trail_strings
 
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ class SparkTrails:
 
     @property
     def star_side(self) -> Side:
-        """The side whose trails carry ``*`` (as :attr:`graphlink.trails.Trails.star_side`)."""
+        """The side whose trails carry ``*`` (as :attr:`graphlink.core.trails.Trails.star_side`)."""
         m = self.model
         return "identified" if (m.reserved == "identified" or m.multiplicity == ONE_TO_MANY) else "deidentified"
 
@@ -161,7 +161,7 @@ class SparkTrails:
         return {side: self._collect_side(side) for side in SIDES}
 
     def to_trails(self) -> Trails:
-        """The core :class:`~graphlink.trails.Trails` (per-element words gathered from the classes), equal to
+        """The core :class:`~graphlink.core.trails.Trails` (per-element words gathered from the classes), equal to
         ``build_trails`` of the same release under the same model.  O((|M| + |N|)·W) driver memory."""
         n_loc = len(self.locations)
         sides = {}
@@ -229,7 +229,7 @@ def first_locations(rows: DataFrame) -> list[str]:
 
 def build(release: SparkRelease, reserved: ReservedChoice = "auto",
           multiplicity: MultiplicityChoice = "auto") -> SparkTrails:
-    """FillTrails in Spark under the data model :func:`graphlink.model.decide` chooses (module docstring).
+    """FillTrails in Spark under the data model :func:`graphlink.core.model.decide` chooses (module docstring).
 
     Cost: two shuffles of the release rows (packing, classes), a few aggregations, |C| + 2·|C| rows collected."""
     from pyspark.sql import Window
@@ -273,7 +273,7 @@ def build(release: SparkRelease, reserved: ReservedChoice = "auto",
 
 
 class _Samples:
-    """The class-level fill for :func:`graphlink.model.decide` (module docstring, stage 4).  Nothing is
+    """The class-level fill for :func:`graphlink.core.model.decide` (module docstring, stage 4).  Nothing is
     collected unless the decision reads the arrays."""
 
     def __init__(self, elements: DataFrame, w: int, n_loc: int, eq: list[int]) -> None:
@@ -302,7 +302,7 @@ class _Samples:
 
 
 class _LazyFill:
-    """A :class:`graphlink.model.Fill` whose arrays are collected on first read (duck-typed)."""
+    """A :class:`graphlink.core.model.Fill` whose arrays are collected on first read (duck-typed)."""
 
     def __init__(self, samples: _Samples, reserved: Reserved, multiplicity: str) -> None:
         self.samples, self.reserved, self.multiplicity = samples, reserved, multiplicity

@@ -31,10 +31,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from graphlink.core.trails import Trails, TrailSide
 from graphlink.reidit import Reidentification, _one_to_one_only
 from graphlink.reidit import reidit_c as core_reidit_c
 from graphlink.spark.fill import SparkTrails, storage_level, to_uint64, word_cols, words_of
-from graphlink.trails import Trails, TrailSide
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame

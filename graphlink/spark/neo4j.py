@@ -221,7 +221,7 @@ def write_link_graph(st: SparkTrails, store: Store, name: str, *, split: str = "
 
     e, null, counts, result = verdicts(st, split)
     n_elem, n_class_edges = graph_size(st)
-    import graphlink.linkgraph as lg
+    import graphlink.core.linkgraph as lg
 
     with_elements = n_elem <= classgraph.ELEMENT_LINKS_MAX and n_elem <= lg.MAX_EXPANDED_EDGES
     m = st.model

@@ -1,4 +1,4 @@
-"""Reading and validating a release in Spark (thesis ch. 3; the rules of :mod:`graphlink.release`, distributed).
+"""Reading and validating a release in Spark (thesis ch. 3; the rules of :mod:`graphlink.core.release`, distributed).
 
 Input: the long table ``location, kind, element`` as CSV or Parquet — a file, a folder of part files, or any URI
 Spark reads (``s3a://``, ``hdfs://``, ``gs://``, ``abfss://``) — or a Spark/pandas DataFrame.  Validation gives the
@@ -9,7 +9,7 @@ on the driver and then distributed.
 
 Every row keeps ``_row``, its position in the input (``monotonically_increasing_id``: file order for one file,
 Spark's split order for a folder of parts), so "first appearance" — the order of locations, elements and twin
-classes in :mod:`graphlink.trails` — is the same as the local engine's.
+classes in :mod:`graphlink.core.trails` — is the same as the local engine's.
 
 CSV files are split at line breaks by Spark; a file where a quoted value spans lines (found by one scan of its
 text) is read with ``multiLine`` instead (one task per file), and its row numbers count the lines inside values,
@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from graphlink.core.release import COLUMNS, KINDS, Release, ReleaseWarning, read_release, read_truth
+from graphlink.core.tabular import names_list
 from graphlink.errors import ReleaseError
-from graphlink.release import COLUMNS, KINDS, Release, ReleaseWarning, read_release, read_truth
-from graphlink.tabular import names_list
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -170,7 +170,7 @@ def _read_table(spark: SparkSession, path: str, kind: str, label: str) -> DataFr
 
 
 def _check_parquet_types(df: DataFrame, path: str, label: str) -> None:
-    """The local reader's Parquet rule (:mod:`graphlink.tabular`): key columns hold text or integers.  The type
+    """The local reader's Parquet rule (:mod:`graphlink.core.tabular`): key columns hold text or integers.  The type
     is named as Arrow names it when the file is local (its schema is read on the driver), else as Spark does."""
     from pyspark.sql import types as T
 
@@ -214,7 +214,7 @@ def _position(df: DataFrame, row_id: int) -> int:
 
 
 def _validate(df: DataFrame, label: str, *, file_rows: bool, what: str = "csv") -> DataFrame:
-    """The checks of :func:`graphlink.release._validate_long`, in the same order and with the same messages."""
+    """The checks of :func:`graphlink.core.release._validate_long`, in the same order and with the same messages."""
     from pyspark.errors import PySparkException
     from pyspark.sql import functions as F
 

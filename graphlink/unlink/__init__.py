@@ -21,7 +21,7 @@ per-location sets so they work on encrypted tokens as well as on element keys:
 * :func:`final_clean` — the null-trail correction of Algorithm 10 line 19 (the thesis names but never
   prints it; our reading is documented on the function).
 
-:func:`unlink` runs a method on a :class:`~graphlink.release.Release`, writes the suppressed release and
+:func:`unlink` runs a method on a :class:`~graphlink.core.release.Release`, writes the suppressed release and
 **certifies it with the core's exact audit** (:func:`graphlink.audit.audit`, union of all maximum
 matchings).  If the audit finds a violation (the thesis's proof has gaps, e.g. Lemma 13), more records are
 withheld until it passes and the result says so (``repair_withheld``).  A release returned by

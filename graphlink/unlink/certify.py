@@ -20,7 +20,7 @@ def check_model(release: Any, multiplicity: str = "auto") -> None:
     """Definition 21 needs one-to-one data with Ω reserved to Γ (or unreserved): |ω_c| ≤ |γ_c| at every location.
 
     One-to-many releases (several people per de-identified element, thesis Appendix A; the data model is decided
-    by :mod:`graphlink.model`) are refused: k-unlinkability by suppression is defined for one-to-one links."""
+    by :mod:`graphlink.core.model`) are refused: k-unlinkability by suppression is defined for one-to-one links."""
 
     if multiplicity != "one-to-one" and _reads_one_to_many(release, multiplicity):
         raise ModelAssumptionError(
@@ -37,7 +37,7 @@ def check_model(release: Any, multiplicity: str = "auto") -> None:
 
 
 def _reads_one_to_many(release: Any, multiplicity: str) -> bool:
-    from graphlink.trails import build_trails
+    from graphlink.core.trails import build_trails
 
     try:
         return build_trails(release, "auto", multiplicity).one_to_many
@@ -76,9 +76,9 @@ def audit_release(release: Any, k: int, reserved: str = "deidentified") -> tuple
     """Exact k-unlinkability audit of a release by the core (Definition 19): (AuditResult, EdgeClasses)."""
     # imported here, not at the top: the core's numba kernels load only when an audit runs
     from graphlink.audit import audit
-    from graphlink.linkgraph import build_linkgraph
+    from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.core.trails import build_trails
     from graphlink.matching import classify_edges
-    from graphlink.trails import build_trails
 
     classes = classify_edges(build_linkgraph(build_trails(release, reserved, "one-to-one")))
     return audit(classes, k), classes

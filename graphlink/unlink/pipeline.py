@@ -1,6 +1,6 @@
 """Unlink a release end to end: allocate, apply, certify, measure (thesis ch. 7).
 
-:func:`unlink` runs a method on a :class:`~graphlink.release.Release`; :func:`finish` certifies and measures
+:func:`unlink` runs a method on a :class:`~graphlink.core.release.Release`; :func:`finish` certifies and measures
 any suppression (also the secure protocol's output); both return an :class:`UnlinkResult`.
 """
 
@@ -21,7 +21,7 @@ from graphlink.unlink.utility import utility
 class UnlinkResult:
     """Outcome of :func:`unlink`: the certified release plus everything needed to explain it."""
 
-    release: Any                          # graphlink.release.Release (suppressed, certified)
+    release: Any                          # graphlink.core.release.Release (suppressed, certified)
     allocation: Allocation
     k: int
     method: str
@@ -106,7 +106,7 @@ def unlink(release: Any, k: int, method: str = "force-dedup", seed: int | None =
     (True, True)
     """
     if not hasattr(release, "frame"):
-        from graphlink.release import read_release
+        from graphlink.core.release import read_release
         release = read_release(release)
     check_model(release, multiplicity)
     t0 = time.perf_counter()

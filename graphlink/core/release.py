@@ -12,7 +12,7 @@ Readers accept that table as CSV or Parquet, a folder with one sub-folder per lo
 error is raised here, once, naming the file, row and column and what was expected.
 
 How a file is read (encodings, quoting, blank rows, row numbers, Parquet column types) is the business of
-:mod:`graphlink.tabular`.  On top of that, the release rules:
+:mod:`graphlink.core.tabular`.  On top of that, the release rules:
 
 * the columns ``location``, ``kind``, ``element`` must each appear exactly once; other columns are ignored;
 * values are stripped of surrounding whitespace (``str.strip``); an empty key is refused;
@@ -34,14 +34,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from graphlink.core.ingest import COLUMNS, KINDS, kind_of
+from graphlink.core.tabular import Table, names_list, parquet_parts, read_table, write_csv
 from graphlink.errors import ReleaseError
-from graphlink.ingest import COLUMNS, KINDS, kind_of
-from graphlink.tabular import Table, names_list, parquet_parts, read_table, write_csv
 
 if TYPE_CHECKING:          # pandas is imported where used: a small CSV release is read and summarised without it
     import pandas as pd
 
-    from graphlink.ingest import CodedRelease
+    from graphlink.core.ingest import CodedRelease
 
 __all__ = ["COLUMNS", "KEY_SEPARATOR", "KINDS", "LocationSizes", "Release", "ReleaseWarning", "read_release",
            "read_truth"]
@@ -70,7 +70,7 @@ class LocationSizes:
     """Per-location |γ_c| (identified) and |ω_c| (de-identified) counts of distinct elements, without pandas.
 
     ``identified[i]`` and ``deidentified[i]`` (int64) belong to ``locations[i]``.  What the data model is decided
-    on (:mod:`graphlink.model`); :meth:`frame` is the DataFrame of :meth:`Release.sizes`.
+    on (:mod:`graphlink.core.model`); :meth:`frame` is the DataFrame of :meth:`Release.sizes`.
     """
 
     locations: list[str]
@@ -106,8 +106,8 @@ class Release:
     """A validated multi-location release (see the module docstring for the format).
 
     ``frame`` is the long table (location, kind, element).  A large file read by the Arrow fast path
-    (:mod:`graphlink.ingest`) is kept on integer codes instead, and ``frame`` is made from them on first use;
-    ``locations``, ``elements``, ``sizes`` and :func:`graphlink.trails.build_trails` never need it.
+    (:mod:`graphlink.core.ingest`) is kept on integer codes instead, and ``frame`` is made from them on first use;
+    ``locations``, ``elements``, ``sizes`` and :func:`graphlink.core.trails.build_trails` never need it.
     """
 
     __slots__ = ("_frame", "coded", "name", "notes", "source", "truth")
@@ -166,7 +166,7 @@ class Release:
         return counts.astype("int64")
 
     def location_sizes(self) -> LocationSizes:
-        """:meth:`sizes` without pandas for a release on codes (what :func:`graphlink.trails.build_trails` uses).
+        """:meth:`sizes` without pandas for a release on codes (what :func:`graphlink.core.trails.build_trails` uses).
         O(|C|), or O(rows) from the long table."""
         if self.coded is not None:
             sizes = np.asarray(self.coded.sizes, dtype=np.int64)
@@ -215,7 +215,7 @@ def read_release(source: str | Path | pd.DataFrame, *, id_key: Sequence[str] | N
     """Read and validate a release from a long CSV/Parquet file, a per-location folder or a DataFrame.
 
     The file rules (encodings, quoting, blank rows, row numbers, Parquet types) are those of
-    :mod:`graphlink.tabular`; the release rules are in the module docstring.  Complexity O(rows) plus
+    :mod:`graphlink.core.tabular`; the release rules are in the module docstring.  Complexity O(rows) plus
     parsing.  Raises :class:`ReleaseError` naming the file, row and column on bad input (missing or
     repeated columns, unknown ``kind``, empty keys, empty release, unreadable file).
 
@@ -223,8 +223,8 @@ def read_release(source: str | Path | pd.DataFrame, *, id_key: Sequence[str] | N
     ----------
     source : path or DataFrame
         A long table (``location, kind, element``) as a CSV or Parquet file or a Parquet folder (part files, as
-        Spark writes one: :func:`graphlink.tabular.parquet_parts`), a folder with one sub-folder per location holding
-        ``identified.csv`` and ``deidentified.csv``, or a DataFrame of the long table.
+        Spark writes one: :func:`graphlink.core.tabular.parquet_parts`), a folder with one sub-folder per location
+        holding ``identified.csv`` and ``deidentified.csv``, or a DataFrame of the long table.
     id_key, deid_key : list of str, optional
         Key columns of a folder's identified / de-identified tables (joined with ``|``).
     name : str, optional
@@ -276,10 +276,10 @@ def read_release(source: str | Path | pd.DataFrame, *, id_key: Sequence[str] | N
 
 
 def _read_fast(path: Path) -> CodedRelease | None:
-    """A long file through a fast path of :mod:`graphlink.ingest` (Arrow for large files, plain Python for small
+    """A long file through a fast path of :mod:`graphlink.core.ingest` (Arrow for large files, plain Python for small
     CSV files), or None: the detailed reader then reads it and words any problem.  Warns about collapsed repeats
     exactly as the detailed reader."""
-    from graphlink.ingest import read_coded
+    from graphlink.core.ingest import read_coded
 
     coded = read_coded(path)
     if coded is not None and coded.repeats is not None:
@@ -445,7 +445,7 @@ def _read_folder(path: Path, *, id_key: Sequence[str] | None, deid_key: Sequence
 def read_truth(source: str | Path | pd.DataFrame) -> pd.DataFrame:
     """Ground truth pairs: columns ``identified``, ``deidentified`` (CSV/Parquet path or DataFrame).
 
-    Same file rules as releases (:mod:`graphlink.tabular`); keys are stripped, an empty key is refused
+    Same file rules as releases (:mod:`graphlink.core.tabular`); keys are stripped, an empty key is refused
     naming its row, exact duplicate pairs are collapsed with a :class:`ReleaseWarning`.  O(rows).
     """
     import pandas as pd

@@ -1,9 +1,9 @@
-"""The fast paths of :func:`graphlink.release.read_release` for long-format files: Arrow for large files, plain
+"""The fast paths of :func:`graphlink.core.release.read_release` for long-format files: Arrow for large files, plain
 Python for small CSV files.
 
 A long release (``location, kind, element``) of millions of rows is read with pyarrow and kept as integer codes:
 every column is reduced to its distinct values straight from the Arrow buffers (Parquet dictionary pages are
-used as they are), the release rules of :mod:`graphlink.release` are checked on those distinct values only,
+used as they are), the release rules of :mod:`graphlink.core.release` are checked on those distinct values only,
 and the rows become (location, kind, element) codes that are bit-packed into trail words in the same pass that
 finds exact repeats.  No Python string is made per row; element keys become Python strings only when a caller
 asks for them.
@@ -11,8 +11,8 @@ asks for them.
 The fast path never words an error.  It only *detects*, with vectorised checks, that everything is well formed;
 on anything unusual (a missing or repeated column, a null or blank value, an unknown kind, a type it does not
 read, a quoted or ragged CSV, a file too small to be worth it) it returns None and the caller runs the detailed
-reader of :mod:`graphlink.tabular` / :mod:`graphlink.release`, which raises the exact message or reads the file
-the slow way.  ``tests/test_ingest.py`` runs the reader tests through both paths.
+reader of :mod:`graphlink.core.tabular` / :mod:`graphlink.core.release`, which raises the exact message or reads
+the file the slow way.  ``tests/test_ingest.py`` runs the reader tests through both paths.
 
 Cost: O(rows + total bytes of the distinct values) expected (hashing, numba), plus the Arrow read.  numba is used
 here although loading it costs about half a second per process: on millions of rows its hash tables need well
@@ -111,7 +111,7 @@ class CodedRelease:
 def read_coded(path: Path) -> CodedRelease | None:
     """The release in ``path`` (long CSV or Parquet) on codes, or None when the detailed reader must run
     (a file of a size no fast path takes, or anything the fast paths do not vouch for: module docstring)."""
-    from graphlink.tabular import PARQUET_SUFFIXES, parquet_parts
+    from graphlink.core.tabular import PARQUET_SUFFIXES, parquet_parts
 
     parts = parquet_parts(path)
     parquet = parts is not None or path.suffix.lower() in PARQUET_SUFFIXES
@@ -242,8 +242,8 @@ def _plain_csv(path: Path) -> tuple[bytes, list[str], list[int]] | None:
     """(UTF-8 bytes without byte-order mark, header names, positions of ``COLUMNS`` in it) of a plain CSV
     release (see :func:`_csv_columns`), or None when the file is not plain, or a column is missing or repeated.
     O(file size)."""
+    from graphlink.core.tabular import _check_utf8, plain_header
     from graphlink.errors import ReleaseError
-    from graphlink.tabular import _check_utf8, plain_header
 
     try:
         data = _check_utf8(path.read_bytes(), str(path))      # encoding, NUL bytes; drops a UTF-8 BOM
@@ -264,8 +264,8 @@ def plain_release(path: Path) -> CodedRelease | None:
     numbered in order of first appearance and exact repeats are dropped, the first one's position kept.
     O(file size + (|M| + |N|)·W).
     """
+    from graphlink.core.tabular import plain_lines
     from graphlink.kernels.rows import pack_columns
-    from graphlink.tabular import plain_lines
 
     plain = _plain_csv(path)
     if plain is None:

@@ -30,9 +30,9 @@ from typing import Literal
 
 import numpy as np
 
+from graphlink.core.trails import Trails, TrailSide
 from graphlink.errors import ModelAssumptionError
 from graphlink.kernels.rows import members, row_classes
-from graphlink.trails import Trails, TrailSide
 
 Side = Literal["identified", "deidentified"]
 Progress = Callable[[float, str], None]
@@ -209,7 +209,7 @@ def build_linkgraph(trails: Trails, *, method: Literal["auto", "mask", "brutefor
     Parameters
     ----------
     trails : Trails
-        From :func:`graphlink.trails.build_trails`.
+        From :func:`graphlink.core.trails.build_trails`.
     method : {"auto", "mask", "bruteforce"}
         Class-link method (module docstring); ``auto`` picks the cheaper.
     blocks : Blocks, optional

@@ -178,7 +178,7 @@ def parquet_parts(path: Path) -> list[Path] | None:
 def plain_header(data: bytes) -> list[str] | None:
     """The stripped names on the first line of UTF-8 CSV bytes in which every record is one line (no quote
     character anywhere), else None.  For the readers that vouch only for such plain files
-    (:mod:`graphlink.ingest`) and hand anything else to :func:`read_table`.  O(len(data))."""
+    (:mod:`graphlink.core.ingest`) and hand anything else to :func:`read_table`.  O(len(data))."""
     if b'"' in data:
         return None
     first = _LINE_END_B.search(data)

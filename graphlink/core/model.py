@@ -64,8 +64,8 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from graphlink.core.release import LocationSizes, ReleaseWarning
 from graphlink.errors import ModelAssumptionError
-from graphlink.release import LocationSizes, ReleaseWarning
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -87,7 +87,7 @@ class ModelWarning(ReleaseWarning):
 
 @dataclass(frozen=True)
 class Fill:
-    """Packed trail words of both sides under one model (what :func:`graphlink.trails.build_trails` keeps).
+    """Packed trail words of both sides under one model (what :func:`graphlink.core.trails.build_trails` keeps).
 
     ``id_weight``/``de_weight`` (optional) say how many elements each row stands for, so an engine that holds
     twin classes elsewhere (:mod:`graphlink.spark`) can pass a few member rows per class instead of every element;

@@ -13,7 +13,7 @@ FillTrails decision (Malin 2006 contradicts itself; docs/algorithms.md#trails-an
   absent.  (Figure 3.5 itself prints ``*`` at H2/H3, where the sizes are equal; our matrices have 0 there,
   which links exactly the same pairs — see tests/test_trails.py.)
 
-One-to-many data (Appendix A, Definition 27; see :mod:`graphlink.model`) fills the identified side with
+One-to-many data (Appendix A, Definition 27; see :mod:`graphlink.core.model`) fills the identified side with
 ``*`` wherever a person is absent, *without* the equality rule: in a household one member's absence says
 nothing about the shared de-identified element, even at a location where both tables have the same size.
 
@@ -29,8 +29,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from graphlink.kernels.rows import n_words, pack_columns
-from graphlink.model import (
+from graphlink.core.model import (
     ONE_TO_ONE,
     RESERVED_CHOICES,
     Fill,
@@ -42,7 +41,8 @@ from graphlink.model import (
     decide,
     decide_reserved,
 )
-from graphlink.release import LocationSizes, Release
+from graphlink.core.release import LocationSizes, Release
+from graphlink.kernels.rows import n_words, pack_columns
 
 if TYPE_CHECKING:          # pandas is imported where used: trails of a small release are summarised without it
     import pandas as pd
@@ -95,7 +95,7 @@ class TrailSide:
         """The keys of ``rows``: an Arrow array while the keys are kept as Arrow, else an object array.  O(rows)."""
         if isinstance(self._keys, np.ndarray):
             return self._keys[rows]
-        from graphlink.ingest import arrow_ints
+        from graphlink.core.ingest import arrow_ints
 
         return self._keys.take(arrow_ints(np.asarray(rows, dtype=np.int64)))
 
@@ -138,7 +138,7 @@ class Trails:
     """The pair of trail matrices of a release plus how the reserved side was decided.
 
     ``location_sizes`` may be given as the DataFrame of :meth:`Release.sizes`; it is kept as
-    :class:`~graphlink.release.LocationSizes` (no pandas) and :attr:`sizes` is its DataFrame, made on first use.
+    :class:`~graphlink.core.release.LocationSizes` (no pandas) and :attr:`sizes` is its DataFrame, made on first use.
     """
 
     locations: list[str]
@@ -160,7 +160,7 @@ class Trails:
 
     @property
     def model(self) -> Model:
-        """The data model these trails were filled under (see :mod:`graphlink.model`)."""
+        """The data model these trails were filled under (see :mod:`graphlink.core.model`)."""
         return Model(self.reserved, self.multiplicity, self.reason, self.decided_by)  # type: ignore[arg-type]
 
     @property
@@ -215,7 +215,7 @@ def build_trails(release: Release, reserved: ReservedChoice = "auto",
     release : Release
         The validated release.
     reserved : {"auto", "deidentified", "identified", "none"}
-        Which side may withhold records; ``auto`` decides (:func:`graphlink.model.decide`).
+        Which side may withhold records; ``auto`` decides (:func:`graphlink.core.model.decide`).
     multiplicity : {"auto", "one-to-one", "one-to-many"}
         One-to-many: one de-identified element may stand for several people (Appendix A).
 
@@ -239,7 +239,7 @@ def build_trails(release: Release, reserved: ReservedChoice = "auto",
     ['111*', '1011', '*101', '*11*']
 
     Complexity: O(rows + (|M| + |N|)·W) for the fill; the model decision adds link tests only when the
-    per-location sizes cannot tell one-to-one from one-to-many (see :mod:`graphlink.model`).
+    per-location sizes cannot tell one-to-one from one-to-many (see :mod:`graphlink.core.model`).
     """
     n_loc = len(release.locations)
     sizes = release.location_sizes()
