@@ -296,17 +296,17 @@ def classes(key: str, reserved: str, _release: Any) -> Any:
     """``EdgeClasses`` (one-to-one) or ``ManyClasses`` (one-to-many: possible / certain pairs), same vocabulary."""
     g = graph(key, reserved, _release)
     if g.trails.one_to_many:
-        from graphlink.onetomany import classify_one_to_many
+        from graphlink.analysis.onetomany import classify_one_to_many
 
         return classify_one_to_many(g)
-    from graphlink.matching import classify_edges
+    from graphlink.analysis.matching import classify_edges
 
     return classify_edges(g)
 
 
 @st.cache_resource(max_entries=64, show_spinner="Running re-identification…")
 def reidentification(key: str, reserved: str, method: str, k: int | None, _release: Any) -> Any:
-    from graphlink.reidit import reidentify
+    from graphlink.analysis.reidit import reidentify
 
     data = trails(key, reserved, _release) if method == "complete" else graph(key, reserved, _release)
     return reidentify(data, method, k=k, truth=_release.truth)
@@ -323,8 +323,8 @@ def reid_count(result: Any) -> int:
 @st.cache_resource(max_entries=16, show_spinner="Leave-one-location-out sensitivity…")
 def leave_one_out(key: str, reserved: str, method: str, k: int | None, _release: Any) -> pd.DataFrame:
     """Re-run one method with each location removed (each run is a library call on a reduced release)."""
+    from graphlink.analysis.reidit import reidentify
     from graphlink.errors import GraphlinkError
-    from graphlink.reidit import reidentify
 
     base = reidentification(key, reserved, method, k, _release)
     rows = []
@@ -414,7 +414,7 @@ def row_index(key: str, reserved: str, side: str, _release: Any) -> dict[str, in
 
 def explain(key: str, reserved: str, side: str, element: str, _release: Any) -> str:
     """Why an element is or is not re-identified, in plain words, from the library's results: the true-love
-    reason (``graphlink.reidit.true_loves``), the union degree (``EdgeClasses``) and, on graphs small enough
+    reason (``graphlink.analysis.reidit.true_loves``), the union degree (``EdgeClasses``) and, on graphs small enough
     to answer quickly, REIDIT-I's reason.  Markdown, with every value from the release escaped
     (:func:`app.components.text.md`)."""
     from app.components.text import md

@@ -29,12 +29,12 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _measure import measure  # noqa: E402
 
+from graphlink.analysis.matching import dm_classify  # noqa: E402
+from graphlink.analysis.reidit import reidit_c, reidit_i  # noqa: E402
 from graphlink.core.linkgraph import build_linkgraph  # noqa: E402
 from graphlink.core.trails import Trails, TrailSide, full_mask, pack_columns  # noqa: E402
 from graphlink.kernels.links import class_links  # noqa: E402
-from graphlink.matching import dm_classify  # noqa: E402
 from graphlink.reference import dense_link_matrix, reidit_i_precomp  # noqa: E402
-from graphlink.reidit import reidit_c, reidit_i  # noqa: E402
 
 
 def random_packed(n: int, c: int, p: float, rng: np.random.Generator) -> np.ndarray:
@@ -250,8 +250,8 @@ def bench_twins(scale: float) -> None:
 
     Each engine runs in its own forked child on the same class graph; "peak RSS" includes the graph the child
     inherits, "(+N)" is the growth over it."""
+    from graphlink.analysis.matching import classify_edges, twin_classify
     from graphlink.core.trails import build_trails
-    from graphlink.matching import classify_edges, twin_classify
     from graphlink.simulate import simulate_zipf
 
     twin_classify(np.ones(2, np.int64), np.ones(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64))  # JIT

@@ -1,6 +1,6 @@
 """One-to-many releases read with nothing withheld (``--reserved none``): the exact solver of
-:mod:`graphlink.onetomany` beside the previous method (global Dulmage–Mendelsohn surjectivity, unsound: it ignores
-that cover is per location) in the same run, on simulated households.
+:mod:`graphlink.analysis.onetomany` beside the previous method (global Dulmage–Mendelsohn surjectivity, unsound: it
+ignores that cover is per location) in the same run, on simulated households.
 
 Run: ``python benchmarks/bench_onetomany.py [--populations 100] [--subjects 5000 --locations 30 --p 0.2]
 [--large 100000]``.  Per population (the ``graphlink simulate --households`` release of one seed): wall time and
@@ -26,7 +26,7 @@ from benchmarks._measure import measure
 def old_certain(graph) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
     """The previous reading: certain iff the person fits one household or the pair is in every maximum matching
     of the fit graph (every household needs *some* distinct person, globally).  O(E·√V)."""
-    from graphlink.matching import dm_classify
+    from graphlink.analysis.matching import dm_classify
 
     ei, ej = graph.ei, graph.ej
     r = dm_classify(graph.n_identified, graph.n_deidentified, ei, ej)
@@ -53,7 +53,7 @@ def population(households: int, locations: int, p: float, seed: int):  # noqa: A
 
 
 def exact_case(graph, truth: dict):  # noqa: ANN001, ANN201
-    from graphlink.onetomany import classify_one_to_many
+    from graphlink.analysis.onetomany import classify_one_to_many
 
     def run() -> str:
         with warnings.catch_warnings():

@@ -140,9 +140,9 @@ def guarded(fn: Any) -> Any:
 
 
 def run_local(path: Path) -> dict:
+    from graphlink.analysis.reidit import reidentify
     from graphlink.core.release import read_release
     from graphlink.core.trails import build_trails
-    from graphlink.reidit import reidentify
 
     t: dict[str, Any] = {}
     t0 = time.perf_counter()

@@ -56,14 +56,14 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "LinkGraph": ("graphlink.core.linkgraph", "LinkGraph"),
     "Blocks": ("graphlink.core.linkgraph", "Blocks"),
     "build_linkgraph": ("graphlink.core.linkgraph", "build_linkgraph"),
-    "classify_edges": ("graphlink.matching", "classify_edges"),
-    "classify_one_to_many": ("graphlink.onetomany", "classify_one_to_many"),
-    "Reidentification": ("graphlink.reidit", "Reidentification"),
-    "reidentify": ("graphlink.reidit", "reidentify"),
-    "true_loves": ("graphlink.reidit", "true_loves"),
-    "evaluate": ("graphlink.reidit", "evaluate"),
-    "AuditResult": ("graphlink.audit", "AuditResult"),
-    "audit": ("graphlink.audit", "audit"),
+    "classify_edges": ("graphlink.analysis.matching", "classify_edges"),
+    "classify_one_to_many": ("graphlink.analysis.onetomany", "classify_one_to_many"),
+    "Reidentification": ("graphlink.analysis.reidit", "Reidentification"),
+    "reidentify": ("graphlink.analysis.reidit", "reidentify"),
+    "true_loves": ("graphlink.analysis.reidit", "true_loves"),
+    "evaluate": ("graphlink.analysis.reidit", "evaluate"),
+    "AuditResult": ("graphlink.analysis.audit", "AuditResult"),
+    "audit": ("graphlink.analysis.audit", "audit"),
     "unlink": ("graphlink.unlink", "unlink"),
     "UnlinkResult": ("graphlink.unlink", "UnlinkResult"),
     "simulate_uniform": ("graphlink.simulate", "simulate_uniform"),
@@ -90,7 +90,7 @@ def __dir__() -> list[str]:
 
 
 class _Package(types.ModuleType):
-    """``graphlink.audit`` and ``graphlink.unlink`` are both submodules and public functions.  Importing a
+    """``graphlink.analysis.audit`` and ``graphlink.unlink`` are both submodules and public functions.  Importing a
     submodule sets it as an attribute of the package; keep the function there instead (the submodule stays in
     ``sys.modules`` for ``from graphlink.unlink import ...`` and ``importlib.import_module``)."""
 

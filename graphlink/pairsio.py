@@ -2,7 +2,7 @@
 
 :func:`write_pairs_csv` writes what :func:`graphlink.core.tabular.write_csv` writes (pandas' minimal quoting, every
 field quoted when a value holds a lone carriage return, so that every reader gets the values back): when the
-pairs are still kept as arrays (:class:`graphlink.reidit.PairColumns`) and no value needs quoting, Arrow writes
+pairs are still kept as arrays (:class:`graphlink.analysis.reidit.PairColumns`) and no value needs quoting, Arrow writes
 them unquoted in one call, the same bytes; otherwise pandas does.  O(pairs).
 """
 
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, TextIO
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from graphlink.reidit import Reidentification
+    from graphlink.analysis.reidit import Reidentification
 
 #: file name endings written as Parquet by :func:`write_pairs_file` (anything else is CSV)
 PARQUET_ENDINGS = (".parquet", ".pq")

@@ -1,6 +1,6 @@
 """Naive reference formulations from the thesis, for tests and benchmarks only (dense, O(|M|·|N|) memory).
 
-The library's real implementations live in :mod:`graphlink.reidit` and :mod:`graphlink.core.linkgraph`; these
+The library's real implementations live in :mod:`graphlink.analysis.reidit` and :mod:`graphlink.core.linkgraph`; these
 follow the printed pseudocode closely so the fast versions can be checked against them and timed.
 """
 

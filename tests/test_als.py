@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphlink import als
+from graphlink.analysis.matching import classify_edges
+from graphlink.analysis.reidit import true_loves
 from graphlink.core.linkgraph import Blocks, build_linkgraph
 from graphlink.core.trails import trails_from_dense
 from graphlink.errors import ReleaseError
-from graphlink.matching import classify_edges
-from graphlink.reidit import true_loves
 from tests.oracle import link, oracle_from_edges
 from tests.test_matching import instances
 

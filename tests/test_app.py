@@ -249,8 +249,8 @@ def test_cypher_console_refuses_writes_and_answers_reads(neo4j_env: str, at: App
 
 @pytest.mark.neo4j
 def test_cypher_examples_on_the_loaded_demo_agree_with_the_library(neo4j_env: str, at: AppTest) -> None:
+    from graphlink.analysis.reidit import reidentify
     from graphlink.core.release import read_release
-    from graphlink.reidit import reidentify
 
     goto(at, "cypher")
     _neo4j_or_skip(at)

@@ -45,7 +45,7 @@ def test_thesis_cell_c10_p05_values():
 
 
 def test_core_reidit_c_on_simulated_release_matches_closed_form():
-    from graphlink.reidit import reidentify
+    from graphlink.analysis.reidit import reidentify
 
     R, C, p = 12, 10, 0.5
     fr = []
@@ -111,7 +111,7 @@ def test_population_trails_equal_fill_trails(kind):
 
 
 def test_household_release_reidit_m_is_correct():
-    from graphlink.reidit import reidentify
+    from graphlink.analysis.reidit import reidentify
 
     rel = sim.simulate_households(None, 0.25, locations=30, seed=5)
     res = reidentify(rel, "multiple")            # the default decision reads it as one-to-many

@@ -325,9 +325,9 @@ def test_pairs_csv_in_bulk_is_what_the_table_writer_writes(keys: list[str]) -> N
     """REIDIT-C's pairs written by Arrow are byte for byte those of graphlink.core.tabular.write_csv."""
     import io
 
+    from graphlink.analysis.reidit import PairColumns, Reidentification
     from graphlink.core.tabular import write_csv
     from graphlink.pairsio import write_pairs_csv
-    from graphlink.reidit import PairColumns, Reidentification
 
     ident = pa.array(keys, pa.large_string())
     deident = np.array([k.upper() for k in keys], dtype=object)

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
+from graphlink.analysis.matching import classify_edges, maximum_matching
 from graphlink.core.linkgraph import build_linkgraph
 from graphlink.core.trails import trails_from_dense
-from graphlink.matching import classify_edges, maximum_matching
 from tests.fixtures import A14_M, A14_N
 from tests.oracle import oracle_from_dense
 

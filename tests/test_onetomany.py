@@ -14,13 +14,13 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from graphlink import simulate as sim
-from graphlink.audit import audit
+from graphlink.analysis.audit import audit
+from graphlink.analysis.onetomany import classify_one_to_many
+from graphlink.analysis.reidit import reidentify, reidit_m, true_loves
 from graphlink.core.linkgraph import build_linkgraph
 from graphlink.core.release import read_release
 from graphlink.core.trails import build_trails
 from graphlink.errors import ModelAssumptionError
-from graphlink.onetomany import classify_one_to_many
-from graphlink.reidit import reidentify, reidit_m, true_loves
 from tests.fixtures import long_frame
 from tests.oracle import household_oracle
 
@@ -267,7 +267,7 @@ def test_propagation_and_search_refusals_name_locations() -> None:
 def test_budget_refuses_a_component_and_keeps_the_rest(monkeypatch) -> None:
     """A component beyond the search budget is refused in one line (sizes, first elements); pairs proved by
     propagation elsewhere stay (true whenever the model is), and consistency is reported as not checked."""
-    from graphlink.onetomany import SearchBudget
+    from graphlink.analysis.onetomany import SearchBudget
 
     rows = rows_of(ISSUE_CERTAIN) + [(c + "b", k, e + "2") for c, k, e in rows_of(ISSUE_CERTAIN)]
     rows += [("L4", "identified", "u"), ("L4", "identified", "v"), ("L4", "deidentified", "U"),
@@ -282,7 +282,7 @@ def test_budget_refuses_a_component_and_keeps_the_rest(monkeypatch) -> None:
     assert {(str(km[m]), str(kn[n])) for m, n in zip(mc.pair_m, mc.pair_n, strict=True)} == {
         ("a", "X"), ("b", "X"), ("c", "Y"), ("a2", "X2"), ("b2", "X2"), ("c2", "Y2")}
     with pytest.warns(UserWarning, match="beyond the search budget"):
-        monkeypatch.setattr("graphlink.onetomany.SearchBudget", lambda: SearchBudget(pairs=1))
+        monkeypatch.setattr("graphlink.analysis.onetomany.SearchBudget", lambda: SearchBudget(pairs=1))
         tl = true_loves(g)
     assert tl.summary["model_ok"] is None and tl.summary["unsolved"] == 1 and len(tl) == 6
     with pytest.raises(ModelAssumptionError, match="beyond the search budget"):

@@ -49,10 +49,10 @@ def test_figure_8_4_external_2_unlinkability_holds():
 
 
 def test_figure_8_4_agrees_with_core_audit():
-    pytest.importorskip("graphlink.audit")
+    pytest.importorskip("graphlink.analysis.audit")
     import pandas as pd
 
-    from graphlink.audit import audit
+    from graphlink.analysis.audit import audit
     from graphlink.core.linkgraph import build_linkgraph
     from graphlink.core.release import read_release
     from graphlink.core.trails import build_trails

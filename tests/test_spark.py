@@ -16,14 +16,14 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from graphlink import spark as gs
-from graphlink.audit import audit
+from graphlink.analysis.audit import audit
+from graphlink.analysis.matching import classify_edges
+from graphlink.analysis.onetomany import classify_one_to_many
+from graphlink.analysis.reidit import reidentify
 from graphlink.core.linkgraph import build_linkgraph
 from graphlink.core.release import ReleaseWarning, read_release
 from graphlink.core.trails import build_trails
 from graphlink.errors import GraphlinkError, ModelAssumptionError, ReleaseError
-from graphlink.matching import classify_edges
-from graphlink.onetomany import classify_one_to_many
-from graphlink.reidit import reidentify
 from graphlink.simulate import simulate_households, simulate_probabilities, simulate_uniform
 from graphlink.spark import components
 from graphlink.trailsio import summarize

@@ -9,13 +9,13 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from graphlink.audit import audit
+from graphlink.analysis.audit import audit
+from graphlink.analysis.matching import classify_edges
+from graphlink.analysis.reidit import reidentify, reidit_c
 from graphlink.core.linkgraph import build_linkgraph
 from graphlink.core.release import read_release
 from graphlink.core.trails import build_trails
 from graphlink.errors import StoreError
-from graphlink.matching import classify_edges
-from graphlink.reidit import reidentify, reidit_c
 from graphlink.simulate import simulate_uniform
 
 pytestmark = pytest.mark.neo4j
@@ -205,7 +205,7 @@ def test_link_graph_write_back_and_k_unlinkability_equal_engine(neo4j_store, loa
 
 def test_one_to_many_link_graph_and_trails_follow_the_engine(neo4j_store, release_name):
     """Households (Appendix A): the model the engine decides is recorded, so Cypher trails/links match it."""
-    from graphlink.onetomany import classify_one_to_many
+    from graphlink.analysis.onetomany import classify_one_to_many
     from graphlink.simulate import simulate_households
 
     rel = simulate_households(30, 0.3, locations=6, withhold=0.2, seed=4)

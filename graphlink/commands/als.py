@@ -56,7 +56,7 @@ def links_cmd(release: ReleaseArg,
     summary: dict = {"reidentified": len(pairs), "identified": len(id_keys), "deidentified": len(de_keys),
                      "relations": [r.name for r in als.relations]}
     if rel.truth is not None:
-        from graphlink.reidit import Reidentification, evaluate
+        from graphlink.analysis.reidit import Reidentification, evaluate
 
         summary.update(evaluate(Reidentification("als-only", pairs, {}), rel.truth))
     _emit(pairs, fmt, f"ALS-only: {len(pairs)} pair(s)", summary)
@@ -75,11 +75,11 @@ def fraud_cmd(release: ReleaseArg,
     (de-identified, complete) read one-to-many; a face that REIDIT-M links with certainty to several cards whose
     holders share no declared relation is flagged (possible identity theft)."""
     from graphlink.als import LinkageSet, element_attributes, read_als, release_blocks
+    from graphlink.analysis.reidit import reidit_m
     from graphlink.core.linkgraph import build_linkgraph
     from graphlink.core.release import read_release
     from graphlink.core.trails import build_trails
     from graphlink.errors import ReleaseError
-    from graphlink.reidit import reidit_m
 
     als = read_als(als_file) if als_file else None
     rel = read_release(release)

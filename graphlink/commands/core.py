@@ -263,7 +263,7 @@ def register(app: typer.Typer) -> None:
                            "true loves' on the component split, straight from the executors, never collected), also "
                            "a URI Spark writes")] = None) -> None:
         """Re-identify elements from their trails; every pair carries its reason."""
-        from graphlink.reidit import check_method, reidentify
+        from graphlink.analysis.reidit import check_method, reidentify
 
         m = method.value
         if m == "incomplete-k" and k is None:
@@ -351,10 +351,10 @@ def register(app: typer.Typer) -> None:
                   id_key: IdKey = None, deid_key: DeidKey = None, qi_links: QiLinks = None,
                   engine: EngineO = EngineOpt.local, spark_master: MasterO = None) -> None:
         """Exact k-unlinkability audit (Definition 19) via the union of all maximum matchings."""
-        from graphlink.audit import audit as run_audit
+        from graphlink.analysis.audit import audit as run_audit
+        from graphlink.analysis.matching import classify_edges
+        from graphlink.analysis.onetomany import classify_one_to_many
         from graphlink.core.linkgraph import build_linkgraph
-        from graphlink.matching import classify_edges
-        from graphlink.onetomany import classify_one_to_many
 
         _local_only(qi_links, engine)
         rel, tr = _trails(release, id_key, deid_key, reserved, multiplicity, engine, spark_master,
@@ -397,7 +397,7 @@ def register(app: typer.Typer) -> None:
 
 
 def register_advisor(app: typer.Typer) -> None:
-    from graphlink.advisor import advise
+    from graphlink.analysis.advisor import advise
 
     @app.command("advise")
     def advise_cmd(multiplicity: Annotated[Mult | None, typer.Option(

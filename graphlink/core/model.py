@@ -41,7 +41,7 @@ Decision rule (``requested="auto"``), with |M| identified and |N| de-identified 
 One-to-many data decided automatically is read with the identified side reserved: members may have withheld
 records, so a de-identified element need not stand for any *released* person.  Only a user who states
 ``--reserved none`` (nothing withheld, Corollary 7) gets the extra inference that every de-identified element
-stands for at least one released person (:mod:`graphlink.onetomany`).
+stands for at least one released person (:mod:`graphlink.analysis.onetomany`).
 
 ``auto`` infers one-to-many only from evidence that elements are shared: fewer de-identified than identified
 elements (|N| < |M|) plus, where the sizes allow both readings, the links.  A user who knows the multiplicity

@@ -52,9 +52,9 @@ def release_with_qis(subjects: int, locations: int, p: float, withhold: float, z
 
 def _measure(task: tuple) -> list[dict[str, Any]]:
     from graphlink.als import als_only, blocks
+    from graphlink.analysis.reidit import reidentify
     from graphlink.core.linkgraph import build_linkgraph
     from graphlink.core.trails import build_trails
-    from graphlink.reidit import reidentify
 
     subjects, locs, p, withhold, zip_codes, seed, run = task
     rows = []

@@ -7,7 +7,7 @@ household's IP trail is the OR of its members' visits; each website releases its
 (identified) and the IP addresses they bought from (de-identified), and with ``withhold`` > 0 a purchase goes
 unrecorded on the identified side.  The release is one-to-many (Definition 27) and graphlink's default decision
 reads it so (:mod:`graphlink.core.model`); the certain pairs are REIDIT-M's (Theorem 9; exact when purchases may be
-unrecorded, :mod:`graphlink.onetomany`), plus, when nothing is withheld and the user states it
+unrecorded, :mod:`graphlink.analysis.onetomany`), plus, when nothing is withheld and the user states it
 (``--reserved none``), the pairs forced because every household must stand for somebody.
 
 Per point: individuals re-identified, households with at least one member re-identified (Fig. A.3's two
@@ -36,9 +36,9 @@ SMALL = {"households": 40, "sites": 20, "runs": 2, "steps": [5, 10, 20], "withho
 
 
 def _measure(task: tuple) -> list[dict[str, Any]]:
+    from graphlink.analysis.reidit import reidentify
     from graphlink.errors import ModelAssumptionError
     from graphlink.experiments.common import release_of
-    from graphlink.reidit import reidentify
 
     h, sites, withhold, steps, seed, run = task
     probs = 0.5 * np.arange(1, sites + 1, dtype=float) ** -0.6

@@ -32,8 +32,8 @@ def cf_like_probabilities(locations: int, mean_visits: float) -> np.ndarray:
 
 
 def _measure(task: tuple) -> list[dict[str, Any]]:
+    from graphlink.analysis.reidit import reidit_ik
     from graphlink.core.linkgraph import build_linkgraph
-    from graphlink.reidit import reidit_ik
 
     n, C, mean_visits, ks, seed, run = task
     pop = draw_population(n, cf_like_probabilities(C, mean_visits), reserved="none", seed=task_seed(seed, run))

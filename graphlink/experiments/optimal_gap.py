@@ -38,8 +38,8 @@ def _correct(pairs: pd.DataFrame) -> int:
 
 
 def _measure(task: tuple) -> list[dict[str, Any]]:
+    from graphlink.analysis.reidit import reidit_c, reidit_i, true_loves
     from graphlink.core.linkgraph import build_linkgraph
-    from graphlink.reidit import reidit_c, reidit_i, true_loves
 
     model, dist, param, C, n, seed, run, di, pi = task
     probs = probabilities(dist, param, C)

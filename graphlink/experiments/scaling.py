@@ -34,8 +34,8 @@ SMALL = {"sizes": [100, 1_000], "copies": [1, 2], "runs": 1}
 
 
 def _measure(task: tuple) -> list[dict[str, Any]]:
+    from graphlink.analysis.reidit import reidit_c, reidit_i, true_loves
     from graphlink.core.linkgraph import build_linkgraph
-    from graphlink.reidit import reidit_c, reidit_i, true_loves
 
     n, w, seed, run = task
     probs = np.tile(SITE_PROFILE, w)

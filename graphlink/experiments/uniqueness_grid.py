@@ -78,8 +78,8 @@ def zero_star_trails(visits: np.ndarray):
 
 def reidit_i_count(visits: np.ndarray) -> tuple[int, int]:
     """(re-identified, correct) by the core's REIDIT-I on :func:`zero_star_trails`."""
+    from graphlink.analysis.reidit import reidit_i
     from graphlink.core.linkgraph import build_linkgraph
-    from graphlink.reidit import reidit_i
 
     trails = zero_star_trails(visits)
     if len(trails.identified) == 0:

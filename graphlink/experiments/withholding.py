@@ -37,8 +37,8 @@ def restrict(pop: Population, k: int) -> Population:
 
 
 def _measure(task: tuple) -> list[dict[str, Any]]:
+    from graphlink.analysis.reidit import reidit_i
     from graphlink.core.linkgraph import build_linkgraph
-    from graphlink.reidit import reidit_i
 
     n, C, alpha, miss, steps, seed, run, mi = task
     pop = zipf_population(n, C, alpha, withhold=miss, reserved="identified", seed=task_seed(seed, run))

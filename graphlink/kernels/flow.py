@@ -2,7 +2,7 @@
 
 * :func:`class_max_flow`: Hopcroft–Karp (1973) generalised to capacities — the one augmenting-path engine of
   graphlink.  With every capacity 1 it is Hopcroft–Karp proper (:func:`maximum_matching`, the element-level
-  matchings of :mod:`graphlink.matching`); with capacities it serves the twin-class engine and Flow-Dedup's
+  matchings of :mod:`graphlink.analysis.matching`); with capacities it serves the twin-class engine and Flow-Dedup's
   b-matchings (:mod:`graphlink.unlink.flow`).
 * :func:`twin_flow` classifies every class edge (in some / every maximum flow) from one maximum flow and one SCC
   pass over its residual graph (:mod:`graphlink.kernels.scc`); :func:`pair_members` turns a class flow into an
@@ -327,7 +327,7 @@ def maximum_matching(n_left: int, n_right: int, el: np.ndarray,
 
 
 def twin_flow(a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: np.ndarray, *, classify: bool = True) -> dict:
-    """The numba twin-class engine behind :func:`graphlink.matching.twin_classify` (same contract).
+    """The numba twin-class engine behind :func:`graphlink.analysis.matching.twin_classify` (same contract).
 
     1. Maximum flow of s → i (a_i) → j (min(a_i, b_j)) → t (b_j) by :func:`graphlink.kernels.flow.class_max_flow`:
        Hopcroft–Karp (1973) generalised to capacities — Dinic's blocking flows on the bipartite class graph,

@@ -8,8 +8,8 @@ pandas or Spark DataFrame, a :class:`graphlink.core.release.Release`, or the :cl
 
     from graphlink import spark as gs
     st = gs.trails("hdfs:///consortium/release.parquet", master="spark://head:7077")
-    gs.reidentify(st, "true-loves").pairs          # a graphlink.reidit.Reidentification
-    gs.audit(st, k=5).k_unlinkable                 # a graphlink.audit.AuditResult
+    gs.reidentify(st, "true-loves").pairs          # a graphlink.analysis.reidit.Reidentification
+    gs.audit(st, k=5).k_unlinkable                 # a graphlink.analysis.audit.AuditResult
     gs.summary(st).to_dict()                       # a graphlink.trailsio.TrailSummary
 
 Where each stage runs and what it costs: :mod:`graphlink.spark.fill` (validation, FillTrails, twin classes, the
@@ -26,9 +26,9 @@ if TYPE_CHECKING:
     import pandas as pd
     from pyspark.sql import SparkSession
 
-    from graphlink.audit import AuditResult
+    from graphlink.analysis.audit import AuditResult
+    from graphlink.analysis.reidit import Reidentification
     from graphlink.core.linkgraph import LinkGraph
-    from graphlink.reidit import Reidentification
     from graphlink.spark.fill import SparkTrails
     from graphlink.spark.release import SparkRelease
     from graphlink.trailsio import TrailSummary
@@ -81,7 +81,7 @@ def linkgraph(source: Any, **options: Any) -> LinkGraph:
 
 def reidentify(source: Any, method: str, *, k: int | None = None, truth: pd.DataFrame | None = None,
                explain: bool | None = None, split: str = "auto", **options: Any) -> Reidentification:
-    """:func:`graphlink.reidit.reidentify` on Spark (``split``: see :mod:`graphlink.spark.engine`)."""
+    """:func:`graphlink.analysis.reidit.reidentify` on Spark (``split``: see :mod:`graphlink.spark.engine`)."""
     from graphlink.spark import engine
 
     return engine.reidentify(trails(source, **options), method, k=k, truth=truth, explain=explain,
@@ -89,7 +89,7 @@ def reidentify(source: Any, method: str, *, k: int | None = None, truth: pd.Data
 
 
 def audit(source: Any, k: int, *, split: str = "auto", **options: Any) -> AuditResult:
-    """:func:`graphlink.audit.audit` (Definition 19) on Spark."""
+    """:func:`graphlink.analysis.audit.audit` (Definition 19) on Spark."""
     from graphlink.spark import engine
 
     return engine.audit(trails(source, **options), k, split=split)  # type: ignore[arg-type]

@@ -8,9 +8,9 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-from graphlink.audit import AuditResult
+from graphlink.analysis.audit import AuditResult
+from graphlink.analysis.reidit import Reidentification
 from graphlink.core.trails import Trails
-from graphlink.reidit import Reidentification
 from graphlink.spark import engine
 from graphlink.spark.fill import SparkTrails, build
 from graphlink.spark.release import SparkRelease, read

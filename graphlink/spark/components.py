@@ -12,10 +12,10 @@ classify each part with the core engine in an executor (docs/algorithms.md#conne
    releases) is one bucket.  Shuffle: the elements and class edges once each.
 3. **Per bucket** (``cogroup().applyInPandas``): the bucket's elements (in element order) and class edges become a
    core :class:`~graphlink.core.linkgraph.LinkGraph` (:meth:`~graphlink.core.linkgraph.LinkGraph.from_classes` with the
-   whole release's null padding) and the core runs the method — :func:`~graphlink.reidit.true_loves`,
-   :func:`~graphlink.reidit.reidit_i` (with the whole release's Flip decision), ``reidit_ik``, ``reidit_m``,
-   :func:`~graphlink.audit.audit`, one-to-many certain pairs — with the matching engine the whole graph would use.
-   Every part of these analyses is per component: maximum matchings and Dulmage–Mendelsohn decompose over
+   whole release's null padding) and the core runs the method — :func:`~graphlink.analysis.reidit.true_loves`,
+   :func:`~graphlink.analysis.reidit.reidit_i` (with the whole release's Flip decision), ``reidit_ik``, ``reidit_m``,
+   :func:`~graphlink.analysis.audit.audit`, one-to-many certain pairs — with the matching engine the whole graph would
+   use. Every part of these analyses is per component: maximum matchings and Dulmage–Mendelsohn decompose over
    components, null trails follow a closed form in each part's own deficiency (docs/algorithms.md#null-trails),
    REIDIT-I's propagation never crosses a component.
 4. **Merge** on the driver: counts are summed, Hall's condition is the sum of matched elements, element lists are
@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from graphlink.audit import AuditResult
-from graphlink.reidit import EXPLAIN_LIMIT, Reidentification, _conflict_diagnostic, hall_diagnostic
+from graphlink.analysis.audit import AuditResult
+from graphlink.analysis.reidit import EXPLAIN_LIMIT, Reidentification, _conflict_diagnostic, hall_diagnostic
 from graphlink.spark.fill import SparkTrails, storage_level, to_uint64, word_cols
 from graphlink.spark.links import edges
 
@@ -276,9 +276,9 @@ def _r_side(graph: Any) -> tuple[str, str]:
 
 def _one(ctx: dict, graph: Any, ids: dict, method: str) -> pd.DataFrame:
     """One-to-one data: true loves, audit, REIDIT-I/I-K/M, or the classified graph (``graph``)."""
-    from graphlink.audit import audit
-    from graphlink.matching import classify_edges
-    from graphlink.reidit import reidit_i, reidit_ik, reidit_m, true_loves
+    from graphlink.analysis.audit import audit
+    from graphlink.analysis.matching import classify_edges
+    from graphlink.analysis.reidit import reidit_i, reidit_ik, reidit_m, true_loves
 
     tr = graph.trails
     eid = ids["eid"]
@@ -342,7 +342,7 @@ def _one(ctx: dict, graph: Any, ids: dict, method: str) -> pd.DataFrame:
 
 
 def _view(graph: Any) -> Any:
-    from graphlink.reidit import _class_view
+    from graphlink.analysis.reidit import _class_view
 
     return _class_view(graph)
 
@@ -362,8 +362,8 @@ def _loop_order(pairs: pd.DataFrame, keys: np.ndarray, eids: np.ndarray, side: s
 
 
 def _refusal_rows(kind: str, refusals: list, ids: dict) -> pd.DataFrame:
-    """Refusals (:class:`graphlink.onetomany.Refusal`) as rows: a its words, n1..n3 its order key with the row made
-    an element id (so buckets merge in the local engine's order), f1 whether a budget note's component was found
+    """Refusals (:class:`graphlink.analysis.onetomany.Refusal`) as rows: a its words, n1..n3 its order key with the row
+    made an element id (so buckets merge in the local engine's order), f1 whether a budget note's component was found
     consistent."""
     eid = ids["eid"]
     n3 = [int(eid["identified" if r.code in ("orphan", "budget") else "deidentified"][r.key[2]]) if r.key[2] >= 0
@@ -374,12 +374,13 @@ def _refusal_rows(kind: str, refusals: list, ids: dict) -> pd.DataFrame:
 
 def _many(ctx: dict, graph: Any, ids: dict, method: str) -> pd.DataFrame:
     """One-to-many data (Appendix A): certain pairs, audit, REIDIT-M, or the classified graph.  Every step of
-    :mod:`graphlink.onetomany` is per connected component, so each bucket's verdicts are the whole release's."""
+    :mod:`graphlink.analysis.onetomany` is per connected component, so each bucket's verdicts are the whole
+    release's."""
     import warnings
 
-    from graphlink.audit import audit
-    from graphlink.onetomany import classify_one_to_many
-    from graphlink.reidit import certain_one_to_many, reidit_m
+    from graphlink.analysis.audit import audit
+    from graphlink.analysis.onetomany import classify_one_to_many
+    from graphlink.analysis.reidit import certain_one_to_many, reidit_m
 
     tr = graph.trails
     eid = ids["eid"]
@@ -479,9 +480,9 @@ def _caveat(pairs: pd.DataFrame, caveat: str) -> None:
 
 def reidentify(st: SparkTrails, method: str, *, k: int | None = None, explain: bool | None = None,
                cc: str = "auto") -> Reidentification:
-    """:func:`graphlink.reidit.reidentify` (without truth) on the component split (module docstring)."""
+    """:func:`graphlink.analysis.reidit.reidentify` (without truth) on the component split (module docstring)."""
     if st.one_to_many and method in ("incomplete", "incomplete-k"):
-        from graphlink.reidit import _one_to_one_only
+        from graphlink.analysis.reidit import _one_to_one_only
 
         _one_to_one_only(st, "REIDIT-I")
     out = run(st, {"method": method, "k": k, "explain": explain}, cc)
@@ -580,9 +581,10 @@ def _sorted_texts(out: pd.DataFrame, kind: str) -> list[str]:
 
 def _many_verdict(st: SparkTrails, out: pd.DataFrame) -> dict:
     """The one-to-many verdict of the whole release from the buckets' refusal rows, in the core's words
-    (:func:`graphlink.reidit.certain_one_to_many`); budget notes are given here once, as the core gives them."""
-    from graphlink.onetomany import diagnostic_text
-    from graphlink.reidit import _unsolved
+    (:func:`graphlink.analysis.reidit.certain_one_to_many`); budget notes are given here once, as the core gives
+    them."""
+    from graphlink.analysis.onetomany import diagnostic_text
+    from graphlink.analysis.reidit import _unsolved
 
     refusals, unsolved = _sorted_texts(out, "refusal"), _sorted_texts(out, "unsolved")
     unchecked = bool((~out.loc[out["kind"] == "unsolved", "f1"].astype(bool)).any())   # no assignment found there
@@ -597,7 +599,7 @@ def _many_verdict(st: SparkTrails, out: pd.DataFrame) -> dict:
 
 
 def _merge_m(st: SparkTrails, out: pd.DataFrame) -> Reidentification:
-    """REIDIT-M merged; its diagnostic is the core's text (graphlink.reidit.reidit_m) for the whole release."""
+    """REIDIT-M merged; its diagnostic is the core's text (graphlink.analysis.reidit.reidit_m) for the whole release."""
     pairs = _pairs(out, ["n1"])
     orphans = _listed(out, "orphan")
     summary: dict = {"reidentified": len(pairs), "model_ok": not orphans}
@@ -620,7 +622,7 @@ def _merge_m(st: SparkTrails, out: pd.DataFrame) -> Reidentification:
 
 
 def audit(st: SparkTrails, k: int, cc: str = "auto") -> AuditResult:
-    """:func:`graphlink.audit.audit` on the component split (module docstring)."""
+    """:func:`graphlink.analysis.audit.audit` on the component split (module docstring)."""
     out = run(st, {"method": "audit", "k": k, "explain": None}, cc)
     v = out[out["kind"] == "viol"]
     violations = pd.DataFrame({"side": v["b"].to_numpy(dtype=object), "element": v["a"].to_numpy(dtype=object),
@@ -642,8 +644,8 @@ def audit(st: SparkTrails, k: int, cc: str = "auto") -> AuditResult:
                                        "k-unlinkability audit is not exact")
         refusals = _sorted_texts(out, "refusal")
         if refusals:
-            from graphlink.audit import refuted_audit
-            from graphlink.onetomany import diagnostic_text
+            from graphlink.analysis.audit import refuted_audit
+            from graphlink.analysis.onetomany import diagnostic_text
 
             raise ModelAssumptionError(refuted_audit(diagnostic_text(refusals)))
         counts["multiplicity"] = "one-to-many"

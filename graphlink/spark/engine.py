@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
-from graphlink.audit import AuditResult
-from graphlink.audit import audit as core_audit
+from graphlink.analysis.audit import AuditResult
+from graphlink.analysis.audit import audit as core_audit
+from graphlink.analysis.matching import classify_edges
+from graphlink.analysis.reidit import METHODS, Reidentification, evaluate
+from graphlink.analysis.reidit import reidentify as core_reidentify
 from graphlink.core.linkgraph import LinkGraph
-from graphlink.matching import classify_edges
-from graphlink.reidit import METHODS, Reidentification, evaluate
-from graphlink.reidit import reidentify as core_reidentify
 from graphlink.spark.fill import SparkTrails
 from graphlink.spark.links import class_links, edges, reidit_c  # noqa: F401  (edges re-exported)
 
@@ -87,14 +87,14 @@ def linkgraph(st: SparkTrails) -> LinkGraph:
 
 def classes(st: SparkTrails) -> Any:
     """The core's exact classification on the driver: ``EdgeClasses`` (one-to-one) or ``ManyClasses``."""
-    from graphlink.onetomany import classify_one_to_many
+    from graphlink.analysis.onetomany import classify_one_to_many
 
     graph = linkgraph(st)
     return classify_one_to_many(graph) if st.one_to_many else classify_edges(graph)
 
 
 def _finish(result: Reidentification, st: SparkTrails, truth: pd.DataFrame | None) -> Reidentification:
-    """What :func:`graphlink.reidit.reidentify` adds: evaluation against truth, the model."""
+    """What :func:`graphlink.analysis.reidit.reidentify` adds: evaluation against truth, the model."""
     truth = truth if truth is not None else st.release.truth
     if truth is not None:
         result.summary.update(evaluate(result, truth))
@@ -105,7 +105,7 @@ def _finish(result: Reidentification, st: SparkTrails, truth: pd.DataFrame | Non
 
 def reidentify(st: SparkTrails, method: str, *, k: int | None = None, truth: pd.DataFrame | None = None,
                explain: bool | None = None, split: Split = "auto") -> Reidentification:
-    """One REIDIT method or the exact true loves, as :func:`graphlink.reidit.reidentify` returns them.
+    """One REIDIT method or the exact true loves, as :func:`graphlink.analysis.reidit.reidentify` returns them.
 
     ``complete`` (REIDIT-C) runs entirely in Spark; the others on the class graph (module docstring)."""
     if method not in METHODS:
@@ -125,7 +125,7 @@ def reidentify(st: SparkTrails, method: str, *, k: int | None = None, truth: pd.
 
 
 def audit(st: SparkTrails, k: int, *, split: Split = "auto") -> AuditResult:
-    """The exact k-unlinkability audit (Definition 19), as :func:`graphlink.audit.audit` returns it."""
+    """The exact k-unlinkability audit (Definition 19), as :func:`graphlink.analysis.audit.audit` returns it."""
     if k < 1:
         raise ValueError("k must be at least 1")
     if choose_split(st, split) == "components":

@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from graphlink.analysis.reidit import Reidentification, _one_to_one_only
+from graphlink.analysis.reidit import reidit_c as core_reidit_c
 from graphlink.core.trails import Trails, TrailSide
-from graphlink.reidit import Reidentification, _one_to_one_only
-from graphlink.reidit import reidit_c as core_reidit_c
 from graphlink.spark.fill import SparkTrails, storage_level, to_uint64, word_cols, words_of
 
 if TYPE_CHECKING:
@@ -200,8 +200,8 @@ def reidit_c_pairs(st: SparkTrails) -> DataFrame:
 
 
 def reidit_c(st: SparkTrails) -> Reidentification:
-    """REIDIT-C on the pairs of :func:`reidit_c_pairs`, collected: the core :func:`graphlink.reidit.reidit_c` then
-    writes the reasons and the order for just those pairs, so the result equals the local engine's.  O(pairs)
+    """REIDIT-C on the pairs of :func:`reidit_c_pairs`, collected: the core :func:`graphlink.analysis.reidit.reidit_c`
+    then writes the reasons and the order for just those pairs, so the result equals the local engine's.  O(pairs)
     collected (:func:`write_reidit_c` writes them from the executors instead)."""
     w, n_loc = st.n_words, len(st.locations)
     ones = word_cols("o", w)

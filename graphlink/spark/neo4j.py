@@ -273,8 +273,8 @@ def write_link_graph(st: SparkTrails, store: Store, name: str, *, split: str = "
 
 # --------------------------------------------------------------------------------------------------- results
 def write_reidentification(store: Store, name: str, result: Any, *, spark: Any, auth: Any = None) -> str:
-    """A :class:`~graphlink.reidit.Reidentification` as REIDENTIFIED edges (connector) plus its Analysis node, as
-    :meth:`Store.write_reidentification`.  Returns the run id.  O(pairs) writes."""
+    """A :class:`~graphlink.analysis.reidit.Reidentification` as REIDENTIFIED edges (connector) plus its Analysis node,
+    as :meth:`Store.write_reidentification`.  Returns the run id.  O(pairs) writes."""
     pairs = result.pairs
     run = store._new_analysis(name, "reidentification", str(result.method), dict(result.summary or {}),
                               {"pairs": len(pairs)})
@@ -294,7 +294,7 @@ def write_reidentification(store: Store, name: str, result: Any, *, spark: Any, 
 
 
 def write_audit(store: Store, name: str, result: Any, *, spark: Any, auth: Any = None) -> str:
-    """An :class:`~graphlink.audit.AuditResult`: Analysis node and VIOLATES edges (connector), as
+    """An :class:`~graphlink.analysis.audit.AuditResult`: Analysis node and VIOLATES edges (connector), as
     :meth:`Store.write_audit`.  Returns the run id."""
     k = int(result.k)
     viol = result.violations

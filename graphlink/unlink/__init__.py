@@ -22,7 +22,7 @@ per-location sets so they work on encrypted tokens as well as on element keys:
   prints it; our reading is documented on the function).
 
 :func:`unlink` runs a method on a :class:`~graphlink.core.release.Release`, writes the suppressed release and
-**certifies it with the core's exact audit** (:func:`graphlink.audit.audit`, union of all maximum
+**certifies it with the core's exact audit** (:func:`graphlink.analysis.audit.audit`, union of all maximum
 matchings).  If the audit finds a violation (the thesis's proof has gaps, e.g. Lemma 13), more records are
 withheld until it passes and the result says so (``repair_withheld``).  A release returned by
 :func:`unlink` is always certified k-unlinkable.

@@ -2,7 +2,7 @@
 
 The thesis's proof that its heuristics give k-unlinkable output has gaps (e.g. Lemma 13), so nothing is
 taken on trust: :func:`certify` audits the suppressed release (union of all maximum matchings,
-:func:`graphlink.audit.audit`) and withholds more records until the audit passes.
+:func:`graphlink.analysis.audit.audit`) and withholds more records until the audit passes.
 """
 
 from __future__ import annotations
@@ -75,10 +75,10 @@ def apply_disclosure(release: Any, disclosed: Mapping[Hashable, Iterable[Hashabl
 def audit_release(release: Any, k: int, reserved: str = "deidentified") -> tuple[Any, Any]:
     """Exact k-unlinkability audit of a release by the core (Definition 19): (AuditResult, EdgeClasses)."""
     # imported here, not at the top: the core's numba kernels load only when an audit runs
-    from graphlink.audit import audit
+    from graphlink.analysis.audit import audit
+    from graphlink.analysis.matching import classify_edges
     from graphlink.core.linkgraph import build_linkgraph
     from graphlink.core.trails import build_trails
-    from graphlink.matching import classify_edges
 
     classes = classify_edges(build_linkgraph(build_trails(release, reserved, "one-to-one")))
     return audit(classes, k), classes
@@ -141,7 +141,7 @@ def certify(release: Any, disclosed: Mapping[Hashable, Iterable[Hashable]], k: i
     """Certify a suppression of ``release`` with the core's exact audit, withholding more until it passes.
 
     ``disclosed`` must be a subset of the release's de-identified rows (Definition 21).  Loop: build the
-    suppressed release, audit it (:func:`graphlink.audit.audit`, Definition 19); on failure withhold
+    suppressed release, audit it (:func:`graphlink.analysis.audit.audit`, Definition 19); on failure withhold
     :func:`_violating_records` (or, if that is empty, everything left) and repeat.  Withholding every
     de-identified record leaves only null trails, which Definition 19 clause 2 always accepts, so the loop
     ends.  Returns (release, disclosed, AuditResult, records withheld by the repair, repair rounds).

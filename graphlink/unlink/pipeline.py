@@ -30,7 +30,7 @@ class UnlinkResult:
     metrics: dict[str, int]
     repair_withheld: list[Hashable]       # records withheld because the exact audit failed
     repair_rounds: int
-    audit: Any                            # graphlink.audit.AuditResult of the final release
+    audit: Any                            # graphlink.analysis.audit.AuditResult of the final release
     before: dict[str, int]
     after: dict[str, int]
     timings: dict[str, float]
@@ -71,7 +71,7 @@ def unlink(release: Any, k: int, method: str = "force-dedup", seed: int | None =
 
     Runs ``method`` (greedy-dedup, force-dedup, flow-dedup) with seeded tie-breaking, writes the release
     (every identified row, the de-identified rows still disclosed), audits it with
-    :func:`graphlink.audit.audit` (union of all maximum matchings, Definition 19 incl. the null-trail
+    :func:`graphlink.analysis.audit.audit` (union of all maximum matchings, Definition 19 incl. the null-trail
     clause) and, if it fails, withholds more records until it passes (:func:`certify`); the result reports
     how many (``repair_withheld``).  ``audit_before`` also audits the input to report re-identifications
     (true loves) before/after.  Complexity: the heuristic is O(|C|² + rows·log rows); each audit is the

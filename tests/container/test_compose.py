@@ -19,9 +19,9 @@ import uuid
 
 import pandas as pd
 
+from graphlink.analysis.reidit import reidit_c
 from graphlink.core.release import read_release
 from graphlink.core.trails import build_trails
-from graphlink.reidit import reidit_c
 from graphlink.store import server
 from tests.containers import COMPOSE_PREFIX, ROOT, TIMINGS, container_missing, wait_for_neo4j
 

@@ -247,8 +247,8 @@ def classify_edges(graph: LinkGraph, *, engine: Literal["auto", "elements", "twi
     if graph.trails.one_to_many:
         raise ModelAssumptionError(
             "maximum matchings describe one-to-one data; this release is read as one-to-many "
-            f"({graph.trails.model.label}): use graphlink.onetomany.classify_one_to_many (or --method multiple / "
-            "true-loves, which handle it)")
+            f"({graph.trails.model.label}): use graphlink.analysis.onetomany.classify_one_to_many (or --method "
+            "multiple / true-loves, which handle it)")
     if engine == "auto":
         engine = "twins" if graph.prefers_twins else "elements"
     if engine == "elements":

@@ -1,5 +1,5 @@
 """Exact k-unlinkability audit (thesis ch. 6, Definition 19), certified through the union of all maximum
-matchings computed by :mod:`graphlink.matching` (no enumeration).
+matchings computed by :mod:`graphlink.analysis.matching` (no enumeration).
 
 Definition 19: the link graph is k-unlinkable when every vertex v either (1) participates in at least k
 different edges of the union T of all maximum matchings, or (2) all edges of T ending at v go to a null
@@ -12,12 +12,12 @@ trail.  Decisions written down here (the thesis leaves them open; docs/algorithm
   never be linked to a disclosed record.  Null trails themselves are exempt.
 
 One-to-many releases (Appendix A): the union T becomes the set of *possible* pairs, those that hold in some
-consistent assignment (:mod:`graphlink.onetomany`: with nothing withheld, an exact search per connected
+consistent assignment (:mod:`graphlink.analysis.onetomany`: with nothing withheld, an exact search per connected
 component); an element is k-unlinkable when it has at least k possible partners or none.  There are no null trails
 there (|N| < |M|).  When the data refute the model there is no consistent assignment, no possible pair, and
 ``hall_ok`` is False.
 
-Complexity: that of :func:`graphlink.matching.classify_edges`, O(E·√V), plus O(V).
+Complexity: that of :func:`graphlink.analysis.matching.classify_edges`, O(E·√V), plus O(V).
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from graphlink.analysis.matching import EdgeClasses, classify_edges
 from graphlink.core.linkgraph import LinkGraph
-from graphlink.matching import EdgeClasses, classify_edges
 
 if TYPE_CHECKING:
-    from graphlink.onetomany import ManyClasses
+    from graphlink.analysis.onetomany import ManyClasses
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ def audit(graph_or_classes: LinkGraph | EdgeClasses | ManyClasses, k: int) -> Au
     if k < 1:
         raise ValueError("k must be at least 1")
     if isinstance(graph_or_classes, LinkGraph) and graph_or_classes.trails.one_to_many:
-        from graphlink.onetomany import classify_one_to_many
+        from graphlink.analysis.onetomany import classify_one_to_many
 
         graph_or_classes = classify_one_to_many(graph_or_classes)
     if hasattr(graph_or_classes, "class_possible"):          # onetomany.ManyClasses
@@ -151,7 +151,7 @@ def _audit_one_to_many(mc: ManyClasses, k: int) -> AuditResult:
     from graphlink.errors import ModelAssumptionError
 
     if mc.class_possible is None:
-        from graphlink.onetomany import classify_one_to_many
+        from graphlink.analysis.onetomany import classify_one_to_many
 
         mc = classify_one_to_many(mc.graph)
     if mc.consistent is False:

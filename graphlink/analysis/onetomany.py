@@ -647,7 +647,8 @@ def classify_one_to_many(graph: LinkGraph, *, engine: str = "auto", budget: Sear
     graph : LinkGraph
         Built from one-to-many trails.
     engine : str
-        Kept for callers written for :func:`graphlink.matching.classify_edges`; the verdicts do not depend on it.
+        Kept for callers written for :func:`graphlink.analysis.matching.classify_edges`; the verdicts do not
+        depend on it.
     budget : SearchBudget, optional
         Limits of the exact search (``reserved == "none"`` only).
     possible : bool

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphlink.catalog import METHODS, Method  # noqa: F401  (re-exported: graphlink.reidit.Method)
+from graphlink.catalog import METHODS, Method  # noqa: F401  (re-exported: graphlink.analysis.reidit.Method)
 from graphlink.core.linkgraph import LinkGraph, build_linkgraph
 from graphlink.core.release import Release
 from graphlink.core.trails import MultiplicityChoice, ReservedChoice, Trails, TrailSide, build_trails
@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-    from graphlink.matching import EdgeClasses
-    from graphlink.onetomany import ManyClasses
+    from graphlink.analysis.matching import EdgeClasses
+    from graphlink.analysis.onetomany import ManyClasses
 
 #: above this many forced (non degree-one) true loves, tight-set explanations are computed only on request
 EXPLAIN_LIMIT = 2000
@@ -457,7 +457,7 @@ def reidit_m(graph: LinkGraph) -> Reidentification:
                                  f"certain.{hint}")
     elif graph.trails.one_to_many and graph.trails.reserved == "none":
         # nothing withheld: REIDIT-M's pairs are certain only if some assignment explains every location
-        from graphlink.onetomany import classify_one_to_many
+        from graphlink.analysis.onetomany import classify_one_to_many
 
         mc = classify_one_to_many(graph, possible=False, backbone=False)
         summary["model_ok"] = mc.consistent
@@ -477,12 +477,12 @@ def true_loves(graph_or_classes: LinkGraph | EdgeClasses, *, explain: bool | Non
     the tight set that forces it ("n1, n2 can only be Ali or Bob, so n3 must be Carol"), found on twin classes
     so low-entropy releases never expand their element edges.  On one-to-many trails (Appendix A) the
     analogue is computed instead: the pairs that hold in every consistent assignment
-    (:mod:`graphlink.onetomany`).  O(E·√V) (or one class-level max-flow) plus, for explanations, one class
+    (:mod:`graphlink.analysis.onetomany`).  O(E·√V) (or one class-level max-flow) plus, for explanations, one class
     search per forced pair (bounded by ``EXPLAIN_LIMIT`` unless ``explain``).
     """
     if isinstance(graph_or_classes, LinkGraph) and graph_or_classes.trails.one_to_many:
         return certain_one_to_many(graph_or_classes, explain=explain)
-    from graphlink.matching import EdgeClasses, classify_edges  # scipy: only for the methods that match
+    from graphlink.analysis.matching import EdgeClasses, classify_edges  # scipy: only for the methods that match
 
     classes = graph_or_classes if isinstance(graph_or_classes, EdgeClasses) else classify_edges(graph_or_classes)
     graph = classes.graph
@@ -595,13 +595,13 @@ class _TightSets:
 def certain_one_to_many(graph: LinkGraph, *, explain: bool | None = None, classes: ManyClasses | None = None
                         ) -> Reidentification:
     """The certain pairs of a one-to-many release: those in every consistent assignment (Malin 2006 Appendix A;
-    exact, :mod:`graphlink.onetomany`).  REIDIT-M's pairs are a subset.  When the data refute the model no pair is
-    returned and ``summary["diagnostic"]`` says why; a component beyond the search budget is listed in
+    exact, :mod:`graphlink.analysis.onetomany`).  REIDIT-M's pairs are a subset.  When the data refute the model no
+    pair is returned and ``summary["diagnostic"]`` says why; a component beyond the search budget is listed in
     ``summary["unsolved"]`` (its words in ``summary["unsolved_text"]``) and ``model_ok`` is None (not checked).
     ``explain`` is accepted for symmetry with the one-to-one true loves: every reason is complete already.
     ``classes``: the graph's classification, when it is at hand.
-    Cost: that of :func:`graphlink.onetomany.classify_one_to_many` without possible pairs."""
-    from graphlink.onetomany import classify_one_to_many
+    Cost: that of :func:`graphlink.analysis.onetomany.classify_one_to_many` without possible pairs."""
+    from graphlink.analysis.onetomany import classify_one_to_many
 
     del explain
     mc = classes if classes is not None else classify_one_to_many(graph, possible=False)
@@ -634,8 +634,8 @@ def _unsolved(summary: dict, mc: object) -> None:
 
 
 def many_reason(m: str, n: str, why: int, detail: tuple | None) -> str:
-    """Plain words for a certain one-to-many pair (codes of :mod:`graphlink.onetomany`)."""
-    from graphlink.onetomany import FITS_ONLY, ONLY_CANDIDATE
+    """Plain words for a certain one-to-many pair (codes of :mod:`graphlink.analysis.onetomany`)."""
+    from graphlink.analysis.onetomany import FITS_ONLY, ONLY_CANDIDATE
 
     if why == FITS_ONLY:
         return (f"{m} fits only {n}: no other de-identified trail contains its trail (REIDIT-M, a strongly stable "
