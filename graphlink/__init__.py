@@ -64,8 +64,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "evaluate": ("graphlink.analysis.reidit", "evaluate"),
     "AuditResult": ("graphlink.analysis.audit", "AuditResult"),
     "audit": ("graphlink.analysis.audit", "audit"),
-    "unlink": ("graphlink.unlink", "unlink"),
-    "UnlinkResult": ("graphlink.unlink", "UnlinkResult"),
+    "unlink": ("graphlink.protect", "unlink"),
+    "UnlinkResult": ("graphlink.protect", "UnlinkResult"),
     "simulate_uniform": ("graphlink.simulate", "simulate_uniform"),
     "simulate_zipf": ("graphlink.simulate", "simulate_zipf"),
     "simulate_households": ("graphlink.simulate", "simulate_households"),
@@ -90,9 +90,9 @@ def __dir__() -> list[str]:
 
 
 class _Package(types.ModuleType):
-    """``graphlink.analysis.audit`` and ``graphlink.unlink`` are both submodules and public functions.  Importing a
+    """``graphlink.analysis.audit`` and ``graphlink.protect`` are both submodules and public functions.  Importing a
     submodule sets it as an attribute of the package; keep the function there instead (the submodule stays in
-    ``sys.modules`` for ``from graphlink.unlink import ...`` and ``importlib.import_module``)."""
+    ``sys.modules`` for ``from graphlink.protect import ...`` and ``importlib.import_module``)."""
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name in _EXPORTS and isinstance(value, types.ModuleType):

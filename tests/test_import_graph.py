@@ -125,15 +125,16 @@ def cycles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
 
 def test_package_import_graph_is_acyclic() -> None:
     graph = import_graph(modules(ROOT, PACKAGES))
-    assert len(graph) > 50 and "graphlink.unlink.pipeline" in graph    # the walk really saw the package
+    assert len(graph) > 50 and "graphlink.protect.pipeline" in graph    # the walk really saw the package
     unexpected = [sorted(c) for c in cycles(graph) if c not in ALLOWED_CYCLES]
     assert not unexpected, f"import cycles (function-level imports count): {unexpected}"
 
 
 def test_the_former_cycles_now_go_one_way() -> None:
     graph = import_graph(modules(ROOT, PACKAGES))
-    assert "graphlink.unlink.flow" in graph["graphlink.optimal"]
-    assert not any("graphlink.optimal" in deps for m, deps in graph.items() if m.startswith("graphlink.unlink"))
+    assert "graphlink.protect.flow" in graph["graphlink.protect.optimal"]
+    assert not any("graphlink.protect.optimal" in deps for m, deps in graph.items()
+                   if m.startswith("graphlink.protect"))
     assert "graphlink.secure.transport" in graph["graphlink.secure.protocol"]
     assert "graphlink.secure.protocol" not in graph["graphlink.secure.transport"]
 

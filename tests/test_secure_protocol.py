@@ -207,7 +207,7 @@ def test_secure_unlink_returns_release_and_report():
 
 
 def test_secure_unlink_output_passes_core_certification():
-    unlink = pytest.importorskip("graphlink.unlink")
+    unlink = pytest.importorskip("graphlink.protect")
     from graphlink.secure import secure_unlink
     from graphlink.simulate import simulate_uniform
 

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from graphlink.core.release import read_release
-from graphlink.unlink import (
+from graphlink.protect import (
     METHODS,
     Instance,
     allocate,

@@ -1,6 +1,6 @@
 """Property tests on random small releases: unlinking outputs are subsets of the input, pass the exact
 audit, and the core audit agrees with a brute-force enumeration of all maximum matchings (Definition 19).
-Also: the exact family optimum (graphlink.optimal) against brute force over the family and the heuristics.
+Also: the exact family optimum (graphlink.protect.optimal) against brute force over the family and the heuristics.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphlink.core.release import read_release
-from graphlink.optimal import optimal_dedup
-from graphlink.unlink import METHODS, Instance, allocate, audit_release, unlink
+from graphlink.protect import METHODS, Instance, allocate, audit_release, unlink
+from graphlink.protect.optimal import optimal_dedup
 from tests.unlink_oracle import is_k_unlinkable
 
 
@@ -131,10 +131,10 @@ def test_optimal_matches_brute_force_family_and_bounds_heuristics(frame, k):
     assert best_r.optimal and best_l.optimal
     bf_r, bf_l = _brute_force_family(release.frame, k)
     assert best_r.records == bf_r and best_l.locations_disclosing == bf_l
-    # the null-trail condition is implied by the family constraints (see graphlink.optimal)
+    # the null-trail condition is implied by the family constraints (see graphlink.protect.optimal)
     assert optimal_dedup(inst, k, "records", null_condition=True).records == bf_r
     for opt in (best_r, best_l):
-        from graphlink.unlink import apply_disclosure
+        from graphlink.protect import apply_disclosure
         assert is_k_unlinkable(apply_disclosure(release, opt.disclosed).frame, k)
     for method in METHODS:
         a = allocate(inst, k, method, 0)
@@ -159,7 +159,7 @@ def _b_matching(sets: dict, demand: int) -> bool:
 def test_flow_dedup_feasibility_is_the_b_matching_of_its_definition(frame, k, data):
     """Flow-Dedup's feasibility test (two b-matchings on the capacitated Hopcroft–Karp of graphlink.kernels.flow):
     k disjoint protectors and one protectee of its own for every chosen location."""
-    from graphlink.unlink.flow import feasible_locations
+    from graphlink.protect.flow import feasible_locations
 
     release = read_release(frame)
     inst = Instance.from_frame(release.frame)

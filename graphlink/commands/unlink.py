@@ -93,7 +93,7 @@ def register(app: typer.Typer) -> None:
         certified by the exact audit (union of all maximum matchings)."""
         from graphlink.core.release import read_release
         from graphlink.fileio import check_output
-        from graphlink.unlink import METHODS, check_model, disclosed_of, finish, unlink
+        from graphlink.protect import METHODS, check_model, disclosed_of, finish, unlink
 
         if method not in METHODS:
             raise ReleaseError(f"--method must be one of {', '.join(METHODS)}, got {method!r}")

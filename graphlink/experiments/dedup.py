@@ -11,7 +11,7 @@ had to withhold — expected 0).  Per k, a Welch t-test at the 99% level gives t
 number of disclosing locations is min(|S|/k, |C|) (§9.2.1).
 
 Exact optimum: on small populations (``gap_*`` settings) the best deduplicated solution is computed by
-:func:`graphlink.optimal.optimal_dedup` (HiGHS) for both utilities and each heuristic's gap is reported.
+:func:`graphlink.protect.optimal.optimal_dedup` (HiGHS) for both utilities and each heuristic's gap is reported.
 
 Cost: per (k, run, method) O(|C|² + rows log rows) for the heuristic plus one exact audit (O(E·√V) on the
 twin-compressed link graph); the thesis-size grid (99 k × 25 runs × 3 methods) is ~7,400 audits.
@@ -50,7 +50,7 @@ def population_release(subjects: int, locations: int, p: float, seed: Any):
 
 def _run_population(task: tuple) -> list[dict[str, Any]]:
     """All k and methods on one population (module-level for the process pool)."""
-    from graphlink.unlink import Instance, allocate, certify, utility
+    from graphlink.protect import Instance, allocate, certify, utility
 
     subjects, locations, p, ks, methods, seed, run, do_certify = task
     release = population_release(subjects, locations, p, task_seed(seed, run))
@@ -81,8 +81,8 @@ def _run_population(task: tuple) -> list[dict[str, Any]]:
 
 
 def _run_gap(task: tuple) -> list[dict[str, Any]]:
-    from graphlink.optimal import heuristic_gap
-    from graphlink.unlink import Instance
+    from graphlink.protect import Instance
+    from graphlink.protect.optimal import heuristic_gap
 
     subjects, locations, p, ks, methods, seed, run = task
     release = population_release(subjects, locations, p, task_seed(seed, 10_000 + run))

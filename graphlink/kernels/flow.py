@@ -3,7 +3,7 @@
 * :func:`class_max_flow`: Hopcroft–Karp (1973) generalised to capacities — the one augmenting-path engine of
   graphlink.  With every capacity 1 it is Hopcroft–Karp proper (:func:`maximum_matching`, the element-level
   matchings of :mod:`graphlink.analysis.matching`); with capacities it serves the twin-class engine and Flow-Dedup's
-  b-matchings (:mod:`graphlink.unlink.flow`).
+  b-matchings (:mod:`graphlink.protect.flow`).
 * :func:`twin_flow` classifies every class edge (in some / every maximum flow) from one maximum flow and one SCC
   pass over its residual graph (:mod:`graphlink.kernels.scc`); :func:`pair_members` turns a class flow into an
   element-level matching.

@@ -1,4 +1,4 @@
-"""Suppression-based trail unlinking: Greedy-Dedup, Force-Dedup and Flow-Dedup (thesis ch. 7).
+"""Protecting a release: suppression-based trail unlinking, Greedy-Dedup, Force-Dedup and Flow-Dedup (thesis ch. 7).
 
 Problem (Definition 21, k-unlinkable trails via suppression in one matrix): the identified databases
 Γ = {γ_c} are published untouched; each location c may only *withhold* de-identified records, disclosing
@@ -30,30 +30,32 @@ withheld until it passes and the result says so (``repair_withheld``).  A releas
 Utility metrics (§7.2.1): records withheld (eq. 7.1, distinct de-identified elements not disclosed),
 locations left with nothing to disclose (eq. 7.2), distinct de-identified elements still disclosed.
 
-Modules (the dependency goes down this list, never up): :mod:`~graphlink.unlink.instance` (per-location
-sets in integer form), :mod:`~graphlink.unlink.procedures` (Procedures 8, 9, least-frequent rule),
-:mod:`~graphlink.unlink.flow` (Flow-Dedup's max-flow and LP pieces), :mod:`~graphlink.unlink.methods`
-(the three engines), :mod:`~graphlink.unlink.final_clean`, :mod:`~graphlink.unlink.allocate`,
-:mod:`~graphlink.unlink.utility`, :mod:`~graphlink.unlink.certify` (apply + exact audit + repair),
-:mod:`~graphlink.unlink.pipeline` (:func:`unlink`, :func:`finish`).  Every public name is re-exported here.
+Modules (the dependency goes down this list, never up): :mod:`~graphlink.protect.instance` (per-location
+sets in integer form), :mod:`~graphlink.protect.procedures` (Procedures 8, 9, least-frequent rule),
+:mod:`~graphlink.protect.flow` (Flow-Dedup's max-flow and LP pieces), :mod:`~graphlink.protect.methods`
+(the three engines), :mod:`~graphlink.protect.final_clean`, :mod:`~graphlink.protect.allocate`,
+:mod:`~graphlink.protect.utility`, :mod:`~graphlink.protect.certify` (apply + exact audit + repair),
+:mod:`~graphlink.protect.pipeline` (:func:`unlink`, :func:`finish`).  Every public name is re-exported here.
+:mod:`~graphlink.protect.optimal` (the exact optimum of the deduplicated family, a HiGHS MILP) sits on top of
+them and is imported on its own.
 """
 
 from __future__ import annotations
 
-from graphlink.unlink.allocate import (
+from graphlink.protect.allocate import (
     Allocation,
     allocate,
     flow_dedup_sets,
     force_dedup_sets,
     greedy_dedup_sets,
 )
-from graphlink.unlink.certify import apply_disclosure, audit_release, certify, check_model, disclosed_of
-from graphlink.unlink.final_clean import final_clean
-from graphlink.unlink.instance import Instance, Sets
-from graphlink.unlink.methods import FLOW_LP_LIMIT, METHODS
-from graphlink.unlink.pipeline import UnlinkResult, finish, unlink
-from graphlink.unlink.procedures import explicit_clean, least_frequent, reduce_databases
-from graphlink.unlink.utility import utility
+from graphlink.protect.certify import apply_disclosure, audit_release, certify, check_model, disclosed_of
+from graphlink.protect.final_clean import final_clean
+from graphlink.protect.instance import Instance, Sets
+from graphlink.protect.methods import FLOW_LP_LIMIT, METHODS
+from graphlink.protect.pipeline import UnlinkResult, finish, unlink
+from graphlink.protect.procedures import explicit_clean, least_frequent, reduce_databases
+from graphlink.protect.utility import utility
 
 __all__ = [
     "FLOW_LP_LIMIT", "METHODS", "Allocation", "Instance", "Sets", "UnlinkResult", "allocate", "apply_disclosure",

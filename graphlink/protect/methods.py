@@ -1,8 +1,8 @@
 """Greedy-Dedup (thesis Algorithm 7), Force-Dedup (Algorithm 10) and Flow-Dedup (ours, after §7.4).
 
-Each engine runs on an :class:`~graphlink.unlink.instance.Instance` and returns an :class:`IntAllocation`
+Each engine runs on an :class:`~graphlink.protect.instance.Instance` and returns an :class:`IntAllocation`
 (per location: the de-identified codes it discloses and its protector codes, plus the allocation steps).
-:func:`graphlink.unlink.allocate.allocate` picks the engine, applies Final-Clean and maps codes back to keys.
+:func:`graphlink.protect.allocate.allocate` picks the engine, applies Final-Clean and maps codes back to keys.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphlink.unlink.flow import assign_given_locations, feasible_locations
-from graphlink.unlink.instance import Instance, gather
-from graphlink.unlink.procedures import State
+from graphlink.protect.flow import assign_given_locations, feasible_locations
+from graphlink.protect.instance import Instance, gather
+from graphlink.protect.procedures import State
 
 METHODS = ("greedy-dedup", "force-dedup", "flow-dedup")
 FLOW_LP_LIMIT = 600_000   # Flow-Dedup solves its exact LP only up to this many variables (Σ|γ_c| + Σ|ω_c|)

@@ -3,7 +3,7 @@
 The thesis's Greedy-Dedup and Force-Dedup search a *solution family*: every disclosed de-identified
 element is disclosed by exactly one location (Lemma 8), each disclosing location c owns a private set of
 protectors P_c ⊆ γ_c, disjoint across locations (Corollary 4), with |P_c| ≥ max(k, |ω'_c|) (Lemmas 9, 10),
-plus the null-trail condition that Final-Clean enforces (see :func:`graphlink.unlink.final_clean`: an
+plus the null-trail condition that Final-Clean enforces (see :func:`graphlink.protect.final_clean`: an
 identity with 1 ≤ r(m) < k − z is a violation).  Every member of the family is k-unlinkable.
 
 :func:`optimal_dedup` finds the *best* member exactly with an integer program (``scipy.optimize.milp``,
@@ -23,8 +23,8 @@ Objectives: ``records`` maximises Σ X_c (eq. 7.1); ``locations`` maximises Σ u
 (eq. 7.2 with 7.1 as tie-break, the thesis's location-participation utility).  NP-hard in general
 (k-anonymity-like); fine for releases of a few hundred rows.
 
-:func:`~graphlink.unlink.flow.assign_given_locations` and :func:`~graphlink.unlink.flow.feasible_locations`
-(in :mod:`graphlink.unlink.flow`, re-exported here) are the polynomial pieces used by the Flow-Dedup heuristic:
+:func:`~graphlink.protect.flow.assign_given_locations` and :func:`~graphlink.protect.flow.feasible_locations`
+(in :mod:`graphlink.protect.flow`, re-exported here) are the polynomial pieces used by the Flow-Dedup heuristic:
 for a fixed set of disclosing locations the problem (without the null-trail condition) is a network flow
 with lower bounds, so its LP is integral.
 """
@@ -40,12 +40,12 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from graphlink.unlink.allocate import allocate
-from graphlink.unlink.flow import assign_given_locations, feasible_locations, location_pairs, sparse_rows
-from graphlink.unlink.instance import Instance
-from graphlink.unlink.utility import utility
+from graphlink.protect.allocate import allocate
+from graphlink.protect.flow import assign_given_locations, feasible_locations, location_pairs, sparse_rows
+from graphlink.protect.instance import Instance
+from graphlink.protect.utility import utility
 
-# the Flow-Dedup pieces moved to graphlink.unlink.flow (the dependency now goes optimal -> unlink only)
+# the Flow-Dedup pieces moved to graphlink.protect.flow (the dependency now goes optimal -> unlink only)
 __all__ = ["OptimalResult", "assign_given_locations", "feasible_locations", "heuristic_gap", "optimal_dedup"]
 
 

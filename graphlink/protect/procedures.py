@@ -2,7 +2,7 @@
 
 Two forms of the same steps: on plain per-location sets (:func:`explicit_clean`, :func:`reduce_databases`,
 :func:`least_frequent`; they work on encrypted tokens as well as on element keys, so the secure STRANON half
-can reuse them) and on an :class:`~graphlink.unlink.instance.Instance` with incremental counts
+can reuse them) and on an :class:`~graphlink.protect.instance.Instance` with incremental counts
 (:class:`State`, what Greedy-, Force- and Flow-Dedup run on real releases).
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Hashable, Iterable, Mapping
 
 import numpy as np
 
-from graphlink.unlink.instance import Instance, gather
+from graphlink.protect.instance import Instance, gather
 
 
 def explicit_clean(gamma: Mapping[Hashable, set], omega: Mapping[Hashable, set], k: int,

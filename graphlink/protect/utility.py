@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphlink.unlink.instance import Sets
+from graphlink.protect.instance import Sets
 
 
 def utility(omega: Sets, omega_prime: Sets) -> dict[str, int]:

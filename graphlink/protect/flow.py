@@ -6,7 +6,7 @@ network flow with lower bounds, so its LP is integral: :func:`assign_given_locat
 :func:`feasible_locations` checks a candidate set by two bipartite b-matchings (the capacitated
 Hopcroft–Karp of :mod:`graphlink.kernels.flow`).
 :func:`location_pairs` and :func:`sparse_rows` build the (location, element) variables and constraint rows
-shared with the exact family optimum, :func:`graphlink.optimal.optimal_dedup`.
+shared with the exact family optimum, :func:`graphlink.protect.optimal.optimal_dedup`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from graphlink.kernels.flow import class_max_flow
-from graphlink.unlink.instance import Instance
+from graphlink.protect.instance import Instance
 
 
 def location_pairs(inst: Instance, locs: Iterable[int] | None = None) -> tuple[np.ndarray, ...]:

@@ -1,7 +1,7 @@
 """Final-Clean (thesis Algorithm 10 line 19, "correct for null trail constraints").
 
 The thesis names but never prints this step; our reading is documented on :func:`final_clean` (on sets) and
-applied by :func:`final_clean_codes` (on an allocation in integer form, what :func:`graphlink.unlink.allocate`
+applied by :func:`final_clean_codes` (on an allocation in integer form, what :func:`graphlink.protect.allocate`
 runs after Force- and Flow-Dedup).
 """
 
@@ -11,8 +11,8 @@ from collections.abc import Hashable, Iterable, Mapping
 
 import numpy as np
 
-from graphlink.unlink.instance import Instance, Sets
-from graphlink.unlink.methods import IntAllocation
+from graphlink.protect.instance import Instance, Sets
+from graphlink.protect.methods import IntAllocation
 
 
 def final_clean(gamma: Sets, disclosed: Mapping[Hashable, Iterable[Hashable]], k: int,

@@ -11,10 +11,10 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from graphlink.unlink.allocate import Allocation, allocate
-from graphlink.unlink.certify import apply_disclosure, audit_counts, audit_release, certify, check_model, omega_sets
-from graphlink.unlink.instance import Instance
-from graphlink.unlink.utility import utility
+from graphlink.protect.allocate import Allocation, allocate
+from graphlink.protect.certify import apply_disclosure, audit_counts, audit_release, certify, check_model, omega_sets
+from graphlink.protect.instance import Instance
+from graphlink.protect.utility import utility
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 A deduplicated allocation discloses every disclosed element at exactly one location and gives each
 disclosing location c a private set P_c ⊆ γ_c of protectors, disjoint across locations, with
-|P_c| ≥ max(k, |ω'_c|).  :func:`allocate` works on an :class:`~graphlink.unlink.instance.Instance`; the
+|P_c| ≥ max(k, |ω'_c|).  :func:`allocate` works on an :class:`~graphlink.protect.instance.Instance`; the
 ``*_dedup_sets`` functions take plain ``{location: elements}`` mappings.
 """
 
@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphlink.errors import ReleaseError
-from graphlink.unlink.final_clean import final_clean_codes
-from graphlink.unlink.instance import Instance, Sets
-from graphlink.unlink.methods import ENGINES, METHODS
+from graphlink.protect.final_clean import final_clean_codes
+from graphlink.protect.instance import Instance, Sets
+from graphlink.protect.methods import ENGINES, METHODS
 
 
 @dataclass
@@ -87,11 +87,11 @@ def greedy_dedup_sets(gamma: Sets, omega: Sets, k: int, seed: int | None = 0) ->
 def force_dedup_sets(gamma: Sets, omega: Sets, k: int, seed: int | None = 0) -> Allocation:
     """Force-Dedup (thesis Algorithm 10: force phase, boost phase, Final-Clean) on per-location sets.
 
-    O(|C|² + rows·log rows).  See :func:`graphlink.unlink.methods._force` for the reading of the printed pseudocode.
+    O(|C|² + rows·log rows).  See :func:`graphlink.protect.methods._force` for the reading of the printed pseudocode.
     """
     return allocate(Instance.from_sets(gamma, omega), k, "force-dedup", seed)
 
 
 def flow_dedup_sets(gamma: Sets, omega: Sets, k: int, seed: int | None = 0) -> Allocation:
-    """Flow-Dedup (this project, after thesis §7.4) on per-location sets.  See :mod:`graphlink.unlink.methods`."""
+    """Flow-Dedup (this project, after thesis §7.4) on per-location sets.  See :mod:`graphlink.protect.methods`."""
     return allocate(Instance.from_sets(gamma, omega), k, "flow-dedup", seed)
