@@ -69,7 +69,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "simulate_uniform": ("graphlink.simulate", "simulate_uniform"),
     "simulate_zipf": ("graphlink.simulate", "simulate_zipf"),
     "simulate_households": ("graphlink.simulate", "simulate_households"),
-    "read_als": ("graphlink.als", "read_als"),
+    "read_als": ("graphlink.qi.als", "read_als"),
     "connect": ("graphlink.store.neo4j", "connect"),
 }
 

@@ -46,12 +46,12 @@ def genphen_example():
     Returns
     -------
     graphlink.core.release.Release
-        With ``truth``; the attribute columns stay in the CSV (``graphlink.als.element_attributes`` reads them).
+        With ``truth``; the attribute columns stay in the CSV (``graphlink.qi.als.element_attributes`` reads them).
 
     Examples
     --------
     >>> import graphlink as gl
-    >>> from graphlink.als import read_als, release_blocks
+    >>> from graphlink.qi.als import read_als, release_blocks
     >>> from graphlink.examples import GENPHEN_ALS, genphen_example
     >>> rel = genphen_example()
     >>> tr = gl.build_trails(rel)

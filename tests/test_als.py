@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphlink import als
 from graphlink.analysis.matching import classify_edges
 from graphlink.analysis.reidit import true_loves
 from graphlink.core.linkgraph import Blocks, build_linkgraph
 from graphlink.core.trails import trails_from_dense
 from graphlink.errors import ReleaseError
+from graphlink.qi import als
 from tests.oracle import link, oracle_from_edges
 from tests.test_matching import instances
 

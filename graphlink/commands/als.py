@@ -45,8 +45,8 @@ def links_cmd(release: ReleaseArg,
     other record on either side (|X| = |Y| = 1). No trails are used; compare with reidentify --qi-links."""
     import numpy as np
 
-    from graphlink.als import als_only, read_als, release_blocks
     from graphlink.core.release import read_release, read_truth
+    from graphlink.qi.als import als_only, read_als, release_blocks
 
     als = read_als(als_file)
     rel = read_release(release, truth=read_truth(truth) if truth else None)
@@ -74,12 +74,12 @@ def fraud_cmd(release: ReleaseArg,
     """Fraud mode (TR02 §7): cards (identified, reserved: used only when buying) and faces from store cameras
     (de-identified, complete) read one-to-many; a face that REIDIT-M links with certainty to several cards whose
     holders share no declared relation is flagged (possible identity theft)."""
-    from graphlink.als import LinkageSet, element_attributes, read_als, release_blocks
     from graphlink.analysis.reidit import reidit_m
     from graphlink.core.linkgraph import build_linkgraph
     from graphlink.core.release import read_release
     from graphlink.core.trails import build_trails
     from graphlink.errors import ReleaseError
+    from graphlink.qi.als import LinkageSet, element_attributes, read_als, release_blocks
 
     als = read_als(als_file) if als_file else None
     rel = read_release(release)
@@ -94,7 +94,7 @@ def fraud_cmd(release: ReleaseArg,
             raise ReleaseError(f"no identified attribute {related!r} (identified attributes: "
                                f"{', '.join(map(str, ident.columns)) or 'none'})", column=related)
         rel_values = ident[related]
-    from graphlink.als import fraud_flags
+    from graphlink.qi.als import fraud_flags
 
     flags = fraud_flags(pairs, rel_values)
     summary = {"faces_with_several_cards": len(flags), "flagged": int(flags["flagged"].sum()) if len(flags) else 0,

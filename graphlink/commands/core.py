@@ -155,9 +155,9 @@ QiLinks = Annotated[Path | None, typer.Option(
 
 
 def qi_graph(tr: Trails, qi_links: Path, release: Path):
-    """The ALS-constrained link graph (:func:`graphlink.als.release_blocks`), with a note on stderr."""
-    from graphlink.als import read_als, release_blocks
+    """The ALS-constrained link graph (:func:`graphlink.qi.als.release_blocks`), with a note on stderr."""
     from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.qi.als import read_als, release_blocks
 
     als = read_als(qi_links)
     with step("building the ALS-constrained link graph"):

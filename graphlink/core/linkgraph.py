@@ -190,7 +190,7 @@ class LinkGraph:
 
 @dataclass(frozen=True)
 class Blocks:
-    """Attribute blocks of an attribute linkage set (TR02 Definition 3.1; :mod:`graphlink.als` builds them).
+    """Attribute blocks of an attribute linkage set (TR02 Definition 3.1; :mod:`graphlink.qi.als` builds them).
 
     Per element and relation an integer code, -1 when the value is unknown.  An identified and a de-identified
     element are *compatible* when, for every relation, their codes are equal or one of them is unknown.  The
@@ -213,7 +213,7 @@ def build_linkgraph(trails: Trails, *, method: Literal["auto", "mask", "brutefor
     method : {"auto", "mask", "bruteforce"}
         Class-link method (module docstring); ``auto`` picks the cheaper.
     blocks : Blocks, optional
-        Attribute blocks of an attribute linkage set (:mod:`graphlink.als`).
+        Attribute blocks of an attribute linkage set (:mod:`graphlink.qi.als`).
 
     Returns
     -------

@@ -36,7 +36,7 @@ def subject_attributes(n: int, zip_codes: int, rng: np.random.Generator) -> pd.D
 
 def release_with_qis(subjects: int, locations: int, p: float, withhold: float, zip_codes: int, seed: list[int]):
     """(release, identified attributes, de-identified attributes, ALS) for one population."""
-    from graphlink.als import LinkageSet, Relation
+    from graphlink.qi.als import LinkageSet, Relation
     from graphlink.simulate import uniform_population
 
     pop = uniform_population(subjects, locations, p, withhold, "deidentified", seed=seed)
@@ -51,10 +51,10 @@ def release_with_qis(subjects: int, locations: int, p: float, withhold: float, z
 
 
 def _measure(task: tuple) -> list[dict[str, Any]]:
-    from graphlink.als import als_only, blocks
     from graphlink.analysis.reidit import reidentify
     from graphlink.core.linkgraph import build_linkgraph
     from graphlink.core.trails import build_trails
+    from graphlink.qi.als import als_only, blocks
 
     subjects, locs, p, withhold, zip_codes, seed, run = task
     rows = []

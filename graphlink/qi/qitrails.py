@@ -6,7 +6,7 @@ de-identified records also leave trails across locations (thesis ch. 2), the tra
 with certainty, and the generalized quasi-identifiers, as an attribute linkage set (TR02 Def. 3.1), cut the link
 graph further: more pairs become true loves.  This module builds that situation from a released table and
 measures the three attacks on it.  It is the demonstration behind the app's Quasi-identifiers page; the pieces
-are :mod:`graphlink.als` (blocks, ALS-only) and :mod:`graphlink.analysis.reidit` (true loves).
+are :mod:`graphlink.qi.als` (blocks, ALS-only) and :mod:`graphlink.analysis.reidit` (true loves).
 """
 
 from __future__ import annotations
@@ -69,11 +69,11 @@ def expose(released: pd.DataFrame, qi: Sequence[str], *, locations: int = 8, p: 
            seed: int = 0) -> Exposure:
     """Run the three attacks on :func:`trail_release` of ``released``.  O(rows · locations) plus the link graph
     (twin classes) and one maximum matching per graph."""
-    from graphlink.als import LinkageSet, Relation, als_only, attribute_tables, blocks
     from graphlink.analysis.reidit import evaluate, true_loves
     from graphlink.core.linkgraph import build_linkgraph
     from graphlink.core.release import read_release
     from graphlink.core.trails import build_trails
+    from graphlink.qi.als import LinkageSet, Relation, als_only, attribute_tables, blocks
 
     frame, truth = trail_release(released, qi, locations=locations, p=p, seed=seed)
     rel = read_release(frame[["location", "kind", "element"]], truth=truth)
