@@ -36,12 +36,12 @@ DEMOS = {
     "hospitals, with the true name-DNA pairs as ground truth.",
     DEMO_SIMULATED: "3 000 subjects visiting 16 locations with Zipf popularity (α = 0.5, thesis eq. 5.1); "
     "8 locations release every DNA sample, the other 8 withhold 20% of them. Simulated by "
-    "`graphlink.simulate.simulate_zipf` with seed 2006, with ground truth.",
+    "`graphlink.simulation.simulate.simulate_zipf` with seed 2006, with ground truth.",
     DEMO_HOUSEHOLDS: "Thesis Appendix A: 400 households (Homenet's size mix) buy at 24 websites; each website "
     "releases its purchasers' e-mail addresses (identified) and the IP addresses of the households they bought "
     "from (de-identified), and 20% of purchases go unrecorded on the identified side. Several people share one "
     "IP address, so the release is one-to-many: only REIDIT-M and the exact one-to-many pairs apply. Simulated "
-    "by `graphlink.simulate.simulate_households` with seed 2006, with ground truth.",
+    "by `graphlink.simulation.simulate.simulate_households` with seed 2006, with ground truth.",
 }
 SIMULATED_DEMO_PARAMS: dict[str, Any] = dict(subjects=3000, locations=16, alpha=0.5,
                                              withhold=[0.0] * 8 + [0.2] * 8, reserved="deidentified",
@@ -134,11 +134,11 @@ def load_demo(label: str) -> Any:
         return read_release(DATA_DIR / "thesis_fig3_4.csv", name="thesis_fig3_4",
                             truth=DATA_DIR / "thesis_fig3_4_truth.csv")
     if label == DEMO_SIMULATED:
-        from graphlink.simulate import simulate_zipf
+        from graphlink.simulation.simulate import simulate_zipf
 
         return simulate_zipf(**SIMULATED_DEMO_PARAMS)
     if label == DEMO_HOUSEHOLDS:
-        from graphlink.simulate import simulate_households
+        from graphlink.simulation.simulate import simulate_households
 
         return simulate_households(**HOUSEHOLDS_DEMO_PARAMS)
     raise KeyError(label)
@@ -260,7 +260,7 @@ def _first_line(exc: BaseException) -> str:
 def simulate(subjects: int, locations: int, p: float, withhold: float, seed: int, model: str = "uniform") -> Any:
     """A simulated release with truth: ``simulate_uniform`` (p = visit probability) or ``simulate_zipf``
     (p = Zipf exponent α)."""
-    from graphlink import simulate as sim
+    from graphlink.simulation import simulate as sim
 
     if model == "uniform":
         return sim.simulate_uniform(subjects=subjects, locations=locations, p=p, withhold=withhold,
@@ -347,12 +347,12 @@ def location_stats(tr: Any) -> pd.DataFrame:
     """Per-location popularity and entropy.
 
     popularity_c = |gamma_c| / |M| from the library's per-location sizes, and the location entropy
-    H(c) = ``graphlink.theory.binary_entropy(popularity_c)`` (thesis §5.6.1).
+    H(c) = ``graphlink.simulation.theory.binary_entropy(popularity_c)`` (thesis §5.6.1).
     """
     lib = getattr(optional_module("graphlink.core.trails"), "location_stats", None)
     if lib is not None:
         return pd.DataFrame(lib(tr))
-    from graphlink.theory import binary_entropy
+    from graphlink.simulation.theory import binary_entropy
 
     sizes = tr.sizes
     n = max(len(tr.identified.keys), 1)

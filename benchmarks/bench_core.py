@@ -182,7 +182,7 @@ def _run_cli(args: list[str]) -> tuple[float, float, int]:
 def bench_low_entropy(scale: float) -> None:
     import tempfile
 
-    from graphlink.simulate import simulate_probabilities
+    from graphlink.simulation.simulate import simulate_probabilities
 
     profile = [0.5 * r ** -0.6 for r in range(1, 25)]
     for subjects in (int(100_000 * scale), int(1_000_000 * scale)):
@@ -252,7 +252,7 @@ def bench_twins(scale: float) -> None:
     inherits, "(+N)" is the growth over it."""
     from graphlink.analysis.matching import classify_edges, twin_classify
     from graphlink.core.trails import build_trails
-    from graphlink.simulate import simulate_zipf
+    from graphlink.simulation.simulate import simulate_zipf
 
     twin_classify(np.ones(2, np.int64), np.ones(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64))  # JIT
     for subjects in (int(100_000 * scale), int(1_000_000 * scale)):

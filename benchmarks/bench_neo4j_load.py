@@ -40,7 +40,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from graphlink.simulate import simulate_uniform
+from graphlink.simulation.simulate import simulate_uniform
 from graphlink.store import server
 from graphlink.store.neo4j import connect
 

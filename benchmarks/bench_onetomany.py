@@ -41,9 +41,9 @@ def wrong(graph, m: np.ndarray, n: np.ndarray, truth: dict) -> int:  # noqa: ANN
 
 
 def population(households: int, locations: int, p: float, seed: int):  # noqa: ANN201
-    from graphlink import simulate as sim
     from graphlink.core.linkgraph import build_linkgraph
     from graphlink.core.trails import build_trails
+    from graphlink.simulation import simulate as sim
 
     rel = sim.simulate_households(households, p, locations=locations, reserved="none", seed=seed)
     t = time.perf_counter()

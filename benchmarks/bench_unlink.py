@@ -22,7 +22,7 @@ import time
 
 def one(args: argparse.Namespace) -> dict:
     from graphlink.protect import Instance, allocate, apply_disclosure, audit_release, utility
-    from graphlink.simulate import simulate_uniform
+    from graphlink.simulation.simulate import simulate_uniform
 
     t = {}
     t0 = time.perf_counter()

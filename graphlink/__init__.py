@@ -66,9 +66,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "audit": ("graphlink.analysis.audit", "audit"),
     "unlink": ("graphlink.protect", "unlink"),
     "UnlinkResult": ("graphlink.protect", "UnlinkResult"),
-    "simulate_uniform": ("graphlink.simulate", "simulate_uniform"),
-    "simulate_zipf": ("graphlink.simulate", "simulate_zipf"),
-    "simulate_households": ("graphlink.simulate", "simulate_households"),
+    "simulate_uniform": ("graphlink.simulation.simulate", "simulate_uniform"),
+    "simulate_zipf": ("graphlink.simulation.simulate", "simulate_zipf"),
+    "simulate_households": ("graphlink.simulation.simulate", "simulate_households"),
     "read_als": ("graphlink.qi.als", "read_als"),
     "connect": ("graphlink.store.neo4j", "connect"),
 }

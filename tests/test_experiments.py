@@ -1,4 +1,4 @@
-"""Experiments (graphlink.experiments.*): simulated REIDIT-C against the exact closed form, the fast matrix
+"""Experiments (graphlink.simulation.experiments.*): simulated REIDIT-C against the exact closed form, the fast matrix
 paths against the core's pipeline, and every registered experiment on small settings.
 
 Statistical tolerance for a mean of R independent runs: 4·sd/√R with sd the exact standard deviation of one
@@ -15,11 +15,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from graphlink import simulate as sim
-from graphlink import theory
-from graphlink.experiments import registry
-from graphlink.experiments.common import parallel_map, population_trails, reidit_c_matrix
-from graphlink.experiments.uniqueness_grid import reidit_i_count, zero_star_trails
+from graphlink.simulation import simulate as sim
+from graphlink.simulation import theory
+from graphlink.simulation.experiments import registry
+from graphlink.simulation.experiments.common import parallel_map, population_trails, reidit_c_matrix
+from graphlink.simulation.experiments.uniqueness_grid import reidit_i_count, zero_star_trails
 
 N = 1000
 
@@ -120,7 +120,7 @@ def test_household_release_reidit_m_is_correct():
 
 
 def test_parallel_map_is_deterministic_across_workers():
-    from graphlink.experiments.popularity import _measure
+    from graphlink.simulation.experiments.popularity import _measure
 
     tasks = [(60, 12, 1.0, 5, r) for r in range(4)]
     serial = parallel_map(_measure, tasks, workers=1, progress=False)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 
-from graphlink.experiments.registry import load_all
+from graphlink.simulation.experiments.registry import load_all
 from tests import fuzz_inputs as fi
 from tests.fuzz_harness import CASES, check_contract, report_cases, run_cli
 

@@ -22,7 +22,7 @@ from graphlink.analysis.matching import classify_edges
 from graphlink.analysis.reidit import _TightSets, reidentify, true_loves
 from graphlink.core.linkgraph import build_linkgraph
 from graphlink.core.trails import build_trails, trails_from_dense
-from graphlink.simulate import simulate_probabilities
+from graphlink.simulation.simulate import simulate_probabilities
 from tests.oracle import element_tight_set
 from tests.test_matching import instances
 

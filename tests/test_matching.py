@@ -119,7 +119,7 @@ def test_hk_layered_graph_is_fast() -> None:
 
 def test_class_neighbour_lookup_equals_expanded_edges() -> None:
     from graphlink.core.trails import build_trails
-    from graphlink.simulate import simulate_uniform
+    from graphlink.simulation.simulate import simulate_uniform
 
     g = build_linkgraph(build_trails(simulate_uniform(300, 6, 0.3, withhold=0.3, seed=1)))
     assert (g.id_class_size > 1).any()                                     # twins present

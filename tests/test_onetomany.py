@@ -13,7 +13,6 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from graphlink import simulate as sim
 from graphlink.analysis.audit import audit
 from graphlink.analysis.onetomany import classify_one_to_many
 from graphlink.analysis.reidit import reidentify, reidit_m, true_loves
@@ -21,6 +20,7 @@ from graphlink.core.linkgraph import build_linkgraph
 from graphlink.core.release import read_release
 from graphlink.core.trails import build_trails
 from graphlink.errors import ModelAssumptionError
+from graphlink.simulation import simulate as sim
 from tests.fixtures import long_frame
 from tests.oracle import household_oracle
 

@@ -362,7 +362,7 @@ def test_simulate_bad_numbers(tmp_path: Path, args: list[str], needle: str) -> N
 ])
 def test_popularity_csv_names_row_and_column(tmp_path: Path, content: str, row: int, column: str | None) -> None:
     """Was: a blank location read as 'nan'; a bad purchasers value became 0% withholding; pandas' messages."""
-    from graphlink.simulate import read_popularities
+    from graphlink.simulation.simulate import read_popularities
 
     with pytest.raises(ReleaseError) as exc:
         read_popularities(csv_file(tmp_path, content), population=100)

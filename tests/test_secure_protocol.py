@@ -190,7 +190,7 @@ def test_separate_processes_over_loopback_agree_with_in_process():
 
 def test_secure_unlink_returns_release_and_report():
     from graphlink.secure import secure_unlink
-    from graphlink.simulate import simulate_uniform
+    from graphlink.simulation.simulate import simulate_uniform
 
     rel = simulate_uniform(40, 4, 0.5, withhold=0.3, seed=2)
     out = secure_unlink(rel, 2, "greedy-dedup", 4)
@@ -209,7 +209,7 @@ def test_secure_unlink_returns_release_and_report():
 def test_secure_unlink_output_passes_core_certification():
     unlink = pytest.importorskip("graphlink.protect")
     from graphlink.secure import secure_unlink
-    from graphlink.simulate import simulate_uniform
+    from graphlink.simulation.simulate import simulate_uniform
 
     rel = simulate_uniform(60, 5, 0.5, withhold=0.2, seed=9)
     new, _ = secure_unlink(rel, 3, "force-dedup", 1)
@@ -223,7 +223,7 @@ def test_contributor_veto_makes_contributor_views_exact():
     import random
 
     from graphlink.secure import secure_unlink
-    from graphlink.simulate import simulate_uniform
+    from graphlink.simulation.simulate import simulate_uniform
 
     for seed in range(15):
         rng = random.Random(seed)

@@ -24,7 +24,7 @@ from graphlink.core.linkgraph import build_linkgraph
 from graphlink.core.release import ReleaseWarning, read_release
 from graphlink.core.trails import build_trails
 from graphlink.errors import GraphlinkError, ModelAssumptionError, ReleaseError
-from graphlink.simulate import simulate_households, simulate_probabilities, simulate_uniform
+from graphlink.simulation.simulate import simulate_households, simulate_probabilities, simulate_uniform
 from graphlink.spark import components
 from graphlink.trailsio import summarize
 from tests.test_lowentropy import PROFILE, twin_heavy

@@ -19,7 +19,7 @@ import pytest
 
 from graphlink.core.release import Release, read_release
 from graphlink.errors import StoreError
-from graphlink.simulate import simulate_uniform
+from graphlink.simulation.simulate import simulate_uniform
 from graphlink.store import bulk
 from graphlink.store.neo4j import connect
 from tests import test_store_bulk as tsb

@@ -16,7 +16,7 @@ from graphlink.core.linkgraph import build_linkgraph
 from graphlink.core.release import read_release
 from graphlink.core.trails import build_trails
 from graphlink.errors import StoreError
-from graphlink.simulate import simulate_uniform
+from graphlink.simulation.simulate import simulate_uniform
 
 pytestmark = pytest.mark.neo4j
 
@@ -206,7 +206,7 @@ def test_link_graph_write_back_and_k_unlinkability_equal_engine(neo4j_store, loa
 def test_one_to_many_link_graph_and_trails_follow_the_engine(neo4j_store, release_name):
     """Households (Appendix A): the model the engine decides is recorded, so Cypher trails/links match it."""
     from graphlink.analysis.onetomany import classify_one_to_many
-    from graphlink.simulate import simulate_households
+    from graphlink.simulation.simulate import simulate_households
 
     rel = simulate_households(30, 0.3, locations=6, withhold=0.2, seed=4)
     trails = build_trails(rel)

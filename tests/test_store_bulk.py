@@ -22,7 +22,7 @@ import pytest
 
 from graphlink.core.release import Release, read_release
 from graphlink.errors import StoreError
-from graphlink.simulate import simulate_uniform
+from graphlink.simulation.simulate import simulate_uniform
 from graphlink.store import bulk, server
 from graphlink.store.neo4j import Store, connect
 

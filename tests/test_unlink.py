@@ -182,7 +182,7 @@ def test_identified_reserved_release_is_rejected():
 
 @pytest.mark.parametrize("method", METHODS)
 def test_simulated_release_invariants(method):
-    from graphlink.simulate import simulate_uniform
+    from graphlink.simulation.simulate import simulate_uniform
 
     release = simulate_uniform(150, 8, 0.5, reserved="none", seed=3)
     inst = Instance.from_frame(release.frame)

@@ -71,7 +71,7 @@ def register(app: typer.Typer) -> None:
 
                 release = read_release(release_path)
             else:
-                from graphlink.simulate import simulate_uniform
+                from graphlink.simulation.simulate import simulate_uniform
 
                 release = simulate_uniform(subjects, locations, p, withhold=withhold, seed=seed)
             locs, gamma, omega = release_sets(release)

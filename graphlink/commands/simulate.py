@@ -1,6 +1,6 @@
 """``graphlink simulate`` (synthetic releases, thesis §5.4/§5.6/Appendix A) and ``graphlink experiment`` (the
-thesis's simulation experiments, ch. 5 and 9). Thin: parse, call :mod:`graphlink.simulate` /
-:mod:`graphlink.experiments`, print."""
+thesis's simulation experiments, ch. 5 and 9). Thin: parse, call :mod:`graphlink.simulation.simulate` /
+:mod:`graphlink.simulation.experiments`, print."""
 
 from __future__ import annotations
 
@@ -66,8 +66,8 @@ def simulate_cmd(
     and optional households (thesis §5.4, §5.6, Appendix A). Deterministic for a seed."""
     import numpy as np
 
-    from graphlink import simulate as sim
     from graphlink.fileio import check_output
+    from graphlink.simulation import simulate as sim
 
     check_output(out, inputs=[probabilities])
     if truth is not None:
@@ -150,7 +150,7 @@ def experiment_cmd(
 ) -> None:
     """Run one of the thesis's simulation experiments: writes a tidy CSV and a PNG and prints the comparison
     with the thesis's stated numbers."""
-    from graphlink.experiments.registry import load_all
+    from graphlink.simulation.experiments.registry import load_all
 
     exps = load_all()
     if list_ or name is None:

@@ -1,5 +1,5 @@
 """Shared machinery for the simulation experiments (thesis ch. 5, 9): results, parallel map with a progress bar,
-fast REIDIT-C on trail equality, and the bridge from a :class:`~graphlink.simulate.Population` to the core's
+fast REIDIT-C on trail equality, and the bridge from a :class:`~graphlink.simulation.simulate.Population` to the core's
 trails / link graph for REIDIT-I, REIDIT-I-K and true loves.
 
 Every experiment runner has the registry signature
@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from graphlink.simulate import Population
+from graphlink.simulation.simulate import Population
 
 ProgressArg = Callable[[int, int], None] | bool | None
 

@@ -19,11 +19,17 @@ from typing import Any
 import numpy as np
 
 from graphlink.errors import ModelAssumptionError
-from graphlink.experiments.common import ExperimentResult, RunSettings, population_trails, task_seed, with_presets
-from graphlink.experiments.figures import figure, label, save
-from graphlink.experiments.registry import experiment
 from graphlink.fileio import write_frame
-from graphlink.simulate import draw_population
+from graphlink.simulation.experiments.common import (
+    ExperimentResult,
+    RunSettings,
+    population_trails,
+    task_seed,
+    with_presets,
+)
+from graphlink.simulation.experiments.figures import figure, label, save
+from graphlink.simulation.experiments.registry import experiment
+from graphlink.simulation.simulate import draw_population
 
 SITE_PROFILE = 0.5 * np.arange(1, 25, dtype=float) ** -0.6
 WITHHOLD = 0.5

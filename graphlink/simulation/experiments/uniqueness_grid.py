@@ -24,8 +24,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from graphlink import theory
-from graphlink.experiments.common import (
+from graphlink.fileio import write_frame, write_text
+from graphlink.simulation import theory
+from graphlink.simulation.experiments.common import (
     ExperimentResult,
     ProgressArg,
     fmt_pct,
@@ -35,10 +36,9 @@ from graphlink.experiments.common import (
     reidit_c_matrix,
     task_seed,
 )
-from graphlink.experiments.figures import figure, label, mean_sd, save
-from graphlink.experiments.registry import experiment
-from graphlink.fileio import write_frame, write_text
-from graphlink.simulate import draw_population, zipf_probabilities
+from graphlink.simulation.experiments.figures import figure, label, mean_sd, save
+from graphlink.simulation.experiments.registry import experiment
+from graphlink.simulation.simulate import draw_population, zipf_probabilities
 
 FULL = {"subjects": 1000, "runs": 100,
         "locations": [3, 5, 8, 10, 12, 15, 20, 25, 30, 40],
@@ -59,7 +59,7 @@ def zero_star_trails(visits: np.ndarray):
     """Core :class:`~graphlink.core.trails.Trails` for the REIDIT-I model: identified complete (0/1), de-identified
     reserved with 1 where visited and ``*`` elsewhere. Subjects who visit nothing are absent. O(n·|C|)."""
     from graphlink.core.trails import Trails, TrailSide, full_mask, pack_columns
-    from graphlink.simulate import element_keys, location_names
+    from graphlink.simulation.simulate import element_keys, location_names
 
     present = np.flatnonzero(visits.any(axis=1))
     v = visits[present]

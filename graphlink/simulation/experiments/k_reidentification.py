@@ -14,11 +14,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from graphlink.experiments.common import ExperimentResult, RunSettings, population_trails, task_seed, with_presets
-from graphlink.experiments.figures import figure, label, mean_sd, save
-from graphlink.experiments.registry import experiment
 from graphlink.fileio import write_frame
-from graphlink.simulate import draw_population
+from graphlink.simulation.experiments.common import (
+    ExperimentResult,
+    RunSettings,
+    population_trails,
+    task_seed,
+    with_presets,
+)
+from graphlink.simulation.experiments.figures import figure, label, mean_sd, save
+from graphlink.simulation.experiments.registry import experiment
+from graphlink.simulation.simulate import draw_population
 
 FULL = {"subjects": 1149, "locations": 174, "mean_visits": 1.5, "runs": 10, "ks": list(range(2, 51))}
 SMALL = {"subjects": 200, "locations": 40, "mean_visits": 1.5, "runs": 2, "ks": [2, 3, 5, 10, 20, 50]}

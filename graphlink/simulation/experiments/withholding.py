@@ -14,11 +14,17 @@ from typing import Any
 
 import pandas as pd
 
-from graphlink.experiments.common import ExperimentResult, RunSettings, population_trails, task_seed, with_presets
-from graphlink.experiments.figures import figure, label, mean_sd, save
-from graphlink.experiments.registry import experiment
 from graphlink.fileio import write_frame
-from graphlink.simulate import Population, zipf_population
+from graphlink.simulation.experiments.common import (
+    ExperimentResult,
+    RunSettings,
+    population_trails,
+    task_seed,
+    with_presets,
+)
+from graphlink.simulation.experiments.figures import figure, label, mean_sd, save
+from graphlink.simulation.experiments.registry import experiment
+from graphlink.simulation.simulate import Population, zipf_population
 
 FULL = {"subjects": 1000, "locations": 40, "alpha": 0.6, "runs": 100, "steps": list(range(4, 41, 4)),
         "miss": [0.1, 0.5, 0.9]}

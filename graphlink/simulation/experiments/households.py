@@ -25,10 +25,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from graphlink.experiments.common import ExperimentResult, ProgressArg, out_dir, parallel_map, preset, task_seed
-from graphlink.experiments.registry import experiment
 from graphlink.fileio import save_figure, write_frame
-from graphlink.simulate import household_population
+from graphlink.simulation.experiments.common import (
+    ExperimentResult,
+    ProgressArg,
+    out_dir,
+    parallel_map,
+    preset,
+    task_seed,
+)
+from graphlink.simulation.experiments.registry import experiment
+from graphlink.simulation.simulate import household_population
 
 FULL = {"households": 400, "sites": 100, "runs": 100, "steps": [5, 10, 20, 30, 40, 60, 80, 100],
         "withhold": [0.0, 0.2]}
@@ -38,7 +45,7 @@ SMALL = {"households": 40, "sites": 20, "runs": 2, "steps": [5, 10, 20], "withho
 def _measure(task: tuple) -> list[dict[str, Any]]:
     from graphlink.analysis.reidit import reidentify
     from graphlink.errors import ModelAssumptionError
-    from graphlink.experiments.common import release_of
+    from graphlink.simulation.experiments.common import release_of
 
     h, sites, withhold, steps, seed, run = task
     probs = 0.5 * np.arange(1, sites + 1, dtype=float) ** -0.6

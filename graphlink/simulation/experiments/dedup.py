@@ -28,10 +28,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from graphlink.experiments.common import ExperimentResult, ProgressArg, gather_rows, out_dir, task_seed
-from graphlink.experiments.figures import figure, label, mean_sd, save
-from graphlink.experiments.registry import experiment
 from graphlink.fileio import write_frame, write_text
+from graphlink.simulation.experiments.common import ExperimentResult, ProgressArg, gather_rows, out_dir, task_seed
+from graphlink.simulation.experiments.figures import figure, label, mean_sd, save
+from graphlink.simulation.experiments.registry import experiment
 
 FULL: dict[str, Any] = {"subjects": 1000, "locations": 100, "p": 0.5, "ks": list(range(2, 101)), "runs": 25,
                         "methods": ["greedy-dedup", "force-dedup", "flow-dedup"],
@@ -43,7 +43,7 @@ SMALL: dict[str, Any] = {"subjects": 200, "locations": 20, "p": 0.5, "ks": [2, 3
 
 def population_release(subjects: int, locations: int, p: float, seed: Any):
     """The thesis's unreserved uniform population as a Release (keys p…/s…, locations L…)."""
-    from graphlink.simulate import uniform_population
+    from graphlink.simulation.simulate import uniform_population
 
     return uniform_population(subjects, locations, p, 0.0, "none", seed).to_release()
 

@@ -18,8 +18,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from graphlink.experiments.common import ExperimentResult, ProgressArg, out_dir, parallel_map, preset, task_seed
-from graphlink.experiments.registry import experiment
+from graphlink.simulation.experiments.common import (
+    ExperimentResult,
+    ProgressArg,
+    out_dir,
+    parallel_map,
+    preset,
+    task_seed,
+)
+from graphlink.simulation.experiments.registry import experiment
 
 FULL = {"subjects": 2000, "locations": [4, 6, 8, 10, 12], "p": 0.3, "withhold": 0.3, "zip_codes": 40, "runs": 10}
 SMALL = {"subjects": 300, "locations": [4, 8], "p": 0.3, "withhold": 0.3, "zip_codes": 10, "runs": 2}
@@ -37,7 +44,7 @@ def subject_attributes(n: int, zip_codes: int, rng: np.random.Generator) -> pd.D
 def release_with_qis(subjects: int, locations: int, p: float, withhold: float, zip_codes: int, seed: list[int]):
     """(release, identified attributes, de-identified attributes, ALS) for one population."""
     from graphlink.qi.als import LinkageSet, Relation
-    from graphlink.simulate import uniform_population
+    from graphlink.simulation.simulate import uniform_population
 
     pop = uniform_population(subjects, locations, p, withhold, "deidentified", seed=seed)
     rel = pop.to_release()

@@ -16,12 +16,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from graphlink import theory
-from graphlink.experiments.common import ExperimentResult, ProgressArg, out_dir
-from graphlink.experiments.figures import figure, label, save
-from graphlink.experiments.registry import experiment
-from graphlink.experiments.uniqueness_grid import ALGORITHMS, DISTRIBUTIONS, compute_grid
 from graphlink.fileio import write_frame
+from graphlink.simulation import theory
+from graphlink.simulation.experiments.common import ExperimentResult, ProgressArg, out_dir
+from graphlink.simulation.experiments.figures import figure, label, save
+from graphlink.simulation.experiments.registry import experiment
+from graphlink.simulation.experiments.uniqueness_grid import ALGORITHMS, DISTRIBUTIONS, compute_grid
 
 
 def curve_metrics(summary: pd.DataFrame) -> pd.DataFrame:

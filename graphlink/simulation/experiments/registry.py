@@ -35,9 +35,9 @@ def experiment(name: str, description: str) -> Callable[[Callable[..., object]],
 
 
 def load_all() -> dict[str, Experiment]:
-    import graphlink.experiments as pkg
+    import graphlink.simulation.experiments as pkg
 
     for mod in pkgutil.iter_modules(pkg.__path__):
         if mod.name != "registry":
-            importlib.import_module(f"graphlink.experiments.{mod.name}")
+            importlib.import_module(f"graphlink.simulation.experiments.{mod.name}")
     return EXPERIMENTS

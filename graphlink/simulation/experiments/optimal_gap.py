@@ -18,12 +18,18 @@ from typing import Any
 
 import pandas as pd
 
-from graphlink.experiments.common import ExperimentResult, RunSettings, population_trails, task_seed, with_presets
-from graphlink.experiments.figures import figure, label, save
-from graphlink.experiments.registry import experiment
-from graphlink.experiments.uniqueness_grid import DISTRIBUTIONS, probabilities, zero_star_trails
 from graphlink.fileio import write_frame
-from graphlink.simulate import draw_population
+from graphlink.simulation.experiments.common import (
+    ExperimentResult,
+    RunSettings,
+    population_trails,
+    task_seed,
+    with_presets,
+)
+from graphlink.simulation.experiments.figures import figure, label, save
+from graphlink.simulation.experiments.registry import experiment
+from graphlink.simulation.experiments.uniqueness_grid import DISTRIBUTIONS, probabilities, zero_star_trails
+from graphlink.simulation.simulate import draw_population
 
 FULL = {"subjects": 1000, "runs": 10, "locations": [10, 20], "params": [0.1, 0.3, 0.5, 0.7, 0.9],
         "models": ["zero-star", "withhold-0.2"]}

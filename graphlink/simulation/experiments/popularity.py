@@ -12,11 +12,17 @@ from typing import Any
 
 import numpy as np
 
-from graphlink.experiments.common import ExperimentResult, RunSettings, reidit_c_matrix, task_seed, with_presets
-from graphlink.experiments.figures import figure, label, save
-from graphlink.experiments.registry import experiment
 from graphlink.fileio import write_frame
-from graphlink.simulate import zipf_population
+from graphlink.simulation.experiments.common import (
+    ExperimentResult,
+    RunSettings,
+    reidit_c_matrix,
+    task_seed,
+    with_presets,
+)
+from graphlink.simulation.experiments.figures import figure, label, save
+from graphlink.simulation.experiments.registry import experiment
+from graphlink.simulation.simulate import zipf_population
 
 #: (subjects, locations): many subjects per location (like CF) and few (like Homenet, ratio -> 0)
 FULL = {"populations": [(1000, 100), (100, 400)], "alpha": 1.0, "runs": 100}
