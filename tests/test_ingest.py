@@ -327,7 +327,7 @@ def test_pairs_csv_in_bulk_is_what_the_table_writer_writes(keys: list[str]) -> N
 
     from graphlink.analysis.reidit import PairColumns, Reidentification
     from graphlink.core.tabular import write_csv
-    from graphlink.pairsio import write_pairs_csv
+    from graphlink.io.pairs import write_pairs_csv
 
     ident = pa.array(keys, pa.large_string())
     deident = np.array([k.upper() for k in keys], dtype=object)

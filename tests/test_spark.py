@@ -24,9 +24,9 @@ from graphlink.core.linkgraph import build_linkgraph
 from graphlink.core.release import ReleaseWarning, read_release
 from graphlink.core.trails import build_trails
 from graphlink.errors import GraphlinkError, ModelAssumptionError, ReleaseError
+from graphlink.io.trails import summarize
 from graphlink.simulation.simulate import simulate_households, simulate_probabilities, simulate_uniform
 from graphlink.spark import components
-from graphlink.trailsio import summarize
 from tests.test_lowentropy import PROFILE, twin_heavy
 from tests.test_matching import instances
 from tests.test_onetomany import ISSUE_CERTAIN, ISSUE_CROWDED, household_releases, rows_of

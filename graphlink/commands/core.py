@@ -112,7 +112,7 @@ def _print_records(records: list[dict], columns: list[str], title: str) -> None:
 
 
 def _print_summary(summary: dict, name: str) -> None:
-    """The trails summary (:func:`graphlink.trailsio.summary_dict`) as a few small rich tables (never one row per
+    """The trails summary (:func:`graphlink.io.trails.summary_dict`) as a few small rich tables (never one row per
     element).  O(locations + top + preview)."""
     con = Console()
     sizes = summary["sizes"]
@@ -212,7 +212,7 @@ def register(app: typer.Typer) -> None:
 
         The table and json formats summarise them (sizes, model, distinct and most common trails, a preview);
         csv and parquet write the full matrices, streamed in chunks."""
-        from graphlink import trailsio
+        from graphlink.io import trails as trailsio
 
         if fmt is TrailsFmt.parquet and out is None:
             raise typer.BadParameter("parquet output needs --out FILE", param_hint="--out")
@@ -323,14 +323,14 @@ def register(app: typer.Typer) -> None:
                 if engine is EngineOpt.spark:
                     spark_cli.write_pairs(tr, result, cols, out)
                 else:
-                    from graphlink.pairsio import write_pairs_file
+                    from graphlink.io.pairs import write_pairs_file
 
                     write_pairs_file(result, cols, Path(out))
             flush_notes()                       # the last step that can fail is done: the notes, then the result
             err.print(f"wrote {len(result):,} pair(s) to {markup_text(out)}")
             err.print(_summary_line(result.summary))
         elif fmt is Fmt.csv:
-            from graphlink.pairsio import write_pairs_csv
+            from graphlink.io.pairs import write_pairs_csv
 
             flush_notes()
             write_pairs_csv(result, cols, sys.stdout)

@@ -194,7 +194,7 @@ class Trails:
                                                     "de-identified": f"{len(self.deidentified):,}"},
                     {"per-location sizes": self.sizes.reset_index(), **{f"first {s} rows": f for s, f in
                                                                         first.items()}},
-                    note=self.reason + " (graphlink.trailsio.summarize for the most common trails)")
+                    note=self.reason + " (graphlink.io.trails.summarize for the most common trails)")
 
     def frame(self, side: Literal["identified", "deidentified"]) -> pd.DataFrame:
         """The trail matrix as a DataFrame of '0'/'1'/'*' strings (display; O(n·|C|))."""

@@ -10,7 +10,7 @@ pandas or Spark DataFrame, a :class:`graphlink.core.release.Release`, or the :cl
     st = gs.trails("hdfs:///consortium/release.parquet", master="spark://head:7077")
     gs.reidentify(st, "true-loves").pairs          # a graphlink.analysis.reidit.Reidentification
     gs.audit(st, k=5).k_unlinkable                 # a graphlink.analysis.audit.AuditResult
-    gs.summary(st).to_dict()                       # a graphlink.trailsio.TrailSummary
+    gs.summary(st).to_dict()                       # a graphlink.io.trails.TrailSummary
 
 Where each stage runs and what it costs: :mod:`graphlink.spark.fill` (validation, FillTrails, twin classes, the
 data model), :mod:`graphlink.spark.links` (class links, REIDIT-C), :mod:`graphlink.spark.engine` (driver or
@@ -29,9 +29,9 @@ if TYPE_CHECKING:
     from graphlink.analysis.audit import AuditResult
     from graphlink.analysis.reidit import Reidentification
     from graphlink.core.linkgraph import LinkGraph
+    from graphlink.io.trails import TrailSummary
     from graphlink.spark.fill import SparkTrails
     from graphlink.spark.release import SparkRelease
-    from graphlink.trailsio import TrailSummary
 
 __all__ = ["audit", "linkgraph", "read", "reidentify", "session", "summary", "trails"]
 
@@ -67,7 +67,7 @@ def trails(source: Any, *, reserved: str = "auto", multiplicity: str = "auto", s
 
 
 def summary(source: Any, *, top: int = 10, preview: int = 10, **options: Any) -> TrailSummary:
-    """The trails summary of ``graphlink trails`` (:func:`graphlink.trailsio.summarize`)."""
+    """The trails summary of ``graphlink trails`` (:func:`graphlink.io.trails.summarize`)."""
     return trails(source, **options).summary(top=top, preview=preview)
 
 

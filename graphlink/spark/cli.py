@@ -60,7 +60,7 @@ def write_from_executors(tr: SparkTrails, method: str, out: str, explain: bool) 
 def write_pairs(tr: SparkTrails, result: Reidentification, columns: list[str], out: str) -> None:
     """Pairs already on the driver written by Spark to the folder ``out``, laid out as REIDIT-C's from the
     executors (:func:`graphlink.spark.links.write_pairs`).  O(pairs)."""
-    from graphlink.pairsio import pairs_table
+    from graphlink.io.pairs import pairs_table
     from graphlink.spark import links
 
     links.write_pairs(tr.classes.sparkSession.createDataFrame(pairs_table(result, columns).to_pandas()), out)

@@ -21,7 +21,7 @@ Stages (each a Spark job; shuffle volume in rows of the release):
 
 The driver never sees per-element data unless asked: :meth:`SparkTrails.to_trails` builds the core
 :class:`~graphlink.core.trails.Trails` (O(|M| + |N|) driver memory) and :meth:`SparkTrails.summary` the local
-engine's :class:`~graphlink.trailsio.TrailSummary` from class counts and the first rows only.
+engine's :class:`~graphlink.io.trails.TrailSummary` from class counts and the first rows only.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ import pandas as pd
 
 from graphlink.core.model import ONE_TO_MANY, Fill, Model, MultiplicityChoice, Reserved, ReservedChoice, decide
 from graphlink.core.trails import Trails, TrailSide, n_words
-from graphlink.trailsio import SIDES, TrailSummary, trail_strings
+from graphlink.io.trails import SIDES, TrailSummary, trail_strings
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -173,7 +173,7 @@ class SparkTrails:
                       self.sizes, m.multiplicity, m.decided_by)
 
     def summary(self, *, top: int = 10, preview: int = 10) -> TrailSummary:
-        """The local engine's :func:`graphlink.trailsio.summarize`, from class counts: the most common trails are
+        """The local engine's :func:`graphlink.io.trails.summarize`, from class counts: the most common trails are
         the largest classes (ties: first appearance), the preview the first elements.  O(classes) in Spark,
         O(top + preview) collected."""
         from pyspark.sql import functions as F

@@ -225,7 +225,7 @@ def write_pairs(pairs: DataFrame, out: str) -> None:
     in ``.parquet``/``.pq``, else CSV parts with a header and ``""``-escaped quotes (what pandas reads back, keys
     with commas, quotes and line breaks included).  Spark's output committer makes the folder appear whole or not
     at all; an existing ``out`` is refused.  O(pairs), written by the executors."""
-    from graphlink.pairsio import PARQUET_ENDINGS
+    from graphlink.io.pairs import PARQUET_ENDINGS
 
     writer = pairs.write.mode("errorifexists")
     if out.rstrip("/").lower().endswith(PARQUET_ENDINGS):

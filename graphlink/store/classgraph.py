@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from graphlink.trailsio import trail_strings
+from graphlink.io.trails import trail_strings
 
 ELEMENT_LINKS_MAX = int(os.environ.get("GRAPHLINK_ELEMENT_LINKS_MAX", 100_000))
 CHUNK = 20_000

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"      # graphlink/data, the package data
 
 
 def thesis_example():
@@ -52,7 +52,7 @@ def genphen_example():
     --------
     >>> import graphlink as gl
     >>> from graphlink.qi.als import read_als, release_blocks
-    >>> from graphlink.examples import GENPHEN_ALS, genphen_example
+    >>> from graphlink.io.examples import GENPHEN_ALS, genphen_example
     >>> rel = genphen_example()
     >>> tr = gl.build_trails(rel)
     >>> len(gl.reidentify(tr, "true-loves"))
