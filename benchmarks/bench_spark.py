@@ -1,4 +1,4 @@
-"""The Spark engine (graphlink.spark) at scale, against the local engine where it fits.
+"""The Spark engine (graphlink.engines.spark) at scale, against the local engine where it fits.
 
     python benchmarks/bench_spark.py [--subjects 1e5,1e6,1e7] [--locations 200] [--p 0.03] [--withhold 0]
         [--master local[2]] [--local-max 1e6] [--engines local,spark] [--dir DIR] [--json FILE]
@@ -20,7 +20,7 @@ local engine runs only up to ``--local-max`` subjects. Spill and shuffle files g
 ``--withhold 0`` (default) gives unreserved releases: every location has as many identified as de-identified
 elements, links are trail equality, and every Spark stage is a group-by or an equi-join, linear in the rows.
 With withholding the de-identified side is reserved and the class links are a containment join
-(:mod:`graphlink.spark.links`) whose candidate volume grows with |R|·|S|·p: see docs/scale.md before running
+(:mod:`graphlink.engines.spark.links`) whose candidate volume grows with |R|·|S|·p: see docs/scale.md before running
 that above 1e5 subjects.
 """
 
@@ -189,7 +189,7 @@ def _written(method: str, writer: Any, st: Any, out: Path) -> dict:
 
 
 def run_spark(path: Path, master: str, split: str, events: Path) -> dict:
-    from graphlink import spark as gs
+    from graphlink.engines import spark as gs
 
     shutil.rmtree(events, ignore_errors=True)
     events.mkdir(parents=True)
@@ -202,9 +202,9 @@ def run_spark(path: Path, master: str, split: str, events: Path) -> dict:
     st = gs.trails(str(path), spark=spark)
     counts = st.count_classes()
     t["trails"] = time.perf_counter() - t0
-    from graphlink.spark.components import write_true_loves
-    from graphlink.spark.engine import choose_split
-    from graphlink.spark.links import write_reidit_c
+    from graphlink.engines.spark.components import write_true_loves
+    from graphlink.engines.spark.engine import choose_split
+    from graphlink.engines.spark.links import write_reidit_c
 
     out = events.parent / "written-pairs.parquet"
     t.update(_written("complete", write_reidit_c, st, out))

@@ -142,7 +142,7 @@ def spark():
         import pyspark  # noqa: F401
     except ImportError:
         missing("pyspark is not installed (pip install '.[spark]')")
-    from graphlink.spark.runtime import SparkUnavailable, get_session
+    from graphlink.engines.spark.runtime import SparkUnavailable, get_session
 
     os.environ.setdefault("GRAPHLINK_SPARK_PARTITIONS", "4")
     try:

@@ -127,7 +127,7 @@ def load_cmd(
         typer.echo(f"removed the load lock of process {gone.get('pid')} on {gone.get('host')}" if gone
                    else "there was no load lock to remove")
     if engine is EngineOpt.spark:
-        from graphlink.spark import cli as spark_cli
+        from graphlink.engines.spark import cli as spark_cli
 
         prog, update = _progress_bar(f"loading {name or release.stem}")
         with prog:

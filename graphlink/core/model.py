@@ -90,8 +90,8 @@ class Fill:
     """Packed trail words of both sides under one model (what :func:`graphlink.core.trails.build_trails` keeps).
 
     ``id_weight``/``de_weight`` (optional) say how many elements each row stands for, so an engine that holds
-    twin classes elsewhere (:mod:`graphlink.spark`) can pass a few member rows per class instead of every element;
-    ``None`` means one element per row.
+    twin classes elsewhere (:mod:`graphlink.engines.spark`) can pass a few member rows per class instead of every
+    element; ``None`` means one element per row.
     """
 
     id_known: np.ndarray

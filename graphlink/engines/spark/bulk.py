@@ -4,7 +4,7 @@ project's local server, an empty database; ``graphlink load --engine spark --bul
 
 **Same graph.** The files hold exactly what :func:`graphlink.store.bulk.write_files` writes for the local engine
 (the model of ``cypher/load.cypher``): the Release node with its totals, reserved side, content fingerprint
-(:func:`graphlink.spark.neo4j.fingerprint`, equal to the local one), ``load_method: 'bulk-import'`` and status
+(:func:`graphlink.engines.spark.neo4j.fingerprint`, equal to the local one), ``load_method: 'bulk-import'`` and status
 'loading'; Location nodes in first-appearance order with their per-location sizes; Identified, Deidentified and
 Entity nodes; HAS_LOCATION, DISCLOSED_AT and APPEARS_AS. The Release, Location and HAS_LOCATION files are
 written on the driver by the local engine's own code (:func:`graphlink.store.bulk.write_release_nodes`,
@@ -12,7 +12,7 @@ O(locations)); the rest, O(rows), by the executors.
 
 **Ids.** One integer space, as the local writer's (``--id-type=integer``): 0 the Release, ``1 + index`` the
 locations, ``1 + n_loc + _row`` an element, where ``_row`` is its first disclosure's row (unique across both
-kinds: a row discloses one element; the element ids of :mod:`graphlink.spark.fill`), then the entities above the
+kinds: a row discloses one element; the element ids of :mod:`graphlink.engines.spark.fill`), then the entities above the
 largest. So no dense numbering (no sort, no ``zipWithIndex``) and ids that do not change if Spark recomputes a
 partition. The ids are the importer's input only, never stored, so they may differ from the local writer's.
 
@@ -35,15 +35,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from graphlink.engines.spark.fill import first_locations, storage_level
 from graphlink.errors import StoreError
-from graphlink.spark.fill import first_locations, storage_level
 from graphlink.store import bulk as store_bulk
 from graphlink.store.bulk import ImportFiles, Progress
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-    from graphlink.spark.release import SparkRelease
+    from graphlink.engines.spark.release import SparkRelease
     from graphlink.store.neo4j import Store
 
 LABEL = {"identified": "Identified", "deidentified": "Deidentified"}
@@ -139,9 +139,9 @@ def load_release(rel: SparkRelease, store: Store, name: str | None = None, *, re
     """Load a Spark-read release under ``name`` as :meth:`Store.load_release` does for the local engine: skipped
     when loaded already, refused (or ``replace``-d) when ``name`` holds other content; bulk-imported from files
     written by Spark when :func:`graphlink.store.bulk.load_files`'s rule allows, else written by the Neo4j
-    connector (:func:`graphlink.spark.neo4j.write_release`). Same summary as the local engine's (``method``:
+    connector (:func:`graphlink.engines.spark.neo4j.write_release`). Same summary as the local engine's (``method``:
     ``bulk-import`` / ``connector``, ``why``). Cost: O(rows log rows) for the fingerprint, then O(rows) writes."""
-    from graphlink.spark import neo4j
+    from graphlink.engines.spark import neo4j
 
     t0 = time.perf_counter()
     name = name or rel.name

@@ -20,7 +20,7 @@ only (``classgraph.ELEMENT_LINKS_MAX``), from the driver, as the local writer do
 
 When to use which (docs/scale.md): the connector for writes into a database that holds data or is not the
 project's local server (every run's results, link graphs, further releases); ``neo4j-admin database import full``
-from CSV files written by Spark (:mod:`graphlink.spark.bulk`, ``graphlink load --engine spark --bulk``) for the
+from CSV files written by Spark (:mod:`graphlink.engines.spark.bulk`, ``graphlink load --engine spark --bulk``) for the
 first release loaded into the empty database of the project's local server.
 """
 
@@ -33,15 +33,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from graphlink.engines.spark.fill import SparkTrails, first_locations, word_cols
 from graphlink.errors import StoreError
-from graphlink.spark.fill import SparkTrails, first_locations, word_cols
 from graphlink.store import classgraph, cypherlib, server
 from graphlink.store.neo4j import DATABASE, Store, env_auth
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
-    from graphlink.spark.release import SparkRelease
+    from graphlink.engines.spark.release import SparkRelease
 
 FORMAT = "org.neo4j.spark.DataSource"
 BATCH = os.environ.get("GRAPHLINK_NEO4J_BATCH", "5000")
@@ -166,7 +166,7 @@ def _trail_text(n_loc: int) -> Column:
     """Each class's trail as '0'/'1'/'*' text, from its known and ones words."""
     from pyspark.sql import functions as F
 
-    from graphlink.spark.links import _bit
+    from graphlink.engines.spark.links import _bit
 
     cells = [F.when(~_bit(c, "k"), F.lit("*")).when(_bit(c, "o"), F.lit("1")).otherwise(F.lit("0"))
              for c in range(n_loc)]
@@ -176,7 +176,7 @@ def _trail_text(n_loc: int) -> Column:
 def verdicts(st: SparkTrails, split: str = "auto") -> tuple[DataFrame, DataFrame, dict, Any]:
     """Per class edge (id_cid, de_cid, allowed, vital, flow), per complete-side class its null degree
     (side, cid, null_degree), the counts, and the driver's classification (driver split) or None."""
-    from graphlink.spark import components, engine
+    from graphlink.engines.spark import components, engine
 
     spark = st.classes.sparkSession
     if engine.choose_split(st, split) == "driver":
@@ -217,7 +217,7 @@ def write_link_graph(st: SparkTrails, store: Store, name: str, *, split: str = "
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    from graphlink.spark.components import graph_size
+    from graphlink.engines.spark.components import graph_size
 
     e, null, counts, result = verdicts(st, split)
     n_elem, n_class_edges = graph_size(st)
@@ -264,7 +264,7 @@ def write_link_graph(st: SparkTrails, store: Store, name: str, *, split: str = "
            auth, partitions=REL_PARTITIONS)
     classes.unpersist()
     if with_elements:
-        from graphlink.spark import engine
+        from graphlink.engines.spark import engine
 
         result = result if result is not None else engine.classes(st)
         classgraph._write_element_links(store, name, run, result, classgraph.class_arrays(result))

@@ -1,7 +1,7 @@
 """The Spark engine's analyses: the same result objects as the local engine (thesis ch. 4, 6, Appendix A).
 
 Trails, twin classes, the class-level link graph and REIDIT-C are computed in Spark
-(:mod:`graphlink.spark.fill`, :mod:`graphlink.spark.links`).  The exact analyses — true loves
+(:mod:`graphlink.engines.spark.fill`, :mod:`graphlink.engines.spark.links`).  The exact analyses — true loves
 (Dulmage–Mendelsohn on the class graph), REIDIT-I/I-K/M on classes, the k-unlinkability audit, one-to-many
 certain pairs — are the core's, run in one of two places (``split``):
 
@@ -10,7 +10,7 @@ certain pairs — are the core's, run in one of two places (``split``):
   included.  Driver memory O(|M| + |N| + class edges) (about 150 B per element with its key).
 * ``components``: the class graph is split into connected components in Spark, components are packed into
   buckets and each bucket is classified by the core in an executor (``cogroup().applyInPandas``); the driver
-  only merges counts and collects the pairs / violations (:mod:`graphlink.spark.components`).  Driver memory
+  only merges counts and collects the pairs / violations (:mod:`graphlink.engines.spark.components`).  Driver memory
   O(result); executor memory O(largest component).
 * ``auto`` (default): ``driver`` while |M| + |N| ≤ ``GRAPHLINK_SPARK_DRIVER_ELEMENTS`` and the class graph has
   at most ``GRAPHLINK_SPARK_DRIVER_EDGES`` (default 5e7) edges, else ``components``.  The element default is
@@ -32,8 +32,8 @@ from graphlink.analysis.matching import classify_edges
 from graphlink.analysis.reidit import METHODS, Reidentification, evaluate
 from graphlink.analysis.reidit import reidentify as core_reidentify
 from graphlink.core.linkgraph import LinkGraph
-from graphlink.spark.fill import SparkTrails
-from graphlink.spark.links import class_links, edges, reidit_c  # noqa: F401  (edges re-exported)
+from graphlink.engines.spark.fill import SparkTrails
+from graphlink.engines.spark.links import class_links, edges, reidit_c  # noqa: F401  (edges re-exported)
 
 if TYPE_CHECKING:
     pass
@@ -115,7 +115,7 @@ def reidentify(st: SparkTrails, method: str, *, k: int | None = None, truth: pd.
     if method == "complete":
         return _finish(reidit_c(st), st, truth)
     if choose_split(st, split) == "components":
-        from graphlink.spark import components
+        from graphlink.engines.spark import components
 
         return _finish(components.reidentify(st, method, k=k, explain=explain), st, truth)
     result = core_reidentify(linkgraph(st), method, k=k, explain=explain)
@@ -129,7 +129,7 @@ def audit(st: SparkTrails, k: int, *, split: Split = "auto") -> AuditResult:
     if k < 1:
         raise ValueError("k must be at least 1")
     if choose_split(st, split) == "components":
-        from graphlink.spark import components
+        from graphlink.engines.spark import components
 
         return components.audit(st, k)
     return core_audit(classes(st), k)

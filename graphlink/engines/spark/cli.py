@@ -1,5 +1,5 @@
 """The command line's Spark branch (``graphlink trails|reidentify|audit ... --engine spark``): the steps of
-:mod:`graphlink.commands.core` on :mod:`graphlink.spark`, returning the same objects so the commands format both
+:mod:`graphlink.commands.core` on :mod:`graphlink.engines.spark`, returning the same objects so the commands format both
 engines' results with the same code."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from typing import Any
 from graphlink.analysis.audit import AuditResult
 from graphlink.analysis.reidit import Reidentification
 from graphlink.core.trails import Trails
-from graphlink.spark import engine
-from graphlink.spark.fill import SparkTrails, build
-from graphlink.spark.release import SparkRelease, read
-from graphlink.spark.runtime import get_session
+from graphlink.engines.spark import engine
+from graphlink.engines.spark.fill import SparkTrails, build
+from graphlink.engines.spark.release import SparkRelease, read
+from graphlink.engines.spark.runtime import get_session
 
 
 def _split(key: str | None) -> list[str] | None:
@@ -41,16 +41,16 @@ def reidentify(tr: SparkTrails, method: str, k: int | None, explain: bool | None
 
 def writes_from_executors(tr: SparkTrails, method: str) -> bool:
     """Can the executors write ``method``'s pairs without collecting them?  REIDIT-C always; true loves when
-    the exact analyses run on the component split (:func:`graphlink.spark.engine.choose_split`)."""
+    the exact analyses run on the component split (:func:`graphlink.engines.spark.engine.choose_split`)."""
     return method == "complete" or (method == "true-loves" and engine.choose_split(tr) == "components")
 
 
 def write_from_executors(tr: SparkTrails, method: str, out: str, explain: bool) -> dict:
     """``method``'s pairs written by the executors to the folder ``out``; nothing but counts collected
-    (:func:`graphlink.spark.links.write_reidit_c`, :func:`graphlink.spark.components.write_true_loves`).
+    (:func:`graphlink.engines.spark.links.write_reidit_c`, :func:`graphlink.engines.spark.components.write_true_loves`).
     Returns the method's summary."""
-    from graphlink.spark import components
-    from graphlink.spark.links import write_reidit_c
+    from graphlink.engines.spark import components
+    from graphlink.engines.spark.links import write_reidit_c
 
     if method == "complete":
         return write_reidit_c(tr, out, explain=explain)
@@ -59,9 +59,9 @@ def write_from_executors(tr: SparkTrails, method: str, out: str, explain: bool) 
 
 def write_pairs(tr: SparkTrails, result: Reidentification, columns: list[str], out: str) -> None:
     """Pairs already on the driver written by Spark to the folder ``out``, laid out as REIDIT-C's from the
-    executors (:func:`graphlink.spark.links.write_pairs`).  O(pairs)."""
+    executors (:func:`graphlink.engines.spark.links.write_pairs`).  O(pairs)."""
+    from graphlink.engines.spark import links
     from graphlink.io.pairs import pairs_table
-    from graphlink.spark import links
 
     links.write_pairs(tr.classes.sparkSession.createDataFrame(pairs_table(result, columns).to_pandas()), out)
 
@@ -78,7 +78,7 @@ def _connect() -> Any:
 
 def store_reidentification(tr: SparkTrails, name: str, result: Reidentification) -> tuple[str, str]:
     """Load the release and write the pairs with the Neo4j connector.  Returns (server URI, run id)."""
-    from graphlink.spark import neo4j
+    from graphlink.engines.spark import neo4j
 
     with contextlib.closing(_connect()) as st:
         neo4j.write_release(tr, st, name)
@@ -88,7 +88,7 @@ def store_reidentification(tr: SparkTrails, name: str, result: Reidentification)
 
 def store_audit(tr: SparkTrails, name: str, result: AuditResult) -> tuple[str, str]:
     """Load the release, write its link graph and the audit with the Neo4j connector.  Returns (URI, run id)."""
-    from graphlink.spark import neo4j
+    from graphlink.engines.spark import neo4j
 
     with contextlib.closing(_connect()) as st:
         neo4j.write_release(tr, st, name)
@@ -100,8 +100,8 @@ def store_audit(tr: SparkTrails, name: str, result: AuditResult) -> tuple[str, s
 def load_release(release: Path, name: str | None, truth: Path | None, replace: bool, bulk: str,
                  master: str | None, progress: Any = None) -> tuple[str, dict]:
     """``graphlink load --engine spark``: read the release in Spark and load it (bulk import of Spark-written
-    files, else the connector; :func:`graphlink.spark.bulk.load_release`).  Returns (server URI, summary)."""
-    from graphlink.spark import bulk as spark_bulk
+    files, else the connector; :func:`graphlink.engines.spark.bulk.load_release`).  Returns (server URI, summary)."""
+    from graphlink.engines.spark import bulk as spark_bulk
 
     # the connector is only needed when the import may fall back to it
     spark = get_session(master, neo4j=bulk != "always")

@@ -112,7 +112,7 @@ def get_session(master: str | None = None, *, neo4j: bool = False) -> SparkSessi
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
         # the workers import the graphlink this driver runs (a checkout, not whichever one is installed)
-        home = str(_HERE.parent.parent)
+        home = str(_HERE.parents[2])
         paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
         if home not in paths:
             os.environ["PYTHONPATH"] = os.pathsep.join([home, *paths])

@@ -6,16 +6,16 @@ URI Spark reads (CSV/Parquet file or folder of parts; ``s3a://``, ``hdfs://``, .
 pandas or Spark DataFrame, a :class:`graphlink.core.release.Release`, or the :class:`SparkTrails` of an earlier call
 (reused, nothing recomputed)::
 
-    from graphlink import spark as gs
+    from graphlink.engines import spark as gs
     st = gs.trails("hdfs:///consortium/release.parquet", master="spark://head:7077")
     gs.reidentify(st, "true-loves").pairs          # a graphlink.analysis.reidit.Reidentification
     gs.audit(st, k=5).k_unlinkable                 # a graphlink.analysis.audit.AuditResult
     gs.summary(st).to_dict()                       # a graphlink.io.trails.TrailSummary
 
-Where each stage runs and what it costs: :mod:`graphlink.spark.fill` (validation, FillTrails, twin classes, the
-data model), :mod:`graphlink.spark.links` (class links, REIDIT-C), :mod:`graphlink.spark.engine` (driver or
-component split), :mod:`graphlink.spark.components`, :mod:`graphlink.spark.neo4j` (writes with the Neo4j
-Connector for Apache Spark); the scaling figures are in docs/scale.md.
+Where each stage runs and what it costs: :mod:`graphlink.engines.spark.fill` (validation, FillTrails, twin classes,
+the data model), :mod:`graphlink.engines.spark.links` (class links, REIDIT-C), :mod:`graphlink.engines.spark.engine`
+(driver or component split), :mod:`graphlink.engines.spark.components`, :mod:`graphlink.engines.spark.neo4j` (writes
+with the Neo4j Connector for Apache Spark); the scaling figures are in docs/scale.md.
 """
 
 from __future__ import annotations
@@ -29,17 +29,17 @@ if TYPE_CHECKING:
     from graphlink.analysis.audit import AuditResult
     from graphlink.analysis.reidit import Reidentification
     from graphlink.core.linkgraph import LinkGraph
+    from graphlink.engines.spark.fill import SparkTrails
+    from graphlink.engines.spark.release import SparkRelease
     from graphlink.io.trails import TrailSummary
-    from graphlink.spark.fill import SparkTrails
-    from graphlink.spark.release import SparkRelease
 
 __all__ = ["audit", "linkgraph", "read", "reidentify", "session", "summary", "trails"]
 
 
 def session(master: str | None = None, *, neo4j: bool = False) -> SparkSession:
     """The process's Spark session (``master`` > ``SPARK_MASTER`` > ``local[*]``); see
-    :mod:`graphlink.spark.runtime`."""
-    from graphlink.spark.runtime import get_session
+    :mod:`graphlink.engines.spark.runtime`."""
+    from graphlink.engines.spark.runtime import get_session
 
     return get_session(master, neo4j=neo4j)
 
@@ -47,8 +47,8 @@ def session(master: str | None = None, *, neo4j: bool = False) -> SparkSession:
 def read(source: Any, *, spark: SparkSession | None = None, master: str | None = None, name: str | None = None,
          truth: Any = None, id_key: list[str] | None = None, deid_key: list[str] | None = None,
          fmt: str | None = None) -> SparkRelease:
-    """Read and validate a release in Spark (the local engine's errors; :mod:`graphlink.spark.release`)."""
-    from graphlink.spark import release
+    """Read and validate a release in Spark (the local engine's errors; :mod:`graphlink.engines.spark.release`)."""
+    from graphlink.engines.spark import release
 
     return release.read(spark or session(master), source, name=name, truth=truth, id_key=id_key,
                         deid_key=deid_key, fmt=fmt)
@@ -57,8 +57,8 @@ def read(source: Any, *, spark: SparkSession | None = None, master: str | None =
 def trails(source: Any, *, reserved: str = "auto", multiplicity: str = "auto", spark: SparkSession | None = None,
            master: str | None = None, **read_options: Any) -> SparkTrails:
     """FillTrails and twin classes in Spark under the data model the local engine would choose."""
-    from graphlink.spark import fill as strails
-    from graphlink.spark.release import SparkRelease
+    from graphlink.engines.spark import fill as strails
+    from graphlink.engines.spark.release import SparkRelease
 
     if isinstance(source, strails.SparkTrails):
         return source
@@ -74,15 +74,15 @@ def summary(source: Any, *, top: int = 10, preview: int = 10, **options: Any) ->
 def linkgraph(source: Any, **options: Any) -> LinkGraph:
     """The core :class:`~graphlink.core.linkgraph.LinkGraph`, its class graph built in Spark (driver memory
     O(|M| + |N| + class edges))."""
-    from graphlink.spark import engine
+    from graphlink.engines.spark import engine
 
     return engine.linkgraph(trails(source, **options))
 
 
 def reidentify(source: Any, method: str, *, k: int | None = None, truth: pd.DataFrame | None = None,
                explain: bool | None = None, split: str = "auto", **options: Any) -> Reidentification:
-    """:func:`graphlink.analysis.reidit.reidentify` on Spark (``split``: see :mod:`graphlink.spark.engine`)."""
-    from graphlink.spark import engine
+    """:func:`graphlink.analysis.reidit.reidentify` on Spark (``split``: see :mod:`graphlink.engines.spark.engine`)."""
+    from graphlink.engines.spark import engine
 
     return engine.reidentify(trails(source, **options), method, k=k, truth=truth, explain=explain,
                              split=split)  # type: ignore[arg-type]
@@ -90,6 +90,6 @@ def reidentify(source: Any, method: str, *, k: int | None = None, truth: pd.Data
 
 def audit(source: Any, k: int, *, split: str = "auto", **options: Any) -> AuditResult:
     """:func:`graphlink.analysis.audit.audit` (Definition 19) on Spark."""
-    from graphlink.spark import engine
+    from graphlink.engines.spark import engine
 
     return engine.audit(trails(source, **options), k, split=split)  # type: ignore[arg-type]

@@ -41,7 +41,7 @@ from graphlink.io.trails import SIDES, TrailSummary, trail_strings
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
-    from graphlink.spark.release import SparkRelease
+    from graphlink.engines.spark.release import SparkRelease
 
 Side = Literal["identified", "deidentified"]
 

@@ -39,8 +39,8 @@ import pandas as pd
 
 from graphlink.analysis.audit import AuditResult
 from graphlink.analysis.reidit import EXPLAIN_LIMIT, Reidentification, _conflict_diagnostic, hall_diagnostic
-from graphlink.spark.fill import SparkTrails, storage_level, to_uint64, word_cols
-from graphlink.spark.links import edges
+from graphlink.engines.spark.fill import SparkTrails, storage_level, to_uint64, word_cols
+from graphlink.engines.spark.links import edges
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -548,7 +548,7 @@ def _merge_true_loves(st: SparkTrails, out: pd.DataFrame, explain: bool | None) 
 
 def write_true_loves(st: SparkTrails, out: str, *, explain: bool = False, cc: str = "auto") -> dict:
     """True loves on the component split, their pairs written by the executors to the folder ``out``
-    (:func:`graphlink.spark.links.write_pairs`) and never collected: columns ``identified, deidentified`` (and
+    (:func:`graphlink.engines.spark.links.write_pairs`) and never collected: columns ``identified, deidentified`` (and
     ``reason``, the core's words in full, with ``explain``), each part sorted as :func:`reidentify` orders the
     pairs.  Returns :func:`reidentify`'s summary.  When the release breaks the model (``model_ok`` false) no
     pair is certain and **nothing is written**: the summary's ``diagnostic`` says why.
@@ -557,7 +557,7 @@ def write_true_loves(st: SparkTrails, out: str, *, explain: bool = False, cc: st
     edges) shuffled, O(buckets + listed elements) collected."""
     from pyspark.sql import functions as F
 
-    from graphlink.spark.links import write_pairs
+    from graphlink.engines.spark.links import write_pairs
 
     frame = run_frame(st, {"method": "true-loves", "k": None, "explain": True if explain else None}, cc)
     try:

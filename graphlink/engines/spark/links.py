@@ -34,7 +34,7 @@ import numpy as np
 from graphlink.analysis.reidit import Reidentification, _one_to_one_only
 from graphlink.analysis.reidit import reidit_c as core_reidit_c
 from graphlink.core.trails import Trails, TrailSide
-from graphlink.spark.fill import SparkTrails, storage_level, to_uint64, word_cols, words_of
+from graphlink.engines.spark.fill import SparkTrails, storage_level, to_uint64, word_cols, words_of
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
