@@ -121,7 +121,7 @@ def test_slug_follows_github() -> None:
 # ---------------------------------------------------------------------------------------------- layout map
 @dataclass
 class Entry:
-    path: str            # relative to the repository, "graphlink/qi/" or "graphlink/cli.py"
+    path: str            # relative to the repository, "graphlink/qi/" or "graphlink/errors.py"
     text: str            # the description, continuation lines included
 
 

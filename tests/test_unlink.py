@@ -229,7 +229,7 @@ def test_cli_unlink_json(tmp_path):
 def test_cli_secure_without_provider_is_a_clear_error(tmp_path, monkeypatch):
     import graphlink.secure as secure
     from graphlink.cli import app
-    from graphlink.commands.unlink import SecureUnavailableError
+    from graphlink.cli.commands.unlink import SecureUnavailableError
 
     monkeypatch.delattr(secure, "secure_unlink", raising=False)
     src = tmp_path / "fig72.csv"

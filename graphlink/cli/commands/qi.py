@@ -470,4 +470,4 @@ def dataset_cmd(name: Annotated[str, typer.Argument(help="acs12 | cps1988 | swee
 
 
 def register(app: typer.Typer) -> None:
-    app.add_typer(qi_app, name="qi")     # graphlink.commands.als adds `qi links` and `qi fraud` to qi_app
+    app.add_typer(qi_app, name="qi")     # graphlink.cli.commands.als adds `qi links` and `qi fraud` to qi_app

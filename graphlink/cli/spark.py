@@ -1,6 +1,6 @@
 """The command line's Spark branch (``graphlink trails|reidentify|audit ... --engine spark``): the steps of
-:mod:`graphlink.commands.core` on :mod:`graphlink.engines.spark`, returning the same objects so the commands format both
-engines' results with the same code."""
+:mod:`graphlink.cli.commands.core` on :mod:`graphlink.engines.spark`, returning the same objects so the commands format
+both engines' results with the same code."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """``graphlink qi links`` and ``graphlink qi fraud``: attribute linkage sets on their own (TR02 §3, §7).
 
 The ALS-constrained link graph itself is ``graphlink reidentify|audit RELEASE --qi-links ALS.yaml``
-(:mod:`graphlink.commands.core`); these two commands are the ALS's other uses.  They are sub-commands of
+(:mod:`graphlink.cli.commands.core`); these two commands are the ALS's other uses.  They are sub-commands of
 ``graphlink qi`` (``qi_app``), added when the CLI imports every command module.
 """
 
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from graphlink.commands.qi import print_frame, qi_app
+from graphlink.cli.commands.qi import print_frame, qi_app
 from graphlink.display import terminal_text
 
 if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)

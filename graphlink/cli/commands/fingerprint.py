@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from graphlink.catalog import FINGERPRINT_LOSSES as LOSSES
-from graphlink.commands.qi import (
+from graphlink.cli.commands.qi import (
     HierOpt,
     QiOpt,
     TableArg,

@@ -1,6 +1,7 @@
 """The ``graphlink`` command line. Thin: parses, calls the library, formats.
 
-Commands live in ``graphlink/commands/*.py``; each module defines ``register(app)``.
+Commands live in ``graphlink/cli/commands/*.py``; each module defines ``register(app)``.  ``python -m graphlink.cli``
+runs :func:`main` (``graphlink/cli/__main__.py``), as the ``graphlink`` console script does.
 Exit codes: 0 ok, 2 bad input (one-line message on stderr), 1 internal error.  ``tests/test_fuzz_readers.py``
 holds every command that reads a file to that contract on generated malformed input.
 """
@@ -30,10 +31,10 @@ app = typer.Typer(
 
 
 def _register_commands() -> None:
-    import graphlink.commands as pkg
+    import graphlink.cli.commands as pkg
 
     for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"graphlink.commands.{mod.name}")
+        module = importlib.import_module(f"graphlink.cli.commands.{mod.name}")
         register = getattr(module, "register", None)
         if register is not None:
             register(app)
@@ -122,6 +123,3 @@ def _fail(line: str, code: int) -> None:
     typer.echo(line, err=True)
     sys.exit(code)
 
-
-if __name__ == "__main__":
-    main()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import typer
 
-from graphlink.commands.core import EngineO, EngineOpt, MasterO
+from graphlink.cli.commands.core import EngineO, EngineOpt, MasterO
 from graphlink.errors import StoreError
 
 neo4j_app = typer.Typer(help="Run the project-local Neo4j Community 5.26 server (no Docker needed).",
@@ -127,7 +127,7 @@ def load_cmd(
         typer.echo(f"removed the load lock of process {gone.get('pid')} on {gone.get('host')}" if gone
                    else "there was no load lock to remove")
     if engine is EngineOpt.spark:
-        from graphlink.engines.spark import cli as spark_cli
+        from graphlink.cli import spark as spark_cli
 
         prog, update = _progress_bar(f"loading {name or release.stem}")
         with prog:

@@ -176,9 +176,9 @@ def _store():
 def _trails(release: Path, id_key: str | None, deid_key: str | None, reserved: ReservedOpt, multiplicity: MultOpt,
             engine: EngineOpt, master: str | None, truth: Path | None = None, store: bool = False):
     """(release, trails) from the chosen engine: core Release/Trails, or graphlink.engines.spark's (same interface for
-    the model notes; the Spark branch's steps are in graphlink/engines/spark/cli.py)."""
+    the model notes; the Spark branch's steps are in graphlink/cli/spark.py)."""
     if engine is EngineOpt.spark:
-        from graphlink.engines.spark import cli as spark_cli
+        from graphlink.cli import spark as spark_cli
 
         with step(f"reading {release} and building trails in Spark"):
             return spark_cli.load_trails(release, id_key, deid_key, reserved.value, multiplicity.value, master,
@@ -223,7 +223,7 @@ def register(app: typer.Typer) -> None:
         spark = engine is EngineOpt.spark
         if fmt in (TrailsFmt.csv, TrailsFmt.parquet):
             if spark:
-                from graphlink.engines.spark import cli as spark_cli
+                from graphlink.cli import spark as spark_cli
 
                 tr = spark_cli.matrices(tr)
             with step("writing the trail matrices"):
@@ -285,7 +285,7 @@ def register(app: typer.Typer) -> None:
         check_method(tr, m)             # a refusal is one line, before the model note
         model_note(tr)
         if out is not None and engine is EngineOpt.spark and store is Store.none and truth is None:
-            from graphlink.engines.spark import cli as spark_cli
+            from graphlink.cli import spark as spark_cli
 
             if spark_cli.writes_from_executors(tr, m):
                 with step(f"running {m} in Spark; the executors write the pairs"):
@@ -299,7 +299,7 @@ def register(app: typer.Typer) -> None:
         data = tr if qi_links is None else qi_graph(tr, qi_links, release)
         with step(f"running {m}"):
             if engine is EngineOpt.spark:
-                from graphlink.engines.spark import cli as spark_cli
+                from graphlink.cli import spark as spark_cli
 
                 result = spark_cli.reidentify(tr, m, k, explain or None)
             else:
@@ -361,7 +361,7 @@ def register(app: typer.Typer) -> None:
                           store=store is Store.neo4j)
         model_note(tr)
         if engine is EngineOpt.spark:
-            from graphlink.engines.spark import cli as spark_cli
+            from graphlink.cli import spark as spark_cli
 
             with step("classifying edges in Spark"):
                 result = spark_cli.audit(tr, k)
