@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))     # tests.reference: the thesis's naive formulations
 from _measure import measure  # noqa: E402
 
 from graphlink.analysis.matching import dm_classify  # noqa: E402
@@ -34,7 +35,7 @@ from graphlink.analysis.reidit import reidit_c, reidit_i  # noqa: E402
 from graphlink.core.linkgraph import build_linkgraph  # noqa: E402
 from graphlink.core.trails import Trails, TrailSide, full_mask, pack_columns  # noqa: E402
 from graphlink.kernels.links import class_links  # noqa: E402
-from graphlink.reference import dense_link_matrix, reidit_i_precomp  # noqa: E402
+from tests.reference import dense_link_matrix, reidit_i_precomp  # noqa: E402
 
 
 def random_packed(n: int, c: int, p: float, rng: np.random.Generator) -> np.ndarray:

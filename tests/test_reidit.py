@@ -13,9 +13,9 @@ from graphlink.core.linkgraph import build_linkgraph
 from graphlink.core.release import read_release
 from graphlink.core.trails import build_trails, trails_from_dense
 from graphlink.errors import ReleaseError
-from graphlink.reference import reidit_i_precomp
 from graphlink.simulation.simulate import simulate_uniform
 from tests.fixtures import A14_M, A14_N, FIG34_TRUTH, FIG71_X, FIG71A_Y, NAMES, fig34
+from tests.reference import reidit_i_precomp
 from tests.test_matching import instances
 
 S = -1

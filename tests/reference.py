@@ -1,7 +1,8 @@
 """Naive reference formulations from the thesis, for tests and benchmarks only (dense, O(|M|·|N|) memory).
 
-The library's real implementations live in :mod:`graphlink.analysis.reidit` and :mod:`graphlink.core.linkgraph`; these
-follow the printed pseudocode closely so the fast versions can be checked against them and timed.
+The library's real implementations live in :mod:`graphlink.analysis.reidit` and :mod:`graphlink.core.linkgraph`;
+these follow the printed pseudocode closely so the fast versions can be checked against them and timed
+(``benchmarks/bench_core.py`` puts the repository root on its path to import this module).
 """
 
 from __future__ import annotations
