@@ -1,7 +1,10 @@
 """graphlink: trail re-identification (REIDIT), exact true loves and k-unlinkability, with quasi-identifiers.
 
-Data flows one way: release → trails → link graph → analyses → store/app.  The names below are the public API
-for scripts and notebooks; they load lazily, so ``import graphlink`` stays cheap.
+Data flows one way: release → trails → link graph → analyses → store/app, and the modules are laid out by layer
+(CONTRIBUTING.md#layers: kernels, core, analysis, protect, qi, ..., cli).  The names below are the public API for
+scripts and notebooks; they load lazily, so ``import graphlink`` stays cheap.  The module paths of the flat 0.x
+layout (``graphlink.reidit``, ``graphlink.unlink``, ...) still import, with a DeprecationWarning naming the new
+path (:mod:`graphlink._moved`).
 
 =========================  ===================================================================================
 ``read_release``           read a release (CSV/Parquet long table, per-location folders, a DataFrame)
@@ -35,10 +38,9 @@ identified deidentified
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import Any
 
+from graphlink import _moved
 from graphlink.errors import GraphlinkError, ModelAssumptionError, ReleaseError, StoreError
 
 __version__ = "0.1.0"
@@ -75,6 +77,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 
 __all__ = ["GraphlinkError", "ModelAssumptionError", "ReleaseError", "StoreError", "__version__", *_EXPORTS]
 
+_moved.install(_EXPORTS)          # the flat layout's module paths (graphlink.reidit, ...) import, with a warning
+
 
 def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
@@ -88,16 +92,3 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_EXPORTS))
 
-
-class _Package(types.ModuleType):
-    """``graphlink.analysis.audit`` and ``graphlink.protect`` are both submodules and public functions.  Importing a
-    submodule sets it as an attribute of the package; keep the function there instead (the submodule stays in
-    ``sys.modules`` for ``from graphlink.protect import ...`` and ``importlib.import_module``)."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _EXPORTS and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

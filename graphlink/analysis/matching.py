@@ -32,6 +32,7 @@ Two exact engines:
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
@@ -46,6 +47,18 @@ from graphlink.errors import ModelAssumptionError
 from graphlink.kernels.flow import maximum_matching, twin_flow
 
 INF = np.iinfo(np.int64).max
+
+
+def hopcroft_karp(indptr: np.ndarray, indices: np.ndarray, n_left: int, n_right: int, mate_left: np.ndarray,
+                  mate_right: np.ndarray) -> int:
+    """Deprecated: the unit-capacity Hopcroft–Karp is :func:`graphlink.kernels.flow.maximum_matching` now (the
+    capacitated engine with every capacity 1).  Writes a maximum matching of the CSR graph into ``mate_left`` /
+    ``mate_right`` and returns its size; a matching already in them is not used as a warm start."""
+    warnings.warn("graphlink.analysis.matching.hopcroft_karp is deprecated; use "
+                  "graphlink.kernels.flow.maximum_matching", DeprecationWarning, stacklevel=2)
+    left = np.repeat(np.arange(n_left, dtype=np.int64), np.diff(np.asarray(indptr, np.int64)))
+    mate_left[:], mate_right[:], nu = maximum_matching(n_left, n_right, left, indices)
+    return nu
 
 
 def dm_classify(n_left: int, n_right: int, el: np.ndarray, er: np.ndarray) -> dict:
