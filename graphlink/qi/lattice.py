@@ -404,6 +404,16 @@ class _Search:
         down[...] = FAILS
         return True
 
+    def hopeless(self, v: int) -> bool:
+        """Whether node ``v`` (and so its up-set) cannot beat the best value: its bound, raised first by the
+        refinement bound of a grouped node above it (DM, DM*), reaches the best."""
+        limit = self.best_loss - self._tol()
+        if self.bound[v] < limit and self.coarse is not None:
+            refined = self.coarse.bound(self.lat.levels[v])
+            if refined > self.bound[v]:
+                self.raise_up(v, refined)
+        return bool(self.bound[v] >= limit)
+
     def raise_up(self, v: int, value: float) -> None:
         """Raise the bounds of node ``v``'s up-set to ``value`` (a lower bound valid for all of it)."""
         up = self.bound_nd[self.lat.up(v)]
@@ -426,7 +436,7 @@ class _Search:
             if not nxt:
                 break
             w = min(nxt, key=lambda w: (self.static[w], w))
-            if self.cut and self.bound[w] >= self.best_loss - self._tol():
+            if self.cut and self.hopeless(w):
                 break   # w and everything above it cannot beat the best: evaluating them would only tag
             path.append(w)
         lo, hi = 0, len(path) - 1
@@ -497,8 +507,14 @@ def optimal(table: QITable, k: int, *, max_suppression: float = 0.0, loss: str |
     s = _Search(table, k, suppression_limit(table.n, max_suppression, rounding), obj, progress)
     s.refutable = True
     s.cut = obj.name in M.SINGLE_DIMENSIONAL   # elsewhere the nodes above tag suppression-free up-sets
-    s.check(s.lat.top)          # the top holds all rows in one class: always k-anonymous when k <= n
+    # The top holds all n rows in one class: k-anonymous when k <= n, nothing suppressed, so its value is
+    # known without grouping it: n² for DM and DM*, its (exact) level-only bound for the others.
     exact = obj.exact_without_suppression
+    # a node that suppresses nothing has exactly its level-only bound for a limit of 0 rows (the bound for the
+    # actual limit can be lower: Prec's suppression charge may be cheaper than generalization)
+    unsuppressed = objective_bounds(table, obj, s.lat.levels, 0) if exact else None
+    s.status[s.lat.top], s.s_up[s.lat.top] = ANONYMOUS, 0
+    s._record(s.lat.top, float(unsuppressed[s.lat.top]) if exact else float(table.n) ** 2)
     heap = list(zip(s.static.tolist(), s.lat.height_sum.tolist(), range(s.lat.size), strict=True))
     heapq.heapify(heap)
     while heap:
@@ -525,7 +541,7 @@ def optimal(table: QITable, k: int, *, max_suppression: float = 0.0, loss: str |
         if s.status[v] == ANONYMOUS and math.isnan(s.loss_of[v]):
             if exact and (obj.monotonic or s.s_up[v] == 0):
                 s.stats.loss_from_bound += 1
-                s._record(v, float(s.static[v]))
+                s._record(v, float(s.static[v] if obj.monotonic else unsuppressed[v]))
             else:
                 s.check(v)
     best = evaluate(table, s.lat.levels[s.best], k, s.limit)
