@@ -18,11 +18,12 @@ Prec, Loss, DM, DM*, ARX's entropy or entropy-top, with ARX's weighting, aggrega
    nodes are visited from a priority queue in increasing bound order (then height; a node whose bound was
    raised since it was queued goes back in at its new bound) and the search stops once the smallest bound
    reaches the best value found (no node left can beat it);
-2. a node whose status is unknown is first tested against the **pairwise necessary condition**
+2. a node whose status is unknown is decided Flash-style: a path is built upward from it through undecided
+   nodes (for DM and DM*, up to the first node that cannot beat the best value) and binary-searched; each
+   path node the search lands on is first tested against the **pairwise necessary condition**
    (:class:`PairCondition`: rows rare in some pair of QIs are suppressed, so more of them than the limit
-   refute the node and its down-set without grouping it); if that does not decide it, it is decided
-   Flash-style: a path is built upward from it through undecided nodes and binary-searched, each evaluated
-   node tagging its whole up-set or down-set (path nodes get the pairwise test first too);
+   refute the node and its down-set without grouping it), else evaluated, tagging its whole up-set or
+   down-set (testing the visited node itself first refutes many small down-sets one by one instead);
 3. a node tagged k-anonymous above a node that suppressed nothing suppresses nothing either, so its value is
    its bound, without touching the data; for DM and DM* an evaluated node raises the bounds of its up-set to
    its DM* (DM* is monotone and DM ≥ DM*), and before a node is decided its bound is raised by the
@@ -534,8 +535,6 @@ def optimal(table: QITable, k: int, *, max_suppression: float = 0.0, loss: str |
                 s.raise_up(v, refined)
                 heapq.heappush(heap, (float(s.bound[v]), height, v))
                 continue
-        if s.status[v] == UNKNOWN and s.refute(v):
-            continue
         if s.status[v] == UNKNOWN:
             s.probe(v)
         if s.status[v] == ANONYMOUS and math.isnan(s.loss_of[v]):
