@@ -20,10 +20,12 @@ Prec, Loss, DM, DM*, ARX's entropy or entropy-top, with ARX's weighting, aggrega
    reaches the best value found (no node left can beat it);
 2. a node whose status is unknown is decided Flash-style: a path is built upward from it through undecided
    nodes (for DM and DM*, up to the first node that cannot beat the best value) and binary-searched; each
-   path node the search lands on is first tested against the **pairwise necessary condition**
-   (:class:`PairCondition`: rows rare in some pair of QIs are suppressed, so more of them than the limit
-   refute the node and its down-set without grouping it), else evaluated, tagging its whole up-set or
-   down-set (testing the visited node itself first refutes many small down-sets one by one instead);
+   path first goes through the **pairwise necessary condition** (:class:`PairCondition`: rows rare in some
+   pair of QIs are suppressed, so more of them than the limit refute a node and its down-set without
+   grouping it). The condition is monotone like k-anonymity, so the refuted nodes are a prefix of the path:
+   when the node itself is refuted a binary search finds the prefix's end, whose down-set is tagged
+   failing, and nothing is evaluated; otherwise the Flash search evaluates path nodes, each tagging its
+   whole up-set or down-set;
 3. a node tagged k-anonymous above a node that suppressed nothing suppresses nothing either, so its value is
    its bound, without touching the data; for DM and DM* an evaluated node raises the bounds of its up-set to
    its DM* (DM* is monotone and DM ≥ DM*), and before a node is decided its bound is raised by the
@@ -395,9 +397,10 @@ class _Search:
                                                 f"{self.lat.size:,} decided")
         return anonymous
 
-    def refute(self, v: int) -> bool:
-        """Decide undecided node ``v`` as failing by the pairwise condition (no grouping); tag its down-set."""
-        if not self.pairs.refutes(self.lat.levels[v]):
+    def refute(self, v: int, known: bool = False) -> bool:
+        """Decide undecided node ``v`` as failing by the pairwise condition (no grouping; ``known``: already
+        tested); tag its down-set."""
+        if not known and not self.pairs.refutes(self.lat.levels[v]):
             return False
         down = self.status_nd[self.lat.down(v)]
         self.stats.tagged += int((down == UNKNOWN).sum()) - 1
@@ -441,9 +444,22 @@ class _Search:
                 break   # w and everything above it cannot beat the best: evaluating them would only tag
             path.append(w)
         lo, hi = 0, len(path) - 1
+        # The pairwise condition is monotone too (a pair rare at coarser levels is rare at finer ones), so the
+        # refuted nodes are a prefix of the path: when v is refuted, binary-search the prefix's end and tag
+        # its down-set (which holds v); nothing is evaluated.
+        if self.refutable and self.pairs.refutes(self.lat.levels[v]):
+            top, a, b = 0, 1, len(path) - 1
+            while a <= b:
+                mid = (a + b) // 2
+                if self.pairs.refutes(self.lat.levels[path[mid]]):
+                    top, a = mid, mid + 1
+                else:
+                    b = mid - 1
+            self.refute(path[top], known=True)
+            return
         while lo <= hi:
             mid = (lo + hi) // 2
-            if self.status[path[mid]] == UNKNOWN and not (self.refutable and self.refute(path[mid])):
+            if self.status[path[mid]] == UNKNOWN:
                 self.check(path[mid])
             if self.status[path[mid]] == ANONYMOUS:
                 hi = mid - 1
