@@ -69,6 +69,7 @@ from graphlink.qi.table import Groups, QITable
 Progress = Callable[[float, str], None] | None
 MAX_NODES = 5_000_000
 SNAPSHOTS = 16          # grouped nodes kept to roll up from
+PAIR_ALLOWANCE = 0.05   # CPU seconds the pairwise test may spend before it must have paid for itself
 UNKNOWN, ANONYMOUS, FAILS = 0, 1, -1
 
 
@@ -358,6 +359,7 @@ class _Search:
         self.pairs = PairCondition(table, k, limit)
         self.coarse = CoarserNodes(table) if objective.name in M.SINGLE_DIMENSIONAL else None
         self.refutable = False      # classify() models Flash alone; the optimal search turns the test on
+        self.pair_seconds = self.eval_seconds = 0.0   # CPU time in pairwise tests and in evaluations
         self.cut = False            # end probing paths at nodes whose bound reaches the best value
 
     def groups(self, levels: tuple[int, ...]) -> Groups:
@@ -370,9 +372,11 @@ class _Search:
 
     def check(self, v: int) -> bool:
         """Evaluate node ``v`` from the data; tag its up-set or down-set; return whether it is anonymous."""
+        t0 = time.process_time()
         levels = tuple(int(x) for x in self.lat.levels[v])
         grouped = self.groups(levels)
         suppressed, value, dm_star = group_value(self.table, self.obj, grouped, self.k)
+        self.eval_seconds += time.process_time() - t0
         if self.coarse is not None:
             self.coarse.add(grouped)
         anonymous = suppressed <= self.limit
@@ -407,6 +411,20 @@ class _Search:
         self.stats.pair_refuted += 1
         down[...] = FAILS
         return True
+
+    def pair_test(self, v: int) -> bool:
+        t0 = time.process_time()
+        refuted = self.pairs.refutes(self.lat.levels[v])
+        self.pair_seconds += time.process_time() - t0
+        return refuted
+
+    def pairs_pay(self) -> bool:
+        """Whether the pairwise test still pays: its CPU time so far is at most what the nodes it refuted
+        would have cost to evaluate (one average evaluation each, a floor: a refuted down-set usually spares
+        more), plus a small allowance to find out. On large tables whose refutations are rare (many distinct
+        combinations, each pair mask a pass over them) it switches itself off."""
+        per_eval = self.eval_seconds / self.stats.evaluated if self.stats.evaluated else 0.0
+        return self.pair_seconds <= PAIR_ALLOWANCE + self.stats.pair_refuted * per_eval
 
     def hopeless(self, v: int) -> bool:
         """Whether node ``v`` (and so its up-set) cannot beat the best value: its bound, raised first by the
@@ -447,11 +465,11 @@ class _Search:
         # The pairwise condition is monotone too (a pair rare at coarser levels is rare at finer ones), so the
         # refuted nodes are a prefix of the path: when v is refuted, binary-search the prefix's end and tag
         # its down-set (which holds v); nothing is evaluated.
-        if self.refutable and self.pairs.refutes(self.lat.levels[v]):
+        if self.refutable and self.pairs_pay() and self.pair_test(v):
             top, a, b = 0, 1, len(path) - 1
             while a <= b:
                 mid = (a + b) // 2
-                if self.pairs.refutes(self.lat.levels[path[mid]]):
+                if self.pair_test(path[mid]):
                     top, a = mid, mid + 1
                 else:
                     b = mid - 1
