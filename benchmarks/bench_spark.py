@@ -277,7 +277,7 @@ def main() -> None:
           f"{os.cpu_count()} cores; master {a.master}; data in {base}", flush=True)
     if a.startup:
         startup(a.startup)
-    for n in (int(float(x)) for x in a.subjects.split(",")):
+    for n in (int(float(x)) for x in a.subjects.split(",") if x):   # --subjects "": only --startup
         path = base / f"uniform-n{n}-c{a.locations}-p{a.p}-w{a.withhold}-s{a.seed}.parquet"
         t0 = time.perf_counter()
         rows = generate(path, n, a.locations, a.p, a.withhold, a.seed)
