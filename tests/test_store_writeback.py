@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 from graphlink.errors import StoreError
-from graphlink.store import classgraph, writeback
+from graphlink.store import batches, classgraph, writeback
 from tests import writeback_reference as ref
 
 pytestmark = pytest.mark.neo4j
@@ -84,7 +84,7 @@ def test_a_batch_that_cannot_create_all_its_rows_fails(neo4j_store, release_name
 
     neo4j_store.load_release(simulate_uniform(20, 3, 0.5, seed=1), name=release_name)
     rows = []
-    out = writeback.Batches(neo4j_store, lambda f, m: rows.append((f, m)), total=4, what="pairs", workers=2)
+    out = batches.Batches(neo4j_store, lambda f, m: rows.append((f, m)), total=4, what="pairs", workers=2)
     with pytest.raises(StoreError, match="created 1 of its 2 rows") as refused:
         out.run("""UNWIND $keys AS k MATCH (e:Identified {release: $release, key: k})
                    SET e.touched = true RETURN count(*) AS n""",
@@ -95,8 +95,8 @@ def test_a_batch_that_cannot_create_all_its_rows_fails(neo4j_store, release_name
 
 def test_writers_setting(monkeypatch):
     monkeypatch.setenv("GRAPHLINK_NEO4J_WRITERS", "5")
-    assert writeback.writers() == 5
+    assert batches.writers() == 5
     for bad in ("0", "many"):
         monkeypatch.setenv("GRAPHLINK_NEO4J_WRITERS", bad)
         with pytest.raises(StoreError, match="GRAPHLINK_NEO4J_WRITERS"):
-            writeback.writers()
+            batches.writers()

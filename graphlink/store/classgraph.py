@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from graphlink.store.batches import Batches
 from graphlink.trailsio import trail_strings
 
 ELEMENT_LINKS_MAX = int(os.environ.get("GRAPHLINK_ELEMENT_LINKS_MAX", 100_000))
@@ -143,11 +144,9 @@ def write(store: Any, name: str, result: Any, progress: Progress = None, *, tabl
     Records the data model (reserved side, multiplicity) on the Release node so the Cypher trails follow the
     engine, and an ``(:Analysis {kind: 'link-graph'})`` node with the counts.  Returns the run id.
     Cost: O(|M| + |N| + class edges) writes: parameterised ``UNWIND`` batches of parallel lists on a few
-    concurrent sessions (:class:`graphlink.store.writeback.Batches`); each batch looks its classes up once.
+    concurrent sessions (:class:`graphlink.store.batches.Batches`); each batch looks its classes up once.
     ``progress(fraction, message)`` as batches complete.
     """
-    from graphlink.store.writeback import Batches
-
     t = table if table is not None else tables(result)
     drop(store, name)
     run = store._new_analysis(name, "link-graph", "link-graph", {"class_edges": t.analysis["class_edges"]},
@@ -228,8 +227,6 @@ def _element_batches(out: Any, name: str, run: str, el: dict[str, np.ndarray]) -
 
 def _write_element_links(store: Any, name: str, run: str, result: Any, arr: dict) -> None:
     """Element-level LINK edges (small releases only), as :func:`write` writes them (the Spark writer's too)."""
-    from graphlink.store.writeback import Batches
-
     _element_batches(Batches(store), name, run, element_tables(result, arr))
 
 
@@ -237,11 +234,9 @@ def drop(store: Any, name: str) -> None:
     """Remove the release's written link graph (classes, memberships, class and element LINKs, its Analysis).
 
     Relationships first, a class at a time in bounded batches on the concurrent sessions of
-    :class:`graphlink.store.writeback.Batches` (a class node of a low-entropy release can carry 1e5 edges): the
+    :class:`graphlink.store.batches.Batches` (a class node of a low-entropy release can carry 1e5 edges): the
     batches are cut by the classes' degrees (O(1) each), so a transaction deletes about ``LINK_CHUNK`` edges.
     """
-    from graphlink.store.writeback import Batches
-
     out = Batches(store)
     for side, pattern in (("identified", "(c)-[l:LINK]->()"), ("deidentified", "(c)<-[l:IN_CLASS]-()"),
                           ("identified", "(c)<-[l:IN_CLASS]-()")):

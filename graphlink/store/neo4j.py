@@ -572,7 +572,7 @@ class Store:
 
     # ------------------------------------------------------------------ write-back
     def _new_analysis(self, name: str, kind: str, method: str, params: dict, extra: dict | None = None) -> str:
-        from graphlink.store.writeback import run_id
+        from graphlink.store.batches import run_id
 
         if not self.release_info(name):
             raise StoreError(f"no release named {name!r} in Neo4j at {self.uri}; load it first")
@@ -584,6 +584,12 @@ class Store:
                     {"release": name, "run": run, "kind": kind, "method": method,
                      "params": json.dumps(params, default=str, sort_keys=True), "extra": extra or {}})
         return run
+
+    def _prepare(self, release: Any, name: str | None) -> tuple[pd.DataFrame, pd.DataFrame | None, str | None, str,
+                                                                 str]:
+        """(frame, truth, source, name, content hash) of a release about to be written (see load_release)."""
+        frame, truth, source, default_name = _release_frame(release)
+        return frame, truth, source, name or default_name, fingerprint(frame, distinct=True)
 
     def write_results(self, release: Any, name: str | None = None, *, classes: Any = None, audit: Any = None,
                       reidentification: Any = None, bulk: str = "auto", progress: Progress = None) -> dict:

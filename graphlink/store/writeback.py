@@ -8,13 +8,14 @@ node by node and edge by edge, with each other and with plain per-row queries):
   :mod:`graphlink.store.bulk`, ``bulk='auto'`` from ``GRAPHLINK_BULK_MIN_ROWS`` rows *in all*: disclosures,
   classes, memberships, links, pairs): the release's CSV files (:func:`graphlink.store.bulk.write_files`) plus
   the results' (:func:`add_results`) go through one ``neo4j-admin database import``. A low-entropy release of
-  150,000 subjects over 36 locations (1e6 disclosures, 3.8e6 class LINKs) is written in about the time of the
-  release alone, where Cypher transactions create some 1e4 relationships a second on two cores.
+  150,000 subjects over 36 locations (1e6 disclosures, 3.8e6 class LINKs) and its audit took 41 s at load 6
+  on two cores (the release alone: 20 s), where Cypher transactions create 1e4 to 4e4 relationships a second
+  and the single-session writer took 500 s (``benchmarks/bench_neo4j_load.py --results``).
 * **Parameterised UNWIND batches on a few concurrent sessions** otherwise (:class:`Batches`): a database that
   holds other data, a server that is not the project's local one, results of a release loaded before. Each batch
   is one managed transaction (retried on transient errors, deadlocks included), and batches are cut along the
   classes so that concurrent ones rarely lock the same node; a batch that does not create exactly its rows
-  fails (StoreError) instead of writing a partial graph unnoticed.
+  fails (StoreError) instead of writing a partial graph unnoticed (:mod:`graphlink.store.batches`).
 
 Idempotent and resumable as before: the release load is (``Store.load_release``), a link graph replaces the
 release's previous one (a write that was interrupted is replaced by the next), and each audit or
@@ -25,11 +26,7 @@ concurrent sessions (default 3: the server's transactions, not the client, are t
 from __future__ import annotations
 
 import json
-import os
-import uuid
-from collections import deque
-from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -37,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphlink.errors import StoreError
+from graphlink.store.batches import Batches, run_id
 
 if TYPE_CHECKING:
     from graphlink.store.bulk import ImportFiles
@@ -47,87 +45,6 @@ Progress = Callable[[float, str], None] | None
 LABEL = {"identified": "Identified", "deidentified": "Deidentified"}
 #: rows per UNWIND transaction of pairs and violators
 PAIR_CHUNK = 20_000
-
-
-def writers() -> int:
-    """Concurrent sessions of a write-back: ``GRAPHLINK_NEO4J_WRITERS``, default 3."""
-    raw = os.environ.get("GRAPHLINK_NEO4J_WRITERS", "3")
-    try:
-        value = int(raw)
-    except ValueError:
-        raise StoreError(f"GRAPHLINK_NEO4J_WRITERS must be a whole number, got {raw!r}") from None
-    if value < 1:
-        raise StoreError(f"GRAPHLINK_NEO4J_WRITERS must be at least 1, got {raw!r}")
-    return value
-
-
-class Batches:
-    """Runs parameterised write queries, one managed transaction per batch, on :func:`writers` sessions at once.
-
-    The driver is thread-safe and ``Store._query`` opens a session per call, so each batch runs on its own
-    session; at most two batches per session wait in memory. ``progress(fraction, message)`` is called from the
-    calling thread after each batch, against ``total`` rows over every :meth:`run` of this object.
-    """
-
-    def __init__(self, store: Store, progress: Progress = None, *, total: int = 0, what: str = "rows",
-                 workers: int | None = None) -> None:
-        self.store = store
-        self.progress = progress
-        self.total = max(int(total), 1)
-        self.what = what
-        self.workers = workers or writers()
-        self.done = 0
-
-    def run(self, query: str, batches: Iterable[dict], rows: str | None = None) -> int:
-        """Run ``query`` once per parameter dict of ``batches``; return the sum of the ``n`` each returns.
-
-        ``rows``: the parameter whose list length is the batch's row count; the batch must then return exactly
-        that ``n`` (StoreError otherwise: a key or class was missing). O(batches) transactions.
-        """
-        def one(params: dict) -> tuple[int, int | None]:
-            recs = self.store._query(query, params)
-            n = int(recs[0]["n"]) if recs else 0
-            want = len(params[rows]) if rows else None
-            return n, want
-
-        total = 0
-        pending: deque[Future] = deque()
-        with ThreadPoolExecutor(self.workers, thread_name_prefix="graphlink-write") as pool:
-            try:
-                for params in batches:
-                    pending.append(pool.submit(one, params))
-                    while len(pending) >= 2 * self.workers:
-                        total += self._settle(pending)
-                while pending:
-                    total += self._settle(pending)
-            except BaseException:
-                for f in pending:
-                    f.cancel()
-                raise
-        return total
-
-    def _settle(self, pending: deque[Future]) -> int:
-        """Wait for a batch to finish; check it, count it, report progress. Returns its ``n``."""
-        done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
-        got = 0
-        for f in list(pending):
-            if f not in done:
-                continue
-            pending.remove(f)
-            n, want = f.result()              # a StoreError of the batch surfaces here
-            if want is not None and n != want:
-                raise StoreError(f"a write-back batch created {n:,} of its {want:,} rows: the graph lacks nodes "
-                                 "it refers to (was the release changed while it was written?)")
-            got += n
-            self.done += want if want is not None else n
-            if self.progress:
-                self.progress(min(self.done / self.total, 1.0), f"{self.done:,}/{self.total:,} {self.what} written")
-        return got
-
-
-def run_id(kind: str) -> str:
-    """A new run id: ``kind-YYYYmmddTHHMMSS-xxxxxxxx``."""
-    return f"{kind}-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
 
 
 # ------------------------------------------------------------------------------------------ results as rows
@@ -338,12 +255,9 @@ def write_results(store: Store, release: Any, name: str | None = None, *, classe
 
     from graphlink.store import bulk as bulk_import
     from graphlink.store import classgraph
-    from graphlink.store.neo4j import _release_frame, fingerprint
 
     t0 = time.perf_counter()
-    frame, truth, source, default_name = _release_frame(release)
-    name = name or default_name
-    fp = fingerprint(frame, distinct=True)
+    frame, truth, source, name, fp = store._prepare(release, name)
     table = classgraph.tables(classes) if classes is not None else None
     link = (table, Analysis("link-graph", "link-graph", {"class_edges": table.analysis["class_edges"]},
                             table.analysis)) if table is not None else None
