@@ -584,6 +584,233 @@ def _search(pb: _Problem, edges: np.ndarray, clauses: np.ndarray, alive: np.ndar
         srch.close()
 
 
+class _TwinSearch:
+    """One residual component as SAT on twin classes (module docstring, "Twin symmetry"; docs/onetomany.md).
+
+    Variable u(P, n) per (residual person class P, household n) that fits: "some member of P is in n".  The f_P
+    unfixed members of P are interchangeable, so "at most one household per person" becomes Σ_n u(P, n) ≤ f_P, and
+    the cover clause of (n, c) is the disjunction of u(P, n) over the classes P disclosed at c that fit n.  Twin
+    households (same trail) are interchangeable too: their rows u(·, n) are ordered lexicographically (lex-leader),
+    which keeps one solution of every orbit.  Every question asked of the solver is invariant under those
+    permutations (a pair whose household has no twin; a class of households), so the answers equal the
+    element-level ones.  A solution is turned into element pairs by giving the households a class uses distinct
+    members of it."""
+
+    def __init__(self, pb: _Problem, edges: np.ndarray, clauses: np.ndarray, alive: np.ndarray, conflicts: int,
+                 id_class: np.ndarray, de_class: np.ndarray) -> None:
+        from pysat.solvers import Solver
+
+        self.pb, self.edges, self.budget = pb, edges, conflicts
+        pm, pn = pb.em[edges], pb.en[edges]
+        cls = id_class[pm]
+        # variables: distinct (person class, household), numbered in order of first edge
+        key = cls * (int(pn.max()) + 1) + pn
+        ukey, first, self.edge_var = np.unique(key, return_index=True, return_inverse=True)
+        self.n_var = len(ukey)
+        self.var_class = cls[first]
+        self.var_n = pn[first]
+        self.edge_var = self.edge_var.astype(np.int64)
+        # members of each class in the component (sorted), and each class's variables
+        persons = np.unique(pm)
+        self.members: dict[int, list[int]] = {}
+        for m in persons.tolist():
+            self.members.setdefault(int(id_class[m]), []).append(m)
+        self.class_vars: dict[int, list[int]] = {}
+        for v, p in enumerate(self.var_class.tolist()):
+            self.class_vars.setdefault(int(p), []).append(v + 1)
+        self.edge_of = {(int(m), int(n)): i for i, (m, n) in enumerate(zip(pm.tolist(), pn.tolist(), strict=True))}
+        self.clauses = clauses
+        self.cover: list[list[int]] = []
+        for k in clauses.tolist():
+            ks = pb.k_edge[pb.k_ptr[k]:pb.k_ptr[k + 1]]
+            loc = np.searchsorted(edges, ks[alive[ks]])
+            self.cover.append(sorted(set((self.edge_var[loc] + 1).tolist())))
+        self.twin_rows = self._twin_rows(de_class)
+        self.solver = Solver(name="cadical195")
+        self.top = self._base(self.solver)
+        self.solver.append_formula(self.cover)
+
+    def _twin_rows(self, de_class: np.ndarray) -> list[list[list[int]]]:
+        """Per class of twin households in the component: each household's row of variables, over the same sorted
+        person classes (twins fit the same people, so the rows line up)."""
+        by_n: dict[int, dict[int, int]] = {}
+        for v, (p, n) in enumerate(zip(self.var_class.tolist(), self.var_n.tolist(), strict=True)):
+            by_n.setdefault(int(n), {})[int(p)] = v + 1
+        groups: dict[int, list[int]] = {}
+        for n in sorted(by_n):
+            groups.setdefault(int(de_class[n]), []).append(n)
+        rows = []
+        for ns in groups.values():
+            if len(ns) > 1:
+                order = sorted(by_n[ns[0]])
+                if any(sorted(by_n[n]) != order for n in ns):
+                    continue             # cannot happen (twins fit the same classes); no symmetry claimed then
+                rows.append([[by_n[n][p] for p in order] for n in ns])
+        return rows
+
+    def _base(self, s) -> int:  # noqa: ANN001 - a pysat solver
+        """Cardinality and lex-leader clauses into solver ``s``; returns the top variable used."""
+        from pysat.card import CardEnc, EncType
+
+        top = self.n_var
+        for p, lits in self.class_vars.items():
+            f = len(self.members[p])
+            if len(lits) > f:
+                enc = CardEnc.atmost(lits, f, top_id=top, encoding=EncType.seqcounter if len(lits) > 6 or f > 1
+                                     else EncType.pairwise)
+                top = max(top, enc.nv)
+                s.append_formula(enc.clauses)
+        for rows in self.twin_rows:
+            for x, y in zip(rows, rows[1:], strict=False):      # x ≥lex y, with e = "equal so far"
+                e = None
+                for xi, yi in zip(x, y, strict=True):
+                    s.add_clause(([-e] if e else []) + [xi, -yi])
+                    top += 1
+                    s.add_clause(([-e] if e else []) + [-xi, -yi, top])
+                    s.add_clause(([-e] if e else []) + [xi, yi, top])
+                    e = top
+        return top
+
+    def close(self) -> None:
+        self.solver.delete()
+
+    def solve(self, assumptions: list[int]) -> bool | None:
+        """SAT / UNSAT / None when the conflict budget is spent."""
+        used = self.solver.accum_stats().get("conflicts", 0)
+        left = self.budget - used
+        if left <= 0:
+            return None
+        self.solver.conf_budget(left)
+        return self.solver.solve_limited(assumptions=assumptions)
+
+    def model(self) -> np.ndarray:
+        """The current solution as a bool per variable (index v - 1)."""
+        m = np.zeros(self.n_var, bool)
+        got = np.asarray(self.solver.get_model()[:self.n_var], np.int64)
+        m[:len(got)] = got > 0
+        return m
+
+    def selector(self, lits: list[int]) -> int:
+        """A fresh variable s with s → (some of ``lits``), to assume a disjunction."""
+        self.top += 1
+        self.solver.add_clause([-self.top, *lits])
+        return self.top
+
+    def element_model(self, mdl: np.ndarray) -> np.ndarray:
+        """The element pairs of a solution: the households class P uses get distinct members of P (in row order)."""
+        out = np.zeros(len(self.edges), bool)
+        used: dict[int, int] = {}
+        for v in np.flatnonzero(mdl).tolist():
+            p, n = int(self.var_class[v]), int(self.var_n[v])
+            i = used.get(p, 0)
+            used[p] = i + 1
+            out[self.edge_of[(self.members[p][i], n)]] = True
+        return out
+
+    def core(self) -> list[int] | None:
+        """Indexes (into ``clauses``) of an unsatisfiable core of cover clauses, from a solver with selectors."""
+        from pysat.solvers import Solver
+
+        with Solver(name="cadical195") as s:
+            top = self._base(s)
+            sel = list(range(top + 1, top + 1 + len(self.cover)))
+            for v, lits in zip(sel, self.cover, strict=True):
+                s.add_clause([-v, *lits])
+            s.conf_budget(max(self.budget, 1))
+            if s.solve_limited(assumptions=sel) is not False:
+                return None
+            at = {v: i for i, v in enumerate(sel)}
+            return sorted(at[v] for v in s.get_core() or [] if v in at)
+
+
+def _search_twins(pb: _Problem, edges: np.ndarray, clauses: np.ndarray, alive: np.ndarray, budget: SearchBudget,
+                  singleton_de: np.ndarray, possible: bool, backbone: bool, id_class: np.ndarray,
+                  de_class: np.ndarray) -> dict:
+    """:func:`_search` on twin classes (:class:`_TwinSearch`); the same verdicts and the same return value."""
+    srch = _TwinSearch(pb, edges, clauses, alive, budget.conflicts, id_class, de_class)
+    try:
+        ok = srch.solve([])
+        if ok is None:
+            return {"status": "budget"}
+        if ok is False:
+            return {"status": "unsat", "core": srch.core()}
+        first = srch.model()
+        models = [first]
+        sizes = {p: len(ms) for p, ms in srch.members.items()}
+        # candidates: a variable of a one-member class whose household has no twin (a twin person or household
+        # could be swapped in, so no other pair is certain beyond what propagation fixed)
+        single = np.asarray([sizes[int(p)] == 1 for p in srch.var_class.tolist()], bool)
+        cand = set(np.flatnonzero(first & single & singleton_de[srch.var_n]).tolist()) if backbone else set()
+        # a class that fits one household is there in every assignment (propagation fixes these before the search;
+        # kept so that the search alone is exact too)
+        certain: list[int] = [lits[0] - 1 for lits in srch.class_vars.values() if len(lits) == 1] if backbone else []
+        cand -= set(certain)
+        while cand:
+            v = cand.pop()
+            r = srch.solve([-(v + 1)])
+            if r is None:
+                return {"status": "partial", "certain": _var_edges(srch, certain), "model": srch.element_model(first)}
+            if r:
+                mdl = srch.model()
+                models.append(mdl)
+                cand &= set(np.flatnonzero(mdl).tolist())
+            else:
+                certain.append(v)
+        out: dict = {"status": "sat", "certain": _var_edges(srch, certain), "model": srch.element_model(first)}
+        if possible:
+            poss = np.zeros(srch.n_var, bool)
+            for mdl in models:
+                poss |= mdl
+            free: set[int] = set()          # classes some solution leaves a member unassigned: every pair possible
+            for p, lits in srch.class_vars.items():
+                if sum(bool(first[v - 1]) for v in lits) < sizes[p]:
+                    free.add(p)
+            for p, lits in srch.class_vars.items():
+                if p in free:
+                    continue
+                # a solution with fewer than f_P households using P: Σ u ≤ f_P − 1
+                from pysat.card import CardEnc, EncType
+
+                enc = CardEnc.atmost(lits, sizes[p] - 1, top_id=srch.top, encoding=EncType.seqcounter)
+                sel = srch.top = enc.nv + 1
+                for cl in enc.clauses:
+                    srch.solver.add_clause([-sel, *cl])
+                r = srch.solve([sel])
+                if r is None:
+                    return {**out, "status": "partial"}
+                if r:
+                    poss |= srch.model()
+                    free.add(p)
+            # the rest: per (class, class of twin households), a solution using it
+            groups: dict[tuple[int, int], list[int]] = {}
+            for v, (p, n) in enumerate(zip(srch.var_class.tolist(), srch.var_n.tolist(), strict=True)):
+                groups.setdefault((int(p), int(de_class[n])), []).append(v)
+            for (p, _), vs in groups.items():
+                if p in free or poss[vs].any():
+                    poss[vs] = True
+                    continue
+                r = srch.solve([srch.selector([v + 1 for v in vs])])
+                if r is None:
+                    return {**out, "status": "partial"}
+                if r:
+                    poss |= srch.model()
+                    poss[vs] = True
+            for vs in groups.values():                # twins of a household some solution uses
+                if poss[vs].any():
+                    poss[vs] = True
+            out["possible"] = poss[srch.edge_var]
+        return out
+    finally:
+        srch.close()
+
+
+def _var_edges(srch: _TwinSearch, vs: list[int]) -> np.ndarray:
+    """Local edge indexes of the member pairs of the given (certain) variables: a one-member class, or a class
+    that fits one household (every member is there)."""
+    return np.asarray(sorted(srch.edge_of[(m, int(srch.var_n[v]))] for v in vs
+                             for m in srch.members[int(srch.var_class[v])]), np.int64)
+
+
 # ------------------------------------------------------------------------------------------------ driver
 def _fit_only(graph: LinkGraph) -> ManyClasses:
     """Identified reserved: every fitting pair possible, certain iff the person fits one household (REIDIT-M)."""
@@ -687,8 +914,10 @@ def classify_one_to_many(graph: LinkGraph, *, engine: str = "auto", budget: Sear
 class _Exact:
     """The unreserved reading (module docstring, steps 1–3)."""
 
-    def __init__(self, graph: LinkGraph, budget: SearchBudget, possible: bool, backbone: bool = True) -> None:
+    def __init__(self, graph: LinkGraph, budget: SearchBudget, possible: bool, backbone: bool = True,
+                 symmetry: bool = True) -> None:
         self.g = graph
+        self.symmetry = symmetry          # False: the element-level encoding (benchmarks' baseline)
         self.backbone = backbone
         self.budget = budget
         self.want_possible = possible
@@ -858,8 +1087,10 @@ class _Exact:
                     self.unsolved.append(self._budget_refusal(persons, np.unique(pb.en[edges]), len(edges)))
                     continue
                 settled = bool(self.refusals)       # refuted elsewhere: only whether this part is consistent matters
-                r = _search(pb, edges, clauses, alive, self.budget, singleton_de,
-                            self.want_possible and not settled, self.backbone and not settled)
+                want = (self.want_possible and not settled, self.backbone and not settled)
+                r = (_search_twins(pb, edges, clauses, alive, self.budget, singleton_de, *want, g.id_class,
+                                   g.de_class) if self.symmetry
+                     else _search(pb, edges, clauses, alive, self.budget, singleton_de, *want))
                 if r["status"] == "budget":
                     self.unsolved.append(self._budget_refusal(persons, np.unique(pb.en[edges]), len(edges)))
                 elif r["status"] == "partial":
