@@ -398,6 +398,57 @@ def _union_find(n: int, a: np.ndarray, b: np.ndarray, offset: int) -> np.ndarray
     return out
 
 
+@numba.njit(cache=True)
+def _class_counts(ci: np.ndarray, cj: np.ndarray, a: np.ndarray, b: np.ndarray, lab: np.ndarray,
+                  n_lab: int) -> tuple:  # pragma: no cover - numba
+    """Per identified class, the households it fits (Σ b over its class edges), and per component, its element
+    pairs (Σ a·b): one pass over the class edges, no per-edge temporary (a class graph may hold 3e8 edges)."""
+    deg = np.zeros(len(a), np.int64)
+    comp = np.zeros(n_lab, np.int64)
+    for k in range(len(ci)):
+        i = ci[k]
+        w = b[cj[k]]
+        deg[i] += w
+        comp[lab[i]] += a[i] * w
+    return deg, comp
+
+
+@numba.njit(cache=True)
+def _edges_in(ci: np.ndarray, lab: np.ndarray, drop: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
+    """Indexes of the class edges whose component is not marked in ``drop``.  O(E), output-sized memory."""
+    n = 0
+    for k in range(len(ci)):
+        if not drop[lab[ci[k]]]:
+            n += 1
+    out = np.empty(n, np.int64)
+    n = 0
+    for k in range(len(ci)):
+        if not drop[lab[ci[k]]]:
+            out[n] = k
+            n += 1
+    return out
+
+
+@numba.njit(cache=True)
+def _find_class_edges(ci: np.ndarray, cj: np.ndarray, qi: np.ndarray,
+                      qj: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
+    """Index of class edge (qi[t], qj[t]) for every query, by binary search on the edges' (class_ej, class_ei)
+    order (:class:`~graphlink.linkgraph.LinkGraph` keeps them so; -1 if absent).  O(q log E), no sorted copy of
+    the edges."""
+    out = np.full(len(qi), -1, np.int64)
+    for t in range(len(qi)):
+        lo, hi = 0, len(ci)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if cj[mid] < qj[t] or (cj[mid] == qj[t] and ci[mid] < qi[t]):
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < len(ci) and ci[lo] == qi[t] and cj[lo] == qj[t]:
+            out[t] = lo
+    return out
+
+
 def _components(n_left: int, n_right: int, el: np.ndarray, er: np.ndarray) -> np.ndarray:
     """Connected-component label of every vertex (left first, then right) of a bipartite graph.  O(V + E), no copy
     of the edges (a class graph may hold 1e8 of them)."""
@@ -842,12 +893,9 @@ def _fit_only(graph: LinkGraph) -> ManyClasses:
 
 
 def _flow(graph: LinkGraph, m: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """Member pairs (m, n) counted per class edge.  O(pairs + E_class log E_class)."""
-    n_dc = len(graph.de_class_size)
-    key = graph.class_ei * n_dc + graph.class_ej
-    order = np.argsort(key, kind="stable")
-    pos = order[np.searchsorted(key[order], graph.id_class[m] * n_dc + graph.de_class[n])]
-    return np.bincount(pos, minlength=len(key)).astype(np.int64)
+    """Member pairs (m, n) counted per class edge.  O(E_class + pairs log E_class)."""
+    pos = _find_class_edges(graph.class_ei, graph.class_ej, graph.id_class[m], graph.de_class[n])
+    return np.bincount(pos, minlength=len(graph.class_ei)).astype(np.int64)
 
 
 def _class_members(graph: LinkGraph, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -950,19 +998,18 @@ class _Exact:
         ci, cj = g.class_ei, g.class_ej
         a = g.id_class_size.astype(np.int64)
         b = g.de_class_size.astype(np.int64)
-        deg_class = np.bincount(ci, weights=b[cj], minlength=len(a)).astype(np.int64)
-        for r in np.flatnonzero(deg_class[g.id_class] == 0).tolist():
-            self.refusals.append(Refusal("orphan", people=(str(self.id_keys[r]),), counts=(1,), key=(0, -1, r)))
         # class-level components; a component too large to expand is left unsolved without expanding it
         lab = _components(len(a), len(b), ci, cj)
         comp_m, comp_n = lab[g.id_class], lab[len(a) + g.de_class]
         n_lab = int(lab.max()) + 1 if len(lab) else 0
-        comp_edges = np.bincount(lab[ci], weights=a[ci] * b[cj], minlength=n_lab).astype(np.int64)
+        deg_class, comp_edges = _class_counts(ci, cj, a, b, lab, n_lab)
+        for r in np.flatnonzero(deg_class[g.id_class] == 0).tolist():
+            self.refusals.append(Refusal("orphan", people=(str(self.id_keys[r]),), counts=(1,), key=(0, -1, r)))
         too_big = comp_edges > self.budget.expand
         for c in np.flatnonzero(too_big).tolist():
             self.unsolved.append(self._budget_refusal(np.flatnonzero(comp_m == c), np.flatnonzero(comp_n == c),
                                                       int(comp_edges[c])))
-        keep_edges = np.flatnonzero(~too_big[lab[ci]])
+        keep_edges = _edges_in(ci, lab, too_big)
         em, en = _expand(g, keep_edges)
         id_loc = _location_lists(g.trails.identified.ones, self.n_loc)
         de_loc = _location_lists(g.trails.deidentified.ones, self.n_loc)
@@ -1011,13 +1058,8 @@ class _Exact:
 
     def _class_mask(self, m: np.ndarray, n: np.ndarray) -> np.ndarray:
         g = self.g
-        n_dc = len(g.de_class_size)
-        key = g.class_ei * n_dc + g.class_ej            # sorted by (class_ej, class_ei): search a sorted copy
-        order = np.argsort(key, kind="stable")
-        want = np.unique(g.id_class[m] * n_dc + g.de_class[n])
-        pos = np.searchsorted(key[order], want)
-        mask = np.zeros(len(key), bool)
-        mask[order[pos]] = True
+        mask = np.zeros(len(g.class_ei), bool)
+        mask[_find_class_edges(g.class_ei, g.class_ej, g.id_class[m], g.de_class[n])] = True
         return mask
 
     def _crowded(self, comp_m: np.ndarray, comp_n: np.ndarray, too_big: np.ndarray, id_loc: tuple,
