@@ -29,8 +29,9 @@ assignment exists the data refute the model, and nothing is certain.
   2. unit propagation (a numba kernel): a person who fits one household, and a household with one candidate left
      at a location, fix pairs; a fixed person's other pairs drop out; an emptied clause refutes the model;
   3. the residue, split again into connected components, goes to a SAT solver (CaDiCaL 1.9.5 through
-     ``python-sat``), one solver per component: one solution, then for each of its pairs one call with that pair
-     assumed false (UNSAT: certain; SAT: every pair the new solution drops is not certain) — the backbone.
+     ``python-sat``), one solver per component, encoded on twin classes (below): one solution, then for each of
+     its pairs one call with that pair assumed false (UNSAT: certain; SAT: every pair the new solution drops is
+     not certain) — the backbone.
      Possible pairs (for ``audit``) are collected from the solutions, then asked for one by one.  An unsatisfiable
      component is refuted with the clauses of an unsatisfiable core (which households at which locations).
 
@@ -42,6 +43,10 @@ assignment exists the data refute the model, and nothing is certain.
 
 Twin symmetry: two people with the same trail (and attribute block), or two households with the same trail, can be
 swapped in any consistent assignment, so verdicts are per class edge and a household with a twin is never certain.
+The search uses it (:class:`_TwinSearch`): one variable u(P, n) per person class and household ("some member of P is
+in n") with Σ_n u(P, n) ≤ |P|, so interchangeable people are counted rather than enumerated, and the rows of twin
+households are kept in lexicographic order (lex-leader), which keeps one solution per orbit; every question asked
+is invariant under those swaps, so the answers are the element-level ones (proof in ``docs/onetomany.md``).
 
 Complexity: steps 1–2 are O(Σ_e |trail of e's person|) time and memory (about 60 B per pair and location);
 step 3 is exponential in the worst case (hence the budget) and in practice a few solver calls per residual
@@ -572,7 +577,8 @@ class _Search:
 def _search(pb: _Problem, edges: np.ndarray, clauses: np.ndarray, alive: np.ndarray, budget: SearchBudget,
             singleton_de: np.ndarray, possible: bool, backbone: bool = True) -> dict:
     """Backbone (certain edges) and, with ``possible``, the possible edges of one residual component, or its
-    refutation / budget verdict.  Returns {"status": "sat" | "unsat" | "budget" | "partial", ...}: "partial" when
+    refutation / budget verdict, on element pairs (the previous encoding; :func:`_search_twins` is the one used).
+    Returns {"status": "sat" | "unsat" | "budget" | "partial", ...}: "partial" when
     a solution was found (the component is consistent) but the budget ran out before every pair was settled (the
     pairs in "certain" are proven; "possible" is missing)."""
     srch = _Search(pb, edges, clauses, alive, budget.conflicts)
