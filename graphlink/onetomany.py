@@ -504,35 +504,17 @@ def _build(graph: LinkGraph, em: np.ndarray, en: np.ndarray, id_loc: tuple, de_l
 
 
 # ------------------------------------------------------------------------------------------------ search
-class _Search:
-    """One residual component as SAT (module docstring, step 3): variable v ↔ edge ``edges[v - 1]``."""
+class _Incremental:
+    """What both encodings share: one incremental CaDiCaL instance, a conflict budget for all its calls together,
+    and unsatisfiable cores over the cover clauses.  Subclasses set ``solver``, ``budget`` and ``cover`` and write
+    their other constraints with ``_base``."""
 
-    def __init__(self, pb: _Problem, edges: np.ndarray, clauses: np.ndarray, alive: np.ndarray,
-                 conflicts: int) -> None:
-        from pysat.card import CardEnc, EncType
-        from pysat.solvers import Solver
+    solver: object
+    budget: int
+    cover: list[list[int]]
 
-        self.edges = edges
-        self.var = {int(e): i + 1 for i, e in enumerate(edges.tolist())}
-        self.budget = conflicts
-        self.solver = Solver(name="cadical195")
-        top = len(edges)
-        self.person_vars: dict[int, list[int]] = {}
-        for e in edges.tolist():
-            self.person_vars.setdefault(int(pb.em[e]), []).append(self.var[e])
-        for lits in self.person_vars.values():
-            if len(lits) > 1:
-                enc = CardEnc.atmost(lits, 1, top_id=top, encoding=EncType.seqcounter if len(lits) > 6
-                                     else EncType.pairwise)
-                top = max(top, enc.nv)
-                self.solver.append_formula(enc.clauses)
-        self.clauses = clauses
-        self.cover: list[list[int]] = []
-        for k in clauses.tolist():
-            ks = pb.k_edge[pb.k_ptr[k]:pb.k_ptr[k + 1]]
-            self.cover.append([self.var[int(g)] for g in ks[alive[ks]].tolist()])
-        self.solver.append_formula(self.cover)
-        self.top = top
+    def _base(self, s) -> int:  # noqa: ANN001 - a pysat solver
+        raise NotImplementedError
 
     def close(self) -> None:
         self.solver.delete()
@@ -546,24 +528,12 @@ class _Search:
         self.solver.conf_budget(left)
         return self.solver.solve_limited(assumptions=assumptions)
 
-    def model(self) -> np.ndarray:
-        """The current solution as a bool per variable (index v - 1)."""
-        m = np.asarray(self.solver.get_model()[:len(self.edges)], np.int64)
-        return m > 0
-
     def core(self) -> list[int] | None:
         """Indexes (into ``clauses``) of an unsatisfiable core of cover clauses, from a solver with selectors."""
-        from pysat.card import CardEnc, EncType
         from pysat.solvers import Solver
 
         with Solver(name="cadical195") as s:
-            top = self.top
-            for lits in self.person_vars.values():
-                if len(lits) > 1:
-                    enc = CardEnc.atmost(lits, 1, top_id=top, encoding=EncType.seqcounter if len(lits) > 6
-                                         else EncType.pairwise)
-                    top = max(top, enc.nv)
-                    s.append_formula(enc.clauses)
+            top = self._base(s)
             sel = list(range(top + 1, top + 1 + len(self.cover)))
             for v, lits in zip(sel, self.cover, strict=True):
                 s.add_clause([-v, *lits])
@@ -572,6 +542,47 @@ class _Search:
                 return None
             at = {v: i for i, v in enumerate(sel)}
             return sorted(at[v] for v in s.get_core() or [] if v in at)
+
+
+class _Search(_Incremental):
+    """One residual component as SAT (module docstring, step 3): variable v ↔ edge ``edges[v - 1]``."""
+
+    def __init__(self, pb: _Problem, edges: np.ndarray, clauses: np.ndarray, alive: np.ndarray,
+                 conflicts: int) -> None:
+        from pysat.solvers import Solver
+
+        self.edges = edges
+        self.var = {int(e): i + 1 for i, e in enumerate(edges.tolist())}
+        self.budget = conflicts
+        self.person_vars: dict[int, list[int]] = {}
+        for e in edges.tolist():
+            self.person_vars.setdefault(int(pb.em[e]), []).append(self.var[e])
+        self.solver = Solver(name="cadical195")
+        self.top = self._base(self.solver)
+        self.clauses = clauses
+        self.cover: list[list[int]] = []
+        for k in clauses.tolist():
+            ks = pb.k_edge[pb.k_ptr[k]:pb.k_ptr[k + 1]]
+            self.cover.append([self.var[int(g)] for g in ks[alive[ks]].tolist()])
+        self.solver.append_formula(self.cover)
+
+    def _base(self, s) -> int:  # noqa: ANN001 - a pysat solver
+        """At most one household per person into solver ``s``; returns the top variable used."""
+        from pysat.card import CardEnc, EncType
+
+        top = len(self.edges)
+        for lits in self.person_vars.values():
+            if len(lits) > 1:
+                enc = CardEnc.atmost(lits, 1, top_id=top, encoding=EncType.seqcounter if len(lits) > 6
+                                     else EncType.pairwise)
+                top = max(top, enc.nv)
+                s.append_formula(enc.clauses)
+        return top
+
+    def model(self) -> np.ndarray:
+        """The current solution as a bool per variable (index v - 1)."""
+        m = np.asarray(self.solver.get_model()[:len(self.edges)], np.int64)
+        return m > 0
 
 
 def _search(pb: _Problem, edges: np.ndarray, clauses: np.ndarray, alive: np.ndarray, budget: SearchBudget,
@@ -641,7 +652,7 @@ def _search(pb: _Problem, edges: np.ndarray, clauses: np.ndarray, alive: np.ndar
         srch.close()
 
 
-class _TwinSearch:
+class _TwinSearch(_Incremental):
     """One residual component as SAT on twin classes (module docstring, "Twin symmetry"; docs/onetomany.md).
 
     Variable u(P, n) per (residual person class P, household n) that fits: "some member of P is in n".  The f_P
@@ -728,18 +739,6 @@ class _TwinSearch:
                     e = top
         return top
 
-    def close(self) -> None:
-        self.solver.delete()
-
-    def solve(self, assumptions: list[int]) -> bool | None:
-        """SAT / UNSAT / None when the conflict budget is spent."""
-        used = self.solver.accum_stats().get("conflicts", 0)
-        left = self.budget - used
-        if left <= 0:
-            return None
-        self.solver.conf_budget(left)
-        return self.solver.solve_limited(assumptions=assumptions)
-
     def model(self) -> np.ndarray:
         """The current solution as a bool per variable (index v - 1)."""
         m = np.zeros(self.n_var, bool)
@@ -763,21 +762,6 @@ class _TwinSearch:
             used[p] = i + 1
             out[self.edge_of[(self.members[p][i], n)]] = True
         return out
-
-    def core(self) -> list[int] | None:
-        """Indexes (into ``clauses``) of an unsatisfiable core of cover clauses, from a solver with selectors."""
-        from pysat.solvers import Solver
-
-        with Solver(name="cadical195") as s:
-            top = self._base(s)
-            sel = list(range(top + 1, top + 1 + len(self.cover)))
-            for v, lits in zip(sel, self.cover, strict=True):
-                s.add_clause([-v, *lits])
-            s.conf_budget(max(self.budget, 1))
-            if s.solve_limited(assumptions=sel) is not False:
-                return None
-            at = {v: i for i, v in enumerate(sel)}
-            return sorted(at[v] for v in s.get_core() or [] if v in at)
 
 
 def _search_twins(pb: _Problem, edges: np.ndarray, clauses: np.ndarray, alive: np.ndarray, budget: SearchBudget,
