@@ -42,6 +42,8 @@ PAGES = {
                      visibility="hidden")],
 }
 
+state.warm_kernels()   # numba's start-up in the background, once per server process
+
 # start on a demo release (GRAPHLINK_DEMO=thesis|simulated|households|none; default thesis) so the first screen has data
 if "autoload_done" not in st.session_state:
     st.session_state["autoload_done"] = True

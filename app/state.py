@@ -12,6 +12,7 @@ import hashlib
 import importlib
 import io
 import tempfile
+import threading
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -126,6 +127,33 @@ def model_of(choice: str) -> tuple[str, str]:
 
 
 # --------------------------------------------------------------------------------------------- loading
+@st.cache_resource(show_spinner=False)
+def warm_kernels() -> threading.Thread:
+    """Once per server process, in the background: run the analyses the Link graph page needs (trails, link
+    graph, maximum matching and true loves, REIDIT-I) on the bundled thesis example, so that numba's start-up and
+    the loading of the library's compiled kernels (about 3 s, longer on a busy machine) happen while a person
+    reads the first page, not when they open the Link graph page. Results are not kept: the example is tiny."""
+    def work() -> None:
+        from graphlink.analysis.matching import classify_edges
+        from graphlink.analysis.reidit import reidentify
+        from graphlink.core.linkgraph import build_linkgraph
+        from graphlink.core.release import read_release
+        from graphlink.core.trails import build_trails
+        from graphlink.errors import GraphlinkError
+
+        try:
+            g = build_linkgraph(build_trails(read_release(DATA_DIR / "thesis_fig3_4.csv")))
+            classify_edges(g)
+            for method in ("true-loves", "incomplete"):
+                reidentify(g, method)
+        except (GraphlinkError, OSError):  # a broken install shows itself on the page that needs it
+            pass
+
+    thread = threading.Thread(target=work, name="graphlink-warm-kernels", daemon=True)
+    thread.start()
+    return thread
+
+
 @st.cache_resource(max_entries=4, show_spinner="Loading demo release…")
 def load_demo(label: str) -> Any:
     from graphlink.core.release import read_release

@@ -24,6 +24,16 @@ Then, unless ``--quick``, on the bulk-loaded release:
   3. the MERGE pass over the complete release (what an interrupted UNWIND load's re-run costs),
   4. the naive method, one MERGE transaction per disclosure row, timed on a sample and extrapolated,
   5. Cypher over the loaded release: per-location sizes.
+
+``--results``: the write-back of results as a user runs it, ``graphlink audit low.parquet --k 2 --store neo4j`` on
+a low-entropy release (``--subjects`` default 150,000 there, ``--locations`` 36, visit rates 0.5·r^-0.6, half of
+the identified records withheld), each a process of its own against the private server:
+
+  R0. ``graphlink audit`` without ``--store``: the audit alone (the floor);
+  R1. with ``--store neo4j`` into the empty database: the release and its results in one bulk import;
+  R2. the same again: the release is stored, so its link graph is replaced in UNWIND batches on
+      ``GRAPHLINK_NEO4J_WRITERS`` sessions (default 3) and the audit is added (``--writers 1`` in the same
+      run shows the one-session figure; ``--no-rerun`` skips R2).
 """
 
 from __future__ import annotations
@@ -105,6 +115,48 @@ def _report(label: str, r: dict) -> None:
           f"peak RSS: client {r['client_peak_mb']:,.0f} MB{peak_imp}, server {r['server_peak_mb'] or 0:,.0f} MB")
 
 
+def _low_entropy(subjects: int, locations: int, path: Path) -> tuple[int, int]:
+    from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.core.trails import build_trails
+    from graphlink.simulation.simulate import simulate_probabilities
+
+    profile = [0.5 * r ** -0.6 for r in range(1, locations + 1)]
+    rel = simulate_probabilities(subjects, profile, withhold=0.5, reserved="identified", seed=5)
+    rel.frame.to_parquet(path)
+    g = build_linkgraph(build_trails(rel, multiplicity="one-to-one"))
+    return len(rel.frame), len(g.class_ei)
+
+
+def _timed_cli(args: list[str], env: dict | None = None) -> tuple[float, str]:
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "graphlink.cli", *args], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})})
+    dt = time.perf_counter() - t
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"graphlink {' '.join(args)} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    stored = [ln for ln in (proc.stderr + proc.stdout).splitlines() if "stored as run" in ln]
+    return dt, " ".join(" ".join(stored).split())
+
+
+def results(args: argparse.Namespace, tmp: Path) -> None:
+    """The ``--results`` runs (module docstring)."""
+    path = tmp / "low.parquet"
+    rows, class_edges = _low_entropy(args.subjects, args.locations, path)
+    print(f"low-entropy release: {args.subjects:,} subjects x {args.locations} locations, {rows:,} disclosure rows, "
+          f"{class_edges:,} class LINKs")
+    base = ["audit", str(path), "--k", "2", "--multiplicity", "one-to-one", "--format", "json"]
+    load = lambda: " ".join(f"{x:.2f}" for x in os.getloadavg())  # noqa: E731
+    dt, _ = _timed_cli(base)
+    print(f"R0. audit alone:                          {dt:7.1f} s  (load {load()})")
+    dt, how = _timed_cli([*base, "--store", "neo4j", "--name", "low"])
+    print(f"R1. --store neo4j, empty database:         {dt:7.1f} s  (load {load()})\n    {how}")
+    if args.no_rerun:
+        return
+    for writers in sorted({args.writers, 3}, reverse=True):
+        dt, how = _timed_cli([*base, "--store", "neo4j", "--name", "low"], {"GRAPHLINK_NEO4J_WRITERS": str(writers)})
+        print(f"R2. --store neo4j again, {writers} session(s):   {dt:7.1f} s  (load {load()})\n    {how}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--subjects", type=int, default=53_000)
@@ -117,8 +169,16 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="only the two loads")
     ap.add_argument("--bulk-only", action="store_true", help="only the bulk load (B), --repeat times")
     ap.add_argument("--repeat", type=int, default=1, help="with --bulk-only: bulk loads in a row (best reported)")
+    ap.add_argument("--results", action="store_true", help="the write-back of an audit's results (docstring)")
+    ap.add_argument("--no-rerun", action="store_true", help="with --results: skip R2")
+    ap.add_argument("--writers", type=int, default=3, help="with --results: R2 also with this many sessions")
     ap.add_argument("--child", choices=["never", "always"], help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.results:
+        if "--subjects" not in sys.argv:
+            args.subjects = 150_000
+        if "--locations" not in sys.argv:
+            args.locations = 36
     if args.child:
         child(args)
         return
@@ -135,6 +195,11 @@ def main() -> None:
     os.environ["GRAPHLINK_NEO4J_DIR"] = str(paths.base)  # what connect() and the children resolve
     try:
         st = server.start(port=server.free_port(), http_port=None, paths=paths, echo=lambda line: None)
+        if args.results:
+            print(f"private Neo4j {st.version} at {st.uri}; load average before: "
+                  f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+            results(args, tmp)
+            return
         rel = _release(args)
         rows = len(rel.frame)
         print(f"release: {rows:,} disclosure rows, {args.locations} locations, "

@@ -19,6 +19,9 @@ measured with the same graphlink measures (Prec, DM*, entropy) for comparison.
     python benchmarks/bench_qi.py --rows 200000 --no-peer   # graphlink only
     python benchmarks/bench_qi.py --metrics --no-peer --no-naive --suppression 0.02
                                           # + the optimal search per objective: nodes evaluated, search time
+    python benchmarks/bench_qi.py --arx-adult DIR [--adult-qi 9,5] [--adult-k 2,5,10]
+          [--adult-suppression 0,0.01,0.02,0.04] [--adult-objectives prec,loss,dm,dm-star,entropy]
+                                          # ARX's adult sample and hierarchies (DIR: see docs/qi.md)
 
 The peer virtualenv is created on first use in .graphlink/bench/anjana-venv (pip, PyPI).
 """
@@ -165,19 +168,109 @@ OBJECTIVES = ("prec", "loss", "dm", "dm-star", "entropy", "entropy-top")
 def run_search(folder: Path, qi: list[str], k: int, sup: float, objective: str) -> dict:
     """The optimal search for one objective (ARX's default parameters): nodes evaluated from the data, nodes
     whose value came from the bound, search time; and Flash's classification of the same lattice (the nodes
-    deciding k-anonymity alone costs) for reference."""
+    deciding k-anonymity alone costs) with its floor, for reference."""
     from graphlink.qi import hierarchy as H
-    from graphlink.qi.lattice import classify, optimal
     from graphlink.qi.table import encode, read_table
 
     table = encode(read_table(folder / "data.csv"), qi, H.read_dir(folder / "hierarchies", qi))
     _ = table.freq_counts
+    return {"objective": objective, **search_figures(table, k, sup, objective), **flash_figures(table, k, sup),
+            "peak_rss_mb": peak_rss_mb()}
+
+
+def search_figures(table, k: int, sup: float, objective: str) -> dict:
+    """One optimal search: the node, its value and measures, nodes evaluated, wall and CPU seconds."""
+    from graphlink.qi.lattice import optimal
+
+    cpu = time.process_time()
     res = optimal(table, k, max_suppression=sup, loss=objective)
-    _, _, cls = classify(table, k, max_suppression=sup)
-    return {"objective": objective, "nodes": res.stats.nodes, "evaluated": res.stats.evaluated,
-            "from_bound": res.stats.loss_from_bound, "search_s": round(res.stats.seconds, 3),
-            "levels": list(res.node.levels), "suppressed": res.node.suppressed_rows, "value": res.value,
-            "classify_evaluated": cls.evaluated, "peak_rss_mb": peak_rss_mb()}
+    cpu = time.process_time() - cpu
+    m = res.node.measures
+    return {"nodes": res.stats.nodes, "evaluated": res.stats.evaluated, "from_bound": res.stats.loss_from_bound,
+            "pair_refuted": res.stats.pair_refuted, "search_s": round(res.stats.seconds, 3),
+            "search_cpu_s": round(cpu, 3), "levels": list(res.node.levels), "suppressed": m.suppressed_rows,
+            "value": res.value, "loss": round(m.loss, 6), "dm": m.dm, "dm_star": m.dm_star,
+            "entropy": round(m.entropy, 2), "prec": round(m.prec, 6)}
+
+
+def flash_figures(table, k: int, sup: float) -> dict:
+    """Flash's classification of the lattice (graphlink.qi.lattice.classify) and its floor: every minimal
+    k-anonymous and every maximal failing node, which any classification — ARX's Flash, the only phase ARX
+    runs for a monotone criterion and metric such as DM* — must evaluate, as nothing else can tag them."""
+    from graphlink.qi.lattice import classify
+
+    lat, anonymous, stats = classify(table, k, max_suppression=sup)
+    box = anonymous.reshape(lat.shape)
+    below = np.zeros(lat.shape, dtype=bool)   # has a k-anonymous direct predecessor
+    above = np.zeros(lat.shape, dtype=bool)   # has a failing direct successor
+    for axis in range(len(lat.shape)):
+        lo = [slice(None)] * len(lat.shape)
+        hi = [slice(None)] * len(lat.shape)
+        lo[axis], hi[axis] = slice(None, -1), slice(1, None)
+        below[tuple(hi)] |= box[tuple(lo)]
+        above[tuple(lo)] |= ~box[tuple(hi)]
+    return {"classify_evaluated": stats.evaluated, "minimal_anonymous": int((box & ~below).sum()),
+            "maximal_failing": int((~box & ~above).sum())}
+
+
+ADULT_QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation",
+            "salary-class"]
+#: UCI's adult.data columns (no header) and the names ARX's adult.csv gives the nine it keeps
+UCI_ADULT = ["age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
+             "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country",
+             "salary-class"]
+
+
+def adult_table(folder: Path) -> pd.DataFrame:
+    """ARX's adult sample: ``adult.csv`` (ARX's file, ``;``-separated) if the folder has it, else built from
+    UCI's ``adult.data`` as ARX built it: the rows holding a missing value (``?``) removed, ARX's nine
+    columns in ARX's order, values stripped (30,162 rows, byte-identical to ARX's file)."""
+    from graphlink.qi.table import read_table
+
+    if (folder / "adult.csv").exists():
+        return read_table(folder / "adult.csv")
+    uci = pd.read_csv(folder / "adult.data", header=None, names=UCI_ADULT, dtype=str, skipinitialspace=True,
+                      keep_default_na=False)
+    uci = uci.apply(lambda c: c.str.strip())
+    uci = uci[~(uci == "?").any(axis=1) & (uci["age"] != "")]
+    return uci[ADULT_QI].reset_index(drop=True)
+
+
+def bench_adult(args: argparse.Namespace) -> list[dict]:
+    """The cases ARX users quote on ARX's adult sample with ARX's hierarchies: 9 and 5 QIs, every objective,
+    k and suppression limit from the command line; in one process (the table is encoded once per QI set)."""
+    from graphlink.qi import hierarchy as H
+    from graphlink.qi.table import encode
+
+    folder = args.arx_adult
+    frame = adult_table(folder)
+    results = []
+    for m in args.adult_qi:
+        qi = ADULT_QI[:m]
+        table = encode(frame, qi, H.read_dir(folder, qi))
+        _ = table.freq_counts
+        print(f"\n== ARX adult, {table.n:,} rows, {m} QIs ({', '.join(qi)}); {len(args.adult_k)} k × "
+              f"{len(args.adult_suppression)} limits; load average {os.getloadavg()[0]:.2f}", flush=True)
+        for k in args.adult_k:
+            for sup in args.adult_suppression:
+                flash = flash_figures(table, k, sup)
+                for objective in args.adult_objectives:
+                    row = {"case": f"adult {m} QI", "k": k, "suppression": sup, "objective": objective,
+                           **search_figures(table, k, sup, objective), **flash}
+                    print("  " + json.dumps(row), flush=True)
+                    results.append(row)
+    return results
+
+
+def adult_table_md(results: list[dict]) -> str:
+    lines = ["| case | k | limit | objective | levels | suppressed | value | Loss | DM | DM* | entropy | "
+             "evaluated / nodes | search CPU s | Flash classify | Flash floor |", "|" + "---|" * 15]
+    lines += [f"| {r['case']} | {r['k']} | {r['suppression']:.0%} | {r['objective']} | "
+              f"{','.join(map(str, r['levels']))} | {r['suppressed']:,} | {r['value']:,.6g} | {r['loss']:.4f} | "
+              f"{r['dm']:,} | {r['dm_star']:,} | {r['entropy']:,.2f} | {r['evaluated']:,} / {r['nodes']:,} | "
+              f"{r['search_cpu_s']:.3f} | {r['classify_evaluated']:,} | "
+              f"{r['minimal_anonymous'] + r['maximal_failing']:,} |" for r in results]
+    return "\n".join(lines)
 
 
 def run_naive(folder: Path, qi: list[str], k: int, sup: float) -> dict:
@@ -319,10 +412,11 @@ def table(results: list[dict]) -> str:
                      f"{r.get('prec', '')} | {r.get('dm_star', '')} |")
     searches = [r for r in results if "objective" in r]
     if searches:
-        lines += ["", "| case | objective | nodes evaluated | value from the bound | search s | Flash classify "
-                  "evaluated | levels | suppressed | value |", "|" + "---|" * 9]
+        lines += ["", "| case | objective | nodes evaluated | value from the bound | search s | search CPU s | "
+                  "Flash classify evaluated | Flash floor | levels | suppressed | value |", "|" + "---|" * 11]
         lines += [f"| {r['case']} | {r['objective']} | {r['evaluated']:,} / {r['nodes']:,} | {r['from_bound']:,} | "
-                  f"{r['search_s']:.3f} | {r['classify_evaluated']:,} | {r['levels']} | {r['suppressed']:,} | "
+                  f"{r['search_s']:.3f} | {r['search_cpu_s']:.3f} | {r['classify_evaluated']:,} | "
+                  f"{r['minimal_anonymous'] + r['maximal_failing']:,} | {r['levels']} | {r['suppressed']:,} | "
                   f"{r['value']:,.6g} |" for r in searches if "error" not in r]
     return "\n".join(lines)
 
@@ -339,14 +433,26 @@ def main() -> None:
     ap.add_argument("--metrics", action="store_true", help="also run the optimal search once per objective")
     ap.add_argument("--peer-timeout", type=float, default=3600)
     ap.add_argument("--out", type=Path, help="also write the results as JSON here")
+    ap.add_argument("--arx-adult", type=Path, metavar="DIR",
+                    help="run ARX's adult cases instead: DIR holds ARX's adult_hierarchy_*.csv and adult.csv "
+                         "(ARX's) or adult.data (UCI's); see docs/qi.md")
+    ap.add_argument("--adult-qi", type=lambda x: [int(v) for v in x.split(",")], default=[9, 5])
+    ap.add_argument("--adult-k", type=lambda x: [int(v) for v in x.split(",")], default=[2, 5, 10])
+    ap.add_argument("--adult-suppression", type=lambda x: [float(v) for v in x.split(",")],
+                    default=[0.0, 0.01, 0.02, 0.04])
+    ap.add_argument("--adult-objectives", type=lambda x: x.split(","), default=list(OBJECTIVES))
     ap.add_argument("--run", help=argparse.SUPPRESS)
     ap.add_argument("--case", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.run:
         child(args)
         return
-    results = [r for case in args.cases.split(",") for r in bench_case(args, case)]
-    print("\n" + table(results))
+    if args.arx_adult:
+        results = bench_adult(args)
+        print("\n" + adult_table_md(results))
+    else:
+        results = [r for case in args.cases.split(",") for r in bench_case(args, case)]
+        print("\n" + table(results))
     print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.out:
         args.out.write_text(json.dumps(results, indent=2))

@@ -17,6 +17,11 @@ for Spark, the JVM that holds the driver and the ``local[N]`` executors (``VmHWM
 is capped by ``GRAPHLINK_SPARK_MEMORY``) — and Spark's shuffle bytes written and read (from its event log). The
 local engine runs only up to ``--local-max`` subjects. Spill and shuffle files go to ``DIR/spark-local``.
 
+``--startup N``: first, the 22-row audit as a user runs it, ``graphlink audit graphlink/data/thesis_fig3_4.csv
+--k 2 --engine spark`` in a process of its own, N times alternating with the same command started as before the
+small-input tuning (``GRAPHLINK_SPARK_SMALL_BYTES=0``: C2 JIT, G1, 4 × cores shuffle partitions); wall seconds
+and the lines it printed on stderr other than graphlink's own (the model note).
+
 ``--withhold 0`` (default) gives unreserved releases: every location has as many identified as de-identified
 elements, links are trail equality, and every Spark stage is a group-by or an equi-join, linear in the rows.
 With withholding the de-identified side is reserved and the class links are a containment join
@@ -188,6 +193,28 @@ def _written(method: str, writer: Any, st: Any, out: Path) -> dict:
     return {f"{method}_written": dt, f"{method}_written_pairs": n, f"{method}_written_wrong": wrong}
 
 
+def startup(repeat: int) -> None:
+    """The ``--startup`` runs (module docstring)."""
+    import subprocess
+
+    data = Path(__file__).resolve().parent.parent / "graphlink" / "data" / "thesis_fig3_4.csv"
+    cmd = [sys.executable, "-m", "graphlink.cli", "audit", str(data), "--k", "2", "--engine", "spark"]
+    runs: dict[str, list[float]] = {"tuned": [], "as before": []}
+    for _ in range(repeat):
+        for label, env in (("as before", {"GRAPHLINK_SPARK_SMALL_BYTES": "0"}), ("tuned", {})):
+            load = os.getloadavg()[0]
+            t0 = time.perf_counter()
+            proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **env})
+            dt = time.perf_counter() - t0
+            noise = [ln for ln in proc.stderr.splitlines() if ln.strip() and not ln.startswith("model:")]
+            runs[label].append(dt)
+            print(f"22-row audit --engine spark, {label:>9}: {dt:6.1f} s, exit {proc.returncode}, "
+                  f"{len(noise)} other stderr line(s){': ' + noise[0][:100] if noise else ''} (load {load:.2f})",
+                  flush=True)
+    print("22-row audit, median: " + ", ".join(f"{k} {sorted(v)[len(v) // 2]:.1f} s" for k, v in runs.items()),
+          flush=True)
+
+
 def run_spark(path: Path, master: str, split: str, events: Path) -> dict:
     from graphlink.engines import spark as gs
 
@@ -196,7 +223,9 @@ def run_spark(path: Path, master: str, split: str, events: Path) -> dict:
     os.environ["PYSPARK_SUBMIT_ARGS"] = (f"--conf spark.eventLog.enabled=true --conf spark.eventLog.dir=file:{events} "
                                          "--conf spark.eventLog.compress=false --conf spark.eventLog.rolling.enabled="
                                          "false pyspark-shell")
-    spark = gs.session(master)
+    from graphlink.engines.spark.runtime import get_session, input_bytes
+
+    spark = get_session(master, size=input_bytes(path))    # as the CLI starts it for this input
     t: dict[str, Any] = {}
     t0 = time.perf_counter()
     st = gs.trails(str(path), spark=spark)
@@ -240,12 +269,15 @@ def main() -> None:
     ap.add_argument("--dir", type=Path, default=None)
     ap.add_argument("--json", type=Path, default=None, help="append one JSON line per measurement")
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--startup", type=int, default=0, help="first time the 22-row CLI audit this many times")
     a = ap.parse_args()
     base = a.dir or Path(tempfile.mkdtemp(prefix="graphlink-bench-spark-"))
     os.environ.setdefault("GRAPHLINK_SPARK_LOCAL_DIR", str(base / "spark-local"))
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1/5/15 min), "
           f"{os.cpu_count()} cores; master {a.master}; data in {base}", flush=True)
-    for n in (int(float(x)) for x in a.subjects.split(",")):
+    if a.startup:
+        startup(a.startup)
+    for n in (int(float(x)) for x in a.subjects.split(",") if x):   # --subjects "": only --startup
         path = base / f"uniform-n{n}-c{a.locations}-p{a.p}-w{a.withhold}-s{a.seed}.parquet"
         t0 = time.perf_counter()
         rows = generate(path, n, a.locations, a.p, a.withhold, a.seed)

@@ -110,6 +110,98 @@ def test_one_to_many_equals_enumeration_of_every_assignment(rows, reserved) -> N
     assert tuple(beta[p] for p in o["people"]) in o["assignments"]      # the assignment shown is consistent
 
 
+@st.composite
+def twin_releases(draw) -> list[tuple[str, str, str]]:
+    """Small releases where many people, and many households, share a trail (low entropy): a few trail templates
+    over at most three locations, each copied to several people; households built from them with nothing withheld,
+    or drawn from the same templates (which often refutes the model)."""
+    n_loc = draw(st.integers(1, 3))
+    locs = [f"L{i + 1}" for i in range(n_loc)]
+    trail = st.lists(st.sampled_from(locs), min_size=1, max_size=n_loc, unique=True)
+    templates = draw(st.lists(trail, min_size=1, max_size=3))
+    rows: list[tuple[str, str, str]] = []
+    if draw(st.booleans()):                       # arbitrary: people and households copy the same few trails
+        for i in range(draw(st.integers(1, 6))):
+            rows += [(c, "identified", f"p{i}") for c in draw(st.sampled_from(templates))]
+        for j in range(draw(st.integers(1, 4))):
+            rows += [(c, "deidentified", f"h{j}") for c in draw(st.sampled_from(templates))]
+        return rows
+    person = 0
+    for j in range(draw(st.integers(1, 4))):
+        home: set[str] = set()
+        for _ in range(draw(st.integers(1, 2))):
+            if person == 6:
+                break
+            t = draw(st.sampled_from(templates))
+            home |= set(t)
+            rows += [(c, "identified", f"p{person}") for c in t]
+            person += 1
+        rows += [(c, "deidentified", f"h{j}") for c in locs if c in home]
+    return rows
+
+
+@settings(max_examples=300, deadline=None)
+@given(twin_releases())
+def test_twin_heavy_releases_equal_enumeration(rows) -> None:
+    """Many identical trails on both sides (where the search works on twin classes, with lex-leader ordering of
+    twin households): consistency, certain and possible pairs equal brute force over every assignment, with and
+    without the search budget forcing the solver to settle everything (propagation off: every pair left to it)."""
+    o = household_oracle(rows, nothing_withheld=True)
+    g = build_linkgraph(build_trails(release_of(rows), "none", "one-to-many"))
+    km, kn = g.trails.identified.keys, g.trails.deidentified.keys
+    for mc in (classify_one_to_many(g), _search_only(g)):
+        assert mc.consistent is bool(o["assignments"]), mc.diagnostic
+        if not o["assignments"]:
+            assert mc.refusals and mc.n_true_loves == 0
+            continue
+        assert {(str(km[m]), str(kn[n])) for m, n in zip(mc.pair_m, mc.pair_n, strict=True)} == o["certain"]
+        assert element_pairs(g, mc.class_possible) == o["possible"]
+        beta = dict(zip(km[np.flatnonzero(mc.mate_identified >= 0)],
+                        kn[mc.mate_identified[mc.mate_identified >= 0]], strict=True))
+        assert tuple(beta[p] for p in o["people"]) in o["assignments"]
+
+
+def _search_only(g):
+    """The exact reading with unit propagation switched off, so the solver (twin classes) decides every pair."""
+    import graphlink.analysis.onetomany as om
+
+    def no_propagation(p_ptr, em, e_ptr, e_cl, k_ptr, k_edge, comp, skip):  # noqa: ANN001, ANN202
+        n_cl = len(k_ptr) - 1
+        return (np.full(len(p_ptr) - 1, -1, np.int64), np.zeros(len(p_ptr) - 1, np.int64),
+                np.full(len(p_ptr) - 1, -1, np.int64), np.ones(len(em), bool), np.zeros(n_cl, bool),
+                np.full(len(skip), -1, np.int64))
+
+    saved = om._propagate
+    om._propagate = no_propagation
+    try:
+        return classify_one_to_many(g)
+    finally:
+        om._propagate = saved
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(30, 150), st.integers(3, 8), st.integers(0, 10_000))
+def test_twin_encoding_equals_element_encoding_on_low_entropy_households(h, c, seed) -> None:
+    """Beyond the oracle's reach: Zipf-like visits over few locations (many twins), nothing withheld; the search on
+    twin classes names the same certain and possible pairs and the same verdict as the element-level search."""
+    from graphlink.analysis.onetomany import SearchBudget, _Exact
+
+    probs = 0.6 * np.arange(1, c + 1, dtype=float) ** -0.8
+    rel = sim.simulate_households(h, probs, reserved="none", seed=seed)
+    g = build_linkgraph(build_trails(rel, "none", "one-to-many"))
+    budget = SearchBudget(conflicts=200_000)
+    twin = _Exact(g, budget, True, True, symmetry=True).run()
+    elem = _Exact(g, budget, True, True, symmetry=False).run()
+    assume(not twin.unsolved and not elem.unsolved)      # a budget verdict is not a verdict: compare settled ones
+    assert twin.consistent is elem.consistent is True
+    assert set(zip(twin.pair_m.tolist(), twin.pair_n.tolist(), strict=True)) == set(
+        zip(elem.pair_m.tolist(), elem.pair_n.tolist(), strict=True))
+    assert (twin.class_possible == elem.class_possible).all()
+    truth = dict(zip(rel.truth["identified"].astype(str), rel.truth["deidentified"].astype(str), strict=True))
+    km, kn = g.trails.identified.keys, g.trails.deidentified.keys
+    assert all(truth[str(km[m])] == str(kn[n]) for m, n in zip(twin.pair_m, twin.pair_n, strict=True))
+
+
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(household_releases(), st.integers(1, 3))
 def test_one_to_many_audit_counts_possible_partners(rows, k) -> None:

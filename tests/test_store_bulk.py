@@ -324,3 +324,94 @@ def test_a_swap_interrupted_half_way_is_completed_by_the_next_start(local, store
         assert done["why"] == "completed an interrupted import" and done["status"] == "loaded"
         assert done["rows"] == len(rel.frame.drop_duplicates())
         assert not bulk.journal(paths)
+
+
+def _results(rel: Release) -> dict:
+    """The link graph, an audit with violations (the smallest k of 2, 4, 8, ... that has some) and REIDIT-I pairs
+    (with reasons) of ``rel``, as the CLI computes them."""
+    from graphlink.analysis.audit import audit
+    from graphlink.analysis.matching import classify_edges
+    from graphlink.analysis.reidit import reidentify
+    from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.core.trails import build_trails
+
+    tr = build_trails(rel)
+    classes = classify_edges(build_linkgraph(tr))
+    k = 2
+    while not len(audit(classes, k).violations):
+        k *= 2
+    return {"classes": classes, "audit": audit(classes, k), "reidentification": reidentify(tr, "incomplete",
+                                                                                         explain=True)}
+
+
+def test_results_by_one_bulk_import_equal_batches_and_plain_queries(local, store, monkeypatch):
+    """A new release and its results (link graph with element LINKs, audit, re-identification) through one
+    import, through concurrent UNWIND batches (cut small, so that many run at once), and row by row with plain
+    queries (tests/writeback_reference.py): the same graph, property values and types included."""
+    from graphlink.store import classgraph, writeback
+    from tests import writeback_reference as ref
+
+    rel = _release(subjects=200, locations=8)   # some unique trails: REIDIT-I finds pairs
+    res = _results(rel)
+    assert len(res["audit"].violations) and len(res["reidentification"].pairs)
+    lines: list[str] = []
+    out = store.write_results(rel, "bulk-res", bulk="always", progress=lambda f, m: lines.append(m), **res)
+    assert out["method"] == "bulk-import" and out["why"] == "the local database was empty", out
+    assert set(out["runs"]) == {"link_graph", "audit", "reidentification"}
+    assert out["release"]["status"] == "loaded" and any("neo4j-admin" in m for m in lines)
+
+    monkeypatch.setattr(classgraph, "CHUNK", 37)
+    monkeypatch.setattr(classgraph, "LINK_CHUNK", 53)
+    monkeypatch.setattr(writeback, "PAIR_CHUNK", 11)
+    lines.clear()
+    again = store.write_results(rel, "unwind-res", bulk="never",
+                                progress=lambda f, m: lines.append(m), **res)
+    assert again["method"] == "unwind" and again["release"]["method"] == "unwind"
+    assert any("link graph rows written" in m for m in lines) and any("pairs written" in m for m in lines)
+
+    store.load_release(rel, name="plain-res", bulk="never")
+    ref.write_link_graph(store, "plain-res", res["classes"])
+    ref.write_audit(store, "plain-res", res["audit"])
+    ref.write_reidentification(store, "plain-res", res["reidentification"])
+
+    plain = ref.graph(store, "plain-res")
+    assert sum(n for (t, *_), n in plain["rels"].items() if t == "LINK") > len(res["classes"].graph.class_ei)
+    assert ref.graph(store, "bulk-res") == plain
+    assert ref.graph(store, "unwind-res") == plain
+    # the Cypher library reads the imported results as the engine's
+    got = store.run_file("k_unlinkability", {"release": "bulk-res", "k": res["audit"].k})
+    want = res["audit"].violations
+    assert set(map(tuple, got[["side", "element", "union_degree"]].to_numpy())) == \
+        set(map(tuple, want[["side", "element", "union_degree"]].astype({"union_degree": int}).to_numpy()))
+
+    # written again: the release is stored, so batches; the link graph is replaced, audits and pairs accumulate
+    third = store.write_results(rel, "bulk-res", **res)
+    assert third["method"] == "unwind" and third["why"] == "the release is stored already"
+    assert third["release"]["skipped"]
+    kinds = Counter(store.analyses("bulk-res")["kind"])
+    assert kinds == {"link-graph": 1, "audit": 2, "reidentification": 2}
+    after = ref.graph(store, "bulk-res")
+    assert {k: v for k, v in after["nodes"].items() if k[0] != ("Analysis",)} == \
+        {k: v for k, v in plain["nodes"].items() if k[0] != ("Analysis",)}
+    assert Counter(t for (t, *_), n in after["rels"].items() for _ in range(n))["REIDENTIFIED"] == \
+        2 * len(res["reidentification"].pairs)
+
+
+def test_cli_audit_store_writes_through_one_import(local, store, tmp_path):
+    from typer.testing import CliRunner
+
+    from graphlink.cli import app
+
+    rel = _release(subjects=80, locations=3)
+    path = tmp_path / "audit-rel.csv"
+    rel.frame.to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC)
+    runner = CliRunner(env={"GRAPHLINK_BULK_MIN_ROWS": "1"})
+    cmd = ["audit", str(path), "--k", "2", "--reserved", "deidentified", "--store", "neo4j", "--name", "a1"]
+    res = runner.invoke(app, cmd)
+    assert res.exit_code == 0, res.output
+    assert "by one bulk import with the release (the local database was empty)" in " ".join(res.output.split())
+    res = runner.invoke(app, cmd)
+    assert res.exit_code == 0, res.output
+    assert "by batched transactions (the release is stored already)" in " ".join(res.output.split())
+    with connect() as st:
+        assert Counter(st.analyses("a1")["kind"]) == {"link-graph": 1, "audit": 2}

@@ -97,13 +97,14 @@ st.markdown(f"Trail over {md(', '.join(map(str, tr.locations)))}: `{trail_side.t
 
 nb, kinds = gview.ranked_neighbours(cls, ix, t_side, t_row)
 edge_label = {k: v[0].split(":")[0] for k, v in gview.EDGE_STYLES.items()}
+SHOWN = 200   # a table a person reads: the strongest candidates first (ranked_neighbours)
 cand = pd.DataFrame({
-    "candidate": [str(other_side.keys[r]) for r in nb[:500].tolist()],
-    "trail": [other_side.trail_str(int(r)) for r in nb[:500].tolist()],
-    "edge class": [edge_label[k] for k in kinds[:500]],
+    "candidate": [str(other_side.keys[r]) for r in nb[:SHOWN].tolist()],
+    "trail": [other_side.trail_str(int(r)) for r in nb[:SHOWN].tolist()],
+    "edge class": [edge_label[k] for k in kinds[:SHOWN]],
 })
 st.markdown(f"**Candidates** (linked elements on the other side): {len(nb):,}"
-            + (" — showing the first 500" if len(nb) > 500 else ""))
+            + (f" — showing the first {SHOWN}" if len(nb) > SHOWN else ""))
 st.dataframe(cand, hide_index=True, width="stretch")
 
 st.markdown("**Explanation**")

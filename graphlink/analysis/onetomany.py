@@ -29,8 +29,9 @@ assignment exists the data refute the model, and nothing is certain.
   2. unit propagation (a numba kernel): a person who fits one household, and a household with one candidate left
      at a location, fix pairs; a fixed person's other pairs drop out; an emptied clause refutes the model;
   3. the residue, split again into connected components, goes to a SAT solver (CaDiCaL 1.9.5 through
-     ``python-sat``), one solver per component: one solution, then for each of its pairs one call with that pair
-     assumed false (UNSAT: certain; SAT: every pair the new solution drops is not certain) — the backbone.
+     ``python-sat``), one solver per component, encoded on twin classes (below): one solution, then for each of
+     its pairs one call with that pair assumed false (UNSAT: certain; SAT: every pair the new solution drops is
+     not certain) — the backbone.
      Possible pairs (for ``audit``) are collected from the solutions, then asked for one by one.  An unsatisfiable
      component is refuted with the clauses of an unsatisfiable core (which households at which locations).
 
@@ -42,6 +43,10 @@ assignment exists the data refute the model, and nothing is certain.
 
 Twin symmetry: two people with the same trail (and attribute block), or two households with the same trail, can be
 swapped in any consistent assignment, so verdicts are per class edge and a household with a twin is never certain.
+The search uses it (:class:`_TwinSearch`): one variable u(P, n) per person class and household ("some member of P is
+in n") with Σ_n u(P, n) ≤ |P|, so interchangeable people are counted rather than enumerated, and the rows of twin
+households are kept in lexicographic order (lex-leader), which keeps one solution per orbit; every question asked
+is invariant under those swaps, so the answers are the element-level ones (proof in ``docs/onetomany.md``).
 
 Complexity: steps 1–2 are O(Σ_e |trail of e's person|) time and memory (about 60 B per pair and location);
 step 3 is exponential in the worst case (hence the budget) and in practice a few solver calls per residual
@@ -398,6 +403,57 @@ def _union_find(n: int, a: np.ndarray, b: np.ndarray, offset: int) -> np.ndarray
     return out
 
 
+@numba.njit(cache=True)
+def _class_counts(ci: np.ndarray, cj: np.ndarray, a: np.ndarray, b: np.ndarray, lab: np.ndarray,
+                  n_lab: int) -> tuple:  # pragma: no cover - numba
+    """Per identified class, the households it fits (Σ b over its class edges), and per component, its element
+    pairs (Σ a·b): one pass over the class edges, no per-edge temporary (a class graph may hold 3e8 edges)."""
+    deg = np.zeros(len(a), np.int64)
+    comp = np.zeros(n_lab, np.int64)
+    for k in range(len(ci)):
+        i = ci[k]
+        w = b[cj[k]]
+        deg[i] += w
+        comp[lab[i]] += a[i] * w
+    return deg, comp
+
+
+@numba.njit(cache=True)
+def _edges_in(ci: np.ndarray, lab: np.ndarray, drop: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
+    """Indexes of the class edges whose component is not marked in ``drop``.  O(E), output-sized memory."""
+    n = 0
+    for k in range(len(ci)):
+        if not drop[lab[ci[k]]]:
+            n += 1
+    out = np.empty(n, np.int64)
+    n = 0
+    for k in range(len(ci)):
+        if not drop[lab[ci[k]]]:
+            out[n] = k
+            n += 1
+    return out
+
+
+@numba.njit(cache=True)
+def _find_class_edges(ci: np.ndarray, cj: np.ndarray, qi: np.ndarray,
+                      qj: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
+    """Index of class edge (qi[t], qj[t]) for every query, by binary search on the edges' (class_ej, class_ei)
+    order (:class:`~graphlink.core.linkgraph.LinkGraph` keeps them so; -1 if absent).  O(q log E), no sorted copy of
+    the edges."""
+    out = np.full(len(qi), -1, np.int64)
+    for t in range(len(qi)):
+        lo, hi = 0, len(ci)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if cj[mid] < qj[t] or (cj[mid] == qj[t] and ci[mid] < qi[t]):
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < len(ci) and ci[lo] == qi[t] and cj[lo] == qj[t]:
+            out[t] = lo
+    return out
+
+
 def _components(n_left: int, n_right: int, el: np.ndarray, er: np.ndarray) -> np.ndarray:
     """Connected-component label of every vertex (left first, then right) of a bipartite graph.  O(V + E), no copy
     of the edges (a class graph may hold 1e8 of them)."""
@@ -448,35 +504,17 @@ def _build(graph: LinkGraph, em: np.ndarray, en: np.ndarray, id_loc: tuple, de_l
 
 
 # ------------------------------------------------------------------------------------------------ search
-class _Search:
-    """One residual component as SAT (module docstring, step 3): variable v ↔ edge ``edges[v - 1]``."""
+class _Incremental:
+    """What both encodings share: one incremental CaDiCaL instance, a conflict budget for all its calls together,
+    and unsatisfiable cores over the cover clauses.  Subclasses set ``solver``, ``budget`` and ``cover`` and write
+    their other constraints with ``_base``."""
 
-    def __init__(self, pb: _Problem, edges: np.ndarray, clauses: np.ndarray, alive: np.ndarray,
-                 conflicts: int) -> None:
-        from pysat.card import CardEnc, EncType
-        from pysat.solvers import Solver
+    solver: object
+    budget: int
+    cover: list[list[int]]
 
-        self.edges = edges
-        self.var = {int(e): i + 1 for i, e in enumerate(edges.tolist())}
-        self.budget = conflicts
-        self.solver = Solver(name="cadical195")
-        top = len(edges)
-        self.person_vars: dict[int, list[int]] = {}
-        for e in edges.tolist():
-            self.person_vars.setdefault(int(pb.em[e]), []).append(self.var[e])
-        for lits in self.person_vars.values():
-            if len(lits) > 1:
-                enc = CardEnc.atmost(lits, 1, top_id=top, encoding=EncType.seqcounter if len(lits) > 6
-                                     else EncType.pairwise)
-                top = max(top, enc.nv)
-                self.solver.append_formula(enc.clauses)
-        self.clauses = clauses
-        self.cover: list[list[int]] = []
-        for k in clauses.tolist():
-            ks = pb.k_edge[pb.k_ptr[k]:pb.k_ptr[k + 1]]
-            self.cover.append([self.var[int(g)] for g in ks[alive[ks]].tolist()])
-        self.solver.append_formula(self.cover)
-        self.top = top
+    def _base(self, s) -> int:  # noqa: ANN001 - a pysat solver
+        raise NotImplementedError
 
     def close(self) -> None:
         self.solver.delete()
@@ -490,24 +528,12 @@ class _Search:
         self.solver.conf_budget(left)
         return self.solver.solve_limited(assumptions=assumptions)
 
-    def model(self) -> np.ndarray:
-        """The current solution as a bool per variable (index v - 1)."""
-        m = np.asarray(self.solver.get_model()[:len(self.edges)], np.int64)
-        return m > 0
-
     def core(self) -> list[int] | None:
         """Indexes (into ``clauses``) of an unsatisfiable core of cover clauses, from a solver with selectors."""
-        from pysat.card import CardEnc, EncType
         from pysat.solvers import Solver
 
         with Solver(name="cadical195") as s:
-            top = self.top
-            for lits in self.person_vars.values():
-                if len(lits) > 1:
-                    enc = CardEnc.atmost(lits, 1, top_id=top, encoding=EncType.seqcounter if len(lits) > 6
-                                         else EncType.pairwise)
-                    top = max(top, enc.nv)
-                    s.append_formula(enc.clauses)
+            top = self._base(s)
             sel = list(range(top + 1, top + 1 + len(self.cover)))
             for v, lits in zip(sel, self.cover, strict=True):
                 s.add_clause([-v, *lits])
@@ -518,10 +544,52 @@ class _Search:
             return sorted(at[v] for v in s.get_core() or [] if v in at)
 
 
+class _Search(_Incremental):
+    """One residual component as SAT (module docstring, step 3): variable v ↔ edge ``edges[v - 1]``."""
+
+    def __init__(self, pb: _Problem, edges: np.ndarray, clauses: np.ndarray, alive: np.ndarray,
+                 conflicts: int) -> None:
+        from pysat.solvers import Solver
+
+        self.edges = edges
+        self.var = {int(e): i + 1 for i, e in enumerate(edges.tolist())}
+        self.budget = conflicts
+        self.person_vars: dict[int, list[int]] = {}
+        for e in edges.tolist():
+            self.person_vars.setdefault(int(pb.em[e]), []).append(self.var[e])
+        self.solver = Solver(name="cadical195")
+        self.top = self._base(self.solver)
+        self.clauses = clauses
+        self.cover: list[list[int]] = []
+        for k in clauses.tolist():
+            ks = pb.k_edge[pb.k_ptr[k]:pb.k_ptr[k + 1]]
+            self.cover.append([self.var[int(g)] for g in ks[alive[ks]].tolist()])
+        self.solver.append_formula(self.cover)
+
+    def _base(self, s) -> int:  # noqa: ANN001 - a pysat solver
+        """At most one household per person into solver ``s``; returns the top variable used."""
+        from pysat.card import CardEnc, EncType
+
+        top = len(self.edges)
+        for lits in self.person_vars.values():
+            if len(lits) > 1:
+                enc = CardEnc.atmost(lits, 1, top_id=top, encoding=EncType.seqcounter if len(lits) > 6
+                                     else EncType.pairwise)
+                top = max(top, enc.nv)
+                s.append_formula(enc.clauses)
+        return top
+
+    def model(self) -> np.ndarray:
+        """The current solution as a bool per variable (index v - 1)."""
+        m = np.asarray(self.solver.get_model()[:len(self.edges)], np.int64)
+        return m > 0
+
+
 def _search(pb: _Problem, edges: np.ndarray, clauses: np.ndarray, alive: np.ndarray, budget: SearchBudget,
             singleton_de: np.ndarray, possible: bool, backbone: bool = True) -> dict:
     """Backbone (certain edges) and, with ``possible``, the possible edges of one residual component, or its
-    refutation / budget verdict.  Returns {"status": "sat" | "unsat" | "budget" | "partial", ...}: "partial" when
+    refutation / budget verdict, on element pairs (the previous encoding; :func:`_search_twins` is the one used).
+    Returns {"status": "sat" | "unsat" | "budget" | "partial", ...}: "partial" when
     a solution was found (the component is consistent) but the budget ran out before every pair was settled (the
     pairs in "certain" are proven; "possible" is missing)."""
     srch = _Search(pb, edges, clauses, alive, budget.conflicts)
@@ -584,6 +652,206 @@ def _search(pb: _Problem, edges: np.ndarray, clauses: np.ndarray, alive: np.ndar
         srch.close()
 
 
+class _TwinSearch(_Incremental):
+    """One residual component as SAT on twin classes (module docstring, "Twin symmetry"; docs/onetomany.md).
+
+    Variable u(P, n) per (residual person class P, household n) that fits: "some member of P is in n".  The f_P
+    unfixed members of P are interchangeable, so "at most one household per person" becomes Σ_n u(P, n) ≤ f_P, and
+    the cover clause of (n, c) is the disjunction of u(P, n) over the classes P disclosed at c that fit n.  Twin
+    households (same trail) are interchangeable too: their rows u(·, n) are ordered lexicographically (lex-leader),
+    which keeps one solution of every orbit.  Every question asked of the solver is invariant under those
+    permutations (a pair whose household has no twin; a class of households), so the answers equal the
+    element-level ones.  A solution is turned into element pairs by giving the households a class uses distinct
+    members of it."""
+
+    def __init__(self, pb: _Problem, edges: np.ndarray, clauses: np.ndarray, alive: np.ndarray, conflicts: int,
+                 id_class: np.ndarray, de_class: np.ndarray) -> None:
+        from pysat.solvers import Solver
+
+        self.pb, self.edges, self.budget = pb, edges, conflicts
+        pm, pn = pb.em[edges], pb.en[edges]
+        cls = id_class[pm]
+        # variables: distinct (person class, household), numbered in order of first edge
+        key = cls * (int(pn.max()) + 1) + pn
+        ukey, first, self.edge_var = np.unique(key, return_index=True, return_inverse=True)
+        self.n_var = len(ukey)
+        self.var_class = cls[first]
+        self.var_n = pn[first]
+        self.edge_var = self.edge_var.astype(np.int64)
+        # members of each class in the component (sorted), and each class's variables
+        persons = np.unique(pm)
+        self.members: dict[int, list[int]] = {}
+        for m in persons.tolist():
+            self.members.setdefault(int(id_class[m]), []).append(m)
+        self.class_vars: dict[int, list[int]] = {}
+        for v, p in enumerate(self.var_class.tolist()):
+            self.class_vars.setdefault(int(p), []).append(v + 1)
+        self.edge_of = {(int(m), int(n)): i for i, (m, n) in enumerate(zip(pm.tolist(), pn.tolist(), strict=True))}
+        self.clauses = clauses
+        self.cover: list[list[int]] = []
+        for k in clauses.tolist():
+            ks = pb.k_edge[pb.k_ptr[k]:pb.k_ptr[k + 1]]
+            loc = np.searchsorted(edges, ks[alive[ks]])
+            self.cover.append(sorted(set((self.edge_var[loc] + 1).tolist())))
+        self.twin_rows = self._twin_rows(de_class)
+        self.solver = Solver(name="cadical195")
+        self.top = self._base(self.solver)
+        self.solver.append_formula(self.cover)
+
+    def _twin_rows(self, de_class: np.ndarray) -> list[list[list[int]]]:
+        """Per class of twin households in the component: each household's row of variables, over the same sorted
+        person classes (twins fit the same people, so the rows line up)."""
+        by_n: dict[int, dict[int, int]] = {}
+        for v, (p, n) in enumerate(zip(self.var_class.tolist(), self.var_n.tolist(), strict=True)):
+            by_n.setdefault(int(n), {})[int(p)] = v + 1
+        groups: dict[int, list[int]] = {}
+        for n in sorted(by_n):
+            groups.setdefault(int(de_class[n]), []).append(n)
+        rows = []
+        for ns in groups.values():
+            if len(ns) > 1:
+                order = sorted(by_n[ns[0]])
+                if any(sorted(by_n[n]) != order for n in ns):
+                    continue             # cannot happen (twins fit the same classes); no symmetry claimed then
+                rows.append([[by_n[n][p] for p in order] for n in ns])
+        return rows
+
+    def _base(self, s) -> int:  # noqa: ANN001 - a pysat solver
+        """Cardinality and lex-leader clauses into solver ``s``; returns the top variable used."""
+        from pysat.card import CardEnc, EncType
+
+        top = self.n_var
+        for p, lits in self.class_vars.items():
+            f = len(self.members[p])
+            if len(lits) > f:
+                enc = CardEnc.atmost(lits, f, top_id=top, encoding=EncType.seqcounter if len(lits) > 6 or f > 1
+                                     else EncType.pairwise)
+                top = max(top, enc.nv)
+                s.append_formula(enc.clauses)
+        for rows in self.twin_rows:
+            for x, y in zip(rows, rows[1:], strict=False):      # x ≥lex y, with e = "equal so far"
+                e = None
+                for xi, yi in zip(x, y, strict=True):
+                    s.add_clause(([-e] if e else []) + [xi, -yi])
+                    top += 1
+                    s.add_clause(([-e] if e else []) + [-xi, -yi, top])
+                    s.add_clause(([-e] if e else []) + [xi, yi, top])
+                    e = top
+        return top
+
+    def model(self) -> np.ndarray:
+        """The current solution as a bool per variable (index v - 1)."""
+        m = np.zeros(self.n_var, bool)
+        got = np.asarray(self.solver.get_model()[:self.n_var], np.int64)
+        m[:len(got)] = got > 0
+        return m
+
+    def selector(self, lits: list[int]) -> int:
+        """A fresh variable s with s → (some of ``lits``), to assume a disjunction."""
+        self.top += 1
+        self.solver.add_clause([-self.top, *lits])
+        return self.top
+
+    def element_model(self, mdl: np.ndarray) -> np.ndarray:
+        """The element pairs of a solution: the households class P uses get distinct members of P (in row order)."""
+        out = np.zeros(len(self.edges), bool)
+        used: dict[int, int] = {}
+        for v in np.flatnonzero(mdl).tolist():
+            p, n = int(self.var_class[v]), int(self.var_n[v])
+            i = used.get(p, 0)
+            used[p] = i + 1
+            out[self.edge_of[(self.members[p][i], n)]] = True
+        return out
+
+
+def _search_twins(pb: _Problem, edges: np.ndarray, clauses: np.ndarray, alive: np.ndarray, budget: SearchBudget,
+                  singleton_de: np.ndarray, possible: bool, backbone: bool, id_class: np.ndarray,
+                  de_class: np.ndarray) -> dict:
+    """:func:`_search` on twin classes (:class:`_TwinSearch`); the same verdicts and the same return value."""
+    srch = _TwinSearch(pb, edges, clauses, alive, budget.conflicts, id_class, de_class)
+    try:
+        ok = srch.solve([])
+        if ok is None:
+            return {"status": "budget"}
+        if ok is False:
+            return {"status": "unsat", "core": srch.core()}
+        first = srch.model()
+        models = [first]
+        sizes = {p: len(ms) for p, ms in srch.members.items()}
+        # candidates: a variable of a one-member class whose household has no twin (a twin person or household
+        # could be swapped in, so no other pair is certain beyond what propagation fixed)
+        single = np.asarray([sizes[int(p)] == 1 for p in srch.var_class.tolist()], bool)
+        cand = set(np.flatnonzero(first & single & singleton_de[srch.var_n]).tolist()) if backbone else set()
+        # a class that fits one household is there in every assignment (propagation fixes these before the search;
+        # kept so that the search alone is exact too)
+        certain: list[int] = [lits[0] - 1 for lits in srch.class_vars.values() if len(lits) == 1] if backbone else []
+        cand -= set(certain)
+        while cand:
+            v = cand.pop()
+            r = srch.solve([-(v + 1)])
+            if r is None:
+                return {"status": "partial", "certain": _var_edges(srch, certain), "model": srch.element_model(first)}
+            if r:
+                mdl = srch.model()
+                models.append(mdl)
+                cand &= set(np.flatnonzero(mdl).tolist())
+            else:
+                certain.append(v)
+        out: dict = {"status": "sat", "certain": _var_edges(srch, certain), "model": srch.element_model(first)}
+        if possible:
+            poss = np.zeros(srch.n_var, bool)
+            for mdl in models:
+                poss |= mdl
+            free: set[int] = set()          # classes some solution leaves a member unassigned: every pair possible
+            for p, lits in srch.class_vars.items():
+                if sum(bool(first[v - 1]) for v in lits) < sizes[p]:
+                    free.add(p)
+            for p, lits in srch.class_vars.items():
+                if p in free:
+                    continue
+                # a solution with fewer than f_P households using P: Σ u ≤ f_P − 1
+                from pysat.card import CardEnc, EncType
+
+                enc = CardEnc.atmost(lits, sizes[p] - 1, top_id=srch.top, encoding=EncType.seqcounter)
+                sel = srch.top = enc.nv + 1
+                for cl in enc.clauses:
+                    srch.solver.add_clause([-sel, *cl])
+                r = srch.solve([sel])
+                if r is None:
+                    return {**out, "status": "partial"}
+                if r:
+                    poss |= srch.model()
+                    free.add(p)
+            # the rest: per (class, class of twin households), a solution using it
+            groups: dict[tuple[int, int], list[int]] = {}
+            for v, (p, n) in enumerate(zip(srch.var_class.tolist(), srch.var_n.tolist(), strict=True)):
+                groups.setdefault((int(p), int(de_class[n])), []).append(v)
+            for (p, _), vs in groups.items():
+                if p in free or poss[vs].any():
+                    poss[vs] = True
+                    continue
+                r = srch.solve([srch.selector([v + 1 for v in vs])])
+                if r is None:
+                    return {**out, "status": "partial"}
+                if r:
+                    poss |= srch.model()
+                    poss[vs] = True
+            for vs in groups.values():                # twins of a household some solution uses
+                if poss[vs].any():
+                    poss[vs] = True
+            out["possible"] = poss[srch.edge_var]
+        return out
+    finally:
+        srch.close()
+
+
+def _var_edges(srch: _TwinSearch, vs: list[int]) -> np.ndarray:
+    """Local edge indexes of the member pairs of the given (certain) variables: a one-member class, or a class
+    that fits one household (every member is there)."""
+    return np.asarray(sorted(srch.edge_of[(m, int(srch.var_n[v]))] for v in vs
+                             for m in srch.members[int(srch.var_class[v])]), np.int64)
+
+
 # ------------------------------------------------------------------------------------------------ driver
 def _fit_only(graph: LinkGraph) -> ManyClasses:
     """Identified reserved: every fitting pair possible, certain iff the person fits one household (REIDIT-M)."""
@@ -615,12 +883,9 @@ def _fit_only(graph: LinkGraph) -> ManyClasses:
 
 
 def _flow(graph: LinkGraph, m: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """Member pairs (m, n) counted per class edge.  O(pairs + E_class log E_class)."""
-    n_dc = len(graph.de_class_size)
-    key = graph.class_ei * n_dc + graph.class_ej
-    order = np.argsort(key, kind="stable")
-    pos = order[np.searchsorted(key[order], graph.id_class[m] * n_dc + graph.de_class[n])]
-    return np.bincount(pos, minlength=len(key)).astype(np.int64)
+    """Member pairs (m, n) counted per class edge.  O(E_class + pairs log E_class)."""
+    pos = _find_class_edges(graph.class_ei, graph.class_ej, graph.id_class[m], graph.de_class[n])
+    return np.bincount(pos, minlength=len(graph.class_ei)).astype(np.int64)
 
 
 def _class_members(graph: LinkGraph, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -688,8 +953,10 @@ def classify_one_to_many(graph: LinkGraph, *, engine: str = "auto", budget: Sear
 class _Exact:
     """The unreserved reading (module docstring, steps 1–3)."""
 
-    def __init__(self, graph: LinkGraph, budget: SearchBudget, possible: bool, backbone: bool = True) -> None:
+    def __init__(self, graph: LinkGraph, budget: SearchBudget, possible: bool, backbone: bool = True,
+                 symmetry: bool = True) -> None:
         self.g = graph
+        self.symmetry = symmetry          # False: the element-level encoding (benchmarks' baseline)
         self.backbone = backbone
         self.budget = budget
         self.want_possible = possible
@@ -722,19 +989,18 @@ class _Exact:
         ci, cj = g.class_ei, g.class_ej
         a = g.id_class_size.astype(np.int64)
         b = g.de_class_size.astype(np.int64)
-        deg_class = np.bincount(ci, weights=b[cj], minlength=len(a)).astype(np.int64)
-        for r in np.flatnonzero(deg_class[g.id_class] == 0).tolist():
-            self.refusals.append(Refusal("orphan", people=(str(self.id_keys[r]),), counts=(1,), key=(0, -1, r)))
         # class-level components; a component too large to expand is left unsolved without expanding it
         lab = _components(len(a), len(b), ci, cj)
         comp_m, comp_n = lab[g.id_class], lab[len(a) + g.de_class]
         n_lab = int(lab.max()) + 1 if len(lab) else 0
-        comp_edges = np.bincount(lab[ci], weights=a[ci] * b[cj], minlength=n_lab).astype(np.int64)
+        deg_class, comp_edges = _class_counts(ci, cj, a, b, lab, n_lab)
+        for r in np.flatnonzero(deg_class[g.id_class] == 0).tolist():
+            self.refusals.append(Refusal("orphan", people=(str(self.id_keys[r]),), counts=(1,), key=(0, -1, r)))
         too_big = comp_edges > self.budget.expand
         for c in np.flatnonzero(too_big).tolist():
             self.unsolved.append(self._budget_refusal(np.flatnonzero(comp_m == c), np.flatnonzero(comp_n == c),
                                                       int(comp_edges[c])))
-        keep_edges = np.flatnonzero(~too_big[lab[ci]])
+        keep_edges = _edges_in(ci, lab, too_big)
         em, en = _expand(g, keep_edges)
         id_loc = _location_lists(g.trails.identified.ones, self.n_loc)
         de_loc = _location_lists(g.trails.deidentified.ones, self.n_loc)
@@ -783,13 +1049,8 @@ class _Exact:
 
     def _class_mask(self, m: np.ndarray, n: np.ndarray) -> np.ndarray:
         g = self.g
-        n_dc = len(g.de_class_size)
-        key = g.class_ei * n_dc + g.class_ej            # sorted by (class_ej, class_ei): search a sorted copy
-        order = np.argsort(key, kind="stable")
-        want = np.unique(g.id_class[m] * n_dc + g.de_class[n])
-        pos = np.searchsorted(key[order], want)
-        mask = np.zeros(len(key), bool)
-        mask[order[pos]] = True
+        mask = np.zeros(len(g.class_ei), bool)
+        mask[_find_class_edges(g.class_ei, g.class_ej, g.id_class[m], g.de_class[n])] = True
         return mask
 
     def _crowded(self, comp_m: np.ndarray, comp_n: np.ndarray, too_big: np.ndarray, id_loc: tuple,
@@ -859,8 +1120,10 @@ class _Exact:
                     self.unsolved.append(self._budget_refusal(persons, np.unique(pb.en[edges]), len(edges)))
                     continue
                 settled = bool(self.refusals)       # refuted elsewhere: only whether this part is consistent matters
-                r = _search(pb, edges, clauses, alive, self.budget, singleton_de,
-                            self.want_possible and not settled, self.backbone and not settled)
+                want = (self.want_possible and not settled, self.backbone and not settled)
+                r = (_search_twins(pb, edges, clauses, alive, self.budget, singleton_de, *want, g.id_class,
+                                   g.de_class) if self.symmetry
+                     else _search(pb, edges, clauses, alive, self.budget, singleton_de, *want))
                 if r["status"] == "budget":
                     self.unsolved.append(self._budget_refusal(persons, np.unique(pb.en[edges]), len(edges)))
                 elif r["status"] == "partial":

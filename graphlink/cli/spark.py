@@ -14,7 +14,7 @@ from graphlink.core.trails import Trails
 from graphlink.engines.spark import engine
 from graphlink.engines.spark.fill import SparkTrails, build
 from graphlink.engines.spark.release import SparkRelease, read
-from graphlink.engines.spark.runtime import get_session
+from graphlink.engines.spark.runtime import get_session, input_bytes
 
 
 def _split(key: str | None) -> list[str] | None:
@@ -25,7 +25,7 @@ def load_trails(release: Path, id_key: str | None, deid_key: str | None, reserve
                 master: str | None, truth: Path | None = None, *, neo4j: bool = False) -> tuple[SparkRelease,
                                                                                                   SparkTrails]:
     """Read, validate and fill the release in Spark (``neo4j``: start the session with the Neo4j connector)."""
-    spark = get_session(master, neo4j=neo4j)
+    spark = get_session(master, neo4j=neo4j, size=input_bytes(release))
     rel = read(spark, str(release), id_key=_split(id_key), deid_key=_split(deid_key), truth=truth)
     return rel, build(rel, reserved, multiplicity)  # type: ignore[arg-type]
 
@@ -104,7 +104,7 @@ def load_release(release: Path, name: str | None, truth: Path | None, replace: b
     from graphlink.engines.spark import bulk as spark_bulk
 
     # the connector is only needed when the import may fall back to it
-    spark = get_session(master, neo4j=bulk != "always")
+    spark = get_session(master, neo4j=bulk != "always", size=input_bytes(release))
     rel = read(spark, str(release), truth=truth)
     with contextlib.closing(_connect()) as st:
         return st.uri, spark_bulk.load_release(rel, st, name, replace=replace, bulk=bulk, progress=progress)

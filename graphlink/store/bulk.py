@@ -174,6 +174,9 @@ class ImportFiles:
     relationships: list[tuple[str, list[str]]] = field(default_factory=list)
     multiline: bool = False
     summary: dict = field(default_factory=dict)
+    #: per kind, the element keys (an Index) and the node id of the first: further groups refer to elements by it
+    ids: dict[str, tuple[pd.Index, int]] = field(default_factory=dict)
+    next_id: int = 0
 
     def arguments(self, *, absolute: bool = False) -> list[str]:
         """The importer's ``--nodes`` / ``--relationships`` options; a node group of label ``""`` takes its labels
@@ -278,6 +281,7 @@ def write_files(folder: Path, frame: pd.DataFrame, truth: pd.DataFrame | None, n
                         len(keys["identified"][0]), len(keys["deidentified"][0]), entities)
     files.relationships.insert(1, ("DISCLOSED_AT", ["DISCLOSED_AT-Identified.header.csv", *rel_files]))
     files.multiline = files.multiline or multiline
+    files.ids, files.next_id = keys, next_id + entities
     return files
 
 
@@ -501,7 +505,7 @@ def _import(store: Store, paths: server.Paths, snapshot: dict, write: Writer, ro
     (job / "csv").mkdir(parents=True)
     _set_journal(paths, phase="importing", job=job.name, release=name, fingerprint=fp,
                  started_at=datetime.now(UTC).isoformat())
-    _note(progress, 0.05, f"writing the import files for {rows:,} disclosures")
+    _note(progress, 0.05, f"writing the import files for {rows:,} rows")
     try:
         files = write(job / "csv")
     except BaseException:  # nothing was imported: only the job folder to drop

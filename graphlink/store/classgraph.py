@@ -22,16 +22,20 @@ classes either way (``cypher/k_unlinkability.cypher``, ``cypher/link_pairs.cyphe
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from graphlink.io.trails import trail_strings
+from graphlink.store.batches import Batches
 
 ELEMENT_LINKS_MAX = int(os.environ.get("GRAPHLINK_ELEMENT_LINKS_MAX", 100_000))
 CHUNK = 20_000
 LINK_CHUNK = 100_000
 LABEL = {"identified": "Identified", "deidentified": "Deidentified"}
+Progress = Callable[[float, str], None] | None
 
 
 def class_arrays(result: Any) -> dict[str, Any]:
@@ -53,77 +57,71 @@ def class_arrays(result: Any) -> dict[str, Any]:
             "null": null, "nu": int(result.nu), "n_null": int(g.n_null)}
 
 
-def write(store: Any, name: str, result: Any) -> str:
-    """Replace the release's link graph by ``result``'s (class level, plus element level when small).
+@dataclass
+class Tables:
+    """The link graph's rows as columns, shared by the two writers (UNWIND batches here, the importer's CSV files
+    in :mod:`graphlink.store.writeback`), so that both write the same nodes, edges and properties.
 
-    Records the data model (reserved side, multiplicity) on the Release node so the Cypher trails follow the
-    engine, and an ``(:Analysis {kind: 'link-graph'})`` node with the counts.  Returns the run id.
-    Cost: O(|M| + |N| + class edges) writes, batched ``UNWIND`` of parallel lists in transactions of ``CHUNK``.
+    Per side (``identified``, ``deidentified``): class ``trail``/``size``/``null`` (cid = position) and the
+    members' ``keys``/``cid``; the class LINKs ``ci``/``cj``/``allowed``/``vital``/``flow`` sorted by ``(ci, cj)``;
+    the element LINKs (``elements``: ``i``, ``d`` keys, ``allowed``, ``vital``, ``matched``) or None; ``analysis``:
+    the extra properties of the ``link-graph`` Analysis node; ``model``: reserved, multiplicity, reason.
     """
+
+    trail: dict[str, list[str]]
+    size: dict[str, np.ndarray]
+    null: dict[str, np.ndarray]
+    keys: dict[str, np.ndarray]
+    cid: dict[str, np.ndarray]
+    ci: np.ndarray
+    cj: np.ndarray
+    allowed: np.ndarray
+    vital: np.ndarray
+    flow: np.ndarray
+    elements: dict[str, np.ndarray] | None
+    analysis: dict[str, Any]
+    model: dict[str, Any]
+
+    @property
+    def rows(self) -> int:
+        """Nodes and relationships to write (for progress and the bulk importer's size rule)."""
+        n = sum(len(s) for s in self.size.values()) + sum(len(k) for k in self.keys.values()) + len(self.ci)
+        return n + (len(self.elements["i"]) if self.elements is not None else 0)
+
+
+def tables(result: Any) -> Tables:
+    """:class:`Tables` of a classified link graph (``EdgeClasses`` or ``ManyClasses``). O(|M| + |N| + class
+    edges), plus O(element edges) for a small release's element LINKs."""
     g = result.graph
     tr = g.trails
     arr = class_arrays(result)
     n_elem = int(g.n_expanded_edges)
     with_elements = n_elem <= ELEMENT_LINKS_MAX and g.expandable
-    drop(store, name)
-    run = store._new_analysis(name, "link-graph", "link-graph", {"class_edges": len(g.class_ei)}, {
-        "edges": n_elem, "class_edges": int(len(g.class_ei)), "element_links": with_elements,
-        "maximum_matching_size": arr["nu"], "n_null": arr["n_null"], "multiplicity": tr.multiplicity,
-        "reserved": tr.reserved})
-    store._query("""MATCH (r:Release {name: $release})
-                    SET r.model_reserved = $reserved, r.model_multiplicity = $multiplicity, r.model_reason = $reason""",
-                 {"release": name, "reserved": tr.reserved, "multiplicity": tr.multiplicity, "reason": tr.reason})
+    trail, size, null, keys, cid = {}, {}, {}, {}, {}
     for side, cls, sizes in (("identified", g.id_class, g.id_class_size),
                              ("deidentified", g.de_class, g.de_class_size)):
         ts = getattr(tr, side)
         first = np.full(len(sizes), -1, np.int64)
         first[cls[::-1]] = np.arange(len(cls))[::-1]            # a representative row per class
-        trails = trail_strings(ts, first)
-        nd = arr["null"].get(side, np.zeros(len(sizes), np.int64))
-        for lo in range(0, len(sizes), CHUNK):
-            hi = min(lo + CHUNK, len(sizes))
-            store._query("""UNWIND range(0, size($cid) - 1) AS i
-                            CREATE (:TrailClass {release: $release, side: $side, cid: $cid[i], trail: $trail[i],
-                                                 size: $size[i], null_degree: $nd[i], run: $run})""",
-                         {"release": name, "side": side, "run": run, "cid": list(range(lo, hi)),
-                          "trail": trails[lo:hi], "size": sizes[lo:hi].tolist(), "nd": nd[lo:hi].tolist()})
-        keys = [str(k) for k in ts.keys]
-        for lo in range(0, len(keys), CHUNK):
-            hi = min(lo + CHUNK, len(keys))
-            store._query(f"""UNWIND range(0, size($key) - 1) AS i
-                             MATCH (e:{LABEL[side]} {{release: $release, key: $key[i]}})
-                             MATCH (c:TrailClass {{release: $release, side: $side, cid: $cid[i]}})
-                             CREATE (e)-[:IN_CLASS]->(c)""",
-                         {"release": name, "side": side, "key": keys[lo:hi], "cid": cls[lo:hi].tolist()})
-    _write_class_links(store, name, run, g.class_ei, g.class_ej, arr)
-    if with_elements:
-        _write_element_links(store, name, run, result, arr)
-    return run
+        trail[side] = trail_strings(ts, first)
+        size[side] = np.asarray(sizes, np.int64)
+        null[side] = np.asarray(arr["null"].get(side, np.zeros(len(sizes), np.int64)), np.int64)
+        keys[side] = np.asarray([str(k) for k in ts.keys], dtype=object)
+        cid[side] = np.asarray(cls, np.int64)
+    order = np.lexsort((g.class_ej, g.class_ei))
+    analysis = {"edges": n_elem, "class_edges": int(len(g.class_ei)), "element_links": with_elements,
+                "maximum_matching_size": arr["nu"], "n_null": arr["n_null"], "multiplicity": tr.multiplicity,
+                "reserved": tr.reserved}
+    return Tables(trail, size, null, keys, cid, np.asarray(g.class_ei, np.int64)[order],
+                  np.asarray(g.class_ej, np.int64)[order], np.asarray(arr["allowed"], bool)[order],
+                  np.asarray(arr["vital"], bool)[order], np.asarray(arr["flow"], np.int64)[order],
+                  element_tables(result, arr) if with_elements else None, analysis,
+                  {"reserved": tr.reserved, "multiplicity": tr.multiplicity, "reason": tr.reason})
 
 
-def _write_class_links(store: Any, name: str, run: str, ci: np.ndarray, cj: np.ndarray, arr: dict) -> None:
-    """Class LINKs in batches of ``LINK_CHUNK``: each batch looks its distinct end classes up once (two index
-    seeks per *class*, not per edge), then creates the edges from list positions: ~3× the per-row-MATCH rate."""
-    order = np.lexsort((cj, ci))
-    for lo in range(0, len(ci), LINK_CHUNK):
-        sel = order[lo:lo + LINK_CHUNK]
-        ua, pa = np.unique(ci[sel], return_inverse=True)
-        ub, pb = np.unique(cj[sel], return_inverse=True)
-        store._query("""MATCH (x:TrailClass {release: $release, side: 'identified'}) WHERE x.cid IN $ua
-                        WITH x ORDER BY x.cid WITH collect(x) AS xs
-                        MATCH (y:TrailClass {release: $release, side: 'deidentified'}) WHERE y.cid IN $ub
-                        WITH xs, y ORDER BY y.cid WITH xs, collect(y) AS ys
-                        UNWIND range(0, size($pa) - 1) AS i
-                        WITH xs[$pa[i]] AS x, ys[$pb[i]] AS y, i
-                        CREATE (x)-[:LINK {allowed: $al[i], vital: $vi[i], flow: $fl[i], run: $run}]->(y)""",
-                     {"release": name, "run": run, "ua": ua.tolist(), "ub": ub.tolist(), "pa": pa.tolist(),
-                      "pb": pb.tolist(), "al": arr["allowed"][sel].tolist(), "vi": arr["vital"][sel].tolist(),
-                      "fl": np.asarray(arr["flow"])[sel].tolist()})
-
-
-def _write_element_links(store: Any, name: str, run: str, result: Any, arr: dict) -> None:
-    """Element-level LINK edges (small releases only): each element edge takes its class edge's verdict;
-    ``matched`` marks the engine's maximum matching (one-to-one)."""
+def element_tables(result: Any, arr: dict) -> dict[str, np.ndarray]:
+    """Element-level LINK rows (small releases only): each element edge takes its class edge's verdict;
+    ``matched`` marks the engine's maximum matching (one-to-one). O(element edges)."""
     g = result.graph
     n_dc = len(g.de_class_size)
     key_class = g.class_ei * n_dc + g.class_ej
@@ -133,27 +131,140 @@ def _write_element_links(store: Any, name: str, run: str, result: Any, arr: dict
     mate = getattr(result, "mate_identified", None)
     matched = (mate[ei] == ej) if mate is not None else np.zeros(len(ei), bool)
     ik, dk = g.trails.identified.keys, g.trails.deidentified.keys
-    for lo in range(0, len(ei), CHUNK):
-        hi = min(lo + CHUNK, len(ei))
-        e = edge_class[lo:hi]
-        store._query("""UNWIND range(0, size($i) - 1) AS n
-                        MATCH (i:Identified {release: $release, key: $i[n]})
-                        MATCH (d:Deidentified {release: $release, key: $d[n]})
-                        CREATE (i)-[:LINK {allowed: $al[n], vital: $vi[n], matched: $ma[n], run: $run}]->(d)""",
-                     {"release": name, "run": run, "i": [str(x) for x in ik[ei[lo:hi]]],
-                      "d": [str(x) for x in dk[ej[lo:hi]]], "al": arr["allowed"][e].tolist(),
-                      "vi": arr["vital"][e].tolist(), "ma": matched[lo:hi].tolist()})
+    return {"i": np.asarray([str(x) for x in ik[ei]], dtype=object),
+            "d": np.asarray([str(x) for x in dk[ej]], dtype=object),
+            "allowed": np.asarray(arr["allowed"], bool)[edge_class],
+            "vital": np.asarray(arr["vital"], bool)[edge_class],
+            "matched": np.asarray(matched, bool)}
+
+
+def write(store: Any, name: str, result: Any, progress: Progress = None, *, table: Tables | None = None) -> str:
+    """Replace the release's link graph by ``result``'s (class level, plus element level when small).
+
+    Records the data model (reserved side, multiplicity) on the Release node so the Cypher trails follow the
+    engine, and an ``(:Analysis {kind: 'link-graph'})`` node with the counts.  Returns the run id.
+    Cost: O(|M| + |N| + class edges) writes: parameterised ``UNWIND`` batches of parallel lists on a few
+    concurrent sessions (:class:`graphlink.store.batches.Batches`); each batch looks its classes up once.
+    ``progress(fraction, message)`` as batches complete.
+    """
+    t = table if table is not None else tables(result)
+    drop(store, name)
+    run = store._new_analysis(name, "link-graph", "link-graph", {"class_edges": t.analysis["class_edges"]},
+                              t.analysis)
+    set_model(store, name, t.model)
+    out = Batches(store, progress, total=t.rows, what="link graph rows")
+    for side in ("identified", "deidentified"):
+        n = len(t.size[side])
+        out.run("""UNWIND range(0, size($cid) - 1) AS i
+                   CREATE (:TrailClass {release: $release, side: $side, cid: $cid[i], trail: $trail[i],
+                                        size: $size[i], null_degree: $nd[i], run: $run})
+                   RETURN count(*) AS n""",
+                ({"release": name, "side": side, "run": run, "cid": list(range(lo, hi)), "trail": t.trail[side][lo:hi],
+                  "size": t.size[side][lo:hi].tolist(), "nd": t.null[side][lo:hi].tolist()}
+                 for lo, hi in _spans(n, CHUNK)), rows="cid")
+    for side in ("identified", "deidentified"):
+        order = np.argsort(t.cid[side], kind="stable")   # batches of (mostly) disjoint classes: few lock waits
+        keys, cids = t.keys[side][order], t.cid[side][order]
+        out.run(f"""MATCH (c:TrailClass {{release: $release, side: $side}}) WHERE c.cid IN $uc
+                    WITH c ORDER BY c.cid WITH collect(c) AS cs WHERE size(cs) = size($uc)
+                    UNWIND range(0, size($key) - 1) AS i
+                    MATCH (e:{LABEL[side]} {{release: $release, key: $key[i]}})
+                    WITH e, cs[$pc[i]] AS c
+                    CREATE (e)-[:IN_CLASS]->(c)
+                    RETURN count(*) AS n""",
+                (_members(name, side, keys[lo:hi], cids[lo:hi]) for lo, hi in _spans(len(keys), LINK_CHUNK)),
+                rows="key")
+    out.run("""MATCH (x:TrailClass {release: $release, side: 'identified'}) WHERE x.cid IN $ua
+               WITH x ORDER BY x.cid WITH collect(x) AS xs WHERE size(xs) = size($ua)
+               MATCH (y:TrailClass {release: $release, side: 'deidentified'}) WHERE y.cid IN $ub
+               WITH xs, y ORDER BY y.cid WITH xs, collect(y) AS ys WHERE size(ys) = size($ub)
+               UNWIND range(0, size($pa) - 1) AS i
+               WITH xs[$pa[i]] AS x, ys[$pb[i]] AS y, i
+               CREATE (x)-[:LINK {allowed: $al[i], vital: $vi[i], flow: $fl[i], run: $run}]->(y)
+               RETURN count(*) AS n""",
+            (_class_links(name, run, t, lo, hi) for lo, hi in _spans(len(t.ci), LINK_CHUNK)), rows="pa")
+    if t.elements is not None:
+        _element_batches(out, name, run, t.elements)
+    return run
+
+
+def set_model(store: Any, name: str, model: dict) -> None:
+    """The data model the link graph was built under, on the Release node (the Cypher trails follow it)."""
+    store._query("""MATCH (r:Release {name: $release})
+                    SET r.model_reserved = $reserved, r.model_multiplicity = $multiplicity, r.model_reason = $reason""",
+                 {"release": name, **model})
+
+
+def _spans(n: int, size: int) -> list[tuple[int, int]]:
+    return [(lo, min(lo + size, n)) for lo in range(0, n, size)]
+
+
+def _members(name: str, side: str, keys: np.ndarray, cids: np.ndarray) -> dict:
+    uc, pc = np.unique(cids, return_inverse=True)
+    return {"release": name, "side": side, "key": keys.tolist(), "uc": uc.tolist(), "pc": pc.tolist()}
+
+
+def _class_links(name: str, run: str, t: Tables, lo: int, hi: int) -> dict:
+    """One batch of class LINKs: its distinct end classes (two index seeks per *class*, not per edge) and the
+    edges as list positions (~3× the per-row-MATCH rate)."""
+    ua, pa = np.unique(t.ci[lo:hi], return_inverse=True)
+    ub, pb = np.unique(t.cj[lo:hi], return_inverse=True)
+    return {"release": name, "run": run, "ua": ua.tolist(), "ub": ub.tolist(), "pa": pa.tolist(),
+            "pb": pb.tolist(), "al": t.allowed[lo:hi].tolist(), "vi": t.vital[lo:hi].tolist(),
+            "fl": t.flow[lo:hi].tolist()}
+
+
+def _element_batches(out: Any, name: str, run: str, el: dict[str, np.ndarray]) -> None:
+    out.run("""UNWIND range(0, size($i) - 1) AS n
+               MATCH (i:Identified {release: $release, key: $i[n]})
+               MATCH (d:Deidentified {release: $release, key: $d[n]})
+               CREATE (i)-[:LINK {allowed: $al[n], vital: $vi[n], matched: $ma[n], run: $run}]->(d)
+               RETURN count(*) AS n""",
+            ({"release": name, "run": run, "i": el["i"][lo:hi].tolist(), "d": el["d"][lo:hi].tolist(),
+              "al": el["allowed"][lo:hi].tolist(), "vi": el["vital"][lo:hi].tolist(),
+              "ma": el["matched"][lo:hi].tolist()} for lo, hi in _spans(len(el["i"]), CHUNK)), rows="i")
+
+
+def _write_element_links(store: Any, name: str, run: str, result: Any, arr: dict) -> None:
+    """Element-level LINK edges (small releases only), as :func:`write` writes them (the Spark writer's too)."""
+    _element_batches(Batches(store), name, run, element_tables(result, arr))
 
 
 def drop(store: Any, name: str) -> None:
-    """Remove the release's written link graph (classes, memberships, class and element LINKs, its Analysis)."""
-    # relationships first, in bounded transactions: a class node of a low-entropy release can carry 1e5 edges
-    store._run_auto("MATCH (:TrailClass {release: $name})-[l:LINK]->() "
-                    "CALL (l) { DELETE l } IN TRANSACTIONS OF 10000 ROWS", {"name": name})
-    store._run_auto("MATCH (c:TrailClass {release: $name})<-[m:IN_CLASS]-() "
-                    "CALL (m) { DELETE m } IN TRANSACTIONS OF 10000 ROWS", {"name": name})
+    """Remove the release's written link graph (classes, memberships, class and element LINKs, its Analysis).
+
+    Relationships first, a class at a time in bounded batches on the concurrent sessions of
+    :class:`graphlink.store.batches.Batches` (a class node of a low-entropy release can carry 1e5 edges): the
+    batches are cut by the classes' degrees (O(1) each), so a transaction deletes about ``LINK_CHUNK`` edges.
+    """
+    out = Batches(store)
+    for side, pattern in (("identified", "(c)-[l:LINK]->()"), ("deidentified", "(c)<-[l:IN_CLASS]-()"),
+                          ("identified", "(c)<-[l:IN_CLASS]-()")):
+        degrees = store._query(f"MATCH (c:TrailClass {{release: $name, side: $side}}) "
+                               f"RETURN c.cid AS cid, COUNT {{ {pattern} }} AS n", {"name": name, "side": side})
+        out.run(f"""MATCH (c:TrailClass {{release: $release, side: $side}}) WHERE c.cid IN $cids
+                    MATCH {pattern} DELETE l RETURN count(*) AS n""",
+                ({"release": name, "side": side, "cids": cids} for cids in _by_weight(degrees, LINK_CHUNK)))
     store._run_auto("MATCH (c:TrailClass {release: $name}) "
                     "CALL (c) { DETACH DELETE c } IN TRANSACTIONS OF 10000 ROWS", {"name": name})
     store._run_auto("MATCH (:Identified {release: $name})-[l:LINK]->() "
                     "CALL (l) { DELETE l } IN TRANSACTIONS OF 10000 ROWS", {"name": name})
     store._query("MATCH (a:Analysis {release: $name, kind: 'link-graph'}) DETACH DELETE a", {"name": name})
+
+
+def _by_weight(records: list, limit: int) -> list[list[int]]:
+    """Class ids in groups of at most ``limit`` edges (a class of more goes alone)."""
+    groups: list[list[int]] = []
+    cur: list[int] = []
+    weight = 0
+    for rec in records:
+        if not rec["n"]:
+            continue
+        if cur and weight + rec["n"] > limit:
+            groups.append(cur)
+            cur, weight = [], 0
+        cur.append(int(rec["cid"]))
+        weight += int(rec["n"])
+    if cur:
+        groups.append(cur)
+    return groups

@@ -33,7 +33,6 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -573,9 +572,11 @@ class Store:
 
     # ------------------------------------------------------------------ write-back
     def _new_analysis(self, name: str, kind: str, method: str, params: dict, extra: dict | None = None) -> str:
+        from graphlink.store.batches import run_id
+
         if not self.release_info(name):
             raise StoreError(f"no release named {name!r} in Neo4j at {self.uri}; load it first")
-        run = f"{kind}-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
+        run = run_id(kind)
         self._query("""MATCH (r:Release {name: $release})
                        CREATE (a:Analysis {run: $run, release: $release, kind: $kind, method: $method,
                                            params: $params, at: datetime()})-[:ON]->(r)
@@ -584,58 +585,49 @@ class Store:
                      "params": json.dumps(params, default=str, sort_keys=True), "extra": extra or {}})
         return run
 
-    def _write_pairs(self, query: str, name: str, run: str, rows: list[dict], **params: Any) -> None:
-        for chunk in _batches(rows, BATCH):
-            self._query(query, {"release": name, "run": run, "rows": list(chunk), **params})
+    def _prepare(self, release: Any, name: str | None) -> tuple[pd.DataFrame, pd.DataFrame | None, str | None, str,
+                                                                 str]:
+        """(frame, truth, source, name, content hash) of a release about to be written (see load_release)."""
+        frame, truth, source, default_name = _release_frame(release)
+        return frame, truth, source, name or default_name, fingerprint(frame, distinct=True)
 
-    def write_link_graph(self, name: str, classes: Any) -> str:
+    def write_results(self, release: Any, name: str | None = None, *, classes: Any = None, audit: Any = None,
+                      reidentification: Any = None, bulk: str = "auto", progress: Progress = None) -> dict:
+        """Load ``release`` if needed and write its link graph (``classes``), audit and re-identification at bulk
+        speed: one bulk import with the release when it is new to an empty local database, else concurrent
+        UNWIND batches (:func:`graphlink.store.writeback.write_results`, which has the details). Returns
+        ``{"release": load summary, "runs": {result: run id}, "method", "why", "seconds"}``."""
+        from graphlink.store import writeback
+
+        return writeback.write_results(self, release, name, classes=classes, audit=audit,
+                                       reidentification=reidentification, bulk=bulk, progress=progress)
+
+    def write_link_graph(self, name: str, classes: Any, progress: Progress = None) -> str:
         """Write a classified link graph (``matching.EdgeClasses`` or ``onetomany.ManyClasses``) at twin-class
         level, plus element-level LINK edges for small releases; replaces the release's previous link graph.
 
         See :mod:`graphlink.store.classgraph` for the graph model.  Returns the run id.
-        Cost: O(|M| + |N| + class edges) writes.
+        Cost: O(|M| + |N| + class edges) writes, in batches on a few concurrent sessions.
         """
         from graphlink.store import classgraph
 
-        return classgraph.write(self, name, classes)
+        return classgraph.write(self, name, classes, progress)
 
-    def write_reidentification(self, name: str, result: Any) -> str:
+    def write_reidentification(self, name: str, result: Any, progress: Progress = None) -> str:
         """Write a ``reidit.Reidentification`` as ``REIDENTIFIED {method, run, reason}`` edges plus its Analysis.
 
         Runs accumulate (each keeps its own edges and provenance). Returns the run id. Cost: O(pairs) writes.
         """
-        pairs = result.pairs
-        summary = dict(getattr(result, "summary", {}) or {})
-        run = self._new_analysis(name, "reidentification", str(result.method), summary,
-                                 {"pairs": len(pairs)})
-        reasons = pairs["reason"] if "reason" in pairs.columns else [""] * len(pairs)
-        rows = [{"i": str(i), "d": str(d), "reason": str(r)}
-                for i, d, r in zip(pairs["identified"], pairs["deidentified"], reasons, strict=True)]
-        self._write_pairs("""UNWIND $rows AS row
-                             MATCH (i:Identified {release: $release, key: row.i})
-                             MATCH (d:Deidentified {release: $release, key: row.d})
-                             CREATE (i)-[:REIDENTIFIED {method: $method, run: $run, reason: row.reason}]->(d)""",
-                          name, run, rows, method=str(result.method))
-        return run
+        from graphlink.store import writeback
+
+        return writeback.write_reidentification(self, name, result, progress)
 
     def write_audit(self, name: str, result: Any) -> str:
         """Write an ``audit.AuditResult``: an Analysis node (k, verdict, counts) and
         ``(:Analysis)-[:VIOLATES {side, union_degree}]->(element)`` for each violator. Returns the run id."""
-        k = int(result.k)
-        extra = {"k": k, "k_unlinkable": bool(result.k_unlinkable), "true_loves": int(result.true_loves),
-                 "maximum_matching_size": int(result.maximum_matching_size)}
-        viol = result.violations
-        run = self._new_analysis(name, "audit", "k-unlinkability", {"k": k}, {**extra, "violations": len(viol)})
-        for kind in KINDS:
-            part = viol[viol["side"] == kind]
-            rows = [{"e": str(e), "u": int(u)} for e, u in zip(part["element"], part["union_degree"], strict=True)]
-            for chunk in _batches(rows, BATCH):
-                self._query(f"""MATCH (a:Analysis {{run: $run}})
-                                UNWIND $rows AS row
-                                MATCH (x:{LABEL[kind]} {{release: $release, key: row.e}})
-                                CREATE (a)-[:VIOLATES {{side: $side, union_degree: row.u}}]->(x)""",
-                            {"run": run, "release": name, "side": kind, "rows": list(chunk)})
-        return run
+        from graphlink.store import writeback
+
+        return writeback.write_audit(self, name, result)
 
     def read_reidentification(self, run: str) -> pd.DataFrame:
         """Pairs of a written re-identification run: identified, deidentified, reason."""

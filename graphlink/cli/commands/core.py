@@ -173,6 +173,31 @@ def _store():
     return connect()
 
 
+@contextlib.contextmanager
+def _progress(title: str) -> Iterator:
+    """A progress bar on stderr (``update(fraction, message)``) while a long write runs; silent when stderr is
+    not a terminal."""
+    if not err.is_terminal:
+        yield None
+        return
+    from rich.markup import escape
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn(escape(title)), BarColumn(), TaskProgressColumn(), TextColumn("{task.description}"),
+                  TimeElapsedColumn(), console=err, transient=True) as prog:
+        task = prog.add_task("", total=1.0)
+        yield lambda fraction, message: prog.update(task, completed=fraction, description=escape(message))
+
+
+def _write_back(rel, name: str, **results) -> tuple[str, str, dict]:
+    """Load the release into Neo4j if needed and write ``results`` (classes, audit, reidentification) at bulk
+    speed (:meth:`graphlink.store.neo4j.Store.write_results`); returns (server URI, a line saying how)."""
+    with contextlib.closing(_store()) as st, _progress("writing to Neo4j") as update:
+        out = st.write_results(rel, name, progress=update, **results)
+    how = "one bulk import with the release" if out["method"] == "bulk-import" else "batched transactions"
+    return st.uri, f"{how} ({out['why']}), {out['seconds']:.1f} s", out["runs"]
+
+
 def _trails(release: Path, id_key: str | None, deid_key: str | None, reserved: ReservedOpt, multiplicity: MultOpt,
             engine: EngineOpt, master: str | None, truth: Path | None = None, store: bool = False):
     """(release, trails) from the chosen engine: core Release/Trails, or graphlink.engines.spark's (same interface for
@@ -313,10 +338,9 @@ def register(app: typer.Typer) -> None:
                 uri, run = spark_cli.store_reidentification(tr, name or rel.name, result)
             note(f"stored as run {markup_text(run)} in {markup_text(uri)}")
         elif store is Store.neo4j:
-            with step("writing to Neo4j"), contextlib.closing(_store()) as st:
-                st.load_release(rel, name or rel.name)
-                run = st.write_reidentification(name or rel.name, result)
-            note(f"stored as run {markup_text(run)} in {markup_text(st.uri)}")
+            uri, how, runs = _write_back(rel, name or rel.name, reidentification=result)
+            note(f"stored as run {markup_text(runs['reidentification'])} in {markup_text(uri)} by "
+                 f"{markup_text(how)}")
         cols = ["identified", "deidentified"] + (["reason"] if explain else [])
         if out is not None:
             with step(f"writing the pairs to {out}"):
@@ -375,11 +399,8 @@ def register(app: typer.Typer) -> None:
                 classes = classify_one_to_many(graph) if tr.one_to_many else classify_edges(graph)
                 result = run_audit(classes, k)
         if store is Store.neo4j and engine is EngineOpt.local:
-            with step("writing to Neo4j"), contextlib.closing(_store()) as st:
-                st.load_release(rel, name or rel.name)
-                st.write_link_graph(name or rel.name, classes)
-                run = st.write_audit(name or rel.name, result)
-            note(f"stored as run {markup_text(run)} in {markup_text(st.uri)}")
+            uri, how, runs = _write_back(rel, name or rel.name, classes=classes, audit=result)
+            note(f"stored as run {markup_text(runs['audit'])} in {markup_text(uri)} by {markup_text(how)}")
         flush_notes()                           # nothing after this can fail: the notes, then the result
         if fmt is AuditFmt.json:
             typer.echo(json.dumps({**result.to_dict(), "model": model_dict(tr)}, indent=2))

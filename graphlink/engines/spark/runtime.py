@@ -5,11 +5,17 @@ The master is ``master`` > ``SPARK_MASTER`` > ``local[*]``; anything Spark reads
 
 * runs the Python workers with this interpreter and this graphlink (``PYTHONPATH``), so ``applyInPandas`` runs
   the driver's code and numba kernels;
-* sizes shuffles for one machine (``GRAPHLINK_SPARK_PARTITIONS``, default 4 × cores) and sets the driver heap
+* sizes shuffles to the input (``GRAPHLINK_SPARK_PARTITIONS``; default 1 for a small input, see
+  :func:`partitions`, else 4 × cores) and sets the driver heap
   (``GRAPHLINK_SPARK_MEMORY``, default a quarter of the machine's memory, 2g to 8g: the local executors share
   it, and 2g ran out building a broadcast join on a 1e5-subject households release) and the spill folder
   (``GRAPHLINK_SPARK_LOCAL_DIR``);
-* logs errors only (``log4j2.properties`` next to this module) and hides the console progress bar.
+* starts fast on a small input (:data:`SMALL_BYTES`): the JIT compiler stops at C1 (``-XX:TieredStopAtLevel=1``:
+  a run of a few dozen short jobs is over before C2's optimised code pays off), the serial garbage collector;
+  everywhere: no web UI, no Hive catalogue (``spark.sql.catalogImplementation=in-memory``);
+* logs errors only (``log4j2.properties`` next to this module, which also keeps the REPL logger from announcing
+  its level), hides the console progress bar, and drops the JVM's one-line notice that Spark's launcher enables
+  the ``jdk.incubator.vector`` module (every other line of the JVM's stderr is passed on: :func:`_forward`).
 
 ``neo4j=True`` adds the Neo4j Connector for Apache Spark (``CONNECTOR``, resolved from Maven Central through
 Ivy at session start; ``spark.jars.packages``) — it must be known before the JVM starts, so ask for it on the
@@ -20,11 +26,13 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
 import sys
 import tempfile
+import threading
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from graphlink.errors import GraphlinkError
 
@@ -83,10 +91,72 @@ def resolve_master(master: str | None = None) -> str:
     return master or os.environ.get("SPARK_MASTER") or "local[*]"
 
 
-def get_session(master: str | None = None, *, neo4j: bool = False) -> SparkSession:
-    """The process's Spark session (created on first call; see the module docstring).  Raises
+#: inputs up to this many bytes start the JVM for short work (C1 JIT, serial GC) and shuffle into one partition:
+#: ``GRAPHLINK_SPARK_SMALL_BYTES``, default 4 MB (about 1e5 rows of CSV)
+SMALL_BYTES = int(os.environ.get("GRAPHLINK_SPARK_SMALL_BYTES", 4 << 20))
+#: the JVM's notice about the module Spark's launcher always adds (not something a user can act on)
+_NOTICES = (b"WARNING: Using incubator modules: jdk.incubator.vector",)
+
+
+def input_bytes(source: object) -> int | None:
+    """Size of a local input (a file, or the files of a folder tree) in bytes; None for a URI or anything else
+    whose size is not known here. O(files)."""
+    if not isinstance(source, str | os.PathLike) or "://" in str(source):
+        return None
+    path = Path(source)
+    try:
+        if path.is_file():
+            return path.stat().st_size
+        if path.is_dir():
+            return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    except OSError:
+        return None
+    return None
+
+
+def partitions(cores: int, size: int | None) -> int:
+    """Shuffle partitions of a local session: ``GRAPHLINK_SPARK_PARTITIONS``, else 1 for a small input (every
+    further partition is another task in each of the few dozen stages a run has, for rows that fit in one),
+    else 4 × cores."""
+    if os.environ.get("GRAPHLINK_SPARK_PARTITIONS"):
+        return int(os.environ["GRAPHLINK_SPARK_PARTITIONS"])
+    return 1 if size is not None and size <= SMALL_BYTES else 4 * cores
+
+
+def _forward(stream: IO[bytes]) -> None:
+    """Copy the JVM's stderr to ours line by line, without :data:`_NOTICES`; returns at end of file."""
+    out = getattr(sys.stderr, "buffer", None)
+    for line in iter(stream.readline, b""):
+        if line.rstrip().startswith(_NOTICES):
+            continue
+        try:
+            if out is not None:
+                out.write(line)
+                out.flush()
+            else:
+                sys.stderr.write(line.decode(errors="replace"))
+        except (OSError, ValueError):  # our stderr is gone: keep draining, so the JVM never blocks on it
+            continue
+
+
+def _start(conf: Any) -> Any:
+    """A SparkContext on a JVM launched here (``spark-submit`` through pyspark's own launcher), whose stderr
+    goes through :func:`_forward`."""
+    from pyspark import SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    gateway = launch_gateway(conf, popen_kwargs={"stderr": subprocess.PIPE})
+    threading.Thread(target=_forward, args=(gateway.proc.stderr,), name="graphlink-spark-stderr",
+                     daemon=True).start()
+    return SparkContext(conf=conf, gateway=gateway)
+
+
+def get_session(master: str | None = None, *, neo4j: bool = False, size: int | None = None) -> SparkSession:
+    """The process's Spark session (created on first call; see the module docstring).  ``size``: the input's
+    size in bytes when known (:func:`input_bytes`), which tunes a new local session for it.  Raises
     :class:`SparkUnavailable` (one line) when pyspark is missing or the JVM does not start."""
     try:
+        from pyspark import SparkConf
         from pyspark.sql import SparkSession
     except ImportError:
         raise SparkUnavailable("the Spark engine needs pyspark: pip install 'graphlink[spark]' (and Java 17)") \
@@ -103,11 +173,9 @@ def get_session(master: str | None = None, *, neo4j: bool = False) -> SparkSessi
                                    "with get_session(neo4j=True) first")
         return active
     url = resolve_master(master)
-    builder = (SparkSession.builder.master(url).appName("graphlink")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-               .config("spark.driver.extraJavaOptions",
-                       f"-Dlog4j2.configurationFile=file:{_HERE / 'log4j2.properties'}"))
+    java = [f"-Dlog4j2.configurationFile=file:{_HERE / 'log4j2.properties'}"]
+    conf = {"spark.ui.showConsoleProgress": "false", "spark.sql.execution.arrow.pyspark.enabled": "true",
+            "spark.sql.catalogImplementation": "in-memory"}
     if url.startswith("local"):
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -119,16 +187,20 @@ def get_session(master: str | None = None, *, neo4j: bool = False) -> SparkSessi
         cores = os.cpu_count() or 2
         if url.startswith("local[") and url[6:-1].isdigit():
             cores = int(url[6:-1])
-        builder = (builder.config("spark.sql.shuffle.partitions",
-                                  os.environ.get("GRAPHLINK_SPARK_PARTITIONS", str(4 * cores)))
-                   .config("spark.driver.memory", os.environ.get("GRAPHLINK_SPARK_MEMORY") or default_memory())
-                   .config("spark.ui.enabled", "false"))
+        conf.update({"spark.sql.shuffle.partitions": str(partitions(cores, size)),
+                     "spark.driver.memory": os.environ.get("GRAPHLINK_SPARK_MEMORY") or default_memory(),
+                     "spark.ui.enabled": "false"})
+        if size is not None and size <= SMALL_BYTES:
+            java += ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"]
+            conf["spark.default.parallelism"] = "1"      # pandas frames made into Spark ones: one slice
         if os.environ.get("GRAPHLINK_SPARK_LOCAL_DIR"):
-            builder = builder.config("spark.local.dir", os.environ["GRAPHLINK_SPARK_LOCAL_DIR"])
+            conf["spark.local.dir"] = os.environ["GRAPHLINK_SPARK_LOCAL_DIR"]
+    conf["spark.driver.extraJavaOptions"] = " ".join(java)
     if neo4j:
-        builder = builder.config("spark.jars.packages", CONNECTOR).config("spark.jars.ivySettings", _ivy_settings())
+        conf.update({"spark.jars.packages": CONNECTOR, "spark.jars.ivySettings": _ivy_settings()})
     try:
-        spark = builder.getOrCreate()
+        _start(SparkConf().setMaster(url).setAppName("graphlink").setAll(list(conf.items())))
+        spark = SparkSession.builder.getOrCreate()
     except Exception as exc:  # JVM missing, Ivy cannot resolve the connector, bad master URL
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SparkUnavailable(f"cannot start Spark on {url}: {first[:300]}") from None
