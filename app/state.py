@@ -37,12 +37,12 @@ DEMOS = {
     "hospitals, with the true name-DNA pairs as ground truth.",
     DEMO_SIMULATED: "3 000 subjects visiting 16 locations with Zipf popularity (α = 0.5, thesis eq. 5.1); "
     "8 locations release every DNA sample, the other 8 withhold 20% of them. Simulated by "
-    "`graphlink.simulate.simulate_zipf` with seed 2006, with ground truth.",
+    "`graphlink.simulation.simulate.simulate_zipf` with seed 2006, with ground truth.",
     DEMO_HOUSEHOLDS: "Thesis Appendix A: 400 households (Homenet's size mix) buy at 24 websites; each website "
     "releases its purchasers' e-mail addresses (identified) and the IP addresses of the households they bought "
     "from (de-identified), and 20% of purchases go unrecorded on the identified side. Several people share one "
     "IP address, so the release is one-to-many: only REIDIT-M and the exact one-to-many pairs apply. Simulated "
-    "by `graphlink.simulate.simulate_households` with seed 2006, with ground truth.",
+    "by `graphlink.simulation.simulate.simulate_households` with seed 2006, with ground truth.",
 }
 SIMULATED_DEMO_PARAMS: dict[str, Any] = dict(subjects=3000, locations=16, alpha=0.5,
                                              withhold=[0.0] * 8 + [0.2] * 8, reserved="deidentified",
@@ -79,7 +79,7 @@ class Loaded:
     """The release the session works on, with its cache key and a human label."""
 
     key: str
-    release: Any  # graphlink.release.Release
+    release: Any  # graphlink.core.release.Release
     label: str
 
 
@@ -134,12 +134,12 @@ def warm_kernels() -> threading.Thread:
     the loading of the library's compiled kernels (about 3 s, longer on a busy machine) happen while a person
     reads the first page, not when they open the Link graph page. Results are not kept: the example is tiny."""
     def work() -> None:
+        from graphlink.analysis.matching import classify_edges
+        from graphlink.analysis.reidit import reidentify
+        from graphlink.core.linkgraph import build_linkgraph
+        from graphlink.core.release import read_release
+        from graphlink.core.trails import build_trails
         from graphlink.errors import GraphlinkError
-        from graphlink.linkgraph import build_linkgraph
-        from graphlink.matching import classify_edges
-        from graphlink.reidit import reidentify
-        from graphlink.release import read_release
-        from graphlink.trails import build_trails
 
         try:
             g = build_linkgraph(build_trails(read_release(DATA_DIR / "thesis_fig3_4.csv")))
@@ -156,17 +156,17 @@ def warm_kernels() -> threading.Thread:
 
 @st.cache_resource(max_entries=4, show_spinner="Loading demo release…")
 def load_demo(label: str) -> Any:
-    from graphlink.release import read_release
+    from graphlink.core.release import read_release
 
     if label == DEMO_THESIS:
         return read_release(DATA_DIR / "thesis_fig3_4.csv", name="thesis_fig3_4",
                             truth=DATA_DIR / "thesis_fig3_4_truth.csv")
     if label == DEMO_SIMULATED:
-        from graphlink.simulate import simulate_zipf
+        from graphlink.simulation.simulate import simulate_zipf
 
         return simulate_zipf(**SIMULATED_DEMO_PARAMS)
     if label == DEMO_HOUSEHOLDS:
-        from graphlink.simulate import simulate_households
+        from graphlink.simulation.simulate import simulate_households
 
         return simulate_households(**HOUSEHOLDS_DEMO_PARAMS)
     raise KeyError(label)
@@ -179,7 +179,7 @@ MAX_ZIP_MEMBERS = 10_000
 
 def read_upload(name: str, data: bytes, truth: tuple[str, bytes] | None = None, *,
                 max_unzipped_bytes: int = MAX_UNZIPPED_BYTES) -> Any:
-    """Read an uploaded CSV / Parquet / zip-of-location-folders through ``graphlink.release.read_release``.
+    """Read an uploaded CSV / Parquet / zip-of-location-folders through ``graphlink.core.release.read_release``.
 
     A zip holds one long table, or location folders at its top level or inside one folder.  Refused with
     a one-line ``ReleaseError``: archives that are not valid zips, encrypted or unsupported members,
@@ -188,8 +188,8 @@ def read_upload(name: str, data: bytes, truth: tuple[str, bytes] | None = None, 
 
     Raises ``graphlink.errors.GraphlinkError`` (ReleaseError ...) with a readable message on bad input.
     """
+    from graphlink.core.release import read_release
     from graphlink.errors import ReleaseError
-    from graphlink.release import read_release
 
     suffix = Path(name).suffix.lower()
     if suffix not in {".csv", ".parquet", ".pq", ".zip"}:
@@ -288,7 +288,7 @@ def _first_line(exc: BaseException) -> str:
 def simulate(subjects: int, locations: int, p: float, withhold: float, seed: int, model: str = "uniform") -> Any:
     """A simulated release with truth: ``simulate_uniform`` (p = visit probability) or ``simulate_zipf``
     (p = Zipf exponent α)."""
-    from graphlink import simulate as sim
+    from graphlink.simulation import simulate as sim
 
     if model == "uniform":
         return sim.simulate_uniform(subjects=subjects, locations=locations, p=p, withhold=withhold,
@@ -300,7 +300,7 @@ def simulate(subjects: int, locations: int, p: float, withhold: float, seed: int
 # --------------------------------------------------------------------------------------------- analyses
 @st.cache_resource(max_entries=16, show_spinner="Building trail matrices (FillTrails)…")
 def trails(key: str, reserved: str, _release: Any) -> Any:
-    from graphlink.trails import build_trails
+    from graphlink.core.trails import build_trails
 
     return build_trails(_release, *model_of(reserved))
 
@@ -314,7 +314,7 @@ def dense(key: str, reserved: str, side: str, _release: Any) -> Any:
 
 @st.cache_resource(max_entries=16, show_spinner="Building the link graph…")
 def graph(key: str, reserved: str, _release: Any) -> Any:
-    from graphlink.linkgraph import build_linkgraph
+    from graphlink.core.linkgraph import build_linkgraph
 
     return build_linkgraph(trails(key, reserved, _release))
 
@@ -324,17 +324,17 @@ def classes(key: str, reserved: str, _release: Any) -> Any:
     """``EdgeClasses`` (one-to-one) or ``ManyClasses`` (one-to-many: possible / certain pairs), same vocabulary."""
     g = graph(key, reserved, _release)
     if g.trails.one_to_many:
-        from graphlink.onetomany import classify_one_to_many
+        from graphlink.analysis.onetomany import classify_one_to_many
 
         return classify_one_to_many(g)
-    from graphlink.matching import classify_edges
+    from graphlink.analysis.matching import classify_edges
 
     return classify_edges(g)
 
 
 @st.cache_resource(max_entries=64, show_spinner="Running re-identification…")
 def reidentification(key: str, reserved: str, method: str, k: int | None, _release: Any) -> Any:
-    from graphlink.reidit import reidentify
+    from graphlink.analysis.reidit import reidentify
 
     data = trails(key, reserved, _release) if method == "complete" else graph(key, reserved, _release)
     return reidentify(data, method, k=k, truth=_release.truth)
@@ -351,8 +351,8 @@ def reid_count(result: Any) -> int:
 @st.cache_resource(max_entries=16, show_spinner="Leave-one-location-out sensitivity…")
 def leave_one_out(key: str, reserved: str, method: str, k: int | None, _release: Any) -> pd.DataFrame:
     """Re-run one method with each location removed (each run is a library call on a reduced release)."""
+    from graphlink.analysis.reidit import reidentify
     from graphlink.errors import GraphlinkError
-    from graphlink.reidit import reidentify
 
     base = reidentification(key, reserved, method, k, _release)
     rows = []
@@ -375,12 +375,12 @@ def location_stats(tr: Any) -> pd.DataFrame:
     """Per-location popularity and entropy.
 
     popularity_c = |gamma_c| / |M| from the library's per-location sizes, and the location entropy
-    H(c) = ``graphlink.theory.binary_entropy(popularity_c)`` (thesis §5.6.1).
+    H(c) = ``graphlink.simulation.theory.binary_entropy(popularity_c)`` (thesis §5.6.1).
     """
-    lib = getattr(optional_module("graphlink.trails"), "location_stats", None)
+    lib = getattr(optional_module("graphlink.core.trails"), "location_stats", None)
     if lib is not None:
         return pd.DataFrame(lib(tr))
-    from graphlink.theory import binary_entropy
+    from graphlink.simulation.theory import binary_entropy
 
     sizes = tr.sizes
     n = max(len(tr.identified.keys), 1)
@@ -392,7 +392,7 @@ def location_stats(tr: Any) -> pd.DataFrame:
 
 def reidentification_bound(tr: Any) -> int:
     """Theoretical maximum number of re-identifications, min(|S|, 2^|C| - 1) (TR02 §5)."""
-    lib = getattr(optional_module("graphlink.trails"), "reidentification_bound", None)
+    lib = getattr(optional_module("graphlink.core.trails"), "reidentification_bound", None)
     if lib is not None:
         return int(lib(tr))
     return int(min(len(tr.identified.keys), 2 ** len(tr.locations) - 1))
@@ -442,7 +442,7 @@ def row_index(key: str, reserved: str, side: str, _release: Any) -> dict[str, in
 
 def explain(key: str, reserved: str, side: str, element: str, _release: Any) -> str:
     """Why an element is or is not re-identified, in plain words, from the library's results: the true-love
-    reason (``graphlink.reidit.true_loves``), the union degree (``EdgeClasses``) and, on graphs small enough
+    reason (``graphlink.analysis.reidit.true_loves``), the union degree (``EdgeClasses``) and, on graphs small enough
     to answer quickly, REIDIT-I's reason.  Markdown, with every value from the release escaped
     (:func:`app.components.text.md`)."""
     from app.components.text import md
@@ -473,8 +473,8 @@ def explain(key: str, reserved: str, side: str, element: str, _release: Any) -> 
 
 @st.cache_resource(max_entries=64, show_spinner="Protecting the release (suppression + exact audit)…")
 def protect(key: str, k: int, method: str, secure: bool, seed: int, _release: Any) -> Any:
-    """``graphlink.unlink.unlink`` (or the secure STRANON run certified by ``unlink.finish``)."""
-    from graphlink.unlink import disclosed_of, finish, unlink
+    """``graphlink.protect.unlink`` (or the secure STRANON run certified by ``unlink.finish``)."""
+    from graphlink.protect import disclosed_of, finish, unlink
 
     if not secure:
         return unlink(_release, k, method, seed)

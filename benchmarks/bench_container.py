@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from graphlink.simulate import simulate_uniform  # noqa: E402
+from graphlink.simulation.simulate import simulate_uniform  # noqa: E402
 from graphlink.store import server  # noqa: E402
 from graphlink.store.neo4j import connect  # noqa: E402
 from tests import containers  # noqa: E402

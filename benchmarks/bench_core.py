@@ -27,13 +27,15 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))     # tests.reference: the thesis's naive formulations
 from _measure import measure  # noqa: E402
 
-from graphlink.linkgraph import build_linkgraph, class_links  # noqa: E402
-from graphlink.matching import dm_classify  # noqa: E402
-from graphlink.reference import dense_link_matrix, reidit_i_precomp  # noqa: E402
-from graphlink.reidit import reidit_c, reidit_i  # noqa: E402
-from graphlink.trails import Trails, TrailSide, full_mask, pack_columns  # noqa: E402
+from graphlink.analysis.matching import dm_classify  # noqa: E402
+from graphlink.analysis.reidit import reidit_c, reidit_i  # noqa: E402
+from graphlink.core.linkgraph import build_linkgraph  # noqa: E402
+from graphlink.core.trails import Trails, TrailSide, full_mask, pack_columns  # noqa: E402
+from graphlink.kernels.links import class_links  # noqa: E402
+from tests.reference import dense_link_matrix, reidit_i_precomp  # noqa: E402
 
 
 def random_packed(n: int, c: int, p: float, rng: np.random.Generator) -> np.ndarray:
@@ -181,7 +183,7 @@ def _run_cli(args: list[str]) -> tuple[float, float, int]:
 def bench_low_entropy(scale: float) -> None:
     import tempfile
 
-    from graphlink.simulate import simulate_probabilities
+    from graphlink.simulation.simulate import simulate_probabilities
 
     profile = [0.5 * r ** -0.6 for r in range(1, 25)]
     for subjects in (int(100_000 * scale), int(1_000_000 * scale)):
@@ -190,7 +192,7 @@ def bench_low_entropy(scale: float) -> None:
             rel = simulate_probabilities(subjects, profile, withhold=0.5, reserved="identified", seed=5)
             rel.frame.to_parquet(path)
             rel.truth.to_csv(truth, index=False)
-            g = build_linkgraph(__import__("graphlink.trails", fromlist=["build_trails"]).build_trails(
+            g = build_linkgraph(__import__("graphlink.core.trails", fromlist=["build_trails"]).build_trails(
                 rel, multiplicity="one-to-one"))
             print(f"low entropy: {subjects:,} subjects × 24 sites, {len(rel.frame):,} rows; "
                   f"{g.n_expanded_edges:,} element edges, {len(g.class_ei):,} class edges")
@@ -249,9 +251,9 @@ def bench_twins(scale: float) -> None:
 
     Each engine runs in its own forked child on the same class graph; "peak RSS" includes the graph the child
     inherits, "(+N)" is the growth over it."""
-    from graphlink.matching import classify_edges, twin_classify
-    from graphlink.simulate import simulate_zipf
-    from graphlink.trails import build_trails
+    from graphlink.analysis.matching import classify_edges, twin_classify
+    from graphlink.core.trails import build_trails
+    from graphlink.simulation.simulate import simulate_zipf
 
     twin_classify(np.ones(2, np.int64), np.ones(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64))  # JIT
     for subjects in (int(100_000 * scale), int(1_000_000 * scale)):

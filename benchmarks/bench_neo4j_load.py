@@ -50,7 +50,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from graphlink.simulate import simulate_uniform
+from graphlink.simulation.simulate import simulate_uniform
 from graphlink.store import server
 from graphlink.store.neo4j import connect
 
@@ -116,9 +116,9 @@ def _report(label: str, r: dict) -> None:
 
 
 def _low_entropy(subjects: int, locations: int, path: Path) -> tuple[int, int]:
-    from graphlink.linkgraph import build_linkgraph
-    from graphlink.simulate import simulate_probabilities
-    from graphlink.trails import build_trails
+    from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.core.trails import build_trails
+    from graphlink.simulation.simulate import simulate_probabilities
 
     profile = [0.5 * r ** -0.6 for r in range(1, locations + 1)]
     rel = simulate_probabilities(subjects, profile, withhold=0.5, reserved="identified", seed=5)

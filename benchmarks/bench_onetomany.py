@@ -1,5 +1,5 @@
 """One-to-many releases read with nothing withheld (``--reserved none``): the exact solver of
-:mod:`graphlink.onetomany` — its search on twin classes (identical people counted, identical households in
+:mod:`graphlink.analysis.onetomany` — its search on twin classes (identical people counted, identical households in
 lex-leader order) beside the same search on element-level pairs (the previous encoding), and the older global
 Dulmage–Mendelsohn surjectivity (unsound: it ignores that cover is per location) — in the same run.
 
@@ -29,7 +29,7 @@ from benchmarks._measure import measure
 def old_certain(graph) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
     """The previous reading: certain iff the person fits one household or the pair is in every maximum matching
     of the fit graph (every household needs *some* distinct person, globally).  O(E·√V)."""
-    from graphlink.matching import dm_classify
+    from graphlink.analysis.matching import dm_classify
 
     ei, ej = graph.ei, graph.ej
     r = dm_classify(graph.n_identified, graph.n_deidentified, ei, ej)
@@ -44,9 +44,9 @@ def wrong(graph, m: np.ndarray, n: np.ndarray, truth: dict) -> int:  # noqa: ANN
 
 
 def population(households: int, locations: int, p: float, seed: int):  # noqa: ANN201
-    from graphlink import simulate as sim
-    from graphlink.linkgraph import build_linkgraph
-    from graphlink.trails import build_trails
+    from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.core.trails import build_trails
+    from graphlink.simulation import simulate as sim
 
     rel = sim.simulate_households(households, p, locations=locations, reserved="none", seed=seed)
     t = time.perf_counter()
@@ -56,7 +56,7 @@ def population(households: int, locations: int, p: float, seed: int):  # noqa: A
 
 
 def exact_case(graph, truth: dict, symmetry: bool = True):  # noqa: ANN001, ANN201
-    from graphlink.onetomany import SearchBudget, _Exact
+    from graphlink.analysis.onetomany import SearchBudget, _Exact
 
     def run() -> str:
         with warnings.catch_warnings():
@@ -87,10 +87,10 @@ CASES = {"twins": ("exact solver, search on twin classes", exact_case),
 
 def low_entropy(runs: int) -> None:
     """The ``graphlink experiment households`` populations (many identical trails): every method per step."""
-    from graphlink.experiments.common import release_of, task_seed
-    from graphlink.linkgraph import build_linkgraph
-    from graphlink.simulate import household_population
-    from graphlink.trails import build_trails
+    from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.core.trails import build_trails
+    from graphlink.simulation.experiments.common import release_of, task_seed
+    from graphlink.simulation.simulate import household_population
 
     probs = 0.5 * np.arange(1, 101, dtype=float) ** -0.6
     print(f"low entropy: {runs} runs of 400 households, Zipf visits over 100 sites, nothing withheld")

@@ -67,7 +67,7 @@ def bench_guard(repeat: int) -> None:
 
 
 def bench_writes(subjects: int) -> None:
-    from graphlink.simulate import simulate_uniform
+    from graphlink.simulation.simulate import simulate_uniform
 
     frame = simulate_uniform(subjects, 20, 0.5, withhold=0.1, seed=7).frame
     folder = Path(tempfile.mkdtemp(prefix="bench-security-"))

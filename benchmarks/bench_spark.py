@@ -1,4 +1,4 @@
-"""The Spark engine (graphlink.spark) at scale, against the local engine where it fits.
+"""The Spark engine (graphlink.engines.spark) at scale, against the local engine where it fits.
 
     python benchmarks/bench_spark.py [--subjects 1e5,1e6,1e7] [--locations 200] [--p 0.03] [--withhold 0]
         [--master local[2]] [--local-max 1e6] [--engines local,spark] [--dir DIR] [--json FILE]
@@ -25,7 +25,7 @@ and the lines it printed on stderr other than graphlink's own (the model note).
 ``--withhold 0`` (default) gives unreserved releases: every location has as many identified as de-identified
 elements, links are trail equality, and every Spark stage is a group-by or an equi-join, linear in the rows.
 With withholding the de-identified side is reserved and the class links are a containment join
-(:mod:`graphlink.spark.links`) whose candidate volume grows with |R|·|S|·p: see docs/scale.md before running
+(:mod:`graphlink.engines.spark.links`) whose candidate volume grows with |R|·|S|·p: see docs/scale.md before running
 that above 1e5 subjects.
 """
 
@@ -145,9 +145,9 @@ def guarded(fn: Any) -> Any:
 
 
 def run_local(path: Path) -> dict:
-    from graphlink.reidit import reidentify
-    from graphlink.release import read_release
-    from graphlink.trails import build_trails
+    from graphlink.analysis.reidit import reidentify
+    from graphlink.core.release import read_release
+    from graphlink.core.trails import build_trails
 
     t: dict[str, Any] = {}
     t0 = time.perf_counter()
@@ -216,14 +216,14 @@ def startup(repeat: int) -> None:
 
 
 def run_spark(path: Path, master: str, split: str, events: Path) -> dict:
-    from graphlink import spark as gs
+    from graphlink.engines import spark as gs
 
     shutil.rmtree(events, ignore_errors=True)
     events.mkdir(parents=True)
     os.environ["PYSPARK_SUBMIT_ARGS"] = (f"--conf spark.eventLog.enabled=true --conf spark.eventLog.dir=file:{events} "
                                          "--conf spark.eventLog.compress=false --conf spark.eventLog.rolling.enabled="
                                          "false pyspark-shell")
-    from graphlink.spark.runtime import get_session, input_bytes
+    from graphlink.engines.spark.runtime import get_session, input_bytes
 
     spark = get_session(master, size=input_bytes(path))    # as the CLI starts it for this input
     t: dict[str, Any] = {}
@@ -231,9 +231,9 @@ def run_spark(path: Path, master: str, split: str, events: Path) -> dict:
     st = gs.trails(str(path), spark=spark)
     counts = st.count_classes()
     t["trails"] = time.perf_counter() - t0
-    from graphlink.spark.components import write_true_loves
-    from graphlink.spark.engine import choose_split
-    from graphlink.spark.links import write_reidit_c
+    from graphlink.engines.spark.components import write_true_loves
+    from graphlink.engines.spark.engine import choose_split
+    from graphlink.engines.spark.links import write_reidit_c
 
     out = events.parent / "written-pairs.parquet"
     t.update(_written("complete", write_reidit_c, st, out))

@@ -21,8 +21,8 @@ import time
 
 
 def one(args: argparse.Namespace) -> dict:
-    from graphlink.simulate import simulate_uniform
-    from graphlink.unlink import Instance, allocate, apply_disclosure, audit_release, utility
+    from graphlink.protect import Instance, allocate, apply_disclosure, audit_release, utility
+    from graphlink.simulation.simulate import simulate_uniform
 
     t = {}
     t0 = time.perf_counter()

@@ -3,7 +3,7 @@
 // the sizes of the classes its class reaches by allowed LINKs, plus its allowed edges to null trails (the
 // withheld records, thesis §4.2.4: the class's null_degree).  It violates k-unlinkability when its union degree is
 // below $k, unless none of those edges goes to a disclosed record (Definition 19 clause 2: it can never be
-// linked).  Same decisions as graphlink.audit.audit(); one-to-many link graphs count possible partners.
+// linked).  Same decisions as graphlink.analysis.audit.audit(); one-to-many link graphs count possible partners.
 // Cost: O(classes + class edges + violators).
 // Output: side, element, union_degree, union_degree_non_null, run (sorted by union_degree, side, element).
 //

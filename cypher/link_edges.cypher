@@ -6,7 +6,7 @@
 // complete side, writing P(x), Q(y) for the locations where they were disclosed and E for the locations where both
 // tables have the same size, x links y iff  P(x) ⊆ Q(y)  and  (Q(y) \ P(x)) ∩ E = ∅.
 // Candidates y are taken from x's rarest location only, then checked: fine for small and medium releases
-// (cost ~ sum over x of |rarest location| x degree). Large releases: graphlink's engine (graphlink.linkgraph).
+// (cost ~ sum over x of |rarest location| x degree). Large releases: graphlink's engine (graphlink.core.linkgraph).
 // One-to-many data: x is the identified side and E is empty (no equality rule).
 // Output: identified, deidentified (sorted by de-identified, then identified); empty for a 'mixed' release.
 //

@@ -85,7 +85,7 @@ FOREACH (_ IN CASE WHEN d IS NULL THEN [] ELSE [1] END | MERGE (x)-[:APPEARS_AS]
 
 // @name finalize
 // Per-location sizes |γ_c| (identified) and |ω_c| (de-identified), release totals and the reserved direction
-// (same rule as graphlink.trails.build_trails(reserved="auto")), then mark the release loaded.
+// (same rule as graphlink.core.trails.build_trails(reserved="auto")), then mark the release loaded.
 MATCH (r:Release {name: $release})
 CALL (r) {
   MATCH (l:Location {release: r.name})

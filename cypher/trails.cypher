@@ -5,7 +5,7 @@
 //   '0' it was not, and its table is complete there;
 //   '*' it was not, but it is on the reserved side and the two tables differ in size there (it may have withheld).
 // Data model: the one the engine decided and Store.write_link_graph recorded on the Release node (model_reserved,
-// model_multiplicity; see graphlink/model.py), else $reserved / $multiplicity, else the one-to-one size test:
+// model_multiplicity; see graphlink/core/model.py), else $reserved / $multiplicity, else the one-to-one size test:
 // unreserved ('none') if |γ_c| = |ω_c| at every location c; de-identified reserved if every |ω_c| <= |γ_c|;
 // identified reserved if every |γ_c| <= |ω_c|; otherwise 'mixed' (such trails have no '*').
 // One-to-many data (several people per de-identified element, Appendix A): identified trails get '*' wherever the

@@ -1,7 +1,10 @@
 """graphlink: trail re-identification (REIDIT), exact true loves and k-unlinkability, with quasi-identifiers.
 
-Data flows one way: release → trails → link graph → analyses → store/app.  The names below are the public API
-for scripts and notebooks; they load lazily, so ``import graphlink`` stays cheap.
+Data flows one way: release → trails → link graph → analyses → store/app, and the modules are laid out by layer
+(CONTRIBUTING.md#layers: kernels, core, analysis, protect, qi, ..., cli).  The names below are the public API for
+scripts and notebooks; they load lazily, so ``import graphlink`` stays cheap.  The module paths of the flat 0.x
+layout (``graphlink.reidit``, ``graphlink.unlink``, ...) still import, with a DeprecationWarning naming the new
+path (:mod:`graphlink._moved`).
 
 =========================  ===================================================================================
 ``read_release``           read a release (CSV/Parquet long table, per-location folders, a DataFrame)
@@ -35,45 +38,46 @@ identified deidentified
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import Any
 
+from graphlink import _moved
 from graphlink.errors import GraphlinkError, ModelAssumptionError, ReleaseError, StoreError
 
 __version__ = "0.1.0"
 
 #: public name -> (module, attribute); imported on first use (PEP 562)
 _EXPORTS: dict[str, tuple[str, str]] = {
-    "Release": ("graphlink.release", "Release"),
-    "read_release": ("graphlink.release", "read_release"),
-    "read_truth": ("graphlink.release", "read_truth"),
-    "thesis_example": ("graphlink.examples", "thesis_example"),
-    "genphen_example": ("graphlink.examples", "genphen_example"),
-    "Trails": ("graphlink.trails", "Trails"),
-    "build_trails": ("graphlink.trails", "build_trails"),
-    "summarize_trails": ("graphlink.trailsio", "summarize"),
-    "LinkGraph": ("graphlink.linkgraph", "LinkGraph"),
-    "Blocks": ("graphlink.linkgraph", "Blocks"),
-    "build_linkgraph": ("graphlink.linkgraph", "build_linkgraph"),
-    "classify_edges": ("graphlink.matching", "classify_edges"),
-    "classify_one_to_many": ("graphlink.onetomany", "classify_one_to_many"),
-    "Reidentification": ("graphlink.reidit", "Reidentification"),
-    "reidentify": ("graphlink.reidit", "reidentify"),
-    "true_loves": ("graphlink.reidit", "true_loves"),
-    "evaluate": ("graphlink.reidit", "evaluate"),
-    "AuditResult": ("graphlink.audit", "AuditResult"),
-    "audit": ("graphlink.audit", "audit"),
-    "unlink": ("graphlink.unlink", "unlink"),
-    "UnlinkResult": ("graphlink.unlink", "UnlinkResult"),
-    "simulate_uniform": ("graphlink.simulate", "simulate_uniform"),
-    "simulate_zipf": ("graphlink.simulate", "simulate_zipf"),
-    "simulate_households": ("graphlink.simulate", "simulate_households"),
-    "read_als": ("graphlink.als", "read_als"),
+    "Release": ("graphlink.core.release", "Release"),
+    "read_release": ("graphlink.core.release", "read_release"),
+    "read_truth": ("graphlink.core.release", "read_truth"),
+    "thesis_example": ("graphlink.io.examples", "thesis_example"),
+    "genphen_example": ("graphlink.io.examples", "genphen_example"),
+    "Trails": ("graphlink.core.trails", "Trails"),
+    "build_trails": ("graphlink.core.trails", "build_trails"),
+    "summarize_trails": ("graphlink.io.trails", "summarize"),
+    "LinkGraph": ("graphlink.core.linkgraph", "LinkGraph"),
+    "Blocks": ("graphlink.core.linkgraph", "Blocks"),
+    "build_linkgraph": ("graphlink.core.linkgraph", "build_linkgraph"),
+    "classify_edges": ("graphlink.analysis.matching", "classify_edges"),
+    "classify_one_to_many": ("graphlink.analysis.onetomany", "classify_one_to_many"),
+    "Reidentification": ("graphlink.analysis.reidit", "Reidentification"),
+    "reidentify": ("graphlink.analysis.reidit", "reidentify"),
+    "true_loves": ("graphlink.analysis.reidit", "true_loves"),
+    "evaluate": ("graphlink.analysis.reidit", "evaluate"),
+    "AuditResult": ("graphlink.analysis.audit", "AuditResult"),
+    "audit": ("graphlink.analysis.audit", "audit"),
+    "unlink": ("graphlink.protect", "unlink"),
+    "UnlinkResult": ("graphlink.protect", "UnlinkResult"),
+    "simulate_uniform": ("graphlink.simulation.simulate", "simulate_uniform"),
+    "simulate_zipf": ("graphlink.simulation.simulate", "simulate_zipf"),
+    "simulate_households": ("graphlink.simulation.simulate", "simulate_households"),
+    "read_als": ("graphlink.qi.als", "read_als"),
     "connect": ("graphlink.store.neo4j", "connect"),
 }
 
 __all__ = ["GraphlinkError", "ModelAssumptionError", "ReleaseError", "StoreError", "__version__", *_EXPORTS]
+
+_moved.install(_EXPORTS)          # the flat layout's module paths (graphlink.reidit, ...) import, with a warning
 
 
 def __getattr__(name: str) -> Any:
@@ -88,16 +92,3 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_EXPORTS))
 
-
-class _Package(types.ModuleType):
-    """``graphlink.audit`` and ``graphlink.unlink`` are both submodules and public functions.  Importing a
-    submodule sets it as an attribute of the package; keep the function there instead (the submodule stays in
-    ``sys.modules`` for ``from graphlink.unlink import ...`` and ``importlib.import_module``)."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _EXPORTS and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-#: re-identification methods (:func:`graphlink.reidit.reidentify`)
+#: re-identification methods (:func:`graphlink.analysis.reidit.reidentify`)
 Method = Literal["complete", "incomplete", "incomplete-k", "multiple", "true-loves"]
 METHODS: tuple[str, ...] = ("complete", "incomplete", "incomplete-k", "multiple", "true-loves")
 #: quasi-identifier anonymisation algorithms (:mod:`graphlink.qi.algorithms`)

@@ -28,9 +28,9 @@ from tests.store_fixtures import fresh_release_name, open_store, point_env_at
 
 @pytest.fixture(params=["plain", "detailed"])
 def csv_reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Small CSV releases read by the plain path of :mod:`graphlink.ingest` (no pandas) or, with it switched
+    """Small CSV releases read by the plain path of :mod:`graphlink.core.ingest` (no pandas) or, with it switched
     off, by the detailed pandas reader: a test using this fixture must hold on both."""
-    import graphlink.ingest as ingest
+    import graphlink.core.ingest as ingest
 
     if request.param == "detailed":
         monkeypatch.setattr(ingest, "PLAIN_MAX_BYTES", 0)
@@ -142,7 +142,7 @@ def spark():
         import pyspark  # noqa: F401
     except ImportError:
         missing("pyspark is not installed (pip install '.[spark]')")
-    from graphlink.spark.runtime import SparkUnavailable, get_session
+    from graphlink.engines.spark.runtime import SparkUnavailable, get_session
 
     os.environ.setdefault("GRAPHLINK_SPARK_PARTITIONS", "4")
     try:

@@ -170,14 +170,14 @@ def _folder_options(case: fi.FolderCase) -> list[str]:
 
 
 def _release_rows(case: Any, path: Path) -> list[tuple]:
-    from graphlink.release import read_release
+    from graphlink.core.release import read_release
 
     kw = {"id_key": case.id_key, "deid_key": case.deid_key} if isinstance(case, fi.FolderCase) else {}
     return [tuple(r) for r in read_release(path, **kw).frame.itertuples(index=False)]
 
 
 def _truth_rows(case: Any, path: Path) -> list[tuple]:
-    from graphlink.release import read_truth
+    from graphlink.core.release import read_truth
 
     return [tuple(r) for r in read_truth(path).itertuples(index=False)]
 

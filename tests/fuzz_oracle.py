@@ -1,5 +1,5 @@
 """An independent reference reader for the fuzz tests: what a release, per-location folder or truth file
-*should* read as, by the documented rules (``graphlink.tabular`` and ``graphlink.release`` docstrings),
+*should* read as, by the documented rules (``graphlink.core.tabular`` and ``graphlink.core.release`` docstrings),
 written from those rules alone with a character-by-character CSV tokenizer and plain pyarrow.
 
 ``expect_*`` functions return a :class:`Verdict`: either the rows the library must keep (and how many
@@ -140,7 +140,7 @@ def tokenize(text: str) -> tuple[list[Record], int | None]:
 
 
 def parse_csv(data: bytes, file: str | None = None) -> Parsed:
-    """Apply the file rules of ``graphlink.tabular`` to raw bytes."""
+    """Apply the file rules of ``graphlink.core.tabular`` to raw bytes."""
     out = Parsed()
     if any(data.startswith(b) for b in UTF16_32_BOMS):
         out.defects.append(Defect(None, None, "UTF-16/32", file))
@@ -322,7 +322,7 @@ def expect_long_parquet(path: Path) -> Verdict:
 
 # ---------------------------------------------------------------------------------------------- folders
 def expect_folder(root: Path, id_key: list[str] | None, deid_key: list[str] | None) -> Verdict:
-    """Reference outcome of a per-location folder release (see ``graphlink.release._read_folder``)."""
+    """Reference outcome of a per-location folder release (see ``graphlink.core.release._read_folder``)."""
     verdict = Verdict()
     entries = sorted(p for p in root.iterdir() if not p.name.startswith("."))
     folders, seen = [], set()

@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphlink import als
+from graphlink.analysis.matching import classify_edges
+from graphlink.analysis.reidit import true_loves
+from graphlink.core.linkgraph import Blocks, build_linkgraph
+from graphlink.core.trails import trails_from_dense
 from graphlink.errors import ReleaseError
-from graphlink.linkgraph import Blocks, build_linkgraph
-from graphlink.matching import classify_edges
-from graphlink.reidit import true_loves
-from graphlink.trails import trails_from_dense
+from graphlink.qi import als
 from tests.oracle import link, oracle_from_edges
 from tests.test_matching import instances
 
@@ -115,8 +115,8 @@ def test_bad_als_files_and_attribute_conflicts_are_clear(tmp_path) -> None:
 
 def test_constraint_makes_more_pairs_certain_and_none_wrong() -> None:
     """Thesis Figure 3.4 with genders: the constraint removes gatc–Ali, and the unique perfect matching stays."""
-    from graphlink.release import read_release
-    from graphlink.trails import build_trails
+    from graphlink.core.release import read_release
+    from graphlink.core.trails import build_trails
     from tests.fixtures import FIG34_TRUTH, fig34
 
     rel = read_release(fig34(), truth=FIG34_TRUTH)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from graphlink.examples import DATA
+from graphlink.io.examples import DATA
 from tests.test_qi_cli import run_cli
 
 GENPHEN = DATA / "genphen"

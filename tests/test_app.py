@@ -55,7 +55,7 @@ def test_starts_on_the_thesis_demo(at: AppTest) -> None:
 
 def test_load_simulated_demo(at: AppTest) -> None:
     from app.state import DEMO_SIMULATED, SIMULATED_DEMO_PARAMS
-    from graphlink.simulate import simulate_zipf
+    from graphlink.simulation.simulate import simulate_zipf
 
     at.radio(key="demo_choice").set_value(DEMO_SIMULATED).run()
     at.button(key="load_demo").click().run()
@@ -71,7 +71,7 @@ def test_load_simulated_demo(at: AppTest) -> None:
 
 @pytest.mark.parametrize("model", ["uniform", "Zipf"])
 def test_simulate_with_sliders(at: AppTest, model: str) -> None:
-    from graphlink import simulate as sim
+    from graphlink.simulation import simulate as sim
 
     at.radio(key="sim_model").set_value(model).run()
     at.slider(key="sim_subjects").set_value(500)
@@ -249,8 +249,8 @@ def test_cypher_console_refuses_writes_and_answers_reads(neo4j_env: str, at: App
 
 @pytest.mark.neo4j
 def test_cypher_examples_on_the_loaded_demo_agree_with_the_library(neo4j_env: str, at: AppTest) -> None:
-    from graphlink.reidit import reidentify
-    from graphlink.release import read_release
+    from graphlink.analysis.reidit import reidentify
+    from graphlink.core.release import read_release
 
     goto(at, "cypher")
     _neo4j_or_skip(at)
@@ -301,7 +301,7 @@ def test_experiments_page(at: AppTest) -> None:
     goto(at, "experiments")
     if any("No experiments" in w.value for w in at.warning):
         pytest.skip("no experiments registered")
-    from graphlink.experiments.registry import load_all
+    from graphlink.simulation.experiments.registry import load_all
 
     name = "popularity" if "popularity" in load_all() else sorted(load_all())[0]
     at.selectbox(key="exp_name").set_value(name).run()

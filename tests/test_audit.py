@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 
-from graphlink.audit import audit
-from graphlink.linkgraph import build_linkgraph
-from graphlink.trails import trails_from_dense
+from graphlink.analysis.audit import audit
+from graphlink.core.linkgraph import build_linkgraph
+from graphlink.core.trails import trails_from_dense
 from tests.fixtures import DNA, FIG71_X, FIG71A_Y, FIG71B_U, FIG71B_Y, FIG83_Y, FIG84_L, NAMES
 from tests.oracle import oracle_from_dense
 from tests.test_matching import instances
@@ -30,7 +30,7 @@ def test_fig71a_is_1_unlinkable_only() -> None:
 
 
 def test_fig71b_is_2_unlinkable() -> None:
-    from graphlink.matching import classify_edges
+    from graphlink.analysis.matching import classify_edges
 
     g = _graph(FIG71B_Y, "deidentified")
     c = classify_edges(g)
@@ -39,7 +39,7 @@ def test_fig71b_is_2_unlinkable() -> None:
 
 
 def test_fig84_external_2_unlinkable_and_union_equals_links() -> None:
-    from graphlink.matching import classify_edges
+    from graphlink.analysis.matching import classify_edges
 
     g = _graph(FIG83_Y, "deidentified")
     links = {(NAMES[i], DNA[j]) for j in range(4) for i in range(4) if FIG84_L[j, i]}

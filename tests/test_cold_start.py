@@ -3,8 +3,8 @@
 ``graphlink --help`` must list every command and choice without importing numba (JIT kernels), scipy, neo4j
 or matplotlib, and ``graphlink trails`` on a small release must summarise it without them: each command
 imports the library it needs when it runs.  Neither loads pandas or pyarrow either (a third of a second): a
-small CSV release is read by the plain path of ``graphlink.ingest`` and summarised by
-``graphlink.trailsio.summary_dict``.  Checked on ``sys.modules`` in a fresh interpreter (a behavioural test,
+small CSV release is read by the plain path of ``graphlink.core.ingest`` and summarised by
+``graphlink.io.trails.summary_dict``.  Checked on ``sys.modules`` in a fresh interpreter (a behavioural test,
 not a timing test).
 """
 
@@ -59,7 +59,7 @@ def test_reidit_c_on_a_large_parquet_release_loads_no_pandas(tmp_path: Path) -> 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from graphlink.ingest import FAST_MIN_ROWS
+    from graphlink.core.ingest import FAST_MIN_ROWS
 
     rng = np.random.default_rng(5)
     n, locs = FAST_MIN_ROWS // 6, 24

@@ -1,4 +1,4 @@
-"""Experiments (graphlink.experiments.*): simulated REIDIT-C against the exact closed form, the fast matrix
+"""Experiments (graphlink.simulation.experiments.*): simulated REIDIT-C against the exact closed form, the fast matrix
 paths against the core's pipeline, and every registered experiment on small settings.
 
 Statistical tolerance for a mean of R independent runs: 4·sd/√R with sd the exact standard deviation of one
@@ -15,11 +15,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from graphlink import simulate as sim
-from graphlink import theory
-from graphlink.experiments import registry
-from graphlink.experiments.common import parallel_map, population_trails, reidit_c_matrix
-from graphlink.experiments.uniqueness_grid import reidit_i_count, zero_star_trails
+from graphlink.simulation import simulate as sim
+from graphlink.simulation import theory
+from graphlink.simulation.experiments import registry
+from graphlink.simulation.experiments.common import parallel_map, population_trails, reidit_c_matrix
+from graphlink.simulation.experiments.uniqueness_grid import reidit_i_count, zero_star_trails
 
 N = 1000
 
@@ -45,7 +45,7 @@ def test_thesis_cell_c10_p05_values():
 
 
 def test_core_reidit_c_on_simulated_release_matches_closed_form():
-    from graphlink.reidit import reidentify
+    from graphlink.analysis.reidit import reidentify
 
     R, C, p = 12, 10, 0.5
     fr = []
@@ -93,7 +93,7 @@ def test_zero_star_trails_shape():
 
 @pytest.mark.parametrize("kind", ["deidentified", "identified", "households"])
 def test_population_trails_equal_fill_trails(kind):
-    from graphlink.trails import build_trails
+    from graphlink.core.trails import build_trails
 
     if kind == "households":
         pop = sim.household_population(60, 0.3, locations=7, withhold=0.2, seed=2)
@@ -111,7 +111,7 @@ def test_population_trails_equal_fill_trails(kind):
 
 
 def test_household_release_reidit_m_is_correct():
-    from graphlink.reidit import reidentify
+    from graphlink.analysis.reidit import reidentify
 
     rel = sim.simulate_households(None, 0.25, locations=30, seed=5)
     res = reidentify(rel, "multiple")            # the default decision reads it as one-to-many
@@ -120,7 +120,7 @@ def test_household_release_reidit_m_is_correct():
 
 
 def test_parallel_map_is_deterministic_across_workers():
-    from graphlink.experiments.popularity import _measure
+    from graphlink.simulation.experiments.popularity import _measure
 
     tasks = [(60, 12, 1.0, 5, r) for r in range(4)]
     serial = parallel_map(_measure, tasks, workers=1, progress=False)

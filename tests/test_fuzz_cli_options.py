@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 
-from graphlink.experiments.registry import load_all
+from graphlink.simulation.experiments.registry import load_all
 from tests import fuzz_inputs as fi
 from tests.fuzz_harness import CASES, check_contract, report_cases, run_cli
 
@@ -28,7 +28,7 @@ def _cases(request: pytest.FixtureRequest):
 @SETTINGS
 @given(args=fi.simulate_args())
 def test_simulate_options(args: list[str]) -> None:
-    from graphlink.release import read_release
+    from graphlink.core.release import read_release
 
     with tempfile.TemporaryDirectory() as d:
         out, truth = Path(d) / "sim.csv", Path(d) / "truth.csv"

@@ -83,7 +83,7 @@ def test_reader_agrees_with_oracle(reader: Reader) -> None:
 def test_written_release_reads_back(data: bytes) -> None:
     """What graphlink writes (``unlink --out``, ``Release.to_csv`` / ``to_parquet``) reads back row for
     row, whatever the values hold (quotes, commas, line breaks, lone carriage returns)."""
-    from graphlink.release import read_release
+    from graphlink.core.release import read_release
 
     CASES["reads-back"] += 1
     verdict = fo.expect_long_csv(data)
@@ -124,7 +124,7 @@ def test_cli_contract(reader: Reader) -> None:
 
 def _check_output(argv: list[str], stdout: str, out: Path, verdict: fo.Verdict) -> None:
     """Downstream no-drop checks on a successful run."""
-    from graphlink.release import read_release
+    from graphlink.core.release import read_release
 
     if argv[0] == "trails" and "csv" in argv:
         listed = {(r[0], r[1]) for r in list(csv.reader(io.StringIO(stdout, newline="")))[1:]}

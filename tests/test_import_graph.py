@@ -1,4 +1,5 @@
-"""The package's module import graph has no cycles, counting imports inside functions too.
+"""The package's module import graph has no cycles and no import runs from a lower layer to a higher one,
+counting imports inside functions too.
 
 A function-level import that only dodges a cycle keeps the cycle: the two modules still cannot be
 understood, tested or split apart one at a time. So every ``import`` / ``from … import`` anywhere in a module
@@ -7,11 +8,18 @@ run). ``from pkg import name`` is an edge to the submodule ``pkg.name`` when tha
 ``pkg``. Importing a submodule is not counted as importing its parent package: a package ``__init__``
 that re-exports its own submodules is the usual layout and is not a cycle unless a submodule imports the
 package back. Exceptions that cannot be removed are listed in ``ALLOWED_CYCLES`` with the reason.
+
+The layers are defined once, in CONTRIBUTING.md's "Layers" table (bottom layer first); this file reads them from
+there.  Every module belongs to the row of the longest name that covers it (``graphlink.core`` covers
+``graphlink.core`` and its modules; ``graphlink.__init__`` covers the package's ``__init__`` only).  An import from
+a module to one of a higher row is an error unless ``ALLOWED_UPWARD`` lists it with the reason; numba is imported
+only by ``graphlink.kernels`` and the modules ``NUMBA_ELSEWHERE`` lists with the reason.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -21,6 +29,16 @@ PACKAGES = ("graphlink", "app")
 
 #: frozenset of module names of a strongly connected component -> why it cannot be broken (none today)
 ALLOWED_CYCLES: dict[frozenset[str], str] = {}
+
+#: (importing module, imported module) -> why it may run from a lower layer to a higher one (none today)
+ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
+
+#: modules outside graphlink.kernels that import numba -> why
+NUMBA_ELSEWHERE: dict[str, str] = {
+    "graphlink.analysis.onetomany": "its propagation and union-find kernels move into kernels/ once the solver's "
+                                    "current rework has landed (moving them now would collide with it)",
+    "graphlink.simulation.experiments.common": "sets numba's thread count in each worker process; no kernel",
+}
 
 
 def modules(root: Path, packages: tuple[str, ...]) -> dict[str, tuple[Path, bool]]:
@@ -125,15 +143,16 @@ def cycles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
 
 def test_package_import_graph_is_acyclic() -> None:
     graph = import_graph(modules(ROOT, PACKAGES))
-    assert len(graph) > 50 and "graphlink.unlink.pipeline" in graph    # the walk really saw the package
+    assert len(graph) > 50 and "graphlink.protect.pipeline" in graph    # the walk really saw the package
     unexpected = [sorted(c) for c in cycles(graph) if c not in ALLOWED_CYCLES]
     assert not unexpected, f"import cycles (function-level imports count): {unexpected}"
 
 
 def test_the_former_cycles_now_go_one_way() -> None:
     graph = import_graph(modules(ROOT, PACKAGES))
-    assert "graphlink.unlink.flow" in graph["graphlink.optimal"]
-    assert not any("graphlink.optimal" in deps for m, deps in graph.items() if m.startswith("graphlink.unlink"))
+    assert "graphlink.protect.flow" in graph["graphlink.protect.optimal"]
+    assert not any("graphlink.protect.optimal" in deps for m, deps in graph.items()
+                   if m.startswith("graphlink.protect"))
     assert "graphlink.secure.transport" in graph["graphlink.secure.protocol"]
     assert "graphlink.secure.protocol" not in graph["graphlink.secure.transport"]
 
@@ -162,3 +181,130 @@ def test_cycle_finder_on_small_packages(tmp_path: Path, files: dict[str, str], e
     _write(tmp_path, files)
     found = cycles(import_graph(modules(tmp_path, ("p",))))
     assert sorted(map(sorted, found)) == sorted(map(sorted, expected))
+
+
+# ------------------------------------------------------------------------------------------------------- layers
+def layer_table(text: str) -> list[tuple[str, list[str]]]:
+    """(layer, module names) of every row of the "Layers" table in CONTRIBUTING.md's text, bottom layer first."""
+    assert "\n## Layers\n" in text, "CONTRIBUTING.md has no '## Layers' section"
+    section = text.split("\n## Layers\n", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("|") or len(cells) < 2 or cells[0] == "layer" or not cells[0].strip("-: "):
+            continue
+        rows.append((cells[0], re.findall(r"`([\w.]+)`", cells[1])))
+    assert rows, "the Layers section has no table"
+    return rows
+
+
+def _covers(name: str, module: str) -> bool:
+    if name.endswith(".__init__"):
+        return module == name.removesuffix(".__init__")
+    return module == name or module.startswith(name + ".")
+
+
+def layer_of(module: str, rows: list[tuple[str, list[str]]]) -> int | None:
+    """Index of the row whose longest name covers ``module``; None when no name does."""
+    best: tuple[int, int] | None = None
+    for i, (_, names) in enumerate(rows):
+        for name in names:
+            if _covers(name, module) and (best is None or len(name) > best[1]):
+                best = (i, len(name))
+    return best[0] if best else None
+
+
+def upward_imports(graph: dict[str, set[str]], rows: list[tuple[str, list[str]]]) -> list[str]:
+    """Every import from a module to one of a higher layer, as readable lines.  O(V + E)."""
+    out = []
+    for module, deps in sorted(graph.items()):
+        here = layer_of(module, rows)
+        for dep in sorted(deps):
+            there = layer_of(dep, rows)
+            if here is not None and there is not None and there > here:
+                out.append(f"{module} ({rows[here][0]}) imports {dep} ({rows[there][0]})")
+    return out
+
+
+def imports_numba(path: Path) -> bool:
+    """Whether a module imports numba anywhere (``if TYPE_CHECKING:`` blocks excepted)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    skip = _type_checking_only(tree)
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "numba" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "numba":
+            return True
+    return False
+
+
+def _rows() -> list[tuple[str, list[str]]]:
+    return layer_table((ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8"))
+
+
+def test_every_module_is_in_a_layer_and_every_layer_name_is_a_module() -> None:
+    mods = modules(ROOT, PACKAGES)
+    rows = _rows()
+    assert [r[0] for r in rows][:3] == ["foundation", "kernels", "core"]      # the table really was read
+    homeless = sorted(m for m in mods if layer_of(m, rows) is None)
+    assert not homeless, f"modules in no row of CONTRIBUTING.md's Layers table: {homeless}"
+    stale = sorted(n for _, names in rows for n in names if not any(_covers(n, m) for m in mods))
+    assert not stale, f"names in CONTRIBUTING.md's Layers table that are no module of the tree: {stale}"
+    named = [n for _, names in rows for n in names]
+    assert len(named) == len(set(named)), "a name appears in two rows of the Layers table"
+
+
+def test_no_import_runs_from_a_lower_layer_to_a_higher_one() -> None:
+    graph = import_graph(modules(ROOT, PACKAGES))
+    rows = _rows()
+    allowed = {f"{a} ({rows[layer_of(a, rows)][0]}) imports {b} ({rows[layer_of(b, rows)][0]})"
+               for a, b in ALLOWED_UPWARD}
+    found = upward_imports(graph, rows)
+    assert not [line for line in found if line not in allowed], \
+        "imports that run up the layers (CONTRIBUTING.md#layers):\n" + "\n".join(found)
+    assert allowed <= set(found), "ALLOWED_UPWARD lists imports that no longer exist"
+
+
+def test_numba_is_imported_by_the_kernels_only() -> None:
+    users = {m for m, (path, _) in modules(ROOT, PACKAGES).items() if imports_numba(path)}
+    assert users, "no module imports numba: the scan is broken"
+    outside = sorted(m for m in users if not _covers("graphlink.kernels", m) and m not in NUMBA_ELSEWHERE)
+    assert not outside, f"numba outside graphlink/kernels/: {outside}"
+    assert set(NUMBA_ELSEWHERE) <= users, "NUMBA_ELSEWHERE lists modules that no longer import numba"
+
+
+TABLE = """
+## Layers
+
+| layer | modules | why |
+|---|---|---|
+| low | `p.__init__`, `p.a` | the bottom |
+| high | `p.b` | above |
+
+## Next
+"""
+
+
+@pytest.mark.parametrize(("files", "expected"), [
+    # an import from the lower layer up, hidden in a function, is found; the import down is fine
+    ({"p/__init__.py": "", "p/a.py": "def f():\n    from p.b import g\n", "p/b.py": "from p.a import f\n"},
+     ["p.a (low) imports p.b (high)"]),
+    # the package face sits in the low layer, so its re-export of a high module runs up
+    ({"p/__init__.py": "from p.b import g\n", "p/a.py": "", "p/b.py": ""}, ["p (low) imports p.b (high)"]),
+    # type-only imports never run
+    ({"p/__init__.py": "", "p/a.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from p.b import g\n",
+      "p/b.py": ""}, []),
+])
+def test_layer_checker_on_small_packages(tmp_path: Path, files: dict[str, str], expected: list[str]) -> None:
+    _write(tmp_path, files)
+    rows = layer_table(TABLE)
+    assert rows == [("low", ["p.__init__", "p.a"]), ("high", ["p.b"])]
+    assert upward_imports(import_graph(modules(tmp_path, ("p",))), rows) == expected
+
+
+def test_numba_scan_sees_function_level_imports(tmp_path: Path) -> None:
+    _write(tmp_path, {"m.py": "def f():\n    import numba\n", "n.py": "from numba import njit\n",
+                      "o.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import numba\n"})
+    assert [imports_numba(tmp_path / f) for f in ("m.py", "n.py", "o.py")] == [True, True, False]

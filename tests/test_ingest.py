@@ -1,4 +1,4 @@
-"""The fast paths of ``read_release`` (graphlink.ingest: Arrow, plain) against the detailed reader.
+"""The fast paths of ``read_release`` (graphlink.core.ingest: Arrow, plain) against the detailed reader.
 
 A fast path only vouches for well-formed files and otherwise hands over to the detailed reader, so on any
 input every path must end the same way: the same rows in the same order, the same warnings, or the same error
@@ -22,10 +22,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import graphlink.ingest as ingest
+import graphlink.core.ingest as ingest
+from graphlink.core.release import read_release
+from graphlink.core.trails import build_trails
 from graphlink.errors import ReleaseError
-from graphlink.release import read_release
-from graphlink.trails import build_trails
 from tests import fuzz_inputs as fi
 from tests.fuzz_harness import read_with_warnings
 
@@ -310,7 +310,7 @@ def test_dedupe_strings_numbers_distinct_values_in_first_appearance_order(values
 @SETTINGS
 @given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=80))
 def test_group_rows_groups_exactly_equal_rows(rows: list[tuple[int, int]]) -> None:
-    from graphlink.kernels import group_rows
+    from graphlink.kernels.hashing import group_rows
 
     words = np.array(rows, dtype=np.uint64).reshape(len(rows), 2)
     half = len(rows) // 2
@@ -322,12 +322,12 @@ def test_group_rows_groups_exactly_equal_rows(rows: list[tuple[int, int]]) -> No
 
 @pytest.mark.parametrize("keys", [["p1", "p2", "p 3"], ["p1", "a,b", "c\"d"], ["x\ry", "z", "w"]])
 def test_pairs_csv_in_bulk_is_what_the_table_writer_writes(keys: list[str]) -> None:
-    """REIDIT-C's pairs written by Arrow are byte for byte those of graphlink.tabular.write_csv."""
+    """REIDIT-C's pairs written by Arrow are byte for byte those of graphlink.core.tabular.write_csv."""
     import io
 
-    from graphlink.pairsio import write_pairs_csv
-    from graphlink.reidit import PairColumns, Reidentification
-    from graphlink.tabular import write_csv
+    from graphlink.analysis.reidit import PairColumns, Reidentification
+    from graphlink.core.tabular import write_csv
+    from graphlink.io.pairs import write_pairs_csv
 
     ident = pa.array(keys, pa.large_string())
     deident = np.array([k.upper() for k in keys], dtype=object)

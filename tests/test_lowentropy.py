@@ -16,13 +16,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import graphlink.linkgraph as lg
-from graphlink.audit import audit
-from graphlink.linkgraph import build_linkgraph
-from graphlink.matching import classify_edges
-from graphlink.reidit import _TightSets, reidentify, true_loves
-from graphlink.simulate import simulate_probabilities
-from graphlink.trails import build_trails, trails_from_dense
+import graphlink.core.linkgraph as lg
+from graphlink.analysis.audit import audit
+from graphlink.analysis.matching import classify_edges
+from graphlink.analysis.reidit import _TightSets, reidentify, true_loves
+from graphlink.core.linkgraph import build_linkgraph
+from graphlink.core.trails import build_trails, trails_from_dense
+from graphlink.simulation.simulate import simulate_probabilities
 from tests.oracle import element_tight_set
 from tests.test_matching import instances
 

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
-from graphlink.linkgraph import build_linkgraph
-from graphlink.matching import classify_edges, maximum_matching
-from graphlink.trails import trails_from_dense
+from graphlink.analysis.matching import classify_edges, maximum_matching
+from graphlink.core.linkgraph import build_linkgraph
+from graphlink.core.trails import trails_from_dense
 from tests.fixtures import A14_M, A14_N
 from tests.oracle import oracle_from_dense
 
@@ -118,8 +118,8 @@ def test_hk_layered_graph_is_fast() -> None:
 
 
 def test_class_neighbour_lookup_equals_expanded_edges() -> None:
-    from graphlink.simulate import simulate_uniform
-    from graphlink.trails import build_trails
+    from graphlink.core.trails import build_trails
+    from graphlink.simulation.simulate import simulate_uniform
 
     g = build_linkgraph(build_trails(simulate_uniform(300, 6, 0.3, withhold=0.3, seed=1)))
     assert (g.id_class_size > 1).any()                                     # twins present

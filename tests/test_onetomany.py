@@ -13,14 +13,14 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from graphlink import simulate as sim
-from graphlink.audit import audit
+from graphlink.analysis.audit import audit
+from graphlink.analysis.onetomany import classify_one_to_many
+from graphlink.analysis.reidit import reidentify, reidit_m, true_loves
+from graphlink.core.linkgraph import build_linkgraph
+from graphlink.core.release import read_release
+from graphlink.core.trails import build_trails
 from graphlink.errors import ModelAssumptionError
-from graphlink.linkgraph import build_linkgraph
-from graphlink.onetomany import classify_one_to_many
-from graphlink.reidit import reidentify, reidit_m, true_loves
-from graphlink.release import read_release
-from graphlink.trails import build_trails
+from graphlink.simulation import simulate as sim
 from tests.fixtures import long_frame
 from tests.oracle import household_oracle
 
@@ -163,7 +163,7 @@ def test_twin_heavy_releases_equal_enumeration(rows) -> None:
 
 def _search_only(g):
     """The exact reading with unit propagation switched off, so the solver (twin classes) decides every pair."""
-    import graphlink.onetomany as om
+    import graphlink.analysis.onetomany as om
 
     def no_propagation(p_ptr, em, e_ptr, e_cl, k_ptr, k_edge, comp, skip):  # noqa: ANN001, ANN202
         n_cl = len(k_ptr) - 1
@@ -184,7 +184,7 @@ def _search_only(g):
 def test_twin_encoding_equals_element_encoding_on_low_entropy_households(h, c, seed) -> None:
     """Beyond the oracle's reach: Zipf-like visits over few locations (many twins), nothing withheld; the search on
     twin classes names the same certain and possible pairs and the same verdict as the element-level search."""
-    from graphlink.onetomany import SearchBudget, _Exact
+    from graphlink.analysis.onetomany import SearchBudget, _Exact
 
     probs = 0.6 * np.arange(1, c + 1, dtype=float) ** -0.8
     rel = sim.simulate_households(h, probs, reserved="none", seed=seed)
@@ -359,7 +359,7 @@ def test_propagation_and_search_refusals_name_locations() -> None:
 def test_budget_refuses_a_component_and_keeps_the_rest(monkeypatch) -> None:
     """A component beyond the search budget is refused in one line (sizes, first elements); pairs proved by
     propagation elsewhere stay (true whenever the model is), and consistency is reported as not checked."""
-    from graphlink.onetomany import SearchBudget
+    from graphlink.analysis.onetomany import SearchBudget
 
     rows = rows_of(ISSUE_CERTAIN) + [(c + "b", k, e + "2") for c, k, e in rows_of(ISSUE_CERTAIN)]
     rows += [("L4", "identified", "u"), ("L4", "identified", "v"), ("L4", "deidentified", "U"),
@@ -374,7 +374,7 @@ def test_budget_refuses_a_component_and_keeps_the_rest(monkeypatch) -> None:
     assert {(str(km[m]), str(kn[n])) for m, n in zip(mc.pair_m, mc.pair_n, strict=True)} == {
         ("a", "X"), ("b", "X"), ("c", "Y"), ("a2", "X2"), ("b2", "X2"), ("c2", "Y2")}
     with pytest.warns(UserWarning, match="beyond the search budget"):
-        monkeypatch.setattr("graphlink.onetomany.SearchBudget", lambda: SearchBudget(pairs=1))
+        monkeypatch.setattr("graphlink.analysis.onetomany.SearchBudget", lambda: SearchBudget(pairs=1))
         tl = true_loves(g)
     assert tl.summary["model_ok"] is None and tl.summary["unsolved"] == 1 and len(tl) == 6
     with pytest.raises(ModelAssumptionError, match="beyond the search budget"):

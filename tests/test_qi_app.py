@@ -75,7 +75,7 @@ def test_cps1988_optimal(page: AppTest) -> None:
 
 def test_trails_name_people_the_k_anonymous_table_protects(page: AppTest) -> None:
     """The page's trail section shows the library's three counts for the release it just made."""
-    from graphlink.qitrails import expose
+    from graphlink.qi.qitrails import expose
 
     page.selectbox(key="qi_source").set_value(datasets.SPECS["acs12"].title).run()
     page.button(key="qi_run").click().run()

@@ -1,4 +1,4 @@
-"""Trails behind a k-anonymous table (graphlink.qitrails): what each attack names is true, k-anonymity holds
+"""Trails behind a k-anonymous table (graphlink.qi.qitrails): what each attack names is true, k-anonymity holds
 against the QI join, and the quasi-identifiers only ever add certain pairs to the trails'."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphlink.qitrails import expose, trail_release
+from graphlink.qi.qitrails import expose, trail_release
 
 
 def pairs(r) -> set[tuple[str, str]]:

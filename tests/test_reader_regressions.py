@@ -21,8 +21,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from graphlink.core.release import read_release, read_truth
 from graphlink.errors import ReleaseError
-from graphlink.release import read_release, read_truth
 from tests.fixtures import fig34
 from tests.fuzz_harness import check_contract, run_cli
 from tests.fuzz_inputs import RICH_MARKUP, TERMINAL, flag_encrypted, zip_bomb
@@ -362,7 +362,7 @@ def test_simulate_bad_numbers(tmp_path: Path, args: list[str], needle: str) -> N
 ])
 def test_popularity_csv_names_row_and_column(tmp_path: Path, content: str, row: int, column: str | None) -> None:
     """Was: a blank location read as 'nan'; a bad purchasers value became 0% withholding; pandas' messages."""
-    from graphlink.simulate import read_popularities
+    from graphlink.simulation.simulate import read_popularities
 
     with pytest.raises(ReleaseError) as exc:
         read_popularities(csv_file(tmp_path, content), population=100)

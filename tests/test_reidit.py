@@ -7,15 +7,15 @@ import pandas as pd
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from graphlink.analysis.matching import classify_edges
+from graphlink.analysis.reidit import evaluate, reidentify, reidit_c, reidit_i, reidit_ik, reidit_m, true_loves
+from graphlink.core.linkgraph import build_linkgraph
+from graphlink.core.release import read_release
+from graphlink.core.trails import build_trails, trails_from_dense
 from graphlink.errors import ReleaseError
-from graphlink.linkgraph import build_linkgraph
-from graphlink.matching import classify_edges
-from graphlink.reference import reidit_i_precomp
-from graphlink.reidit import evaluate, reidentify, reidit_c, reidit_i, reidit_ik, reidit_m, true_loves
-from graphlink.release import read_release
-from graphlink.simulate import simulate_uniform
-from graphlink.trails import build_trails, trails_from_dense
+from graphlink.simulation.simulate import simulate_uniform
 from tests.fixtures import A14_M, A14_N, FIG34_TRUTH, FIG71_X, FIG71A_Y, NAMES, fig34
+from tests.reference import reidit_i_precomp
 from tests.test_matching import instances
 
 S = -1
@@ -151,7 +151,7 @@ def test_simulated_releases_have_no_wrong_reidentification(n, c, p, q, seed) -> 
 
 
 def test_advisor_table_a1() -> None:
-    from graphlink.advisor import advise
+    from graphlink.analysis.advisor import advise
 
     assert advise("one-to-one", "none").methods[:2] == ("true-loves", "complete")
     assert advise("one-to-one", "identified").methods[1] == "incomplete"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from graphlink.core.release import ReleaseWarning, read_release, read_truth
 from graphlink.errors import ReleaseError
-from graphlink.release import ReleaseWarning, read_release, read_truth
 from tests.fixtures import fig34
 
 pytestmark = pytest.mark.usefixtures("csv_reader")      # every test on both readers of small CSV releases

@@ -64,7 +64,7 @@ def test_audit_graph_matches_brute_force_definition_19(nl, nr, n_full, seed, k):
 
 
 def _random_release(seed):
-    from graphlink.simulate import simulate_uniform
+    from graphlink.simulation.simulate import simulate_uniform
 
     rng = random.Random(seed)
     return simulate_uniform(rng.randint(6, 30), rng.randint(2, 5), rng.uniform(0.3, 0.8),

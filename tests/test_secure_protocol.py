@@ -49,13 +49,13 @@ def test_figure_8_4_external_2_unlinkability_holds():
 
 
 def test_figure_8_4_agrees_with_core_audit():
-    pytest.importorskip("graphlink.audit")
+    pytest.importorskip("graphlink.analysis.audit")
     import pandas as pd
 
-    from graphlink.audit import audit
-    from graphlink.linkgraph import build_linkgraph
-    from graphlink.release import read_release
-    from graphlink.trails import build_trails
+    from graphlink.analysis.audit import audit
+    from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.core.release import read_release
+    from graphlink.core.trails import build_trails
 
     rows = [(c, "identified", m) for c in LOCS for m in sorted(GAMMA[c])]
     rows += [(c, "deidentified", n) for c in LOCS for n in sorted(FIG_8_3[c])]
@@ -190,7 +190,7 @@ def test_separate_processes_over_loopback_agree_with_in_process():
 
 def test_secure_unlink_returns_release_and_report():
     from graphlink.secure import secure_unlink
-    from graphlink.simulate import simulate_uniform
+    from graphlink.simulation.simulate import simulate_uniform
 
     rel = simulate_uniform(40, 4, 0.5, withhold=0.3, seed=2)
     out = secure_unlink(rel, 2, "greedy-dedup", 4)
@@ -207,9 +207,9 @@ def test_secure_unlink_returns_release_and_report():
 
 
 def test_secure_unlink_output_passes_core_certification():
-    unlink = pytest.importorskip("graphlink.unlink")
+    unlink = pytest.importorskip("graphlink.protect")
     from graphlink.secure import secure_unlink
-    from graphlink.simulate import simulate_uniform
+    from graphlink.simulation.simulate import simulate_uniform
 
     rel = simulate_uniform(60, 5, 0.5, withhold=0.2, seed=9)
     new, _ = secure_unlink(rel, 3, "force-dedup", 1)
@@ -223,7 +223,7 @@ def test_contributor_veto_makes_contributor_views_exact():
     import random
 
     from graphlink.secure import secure_unlink
-    from graphlink.simulate import simulate_uniform
+    from graphlink.simulation.simulate import simulate_uniform
 
     for seed in range(15):
         rng = random.Random(seed)

@@ -1,4 +1,4 @@
-"""Generators (graphlink.simulate) and closed forms (graphlink.theory).
+"""Generators (graphlink.simulation.simulate) and closed forms (graphlink.simulation.theory).
 
 Tolerances are derived from the sample sizes: a Binomial(n, q) count is checked within Z = 4.5 standard
 deviations (two-sided tail ~7e-6 per check; every test here makes at most a few hundred checks, so a false
@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from graphlink import simulate as sim
-from graphlink import theory
 from graphlink.errors import ReleaseError
+from graphlink.simulation import simulate as sim
+from graphlink.simulation import theory
 
 Z = 4.5
 

@@ -1,6 +1,6 @@
-"""The Spark engine (graphlink.spark) against the local engine, the oracle: the thesis example, releases built from the
-core properties' hypothesis instances, 1e5-subject simulations (uniform, households, low entropy), bad input and
-the CLI.  Real Spark in local[2] (one session for the whole run, ``spark`` fixture)."""
+"""The Spark engine (graphlink.engines.spark) against the local engine, the oracle: the thesis example, releases built
+from the core properties' hypothesis instances, 1e5-subject simulations (uniform, households, low entropy), bad input
+and the CLI.  Real Spark in local[2] (one session for the whole run, ``spark`` fixture)."""
 
 from __future__ import annotations
 
@@ -15,18 +15,18 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from graphlink import spark as gs
-from graphlink.audit import audit
+from graphlink.analysis.audit import audit
+from graphlink.analysis.matching import classify_edges
+from graphlink.analysis.onetomany import classify_one_to_many
+from graphlink.analysis.reidit import reidentify
+from graphlink.core.linkgraph import build_linkgraph
+from graphlink.core.release import ReleaseWarning, read_release
+from graphlink.core.trails import build_trails
+from graphlink.engines import spark as gs
+from graphlink.engines.spark import components
 from graphlink.errors import GraphlinkError, ModelAssumptionError, ReleaseError
-from graphlink.linkgraph import build_linkgraph
-from graphlink.matching import classify_edges
-from graphlink.onetomany import classify_one_to_many
-from graphlink.reidit import reidentify
-from graphlink.release import ReleaseWarning, read_release
-from graphlink.simulate import simulate_households, simulate_probabilities, simulate_uniform
-from graphlink.spark import components
-from graphlink.trails import build_trails
-from graphlink.trailsio import summarize
+from graphlink.io.trails import summarize
+from graphlink.simulation.simulate import simulate_households, simulate_probabilities, simulate_uniform
 from tests.test_lowentropy import PROFILE, twin_heavy
 from tests.test_matching import instances
 from tests.test_onetomany import ISSUE_CERTAIN, ISSUE_CROWDED, household_releases, rows_of
@@ -101,7 +101,7 @@ def test_thesis_example_equals_local(spark) -> None:
 def test_auto_split_sends_the_driver_what_its_memory_holds(spark, monkeypatch) -> None:
     """``split="auto"``: the driver while the elements fit 40 % of its memory at the measured bytes per element
     (1.2e7 on 24 GB), the component split beyond; the environment variable overrides."""
-    from graphlink.spark import engine
+    from graphlink.engines.spark import engine
 
     st_ = gs.trails(str(FIG34), spark=spark)
     monkeypatch.delenv("GRAPHLINK_SPARK_DRIVER_ELEMENTS", raising=False)
@@ -237,9 +237,9 @@ def test_components_by_distributed_stars_equal_driver_labels(spark) -> None:
 
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_class_links_by_every_anchor_plan_equal_local(spark, monkeypatch, k) -> None:
-    """Every join plan of graphlink.spark.links (1, 2 or 3 rarest anchors) gives the local class edges, on a
+    """Every join plan of graphlink.engines.spark.links (1, 2 or 3 rarest anchors) gives the local class edges, on a
     reserved release with equal-size locations (E key) and withheld ones (containment part)."""
-    from graphlink.spark import engine, links
+    from graphlink.engines.spark import engine, links
 
     calls = []
     plan = links.anchor_plan
@@ -399,7 +399,7 @@ def _parts(folder: Path) -> pd.DataFrame:
 def test_reidit_c_written_by_the_executors_equals_local(spark, tmp_path, fmt) -> None:
     """REIDIT-C's pairs written from the executors (never collected) are the local engine's, reasons included,
     keys that need quoting included; an existing folder is refused."""
-    from graphlink.spark.links import write_reidit_c
+    from graphlink.engines.spark.links import write_reidit_c
 
     path = _hostile_release(tmp_path)
     want = reidentify(build_trails(read_release(path), "none"), "complete", explain=True)
@@ -505,8 +505,8 @@ def _graph_state(store, name: str) -> dict:
 def test_neo4j_connector_writes_what_the_local_store_writes(spark, neo4j_server, neo4j_store, release_name) -> None:
     """The Neo4j Connector for Apache Spark writes the same graph as the local store: release (same fingerprint),
     twin classes, memberships, class and element LINKs with their verdicts, pairs and audit violators."""
-    from graphlink.spark import neo4j as gneo
-    from graphlink.spark.runtime import CONNECTOR
+    from graphlink.engines.spark import neo4j as gneo
+    from graphlink.engines.spark.runtime import CONNECTOR
 
     if CONNECTOR not in (spark.conf.get("spark.jars.packages", "") or ""):
         pytest.fail("the Spark test session started without the Neo4j connector (Maven Central unreachable?)")

@@ -1,4 +1,4 @@
-"""Bulk import from files written by Spark (:mod:`graphlink.spark.bulk`) against the local engine's bulk import.
+"""Bulk import from files written by Spark (:mod:`graphlink.engines.spark.bulk`) against the local engine's bulk import.
 
 Each release is bulk-imported by the local engine into the empty database, its whole graph read back (every node
 with every property value and Cypher type, every relationship by its end nodes' keys); the database is emptied
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from graphlink.core.release import Release, read_release
 from graphlink.errors import StoreError
-from graphlink.release import Release, read_release
-from graphlink.simulate import simulate_uniform
+from graphlink.simulation.simulate import simulate_uniform
 from graphlink.store import bulk
 from graphlink.store.neo4j import connect
 from tests import test_store_bulk as tsb
@@ -44,8 +44,8 @@ def _simulated() -> tuple[Release, Release]:
 
 @pytest.mark.parametrize("make", [_thesis, _simulated], ids=["thesis-fig3-4", "simulated-tricky"])
 def test_spark_bulk_import_builds_the_local_graph(local, store, spark, make):
-    from graphlink.spark import bulk as spark_bulk
-    from graphlink.spark.release import read
+    from graphlink.engines.spark import bulk as spark_bulk
+    from graphlink.engines.spark.release import read
 
     rel, source = make()  # the Spark engine reads the file itself (thesis) or the same in-memory release
     name = "same"
@@ -83,8 +83,8 @@ def test_spark_bulk_import_builds_the_local_graph(local, store, spark, make):
 
 def test_spark_files_are_the_local_files(spark, tmp_path):
     """Offline: the Spark-written groups hold the rows the local writer writes (ids aside: they are not stored)."""
-    from graphlink.spark import bulk as spark_bulk
-    from graphlink.spark.release import read
+    from graphlink.engines.spark import bulk as spark_bulk
+    from graphlink.engines.spark.release import read
     from graphlink.store.neo4j import _release_frame, fingerprint
 
     rel, _ = _simulated()

@@ -1,4 +1,4 @@
-"""How graphlink starts Spark (graphlink/spark/runtime.py): a session sized to its input, and nothing on stderr
+"""How graphlink starts Spark (graphlink/engines/spark/runtime.py): a session sized to its input, and nothing on stderr
 that a user cannot act on. The last test starts the CLI's own JVM in a process of its own."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from graphlink.spark import runtime
+from graphlink.engines.spark import runtime
 
 DATA = Path(__file__).resolve().parent.parent / "graphlink" / "data"
 

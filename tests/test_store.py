@@ -1,6 +1,6 @@
 """The Neo4j store against a live server: loading, Cypher library == Python engine, write-back, read-only runner.
 
-Oracles: the core engine (graphlink.trails / linkgraph / reidit / matching / audit) on the same random simulated
+Oracles: the core engine (graphlink.core.trails / linkgraph / reidit / matching / audit) on the same random simulated
 releases; the input frame itself for round trips.
 """
 
@@ -9,14 +9,14 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from graphlink.audit import audit
+from graphlink.analysis.audit import audit
+from graphlink.analysis.matching import classify_edges
+from graphlink.analysis.reidit import reidentify, reidit_c
+from graphlink.core.linkgraph import build_linkgraph
+from graphlink.core.release import read_release
+from graphlink.core.trails import build_trails
 from graphlink.errors import StoreError
-from graphlink.linkgraph import build_linkgraph
-from graphlink.matching import classify_edges
-from graphlink.reidit import reidentify, reidit_c
-from graphlink.release import read_release
-from graphlink.simulate import simulate_uniform
-from graphlink.trails import build_trails
+from graphlink.simulation.simulate import simulate_uniform
 
 pytestmark = pytest.mark.neo4j
 
@@ -47,7 +47,7 @@ def loaded(request, neo4j_store):
     name = f"test-sim-{reserved}-{seed}"
     neo4j_store.drop_release(name)
     neo4j_store.load_release(rel, name=name)
-    # simulated one-to-one data: identified withholding would otherwise be read one-to-many (graphlink.model)
+    # simulated one-to-one data: identified withholding would otherwise be read one-to-many (graphlink.core.model)
     yield name, rel, build_trails(rel, multiplicity="one-to-one")
     neo4j_store.drop_release(name)
 
@@ -205,8 +205,8 @@ def test_link_graph_write_back_and_k_unlinkability_equal_engine(neo4j_store, loa
 
 def test_one_to_many_link_graph_and_trails_follow_the_engine(neo4j_store, release_name):
     """Households (Appendix A): the model the engine decides is recorded, so Cypher trails/links match it."""
-    from graphlink.onetomany import classify_one_to_many
-    from graphlink.simulate import simulate_households
+    from graphlink.analysis.onetomany import classify_one_to_many
+    from graphlink.simulation.simulate import simulate_households
 
     rel = simulate_households(30, 0.3, locations=6, withhold=0.2, seed=4)
     trails = build_trails(rel)

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from graphlink.core.release import Release, read_release
 from graphlink.errors import StoreError
-from graphlink.release import Release, read_release
-from graphlink.simulate import simulate_uniform
+from graphlink.simulation.simulate import simulate_uniform
 from graphlink.store import bulk, server
 from graphlink.store.neo4j import Store, connect
 
@@ -329,11 +329,11 @@ def test_a_swap_interrupted_half_way_is_completed_by_the_next_start(local, store
 def _results(rel: Release) -> dict:
     """The link graph, an audit with violations (the smallest k of 2, 4, 8, ... that has some) and REIDIT-I pairs
     (with reasons) of ``rel``, as the CLI computes them."""
-    from graphlink.audit import audit
-    from graphlink.linkgraph import build_linkgraph
-    from graphlink.matching import classify_edges
-    from graphlink.reidit import reidentify
-    from graphlink.trails import build_trails
+    from graphlink.analysis.audit import audit
+    from graphlink.analysis.matching import classify_edges
+    from graphlink.analysis.reidit import reidentify
+    from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.core.trails import build_trails
 
     tr = build_trails(rel)
     classes = classify_edges(build_linkgraph(tr))

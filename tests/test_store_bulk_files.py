@@ -11,7 +11,7 @@ import csv
 import numpy as np
 import pandas as pd
 
-from graphlink.simulate import simulate_uniform
+from graphlink.simulation.simulate import simulate_uniform
 from graphlink.store import bulk
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from graphlink.simulate import simulate_uniform
+from graphlink.simulation.simulate import simulate_uniform
 from graphlink.store import server
 from graphlink.store.neo4j import connect
 from tests.processes import stop

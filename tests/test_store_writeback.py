@@ -31,12 +31,12 @@ def _small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_one_to_many_results_equal_plain_queries(neo4j_store, release_name, other_name, monkeypatch):
-    from graphlink.audit import audit
-    from graphlink.linkgraph import build_linkgraph
-    from graphlink.onetomany import classify_one_to_many
-    from graphlink.reidit import reidentify
-    from graphlink.simulate import simulate_households
-    from graphlink.trails import build_trails
+    from graphlink.analysis.audit import audit
+    from graphlink.analysis.onetomany import classify_one_to_many
+    from graphlink.analysis.reidit import reidentify
+    from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.core.trails import build_trails
+    from graphlink.simulation.simulate import simulate_households
 
     rel = simulate_households(30, 0.3, locations=6, withhold=0.2, seed=4)
     tr = build_trails(rel)
@@ -57,13 +57,13 @@ def test_replacing_a_link_graph_leaves_nothing_of_the_old_one(neo4j_store, relea
     """A second link graph replaces the first (that of four of the six locations, as if the release had been
     analysed before it grew): drop works class by class in batches, and the graph is then the one a single write
     gives."""
-    from graphlink.linkgraph import build_linkgraph
-    from graphlink.matching import classify_edges
-    from graphlink.simulate import simulate_uniform
-    from graphlink.trails import build_trails
+    from graphlink.analysis.matching import classify_edges
+    from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.core.trails import build_trails
+    from graphlink.simulation.simulate import simulate_uniform
 
     rel = simulate_uniform(150, 6, 0.5, withhold=0.2, seed=3)
-    from graphlink.release import Release
+    from graphlink.core.release import Release
 
     part = Release(frame=rel.frame[rel.frame["location"].isin(["L01", "L02", "L03", "L04"])], name="part")
     first = classify_edges(build_linkgraph(build_trails(part, multiplicity="one-to-one")))
@@ -80,7 +80,7 @@ def test_replacing_a_link_graph_leaves_nothing_of_the_old_one(neo4j_store, relea
 
 
 def test_a_batch_that_cannot_create_all_its_rows_fails(neo4j_store, release_name):
-    from graphlink.simulate import simulate_uniform
+    from graphlink.simulation.simulate import simulate_uniform
 
     neo4j_store.load_release(simulate_uniform(20, 3, 0.5, seed=1), name=release_name)
     rows = []

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from graphlink.core.release import read_release
+from graphlink.core.trails import build_trails, pack_columns, unpack
 from graphlink.errors import ModelAssumptionError
-from graphlink.release import read_release
-from graphlink.trails import build_trails, pack_columns, unpack
 from tests.fixtures import fig34, long_frame
 
 
@@ -25,7 +25,7 @@ def test_fig34_trails_equality_rule() -> None:
     assert "".join(N.loc["actg"]) == "111*"
     assert "".join(N.loc["gatc"]) == "*11*"
     # Figure 3.5 prints tgac = 1*11 and ctga = *1*1; the equality rule gives 0 at the equal-size
-    # locations H2/H3 — the decision documented in graphlink.trails.
+    # locations H2/H3 — the decision documented in graphlink.core.trails.
     assert "".join(N.loc["tgac"]) == "1011"
     assert "".join(N.loc["ctga"]) == "*101"
 
@@ -118,7 +118,7 @@ def test_dense_matches_release_definition() -> None:
 
 
 def test_location_stats_and_bound() -> None:
-    from graphlink.trails import location_stats, reidentification_bound
+    from graphlink.core.trails import location_stats, reidentification_bound
 
     tr = build_trails(read_release(fig34()))
     stats = location_stats(tr)

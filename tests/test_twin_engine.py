@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphlink.kernels import class_max_flow, group_pointers
-from graphlink.matching import twin_classify, twin_flow
+from graphlink.analysis.matching import twin_classify, twin_flow
+from graphlink.kernels.flow import class_max_flow, group_pointers
 
 
 @st.composite

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from graphlink.release import read_release
-from graphlink.unlink import (
+from graphlink.core.release import read_release
+from graphlink.protect import (
     METHODS,
     Instance,
     allocate,
@@ -182,7 +182,7 @@ def test_identified_reserved_release_is_rejected():
 
 @pytest.mark.parametrize("method", METHODS)
 def test_simulated_release_invariants(method):
-    from graphlink.simulate import simulate_uniform
+    from graphlink.simulation.simulate import simulate_uniform
 
     release = simulate_uniform(150, 8, 0.5, reserved="none", seed=3)
     inst = Instance.from_frame(release.frame)
@@ -229,7 +229,7 @@ def test_cli_unlink_json(tmp_path):
 def test_cli_secure_without_provider_is_a_clear_error(tmp_path, monkeypatch):
     import graphlink.secure as secure
     from graphlink.cli import app
-    from graphlink.commands.unlink import SecureUnavailableError
+    from graphlink.cli.commands.unlink import SecureUnavailableError
 
     monkeypatch.delattr(secure, "secure_unlink", raising=False)
     src = tmp_path / "fig72.csv"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from graphlink.experiments import registry
+from graphlink.simulation.experiments import registry
 
 
 def test_dedup_experiment_small(tmp_path):

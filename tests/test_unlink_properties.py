@@ -1,6 +1,6 @@
 """Property tests on random small releases: unlinking outputs are subsets of the input, pass the exact
 audit, and the core audit agrees with a brute-force enumeration of all maximum matchings (Definition 19).
-Also: the exact family optimum (graphlink.optimal) against brute force over the family and the heuristics.
+Also: the exact family optimum (graphlink.protect.optimal) against brute force over the family and the heuristics.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphlink.optimal import optimal_dedup
-from graphlink.release import read_release
-from graphlink.unlink import METHODS, Instance, allocate, audit_release, unlink
+from graphlink.core.release import read_release
+from graphlink.protect import METHODS, Instance, allocate, audit_release, unlink
+from graphlink.protect.optimal import optimal_dedup
 from tests.unlink_oracle import is_k_unlinkable
 
 
@@ -131,12 +131,40 @@ def test_optimal_matches_brute_force_family_and_bounds_heuristics(frame, k):
     assert best_r.optimal and best_l.optimal
     bf_r, bf_l = _brute_force_family(release.frame, k)
     assert best_r.records == bf_r and best_l.locations_disclosing == bf_l
-    # the null-trail condition is implied by the family constraints (see graphlink.optimal)
+    # the null-trail condition is implied by the family constraints (see graphlink.protect.optimal)
     assert optimal_dedup(inst, k, "records", null_condition=True).records == bf_r
     for opt in (best_r, best_l):
-        from graphlink.unlink import apply_disclosure
+        from graphlink.protect import apply_disclosure
         assert is_k_unlinkable(apply_disclosure(release, opt.disclosed).frame, k)
     for method in METHODS:
         a = allocate(inst, k, method, 0)
         assert a.n_disclosed() <= best_r.records
         assert a.locations_disclosing() <= best_l.locations_disclosing
+
+
+def _b_matching(sets: dict, demand: int) -> bool:
+    """Every location of ``sets`` gets ``demand`` elements of its own set, no element to two locations (networkx
+    max flow, written from the definition)."""
+    g = nx.DiGraph()
+    for c, members in sets.items():
+        g.add_edge("s", ("c", c), capacity=demand)
+        for m in members:
+            g.add_edge(("c", c), ("m", m), capacity=1)
+            g.add_edge(("m", m), "t", capacity=1)
+    return "t" in g and nx.maximum_flow_value(g, "s", "t") == demand * len(sets)
+
+
+@settings(max_examples=60, deadline=None)
+@given(frame=small_releases(max_people=6, max_locations=4), k=st.integers(1, 3), data=st.data())
+def test_flow_dedup_feasibility_is_the_b_matching_of_its_definition(frame, k, data):
+    """Flow-Dedup's feasibility test (two b-matchings on the capacitated Hopcroft–Karp of graphlink.kernels.flow):
+    k disjoint protectors and one protectee of its own for every chosen location."""
+    from graphlink.protect.flow import feasible_locations
+
+    release = read_release(frame)
+    inst = Instance.from_frame(release.frame)
+    locs = sorted(data.draw(st.sets(st.integers(0, inst.n_locations - 1))))
+    gamma = {c: set(inst.gamma(c).tolist()) for c in locs}
+    omega = {c: set(inst.omega(c).tolist()) for c in locs}
+    expected = not locs or (_b_matching(gamma, k) and _b_matching(omega, 1))
+    assert feasible_locations(inst, locs, k) == expected

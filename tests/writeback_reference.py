@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from graphlink.io.trails import trail_strings
 from graphlink.store import classgraph
-from graphlink.trailsio import trail_strings
 
 #: load and run times, and which path loaded the release: compared by type only
 VOLATILE = {"created_at", "loaded_at", "at", "load_method"}

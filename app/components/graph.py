@@ -2,7 +2,7 @@
 
 The subgraph is one element's neighbourhood (breadth-first over link edges, capped) or one connected
 component; the whole graph is never sent to the browser when it is large. Edge classes come from
-``graphlink.matching.classify_edges`` (EdgeClasses.class_vital / class_allowed / mate_identified); nothing
+``graphlink.analysis.matching.classify_edges`` (EdgeClasses.class_vital / class_allowed / mate_identified); nothing
 is recomputed here. Lookups use the library's twin-class edges, never the expanded element edges.
 """
 

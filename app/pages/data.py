@@ -55,7 +55,7 @@ with upload_tab:
         else:
             st.success(f"Loaded {md(up.name)}.")
     st.caption("CSV/Parquet columns: `location`, `kind` (`identified` or `deidentified`), `element`. "
-               "A zip holds one folder per location, as accepted by `graphlink.release.read_release`.")
+               "A zip holds one folder per location, as accepted by `graphlink.core.release.read_release`.")
 
 with sim_tab:
     model = st.radio("Location popularity", ["uniform", "Zipf"], horizontal=True, key="sim_model",
@@ -96,7 +96,7 @@ m1, m2 = st.columns(2)
 chosen_reserved = m1.selectbox("Reserved side (which side may withhold records)", options,
                                index=options.index(current_reserved),
                                help="auto: decided from the per-location sizes and, where they cannot tell "
-                                    "one-to-one from one-to-many data, from the links (graphlink.model).")
+                                    "one-to-one from one-to-many data, from the links (graphlink.core.model).")
 mult_options = ["auto", "one-to-one", "one-to-many"]
 chosen_mult = m2.selectbox("Multiplicity", mult_options, index=mult_options.index(current_mult),
                            help="one-to-many: one de-identified element (e.g. a household's IP address) may stand "

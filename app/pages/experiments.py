@@ -17,9 +17,9 @@ st.title("Experiments")
 st.caption("The thesis's simulation experiments (chapter 5), from the registry shared with the CLI "
            "(`graphlink experiment NAME`). Here they run with `small=True` so they finish in seconds.")
 
-registry = state.optional_module("graphlink.experiments.registry")
+registry = state.optional_module("graphlink.simulation.experiments.registry")
 if registry is None:
-    state.unavailable("Experiments", "graphlink.experiments.registry")
+    state.unavailable("Experiments", "graphlink.simulation.experiments.registry")
     st.stop()
 try:
     experiments = registry.load_all()

@@ -13,9 +13,9 @@ from app.components.text import one_line
 
 st.title("Protect")
 loaded = state.require_release()
-unlink = state.optional_module("graphlink.unlink")
+unlink = state.optional_module("graphlink.protect")
 if unlink is None:
-    state.unavailable("Protection (Greedy-/Force-Dedup)", "graphlink.unlink")
+    state.unavailable("Protection (Greedy-/Force-Dedup)", "graphlink.protect")
     st.stop()
 secure_available = state.optional_module("graphlink.secure") is not None and hasattr(
     state.optional_module("graphlink.secure"), "secure_unlink")

@@ -1,5 +1,5 @@
 """Quasi-identifiers page: k-anonymity of one table (Sweeney), class sizes, anonymization and loss comparison, and
-trails naming the people the k-anonymous table protects (:mod:`graphlink.qitrails`).
+trails naming the people the k-anonymous table protects (:mod:`graphlink.qi.qitrails`).
 
 Every number comes from ``graphlink.qi``; the page only picks the data and formats it.
 """
@@ -52,7 +52,7 @@ def run(token: str, qi: tuple[str, ...], k: int, algorithm: str, sup: float, los
 @st.cache_data(max_entries=32, show_spinner="Simulating trails and matching…")
 def exposure(token: str, qi: tuple[str, ...], k: int, algorithm: str, sup: float, loss: str, locations: int,
              p: float, seed: int, _released: pd.DataFrame) -> dict:
-    from graphlink.qitrails import expose
+    from graphlink.qi.qitrails import expose
 
     e = expose(_released, qi, locations=locations, p=p, seed=seed)
     return {**e.counts(), "wrong": sum(r.summary["wrong"] for r in (e.qi_only, e.trails_only, e.both))}

@@ -104,12 +104,12 @@ def read_table(path: str | Path) -> pd.DataFrame:
     table; ReleaseError if unreadable.
 
     The separator is sniffed from the header line (:func:`sniff_separator`): a comma-separated file is read
-    by :func:`graphlink.tabular.read_table` (the file rules every graphlink reader shares: UTF-8, rows with
+    by :func:`graphlink.core.tabular.read_table` (the file rules every graphlink reader shares: UTF-8, rows with
     more fields than the header refused, values stripped, blank rows skipped, errors naming the line); a
     ``;``- or tab-separated one (ARX's samples) with the same rules by pandas. A header name given twice is
     refused. The separator found is kept in ``frame.attrs["separator"]`` for messages.
     """
-    from graphlink import tabular
+    from graphlink.core import tabular
 
     p = Path(path)
     if not p.is_file():

@@ -59,7 +59,7 @@ def secure_unlink(release, k: int, method: str, seed: int | None = None, *, proc
     """Run STRANON (Alg. 11) with Greedy-Dedup-Secure (Alg. 12) or Force-Dedup-Secure (Alg. 14).
 
     ``method``: greedy-dedup | force-dedup (or their ``-secure`` names). ``seed`` is accepted for the signature
-    shared with :func:`graphlink.unlink.unlink` and not used: the protocol's shuffles, dummies, keys and
+    shared with :func:`graphlink.protect.unlink` and not used: the protocol's shuffles, dummies, keys and
     tie-breaks come from the OS CSPRNG, so no party can predict them (docs/secure.md, "Randomness").
     Raises ``ReleaseError`` for other methods (no secure variant) and if the protocol aborted (an integrity
     check fired).

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphlink.matching import dm_classify
+from graphlink.analysis.matching import dm_classify
 
 
 @dataclass
@@ -49,7 +49,7 @@ class ViewAudit:
 
 def allowed_edges(n_left: int, n_right: int, ei: np.ndarray, ej: np.ndarray):
     """Edges in at least one maximum matching: the core's Dulmage–Mendelsohn classification
-    (:func:`graphlink.matching.dm_classify`, numba Hopcroft–Karp + SCC).  Returns (allowed mask,
+    (:func:`graphlink.analysis.matching.dm_classify`, numba Hopcroft–Karp + SCC).  Returns (allowed mask,
     mate_left, ν, D_left) where D_left marks left vertices unmatched by some maximum matching."""
     ei = np.asarray(ei, np.int64)
     ej = np.asarray(ej, np.int64)

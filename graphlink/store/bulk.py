@@ -24,7 +24,7 @@ uses UNWIND.
    Deidentified, Entity nodes; HAS_LOCATION, DISCLOSED_AT, APPEARS_AS), with the per-location sizes and totals its
    ``finalize`` statement computes, the content fingerprint, ``load_method: 'bulk-import'`` and status 'loading'.
    A pluggable step (:func:`load_files` takes the writer): :func:`write_files` for a release in memory (the local
-   engine), :func:`graphlink.spark.bulk.write_files` for one held by Spark (its executors write the CSV parts);
+   engine), :func:`graphlink.engines.spark.bulk.write_files` for one held by Spark (its executors write the CSV parts);
    both write the Release and Location files with :func:`write_release_nodes`. The rest is this module's;
 2. the importer (``neo4j-admin database import full``: ``org.neo4j.cli.AdminTool``) builds a *staged* database in
    the job folder while the server keeps serving. It runs in the server's own JVM (``Neo4jLauncher.runImport``,
@@ -606,7 +606,7 @@ def load_files(store: Store, write: Writer, rows: int, name: str, fp: str, mode:
                progress: Progress = None, *, other: str = "UNWIND") -> tuple[bool, str]:
     """:func:`load` for any writer of the importer's files: ``write(folder)`` fills the empty ``folder`` and
     returns its :class:`ImportFiles` (the local engine's :func:`write_files`, or the Spark engine's
-    :func:`graphlink.spark.bulk.write_files`); it runs only once the rule allows the import. ``rows``: the
+    :func:`graphlink.engines.spark.bulk.write_files`); it runs only once the rule allows the import. ``rows``: the
     release's distinct disclosures (for ``auto``); ``other``: the caller's way to load without the importer,
     named in the reasons. The checks, the import, the swap and :func:`finish` are this module's whatever wrote
     the files. Cost: ``write``'s, then as :func:`load`.

@@ -10,7 +10,7 @@ element-level link edges but 1.2e6 class edges.  The graph keeps the classes::
 Every member pair of a class edge shares its verdict (twins are interchangeable), so an element's union degree
 (Definition 19) is the sum of the sizes of the classes its class reaches by allowed LINKs, plus ``null_degree``
 (its allowed edges to the §4.2.4 null trails: ``n_null`` when its class may be left unmatched, else 0).
-``vital`` marks true loves (one-to-one) or certain pairs (one-to-many, :mod:`graphlink.onetomany`, where
+``vital`` marks true loves (one-to-one) or certain pairs (one-to-many, :mod:`graphlink.analysis.onetomany`, where
 ``allowed`` means possible).  ``flow`` is the number of member pairs matched in the engine's maximum matching.
 
 Element-level ``(:Identified)-[:LINK {allowed, vital, matched, run}]->(:Deidentified)`` edges are written too
@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from graphlink.io.trails import trail_strings
 from graphlink.store.batches import Batches
-from graphlink.trailsio import trail_strings
 
 ELEMENT_LINKS_MAX = int(os.environ.get("GRAPHLINK_ELEMENT_LINKS_MAX", 100_000))
 CHUNK = 20_000

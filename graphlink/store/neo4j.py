@@ -192,7 +192,7 @@ def _batches(seq: Sequence, size: int) -> Iterator[Sequence]:
 
 def _release_frame(release: Any) -> tuple[pd.DataFrame, pd.DataFrame | None, str | None, str]:
     """(frame, truth, source, default name) from a core Release or a plain long-format DataFrame."""
-    from graphlink.release import Release
+    from graphlink.core.release import Release
 
     if isinstance(release, pd.DataFrame):
         frame, truth, source, name = release, None, None, "release"

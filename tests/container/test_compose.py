@@ -19,10 +19,10 @@ import uuid
 
 import pandas as pd
 
-from graphlink.reidit import reidit_c
-from graphlink.release import read_release
+from graphlink.analysis.reidit import reidit_c
+from graphlink.core.release import read_release
+from graphlink.core.trails import build_trails
 from graphlink.store import server
-from graphlink.trails import build_trails
 from tests.containers import COMPOSE_PREFIX, ROOT, TIMINGS, container_missing, wait_for_neo4j
 
 COMPOSE_FILE = ROOT / "docker" / "docker-compose.yml"

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 from graphlink.errors import StoreError
-from graphlink.simulate import simulate_uniform
+from graphlink.simulation.simulate import simulate_uniform
 from tests.test_store import (  # noqa: F401
     loaded,
     test_audit_write_back,

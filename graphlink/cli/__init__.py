@@ -1,0 +1,125 @@
+"""The ``graphlink`` command line. Thin: parses, calls the library, formats.
+
+Commands live in ``graphlink/cli/commands/*.py``; each module defines ``register(app)``.  ``python -m graphlink.cli``
+runs :func:`main` (``graphlink/cli/__main__.py``), as the ``graphlink`` console script does.
+Exit codes: 0 ok, 2 bad input (one-line message on stderr), 1 internal error.  ``tests/test_fuzz_readers.py``
+holds every command that reads a file to that contract on generated malformed input.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import pkgutil
+import sys
+import warnings
+
+import typer
+from typer._click import exceptions as _click_exceptions
+
+from graphlink.display import drop_notes, flush_notes, terminal_text
+from graphlink.errors import GraphlinkError
+
+app = typer.Typer(
+    name="graphlink",
+    help="Trail re-identification, true loves and k-unlinkability for multi-location releases.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _register_commands() -> None:
+    import graphlink.cli.commands as pkg
+
+    for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"graphlink.cli.commands.{mod.name}")
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(app)
+
+
+_register_commands()
+
+
+def one_line(text: object) -> str:
+    """A message as one printable line: surrounding whitespace dropped, line breaks and other control or
+    invisible characters (from file contents or library messages) shown as escapes, never interpreted by
+    the terminal (:func:`graphlink.display.terminal_text`)."""
+    return terminal_text(str(text).strip())
+
+
+def _usage_message(exc: BaseException) -> str:
+    """A click usage error (bad option, missing argument) as one line naming the command and its --help."""
+    ctx = getattr(exc, "ctx", None)
+    message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    if ctx is None:
+        return message
+    names = []                     # the sub-command path without the program name (python -m ... or graphlink)
+    while ctx.parent is not None:
+        names.append(ctx.info_name)
+        ctx = ctx.parent
+    command = " ".join(reversed(names))
+    return f"{command + ': ' if command else ''}{message} (see 'graphlink {command + ' ' if command else ''}--help')"
+
+
+def main() -> None:
+    """Console-script entry: maps library errors to exit codes without tracebacks.
+
+    Exit 2 (bad input, bad options, unreadable or unwritable files) prints exactly one line on stderr,
+    ``graphlink: error: ...``: notes a command queued (:func:`graphlink.display.note`, e.g. the ``model:``
+    line) are printed only when it succeeds.  Warnings raised while the command runs (e.g. collapsed duplicate rows) are
+    printed as ``graphlink: warning: ...`` lines when it succeeds; when it fails only the error is printed.
+    """
+    click_errors: tuple[type[BaseException], ...] = (_click_exceptions.ClickException,)
+    usage_errors: tuple[type[BaseException], ...] = (_click_exceptions.UsageError,)
+    try:  # typer >= 0.29 vendors click as typer._click; plain click may also be raised by extensions
+        import click
+
+        click_errors += (click.ClickException,)
+        usage_errors += (click.UsageError,)
+    except ImportError:  # pragma: no cover
+        pass
+    # NumPy asks for transparent huge pages on every array of 4 MiB or more; where the kernel then compacts memory
+    # on the page fault (THP defrag "madvise", the usual default), the short-lived arrays of a run cost 0.2-0.3 s
+    # of system time in the end-to-end benchmark and gain nothing.  Read when NumPy loads; the user's value wins.
+    os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
+    # the Neo4j driver logs each retry and dropped connection; the StoreError it ends in is the one line we print
+    logging.getLogger("neo4j").addHandler(logging.NullHandler())
+    with warnings.catch_warnings(record=True) as caught:      # the usual filters still decide what is shown
+        try:
+            app(standalone_mode=False)
+            code = 0
+        except GraphlinkError as exc:
+            _fail(f"graphlink: error: {one_line(exc)}", exc.exit_code)
+        except typer.Exit as exc:
+            code = exc.exit_code
+        except typer.Abort:
+            _fail("graphlink: aborted", 1)
+        except _click_exceptions.NoArgsIsHelpError:
+            sys.exit(2)                        # the help text was printed
+        except usage_errors as exc:
+            _fail(f"graphlink: error: {one_line(_usage_message(exc))}", 2)
+        except click_errors as exc:
+            _fail(f"graphlink: error: {one_line(exc.format_message())}", exc.exit_code)  # type: ignore[attr-defined]
+        except MemoryError:
+            _fail("graphlink: error: not enough memory for this input (try a smaller release or options)", 2)
+        except OSError as exc:
+            if not exc.filename:               # no file named: an internal error, keep the traceback
+                raise
+            _fail(f"graphlink: error: {one_line(exc.filename)}: {one_line(exc.strerror or exc)}", 2)
+    if code == 0:
+        flush_notes()                          # notes a successful command has not printed yet
+    else:
+        drop_notes()
+    for w in caught:
+        typer.echo(f"graphlink: warning: {one_line(w.message)}", err=True)
+    sys.exit(code)
+
+
+def _fail(line: str, code: int) -> None:
+    drop_notes()                               # the error is the one line a failed command prints
+    typer.echo(line, err=True)
+    sys.exit(code)
+

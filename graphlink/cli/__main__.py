@@ -1,0 +1,5 @@
+"""``python -m graphlink.cli``: the same entry as the ``graphlink`` console script."""
+
+from graphlink.cli import main
+
+main()

@@ -1,0 +1,444 @@
+"""Core CLI commands: ``trails``, ``reidentify``, ``audit`` (thin: parse, call the library, format)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Iterator
+from enum import Enum, StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+
+from graphlink.catalog import METHODS
+from graphlink.display import flush_notes, markup_text, note, print_frame, print_rows
+from graphlink.errors import ModelAssumptionError
+from graphlink.fileio import atomic_path, check_output
+
+if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
+    from graphlink.core.release import Release
+    from graphlink.core.trails import Trails
+
+err = Console(stderr=True)
+
+
+class ReservedOpt(StrEnum):
+    auto = "auto"
+    deidentified = "deidentified"
+    identified = "identified"
+    none = "none"
+
+
+class Fmt(StrEnum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+class TrailsFmt(StrEnum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+    parquet = "parquet"
+
+
+class AuditFmt(StrEnum):
+    table = "table"
+    json = "json"
+
+
+class Store(StrEnum):
+    none = "none"
+    neo4j = "neo4j"
+
+
+class EngineOpt(StrEnum):
+    local = "local"
+    spark = "spark"
+
+
+class Mult(StrEnum):
+    one_to_one = "one-to-one"
+    one_to_many = "one-to-many"
+
+
+MethodOpt = Enum("MethodOpt", {m.replace("-", "_"): m for m in METHODS}, type=str)  # type: ignore[misc]
+
+ReleaseArg = Annotated[Path, typer.Argument(help="Release: long CSV/Parquet (location,kind,element) or a folder "
+                                                   "with one sub-folder per location")]
+ReservedO = Annotated[ReservedOpt, typer.Option("--reserved", help="Which side may withhold records")]
+
+
+class MultOpt(StrEnum):
+    auto = "auto"
+    one_to_one = "one-to-one"
+    one_to_many = "one-to-many"
+
+
+MultO = Annotated[MultOpt, typer.Option("--multiplicity", help="one-to-one, or one-to-many (several identified "
+                                        "people per de-identified element, e.g. households); auto decides")]
+IdKey = Annotated[str | None, typer.Option("--id-key", help="Folder input: identified key column(s), comma-separated")]
+DeidKey = Annotated[str | None, typer.Option("--deid-key", help="Folder input: de-identified key column(s)")]
+EngineO = Annotated[EngineOpt, typer.Option("--engine", help="local (this machine) or spark (Apache Spark: "
+                                            "pip install 'graphlink[spark]'; paths or any URI Spark reads)")]
+MasterO = Annotated[str | None, typer.Option("--spark-master", help="Spark master URL for --engine spark "
+                                             "(default: SPARK_MASTER, else local[*])")]
+
+
+@contextlib.contextmanager
+def step(text: str) -> Iterator[None]:
+    """A spinner on stderr while a possibly long step runs (silent when stderr is not a terminal)."""
+    if err.is_terminal:
+        with err.status(text):
+            yield
+    else:
+        yield
+
+
+def load(release: Path, id_key: str | None, deid_key: str | None, truth: Path | None = None) -> Release:
+    from graphlink.core.release import read_release, read_truth
+
+    split = (lambda s: [c.strip() for c in s.split(",") if c.strip()] if s else None)  # noqa: E731
+    with step(f"reading {release}"):
+        return read_release(release, id_key=split(id_key), deid_key=split(deid_key),
+                            truth=read_truth(truth) if truth else None)
+
+
+def _print_records(records: list[dict], columns: list[str], title: str) -> None:
+    print_rows(columns, [tuple(r[c] for c in columns) for r in records], title)
+
+
+def _print_summary(summary: dict, name: str) -> None:
+    """The trails summary (:func:`graphlink.io.trails.summary_dict`) as a few small rich tables (never one row per
+    element).  O(locations + top + preview)."""
+    con = Console()
+    sizes = summary["sizes"]
+    shown = sizes if len(sizes) <= 40 else sizes[:20] + sizes[-20:]
+    title = f"Per-location sizes of {name} ({len(sizes)} locations" + ("" if len(sizes) <= 40 else ", first and "
+                                                                      "last 20") + ")"
+    flush_notes()
+    _print_records(shown, ["location", "identified", "deidentified"], title)
+    for side in ("identified", "deidentified"):
+        con.print(f"[bold]{side}[/bold]: {summary['elements'][side]:,} elements, "
+                  f"{summary['distinct_trails'][side]:,} distinct trails")
+        _print_records(summary["common_trails"][side], ["trail", "count"], f"Most common {side} trails")
+        _print_records(summary["preview"][side], ["element", "trail"], f"First {side} rows")
+    con.print("Full matrices: [bold]--format csv|parquet --out FILE[/bold]")
+
+
+def model_note(tr: Trails) -> None:
+    """Say on stderr how the release is read (the model is decided, never silently guessed).  The reason may
+    quote element keys: they are escaped (:func:`graphlink.display.markup_text`).  The line is held until
+    the command succeeds or prints its result (:func:`graphlink.display.note`), so a refusal stays one line."""
+    how = {"requested": "as requested", "sizes": "from the per-location sizes",
+           "counts": "from the element counts", "links": "from the link graph"}.get(tr.decided_by, tr.decided_by)
+    note(f"[bold]model:[/bold] {markup_text(tr.model.label)} ({markup_text(how)}): {markup_text(tr.reason)}")
+
+
+def _summary_line(summary: dict) -> str:
+    """``key=value, ...`` of a result's scalar facts, escaped for the console."""
+    return markup_text(", ".join(f"{a}={b}" for a, b in summary.items() if not isinstance(b, list | dict)))
+
+
+def model_dict(tr: Trails) -> dict:
+    return {"multiplicity": tr.multiplicity, "reserved": tr.reserved, "decided_by": tr.decided_by,
+            "reason": tr.reason}
+
+
+QiLinks = Annotated[Path | None, typer.Option(
+    "--qi-links", help="Attribute linkage set (YAML, TR02 Def. 3.1): an edge also needs agreeing quasi-identifiers "
+                       "(e.g. DOB ↔ year of birth); attributes from the release's extra columns or the files the "
+                       "ALS names")]
+
+
+def qi_graph(tr: Trails, qi_links: Path, release: Path):
+    """The ALS-constrained link graph (:func:`graphlink.qi.als.release_blocks`), with a note on stderr."""
+    from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.qi.als import read_als, release_blocks
+
+    als = read_als(qi_links)
+    with step("building the ALS-constrained link graph"):
+        graph = build_linkgraph(tr, blocks=release_blocks(als, tr.identified.keys, tr.deidentified.keys, release))
+    note(f"[bold]qi-links:[/bold] {len(als.relations)} relation(s) "
+         f"({markup_text(', '.join(r.name for r in als.relations))}) constrain the link graph")
+    return graph
+
+
+def _store():
+    from graphlink.store.neo4j import connect
+
+    return connect()
+
+
+@contextlib.contextmanager
+def _progress(title: str) -> Iterator:
+    """A progress bar on stderr (``update(fraction, message)``) while a long write runs; silent when stderr is
+    not a terminal."""
+    if not err.is_terminal:
+        yield None
+        return
+    from rich.markup import escape
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn(escape(title)), BarColumn(), TaskProgressColumn(), TextColumn("{task.description}"),
+                  TimeElapsedColumn(), console=err, transient=True) as prog:
+        task = prog.add_task("", total=1.0)
+        yield lambda fraction, message: prog.update(task, completed=fraction, description=escape(message))
+
+
+def _write_back(rel, name: str, **results) -> tuple[str, str, dict]:
+    """Load the release into Neo4j if needed and write ``results`` (classes, audit, reidentification) at bulk
+    speed (:meth:`graphlink.store.neo4j.Store.write_results`); returns (server URI, a line saying how)."""
+    with contextlib.closing(_store()) as st, _progress("writing to Neo4j") as update:
+        out = st.write_results(rel, name, progress=update, **results)
+    how = "one bulk import with the release" if out["method"] == "bulk-import" else "batched transactions"
+    return st.uri, f"{how} ({out['why']}), {out['seconds']:.1f} s", out["runs"]
+
+
+def _trails(release: Path, id_key: str | None, deid_key: str | None, reserved: ReservedOpt, multiplicity: MultOpt,
+            engine: EngineOpt, master: str | None, truth: Path | None = None, store: bool = False):
+    """(release, trails) from the chosen engine: core Release/Trails, or graphlink.engines.spark's (same interface for
+    the model notes; the Spark branch's steps are in graphlink/cli/spark.py)."""
+    if engine is EngineOpt.spark:
+        from graphlink.cli import spark as spark_cli
+
+        with step(f"reading {release} and building trails in Spark"):
+            return spark_cli.load_trails(release, id_key, deid_key, reserved.value, multiplicity.value, master,
+                                         truth, neo4j=store)
+    from graphlink.core.trails import build_trails
+
+    rel = load(release, id_key, deid_key, truth)
+    with step("building trails"):
+        return rel, build_trails(rel, reserved.value, multiplicity.value)
+
+
+def _local_only(qi_links: Path | None, engine: EngineOpt) -> None:
+    if qi_links is not None and engine is EngineOpt.spark:
+        raise typer.BadParameter("--qi-links runs on the local engine only (drop --engine spark)",
+                                 param_hint="--qi-links")
+
+
+def register(app: typer.Typer) -> None:
+    register_advisor(app)
+
+    @app.command("trails")
+    def trails_cmd(release: ReleaseArg, reserved: ReservedO = ReservedOpt.auto, multiplicity: MultO = MultOpt.auto,
+                   fmt: Annotated[TrailsFmt, typer.Option("--format", help="table/json: a summary; csv/parquet: the "
+                                                          "full matrices (csv to stdout unless --out)")]
+                   = TrailsFmt.table,
+                   out: Annotated[Path | None, typer.Option("--out", help="Write the full matrices here")] = None,
+                   top: Annotated[int, typer.Option("--top", min=1, help="Most common trails shown")] = 10,
+                   id_key: IdKey = None, deid_key: DeidKey = None, engine: EngineO = EngineOpt.local,
+                   spark_master: MasterO = None) -> None:
+        """Build the identified (M) and de-identified (N) trail matrices (FillTrails, thesis Alg. 1).
+
+        The table and json formats summarise them (sizes, model, distinct and most common trails, a preview);
+        csv and parquet write the full matrices, streamed in chunks."""
+        from graphlink.io import trails as trailsio
+
+        if fmt is TrailsFmt.parquet and out is None:
+            raise typer.BadParameter("parquet output needs --out FILE", param_hint="--out")
+        if out is not None:
+            check_output(out, inputs=[release])
+        rel, tr = _trails(release, id_key, deid_key, reserved, multiplicity, engine, spark_master)
+        model_note(tr)
+        spark = engine is EngineOpt.spark
+        if fmt in (TrailsFmt.csv, TrailsFmt.parquet):
+            if spark:
+                from graphlink.cli import spark as spark_cli
+
+                tr = spark_cli.matrices(tr)
+            with step("writing the trail matrices"):
+                if fmt is TrailsFmt.parquet:
+                    with atomic_path(out) as tmp:
+                        rows = trailsio.write_parquet(tr, tmp)
+                elif out is not None:
+                    with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
+                        rows = trailsio.write_csv(tr, fh)
+                else:
+                    rows = trailsio.write_csv(tr, sys.stdout)
+            if out is not None:
+                flush_notes()
+                err.print(f"wrote {rows:,} trails ({len(tr.locations)} locations) to {markup_text(out)}")
+            return
+        summary = tr.summary(top=top).to_dict() if spark else trailsio.summary_dict(tr, top=top)
+        if fmt is TrailsFmt.json:
+            typer.echo(json.dumps({"reserved": tr.reserved, "reason": tr.reason, **summary}, indent=2, default=str))
+            return
+        _print_summary(summary, rel.name)
+
+    @app.command("reidentify")
+    def reidentify_cmd(release: ReleaseArg,
+                       method: Annotated[MethodOpt, typer.Option("--method", help="REIDIT algorithm or true loves")],
+                       k: Annotated[int | None, typer.Option("--k", min=1, help="k for incomplete-k")] = None,
+                       reserved: ReservedO = ReservedOpt.auto, multiplicity: MultO = MultOpt.auto,
+                       truth: Annotated[Path | None, typer.Option("--truth", help="Truth CSV")] = None,
+                       explain: Annotated[bool, typer.Option("--explain", help="Always compute full reasons")] = False,
+                       fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
+                       store: Annotated[Store, typer.Option("--store", help="Write results to Neo4j")] = Store.none,
+                       name: Annotated[str | None, typer.Option("--name", help="Release name in the store")] = None,
+                       id_key: IdKey = None, deid_key: DeidKey = None, qi_links: QiLinks = None,
+                       engine: EngineO = EngineOpt.local, spark_master: MasterO = None,
+                       out: Annotated[str | None, typer.Option(
+                           "--out", help="Write the pairs here instead of to stdout: a CSV file (Parquet if the name "
+                           "ends in .parquet); with --engine spark a folder of parts written by Spark (REIDIT-C's, and "
+                           "true loves' on the component split, straight from the executors, never collected), also "
+                           "a URI Spark writes")] = None) -> None:
+        """Re-identify elements from their trails; every pair carries its reason."""
+        from graphlink.analysis.reidit import check_method, reidentify
+
+        m = method.value
+        if m == "incomplete-k" and k is None:
+            raise typer.BadParameter("--method incomplete-k needs --k", param_hint="--k")
+        if out is not None and fmt is Fmt.json:
+            raise typer.BadParameter("--out writes the pairs as CSV or Parquet (by its name); drop --format json",
+                                     param_hint="--out")
+        if out is not None and engine is EngineOpt.spark and "://" not in out and Path(out).exists():
+            raise typer.BadParameter(f"{out} exists: with --engine spark --out names a new folder",
+                                     param_hint="--out")
+        if out is not None and engine is EngineOpt.local:
+            check_output(out, inputs=[release, truth, qi_links])
+        if m == "complete" and qi_links is not None:
+            raise typer.BadParameter("REIDIT-C matches whole trails only; with --qi-links use --method incomplete, "
+                                     "incomplete-k, multiple or true-loves", param_hint="--qi-links")
+        _local_only(qi_links, engine)
+        rel, tr = _trails(release, id_key, deid_key, reserved, multiplicity, engine, spark_master, truth,
+                          store is Store.neo4j)
+        check_method(tr, m)             # a refusal is one line, before the model note
+        model_note(tr)
+        if out is not None and engine is EngineOpt.spark and store is Store.none and truth is None:
+            from graphlink.cli import spark as spark_cli
+
+            if spark_cli.writes_from_executors(tr, m):
+                with step(f"running {m} in Spark; the executors write the pairs"):
+                    summary = spark_cli.write_from_executors(tr, m, out, explain)
+                if summary.get("model_ok") is False:      # nothing was written: no pair is certain
+                    raise ModelAssumptionError(summary.get("diagnostic") or "the data breaks the model")
+                flush_notes()
+                err.print(f"wrote {summary['reidentified']:,} pair(s) to {markup_text(out)} (from the Spark "
+                          "executors)")
+                return
+        data = tr if qi_links is None else qi_graph(tr, qi_links, release)
+        with step(f"running {m}"):
+            if engine is EngineOpt.spark:
+                from graphlink.cli import spark as spark_cli
+
+                result = spark_cli.reidentify(tr, m, k, explain or None)
+            else:
+                result = reidentify(data, m, k=k, truth=rel.truth, explain=explain or None)
+        if result.summary.get("model_ok") is False:
+            # no pair is certain when the model's assumptions fail: say why instead of printing guesses
+            raise ModelAssumptionError(result.summary.get("diagnostic") or "the data breaks the model")
+        result.summary["model"] = model_dict(tr)
+        if store is Store.neo4j and engine is EngineOpt.spark:
+            with step("writing to Neo4j (Spark connector)"):
+                uri, run = spark_cli.store_reidentification(tr, name or rel.name, result)
+            note(f"stored as run {markup_text(run)} in {markup_text(uri)}")
+        elif store is Store.neo4j:
+            uri, how, runs = _write_back(rel, name or rel.name, reidentification=result)
+            note(f"stored as run {markup_text(runs['reidentification'])} in {markup_text(uri)} by "
+                 f"{markup_text(how)}")
+        cols = ["identified", "deidentified"] + (["reason"] if explain else [])
+        if out is not None:
+            with step(f"writing the pairs to {out}"):
+                if engine is EngineOpt.spark:
+                    spark_cli.write_pairs(tr, result, cols, out)
+                else:
+                    from graphlink.io.pairs import write_pairs_file
+
+                    write_pairs_file(result, cols, Path(out))
+            flush_notes()                       # the last step that can fail is done: the notes, then the result
+            err.print(f"wrote {len(result):,} pair(s) to {markup_text(out)}")
+            err.print(_summary_line(result.summary))
+        elif fmt is Fmt.csv:
+            from graphlink.io.pairs import write_pairs_csv
+
+            flush_notes()
+            write_pairs_csv(result, cols, sys.stdout)
+        elif fmt is Fmt.json:
+            flush_notes()
+            typer.echo(json.dumps(result.to_dict(), indent=2, default=str))
+        else:
+            flush_notes()
+            print_frame(result.pairs, title=f"{m}: {len(result.pairs)} pair(s)")
+            err.print(_summary_line(result.summary))
+
+    @app.command("audit")
+    def audit_cmd(release: ReleaseArg, k: Annotated[int, typer.Option("--k", min=1, help="Protection level")],
+                  reserved: ReservedO = ReservedOpt.auto, multiplicity: MultO = MultOpt.auto,
+                  fmt: Annotated[AuditFmt, typer.Option("--format")] = AuditFmt.table,
+                  store: Annotated[Store, typer.Option("--store")] = Store.none,
+                  name: Annotated[str | None, typer.Option("--name")] = None,
+                  id_key: IdKey = None, deid_key: DeidKey = None, qi_links: QiLinks = None,
+                  engine: EngineO = EngineOpt.local, spark_master: MasterO = None) -> None:
+        """Exact k-unlinkability audit (Definition 19) via the union of all maximum matchings."""
+        from graphlink.analysis.audit import audit as run_audit
+        from graphlink.analysis.matching import classify_edges
+        from graphlink.analysis.onetomany import classify_one_to_many
+        from graphlink.core.linkgraph import build_linkgraph
+
+        _local_only(qi_links, engine)
+        rel, tr = _trails(release, id_key, deid_key, reserved, multiplicity, engine, spark_master,
+                          store=store is Store.neo4j)
+        model_note(tr)
+        if engine is EngineOpt.spark:
+            from graphlink.cli import spark as spark_cli
+
+            with step("classifying edges in Spark"):
+                result = spark_cli.audit(tr, k)
+            if store is Store.neo4j:
+                with step("writing to Neo4j (Spark connector)"):
+                    uri, run = spark_cli.store_audit(tr, name or rel.name, result)
+                note(f"stored as run {markup_text(run)} in {markup_text(uri)}")
+        else:
+            graph = build_linkgraph(tr) if qi_links is None else qi_graph(tr, qi_links, release)
+            with step("classifying edges (maximum matching + SCC)"):
+                classes = classify_one_to_many(graph) if tr.one_to_many else classify_edges(graph)
+                result = run_audit(classes, k)
+        if store is Store.neo4j and engine is EngineOpt.local:
+            uri, how, runs = _write_back(rel, name or rel.name, classes=classes, audit=result)
+            note(f"stored as run {markup_text(runs['audit'])} in {markup_text(uri)} by {markup_text(how)}")
+        flush_notes()                           # nothing after this can fail: the notes, then the result
+        if fmt is AuditFmt.json:
+            typer.echo(json.dumps({**result.to_dict(), "model": model_dict(tr)}, indent=2))
+            return
+        verdict = "[green]k-unlinkable[/green]" if result.k_unlinkable else "[red]NOT k-unlinkable[/red]"
+        Console().print(f"k={k}: {verdict}; true loves (certain re-identifications): {result.true_loves}; "
+                        f"maximum matching size: {result.maximum_matching_size}; "
+                        f"violations: {len(result.violations)}")
+        if not result.hall_ok:
+            err.print(f"[yellow]warning: the {markup_text(tr.model.label)} model does not hold (no assignment covers "
+                      f"every element), so the audit describes a broken model. Unmatched: "
+                      + markup_text(", ".join(map(str, result.unmatched[:20]))))
+        if len(result.violations):
+            print_frame(result.violations.head(200), title="Violations (first 200)")
+
+
+def register_advisor(app: typer.Typer) -> None:
+    from graphlink.analysis.advisor import advise
+
+    @app.command("advise")
+    def advise_cmd(multiplicity: Annotated[Mult | None, typer.Option(
+                       "--multiplicity", help="Data multiplicity (default: detected from --release, else one-to-one)")]
+                   = None,
+                   reserved: ReservedO = ReservedOpt.auto,
+                   release: Annotated[Path | None, typer.Option("--release", help="Detect the tactic from it")] = None,
+                   ) -> None:
+        """Which REIDIT algorithm applies (thesis Table A.1) to a multiplicity and disclosure tactic."""
+        tactic, mult = reserved.value, multiplicity.value if multiplicity else None
+        if tactic == "auto" or mult is None:
+            if release is None:
+                if tactic == "auto":
+                    raise typer.BadParameter("give --reserved or --release to detect it", param_hint="--reserved")
+            else:
+                from graphlink.core.trails import build_trails
+
+                tr = build_trails(load(release, None, None), tactic)
+                model_note(tr)
+                tactic, mult = tr.reserved, mult or tr.multiplicity
+        a = advise(mult or "one-to-one", tactic)
+        typer.echo(f"recommended: {', '.join(a.methods)}" + (f" (dominant: {a.dominant})" if a.dominant else ""))
+        typer.echo(a.note)

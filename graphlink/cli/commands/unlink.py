@@ -1,0 +1,127 @@
+"""``graphlink unlink`` — suppress de-identified records until the release is k-unlinkable (thesis ch. 7).
+
+Writes the protected release in the same long format (every identified row; the de-identified rows still
+disclosed) and prints a summary.  Every written release has passed the core's exact audit.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from graphlink.errors import GraphlinkError, ReleaseError
+
+FORMATS = ("table", "json")
+
+
+class SecureUnavailableError(GraphlinkError):
+    """``--secure`` was requested but ``graphlink.secure.secure_unlink`` is not available (exit 2)."""
+
+    exit_code = 2
+
+
+def _secure_disclosure(release: Any, k: int, method: str, seed: int | None) -> tuple[Any, dict]:
+    """Run the secure protocol; return the release it produced and its report (or raise a clear error)."""
+    try:
+        import graphlink.secure as secure
+        fn = getattr(secure, "secure_unlink", None)
+    except ImportError as exc:  # pragma: no cover - package always present
+        raise SecureUnavailableError(f"--secure needs graphlink.secure ({exc})") from exc
+    if fn is None:
+        raise SecureUnavailableError(
+            "--secure needs graphlink.secure.secure_unlink(release, k, method, seed), which this installation "
+            "does not provide; run without --secure for the collaborative (non-secure) algorithms")
+    out = fn(release, k, method, seed)
+    report = getattr(out, "report", None)
+    return getattr(out, "release", out), (report if isinstance(report, dict) else {})
+
+
+def _write(release: Any, path: Path) -> None:
+    """Atomically (graphlink.fileio): an interrupted run leaves the previous file, never a partial release."""
+    from graphlink.fileio import write_with
+
+    parquet = path.suffix.lower() in (".parquet", ".pq")
+    write_with(path, release.to_parquet if parquet else release.to_csv)
+
+
+def _table(summary: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"unlink: {summary['method']}, k={summary['k']}", show_header=True)
+    t.add_column("measure")
+    t.add_column("value", justify="right")
+    rows = [
+        ("certified k-unlinkable (exact audit)", "yes" if summary["certified"] else "NO"),
+        ("de-identified elements disclosed", summary["disclosed"]),
+        ("withheld (eq. 7.1)", summary["withheld"]),
+        ("locations disclosing", f"{summary['locations_disclosing']} of {summary['locations']}"),
+        ("locations with nothing to disclose (eq. 7.2)", summary["locations_empty"]),
+        ("records (location, element) disclosed", summary["rows_disclosed"]),
+        ("withheld by Final-Clean", summary["final_clean_withheld"]),
+        ("withheld because the audit failed", f"{summary['repair_withheld']} ({summary['repair_rounds']} rounds)"),
+        ("re-identified (true loves) before", summary["true_loves_before"]),
+        ("re-identified (true loves) after", summary["true_loves_after"]),
+    ]
+    for a, b in rows:
+        t.add_row(a, str(b))
+    Console().print(t)
+    if summary["repair_withheld"]:
+        Console(stderr=True).print(
+            f"[yellow]note:[/yellow] the {summary['method']} output failed the exact audit; "
+            f"{summary['repair_withheld']} more records were withheld until it passed")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("unlink")
+    def unlink_cmd(
+        release_path: Path = typer.Argument(..., metavar="RELEASE", help="Release (long CSV/Parquet or folder)."),
+        k: int = typer.Option(..., "--k", min=1, help="Protection level k (Definition 19)."),
+        method: str = typer.Option("force-dedup", "--method",
+                                   help="greedy-dedup | force-dedup | flow-dedup"),
+        secure: bool = typer.Option(False, "--secure", help="Run the secure STRANON protocol (ch. 8)."),
+        seed: int = typer.Option(0, "--seed", min=0, help="Seed for the tie-breaking order."),
+        out: Path = typer.Option(..., "--out", help="Where to write the protected release (.csv or .parquet)."),
+        fmt: str = typer.Option("table", "--format", help="table | json"),
+        multiplicity: str = typer.Option("auto", "--multiplicity",
+                                         help="auto | one-to-one (protection is defined for one-to-one data)"),
+    ) -> None:
+        """Withhold de-identified records (never alter identified ones) until the release is k-unlinkable,
+        certified by the exact audit (union of all maximum matchings)."""
+        from graphlink.core.release import read_release
+        from graphlink.fileio import check_output
+        from graphlink.protect import METHODS, check_model, disclosed_of, finish, unlink
+
+        if method not in METHODS:
+            raise ReleaseError(f"--method must be one of {', '.join(METHODS)}, got {method!r}")
+        if fmt not in FORMATS:
+            raise ReleaseError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+        if multiplicity not in ("auto", "one-to-one"):
+            raise ReleaseError("--multiplicity must be auto or one-to-one: protection by suppression "
+                               "(Definition 21) is defined for one-to-one data")
+        check_output(out, inputs=[release_path])
+        release = read_release(release_path)
+        check_model(release, multiplicity)
+        report: dict = {}
+        if secure:
+            produced, report = _secure_disclosure(release, k, method, seed)
+            result = finish(release, disclosed_of(produced), k, f"{method} (secure)", seed)
+        else:
+            result = unlink(release, k, method, seed, multiplicity="one-to-one")   # checked above
+        if not result.certified:  # pragma: no cover - certify() either passes or raises
+            raise ReleaseError("internal: the unlinked release did not pass the audit; nothing written")
+        _write(result.release, out)
+        summary = result.summary()
+        summary["out"] = str(out)
+        summary["secure"] = secure
+        if report:
+            summary["secure_report"] = {key: v for key, v in report.items()
+                                        if isinstance(v, (int, float, str, bool)) or v is None}
+        summary["reidentified"] = {"before": summary["true_loves_before"], "after": summary["true_loves_after"]}
+        if fmt == "json":
+            typer.echo(json.dumps(summary, indent=2, default=str))
+        else:
+            _table(summary)

@@ -1,0 +1,135 @@
+"""The Spark engine's analyses: the same result objects as the local engine (thesis ch. 4, 6, Appendix A).
+
+Trails, twin classes, the class-level link graph and REIDIT-C are computed in Spark
+(:mod:`graphlink.engines.spark.fill`, :mod:`graphlink.engines.spark.links`).  The exact analyses — true loves
+(Dulmage–Mendelsohn on the class graph), REIDIT-I/I-K/M on classes, the k-unlinkability audit, one-to-many
+certain pairs — are the core's, run in one of two places (``split``):
+
+* ``driver``: the class graph and each element's class are collected and the core runs once on the driver
+  (:meth:`graphlink.core.linkgraph.LinkGraph.from_classes`).  Results equal the local engine's, order and reasons
+  included.  Driver memory O(|M| + |N| + class edges) (about 150 B per element with its key).
+* ``components``: the class graph is split into connected components in Spark, components are packed into
+  buckets and each bucket is classified by the core in an executor (``cogroup().applyInPandas``); the driver
+  only merges counts and collects the pairs / violations (:mod:`graphlink.engines.spark.components`).  Driver memory
+  O(result); executor memory O(largest component).
+* ``auto`` (default): ``driver`` while |M| + |N| ≤ ``GRAPHLINK_SPARK_DRIVER_ELEMENTS`` and the class graph has
+  at most ``GRAPHLINK_SPARK_DRIVER_EDGES`` (default 5e7) edges, else ``components``.  The element default is
+  what 40 % of the driver machine's memory holds at the measured ~800 bytes per element of the driver split's
+  Python process (docs/scale.md: 733 B at 2e6 elements, results included): 1.2e7 elements on 24 GB.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from graphlink.analysis.audit import AuditResult
+from graphlink.analysis.audit import audit as core_audit
+from graphlink.analysis.matching import classify_edges
+from graphlink.analysis.reidit import METHODS, Reidentification, evaluate
+from graphlink.analysis.reidit import reidentify as core_reidentify
+from graphlink.core.linkgraph import LinkGraph
+from graphlink.engines.spark.fill import SparkTrails
+from graphlink.engines.spark.links import class_links, edges, reidit_c  # noqa: F401  (edges re-exported)
+
+if TYPE_CHECKING:
+    pass
+
+Split = Literal["auto", "driver", "components"]
+SPLITS = ("auto", "driver", "components")
+#: driver split: peak bytes of the Python driver per element, measured (docs/scale.md), and the memory share
+DRIVER_BYTES_PER_ELEMENT = 800
+DRIVER_MEMORY_SHARE = 0.4
+DRIVER_EDGES = int(os.environ.get("GRAPHLINK_SPARK_DRIVER_EDGES", 50_000_000))
+
+
+def choose_split(st: SparkTrails, split: str = "auto") -> Literal["driver", "components"]:
+    """Where the exact analyses run (module docstring)."""
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {', '.join(SPLITS)}")
+    if split != "auto":
+        return split  # type: ignore[return-value]
+    if st.n_identified + st.n_deidentified > driver_elements():
+        return "components"
+    return "driver" if edges(st).count() <= DRIVER_EDGES else "components"
+
+
+def driver_elements(memory: int | None = None) -> int:
+    """The most elements the ``auto`` split sends to the driver: ``GRAPHLINK_SPARK_DRIVER_ELEMENTS`` when set,
+    else ``DRIVER_MEMORY_SHARE`` of ``memory`` bytes (default: this machine's physical memory) at
+    ``DRIVER_BYTES_PER_ELEMENT``; 2e7 where the memory cannot be read.  O(1)."""
+    if os.environ.get("GRAPHLINK_SPARK_DRIVER_ELEMENTS"):
+        return int(os.environ["GRAPHLINK_SPARK_DRIVER_ELEMENTS"])
+    if memory is None:
+        try:
+            memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError, AttributeError):
+            return 20_000_000
+    return int(memory * DRIVER_MEMORY_SHARE / DRIVER_BYTES_PER_ELEMENT)
+
+
+def linkgraph(st: SparkTrails) -> LinkGraph:
+    """The core link graph on the driver from the Spark class graph (equal to ``build_linkgraph`` of the same
+    release).  O(|M| + |N| + class edges) collected."""
+    cache = st.__dict__.setdefault("_cache", {})
+    if "graph" not in cache:
+        trails = st.to_trails()
+        e = edges(st).toPandas()
+        d_id, d_de = st.driver["identified"], st.driver["deidentified"]
+        cei = np.searchsorted(d_id.cids, e["id_cid"].to_numpy(np.int64))
+        cej = np.searchsorted(d_de.cids, e["de_cid"].to_numpy(np.int64))
+        cache["graph"] = LinkGraph.from_classes(trails, d_id.rank, d_de.rank, cei, cej)
+    return cache["graph"]
+
+
+def classes(st: SparkTrails) -> Any:
+    """The core's exact classification on the driver: ``EdgeClasses`` (one-to-one) or ``ManyClasses``."""
+    from graphlink.analysis.onetomany import classify_one_to_many
+
+    graph = linkgraph(st)
+    return classify_one_to_many(graph) if st.one_to_many else classify_edges(graph)
+
+
+def _finish(result: Reidentification, st: SparkTrails, truth: pd.DataFrame | None) -> Reidentification:
+    """What :func:`graphlink.analysis.reidit.reidentify` adds: evaluation against truth, the model."""
+    truth = truth if truth is not None else st.release.truth
+    if truth is not None:
+        result.summary.update(evaluate(result, truth))
+    result.summary.setdefault("reserved", st.model.reserved)
+    result.summary.setdefault("multiplicity", st.model.multiplicity)
+    return result
+
+
+def reidentify(st: SparkTrails, method: str, *, k: int | None = None, truth: pd.DataFrame | None = None,
+               explain: bool | None = None, split: Split = "auto") -> Reidentification:
+    """One REIDIT method or the exact true loves, as :func:`graphlink.analysis.reidit.reidentify` returns them.
+
+    ``complete`` (REIDIT-C) runs entirely in Spark; the others on the class graph (module docstring)."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}")
+    if method == "incomplete-k" and k is None:
+        raise ValueError("incomplete-k needs k")
+    if method == "complete":
+        return _finish(reidit_c(st), st, truth)
+    if choose_split(st, split) == "components":
+        from graphlink.engines.spark import components
+
+        return _finish(components.reidentify(st, method, k=k, explain=explain), st, truth)
+    result = core_reidentify(linkgraph(st), method, k=k, explain=explain)
+    result.summary.pop("reserved", None)
+    result.summary.pop("multiplicity", None)
+    return _finish(result, st, truth)
+
+
+def audit(st: SparkTrails, k: int, *, split: Split = "auto") -> AuditResult:
+    """The exact k-unlinkability audit (Definition 19), as :func:`graphlink.analysis.audit.audit` returns it."""
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    if choose_split(st, split) == "components":
+        from graphlink.engines.spark import components
+
+        return components.audit(st, k)
+    return core_audit(classes(st), k)

@@ -1,1 +1,0 @@
-"""Simulation experiments. Each module registers its runners with ``graphlink.experiments.registry``."""

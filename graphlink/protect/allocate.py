@@ -1,0 +1,97 @@
+"""Run one unlinking method and return its :class:`Allocation` (thesis ch. 7, Lemmas 8-12).
+
+A deduplicated allocation discloses every disclosed element at exactly one location and gives each
+disclosing location c a private set P_c ⊆ γ_c of protectors, disjoint across locations, with
+|P_c| ≥ max(k, |ω'_c|).  :func:`allocate` works on an :class:`~graphlink.protect.instance.Instance`; the
+``*_dedup_sets`` functions take plain ``{location: elements}`` mappings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from graphlink.errors import ReleaseError
+from graphlink.protect.final_clean import final_clean_codes
+from graphlink.protect.instance import Instance, Sets
+from graphlink.protect.methods import ENGINES, METHODS
+
+
+@dataclass
+class Allocation:
+    """A deduplicated allocation: what each location discloses (ω'_c) and its protectors (P_c ⊆ γ_c).
+
+    ``final_clean_withheld`` counts records Final-Clean withdrew after allocation; ``steps`` is the
+    allocation order (location, phase, protectees added, protectors added) for explanations.
+    """
+
+    locations: list[Hashable]
+    disclosed: dict[Hashable, list[Hashable]]
+    protectors: dict[Hashable, list[Hashable]]
+    method: str
+    k: int
+    seed: int | None
+    steps: list[tuple[Hashable, str, int, int]] = field(default_factory=list)
+    final_clean_withheld: list[Hashable] = field(default_factory=list)
+
+    def n_disclosed(self) -> int:
+        return sum(len(v) for v in self.disclosed.values())
+
+    def locations_disclosing(self) -> int:
+        return sum(1 for v in self.disclosed.values() if v)
+
+
+_FINAL_CLEAN = {"greedy-dedup": False, "force-dedup": True, "flow-dedup": True}
+
+
+def allocate(inst: Instance, k: int, method: str = "force-dedup", seed: int | None = 0,
+             final_clean_step: bool | None = None) -> Allocation:
+    """Run one unlinking heuristic on an :class:`Instance`; returns its :class:`Allocation`.
+
+    ``final_clean_step`` defaults to the thesis: Force-Dedup (and Flow-Dedup) end with Final-Clean,
+    Greedy-Dedup (Algorithm 7) does not — any violation it leaves is caught by the exact audit in
+    :func:`unlink`.
+    """
+    if method not in ENGINES:
+        raise ReleaseError(f"unknown unlinking method {method!r}; choose one of {', '.join(METHODS)}")
+    if k < 1:
+        raise ReleaseError(f"k must be a positive integer, got {k}")
+    alloc = ENGINES[method](inst, k, seed)
+    withdrawn: list[int] = []
+    if _FINAL_CLEAN[method] if final_clean_step is None else final_clean_step:
+        withdrawn = final_clean_codes(inst, alloc, k, seed)
+    locs = inst.locations
+    dis, prot = alloc.disclosed_arrays(), alloc.protector_arrays()
+    return Allocation(
+        locations=list(locs),
+        disclosed={locs[c]: inst.de_keys[dis[c]].tolist() for c in range(len(locs))},
+        protectors={locs[c]: inst.id_keys[prot[c]].tolist() for c in range(len(locs))},
+        method=method, k=k, seed=seed,
+        steps=[(locs[c], ph, a, b) for c, ph, a, b in alloc.steps],
+        final_clean_withheld=inst.de_keys[np.asarray(withdrawn, np.int64)].tolist())
+
+
+def greedy_dedup_sets(gamma: Sets, omega: Sets, k: int, seed: int | None = 0) -> Allocation:
+    """Greedy-Dedup (thesis Algorithm 7) on per-location sets ``{c: γ_c}``, ``{c: ω_c}``.
+
+    Repeatedly: Explicit-Clean; take the location p with the smallest non-null γ'_p; disclose the
+    min(|ω_p|, |γ'_p|) least-frequent protectees of ω_p, allocate the max(|ω'_p|, k) least-frequent
+    protectors of γ'_p; Reduce.  O(|C|² + rows·log rows) with incremental counts (the thesis states
+    O(|C|²) location steps, assuming elements pre-sorted by frequency).
+    """
+    return allocate(Instance.from_sets(gamma, omega), k, "greedy-dedup", seed)
+
+
+def force_dedup_sets(gamma: Sets, omega: Sets, k: int, seed: int | None = 0) -> Allocation:
+    """Force-Dedup (thesis Algorithm 10: force phase, boost phase, Final-Clean) on per-location sets.
+
+    O(|C|² + rows·log rows).  See :func:`graphlink.protect.methods._force` for the reading of the printed pseudocode.
+    """
+    return allocate(Instance.from_sets(gamma, omega), k, "force-dedup", seed)
+
+
+def flow_dedup_sets(gamma: Sets, omega: Sets, k: int, seed: int | None = 0) -> Allocation:
+    """Flow-Dedup (this project, after thesis §7.4) on per-location sets.  See :mod:`graphlink.protect.methods`."""
+    return allocate(Instance.from_sets(gamma, omega), k, "flow-dedup", seed)

@@ -1,0 +1,1 @@
+"""Simulation experiments. Each module registers its runners with ``graphlink.simulation.experiments.registry``."""
