@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 
 class GraphlinkError(Exception):
     """Base class. ``exit_code`` is what the CLI returns for it."""
@@ -45,3 +48,52 @@ class ProtocolError(GraphlinkError):
     (exit 2: one line naming the party and what went wrong; nothing is disclosed)."""
 
     exit_code = 2
+
+
+class MissingExtraError(GraphlinkError):
+    """An optional dependency is not installed: the message names the extra that brings it (exit 2: the user must
+    fix the environment)."""
+
+    exit_code = 2
+
+
+def require(module: str, extra: str, purpose: str) -> Any:
+    """Import the optional dependency ``module`` or raise :class:`MissingExtraError` naming the extra.
+
+    Plain ``pip install graphlink`` installs the analyses, the CLI and pandas in and out; the Neo4j store, the
+    figures, the app, Spark and the R datasets come with extras (``pyproject.toml``). The modules that need one
+    import it through this function when they first need it, so the error is one line a person can act on.
+
+    Parameters
+    ----------
+    module : str
+        The module to import (``"neo4j"``, ``"matplotlib.figure"``).
+    extra : str
+        The extra of ``graphlink`` that installs it (``"neo4j"``).
+    purpose : str
+        What needs it, as the start of the sentence (``"the Neo4j store"``).
+
+    Returns
+    -------
+    module
+        The imported module.
+
+    Raises
+    ------
+    MissingExtraError
+        When ``module`` cannot be imported.
+
+    Examples
+    --------
+    >>> require("json", "dev", "this example").dumps([1])
+    '[1]'
+    >>> require("not_here", "neo4j", "the store")
+    Traceback (most recent call last):
+    ...
+    graphlink.errors.MissingExtraError: the store needs the not_here package: pip install 'graphlink[neo4j]'
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        top = module.split(".")[0]
+        raise MissingExtraError(f"{purpose} needs the {top} package: pip install 'graphlink[{extra}]'") from None
