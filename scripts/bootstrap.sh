@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set-up shared by the two README commands: a project virtualenv with the pinned dependencies, the local
+# Set-up shared by the two README commands: a project virtualenv with graphlink[dev] at the versions pinned in
+# constraints.txt (pyproject.toml states the compatible ranges; scripts/freeze-constraints.py writes the pins), the local
 # Neo4j runtime (Maven Central), for the browser tests Debian's chromium and, for the container tests, a container
 # engine and the project's Neo4j image (scripts/setup-containers.sh).  Idempotent; safe to re-run.
 #   VENV=path   use another virtualenv location (default: .venv)
@@ -16,10 +17,10 @@ if [[ ! -x "$venv/bin/python" ]]; then
   python3 -m venv "$venv"
 fi
 stamp="$venv/.graphlink-installed"
-if [[ ! -f "$stamp" || pyproject.toml -nt "$stamp" ]]; then
-  say "installing graphlink and its pinned dependencies (pip)"
+if [[ ! -f "$stamp" || pyproject.toml -nt "$stamp" || constraints.txt -nt "$stamp" ]]; then
+  say "installing graphlink[dev] with the versions of constraints.txt (pip)"
   "$venv/bin/python" -m pip install -q --upgrade pip
-  "$venv/bin/python" -m pip install -q -e ".[dev,spark]"
+  "$venv/bin/python" -m pip install -q -c constraints.txt -e ".[dev]"
   touch "$stamp"
 fi
 if [[ "${GRAPHLINK_SKIP_NEO4J:-0}" != "1" && -f scripts/setup-neo4j.sh ]]; then

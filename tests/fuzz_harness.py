@@ -9,9 +9,7 @@ then cover it.  ``oracle``/``library`` may be None for a reader checked by the C
 from __future__ import annotations
 
 import contextlib
-import io
 import re
-import sys
 import warnings
 from collections import Counter
 from collections.abc import Callable
@@ -22,6 +20,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from graphlink.errors import ReleaseError
+from tests import cli_runner
 from tests import fuzz_inputs as fi
 from tests import fuzz_oracle as fo
 from tests.fixtures import FIG34_TRUTH, fig34
@@ -61,21 +60,8 @@ class Outcome:
 
 def run_cli(argv: list[str]) -> Outcome:
     """Run ``graphlink`` in this process (fast) with ``argv``; capture exit code, stdout and stderr."""
-    from graphlink.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    old = sys.argv
-    sys.argv = ["graphlink", *argv]
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                main()
-                code = 0
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    finally:
-        sys.argv = old
-    return Outcome(code, out.getvalue(), err.getvalue())
+    done = cli_runner.run_cli(*argv)
+    return Outcome(done.returncode, done.stdout, done.stderr)
 
 
 def check_contract(outcome: Outcome, argv: list[str]) -> None:

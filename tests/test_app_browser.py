@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -75,9 +76,14 @@ def browser() -> Iterator[object]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
+#: generous on a loaded machine: a Streamlit rerun on two busy cores can take tens of seconds
+TIMEOUT_MS = 180_000
+
+
 def _page(browser: object, url: str):  # noqa: ANN202
     page = browser.new_page()  # type: ignore[attr-defined]
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(TIMEOUT_MS)
+    page.set_default_navigation_timeout(TIMEOUT_MS)
     page.goto(url)
     return page
 
@@ -91,7 +97,23 @@ def _app_idle(page) -> None:  # noqa: ANN001
     """Wait until no script run is in progress (Streamlit's status widget is gone or empty)."""
     page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
                            " || document.querySelector('[data-testid=\"stStatusWidget\"]').innerText === ''",
-                           timeout=60_000)
+                           timeout=TIMEOUT_MS)
+
+
+def _click(page, locator) -> None:  # noqa: ANN001
+    """Click ``locator`` once no rerun is in progress, scrolled into view first: a rerun that lands while the
+    page loads can re-render the element or move it out of the viewport, so Playwright's checks (attached,
+    visible, stable, receiving events) run on the element as it is when the app is idle."""
+    _app_idle(page)
+    locator.scroll_into_view_if_needed()
+    locator.click()
+
+
+def _drawn(page, chart) -> None:  # noqa: ANN001
+    """Wait until a Vega chart has drawn: its marks element (``canvas.marks`` or ``svg.marks``, whichever renderer)
+    is visible, i.e. in the page with a size; what the screenshot needs, without a fixed pause."""
+    chart.locator(".marks").first.wait_for(state="visible")
+    _app_idle(page)
 
 
 def test_demo_true_loves_in_browser(app_url: str, browser: object) -> None:
@@ -99,14 +121,14 @@ def test_demo_true_loves_in_browser(app_url: str, browser: object) -> None:
     page = _page(browser, f"{app_url}/reidentification")
     _app_ready(page)
     page.get_by_text("Thesis Figure 3.4: four hospitals").first.wait_for()
-    page.get_by_role("button", name="Run re-identification").click()
+    _click(page, page.get_by_role("button", name="Run re-identification"))
     page.locator("#re-identified-pairs").first.wait_for()          # the section heading (the chart axis says it too)
     metric = page.locator('[data-testid="stMetric"]', has_text="True loves (exact)")
     metric.wait_for()
     assert metric.locator('[data-testid="stMetricValue"]').inner_text().strip() == "4"
     reidit_i = page.locator('[data-testid="stMetric"]', has_text="REIDIT-I").first
     assert reidit_i.locator('[data-testid="stMetricValue"]').inner_text().strip() == "4"
-    page.wait_for_timeout(1500)  # let the Vega chart finish drawing before the screenshot
+    _drawn(page, page.locator(".vega-embed").first)
     page.screenshot(path=str(ARTIFACTS / "reidentification.png"), full_page=True)
     page.close()
 
@@ -128,6 +150,20 @@ def _node_centres(png: bytes, rgb: tuple[int, int, int], tol: int = 12) -> list[
     return [(float(x), float(y)) for y, x in centres]
 
 
+def _settled_centres(page, frame, rgb: tuple[int, int, int], count: int) -> list[tuple[float, float]]:  # noqa: ANN001
+    """The node centres of one colour once the graph's layout has settled: ``count`` blobs, at the same places in
+    two screenshots in a row (polled, so a slow machine only takes longer)."""
+    deadline, last = time.monotonic() + TIMEOUT_MS / 1000, None
+    while True:
+        centres = sorted(_node_centres(frame.screenshot(), rgb))
+        if len(centres) == count and centres == last:
+            return centres
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the graph did not settle: {centres}")
+        last = centres
+        page.wait_for_timeout(250)                 # the poll interval, not a wait for something to finish
+
+
 def test_link_graph_renders_and_click_explains(app_url: str, browser: object) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page = _page(browser, f"{app_url}/linkgraph")
@@ -138,17 +174,17 @@ def test_link_graph_renders_and_click_explains(app_url: str, browser: object) ->
     iframe = page.locator("iframe[title='st_cytoscape.st_cytoscape']")
     iframe.wait_for()
     page.frame_locator("iframe[title='st_cytoscape.st_cytoscape']").locator("canvas").first.wait_for()
-    page.wait_for_timeout(1500)
+    _app_idle(page)
+    iframe.scroll_into_view_if_needed()
+    # the lower de-identified node (a yellow diamond): Ali's neighbourhood is actg (top) and gatc
+    diamonds = _settled_centres(page, iframe, (0xF0, 0xE4, 0x42), 2)
     page.screenshot(path=str(ARTIFACTS / "linkgraph.png"), full_page=True)
-    # click the lower de-identified node (a yellow diamond): Ali's neighbourhood is actg (top) and gatc
     box = iframe.bounding_box()
     assert box is not None
-    diamonds = _node_centres(iframe.screenshot(), (0xF0, 0xE4, 0x42))
-    assert len(diamonds) == 2, diamonds
     x, y = max(diamonds, key=lambda c: c[1])
     page.mouse.click(box["x"] + x, box["y"] + y)
     page.get_by_text("Element gatc (de-identified)").first.wait_for()
     page.get_by_text("actg can only be Ali, so gatc must be Dan").first.wait_for()
-    page.wait_for_timeout(800)
+    _app_idle(page)
     page.screenshot(path=str(ARTIFACTS / "linkgraph_clicked.png"), full_page=True)
     page.close()

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from tests.cli_runner import run_cli
 from tests.fixtures import FIG34_TRUTH, fig34
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "graphlink.cli", *args], capture_output=True, text=True,
-                          timeout=300)
+    return run_cli(*args)
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ run (docs/algorithms.md#random-trails); a false failure has probability ≈ 6e-5
 from __future__ import annotations
 
 import subprocess
-import sys
 from math import sqrt
 
 import numpy as np
@@ -20,6 +19,7 @@ from graphlink.simulation import theory
 from graphlink.simulation.experiments import registry
 from graphlink.simulation.experiments.common import parallel_map, population_trails, reidit_c_matrix
 from graphlink.simulation.experiments.uniqueness_grid import reidit_i_count, zero_star_trails
+from tests.cli_runner import run_cli
 
 N = 1000
 
@@ -169,8 +169,7 @@ def test_experiment_csv_deterministic(tmp_path):
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", "from graphlink.cli import main; main()", *args],
-                          capture_output=True, text=True, timeout=300)
+    return run_cli(*args)
 
 
 def test_cli_simulate_and_experiment(tmp_path):

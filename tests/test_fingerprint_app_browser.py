@@ -6,7 +6,16 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.test_app_browser import ARTIFACTS, _app_idle, _app_ready, _page, app_url, browser  # noqa: F401 (fixtures)
+from tests.test_app_browser import (  # noqa: F401 (fixtures)
+    ARTIFACTS,
+    _app_idle,
+    _app_ready,
+    _click,
+    _drawn,
+    _page,
+    app_url,
+    browser,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -21,19 +30,22 @@ def test_plan_and_collusion_in_browser(app_url: str, browser: object) -> None:  
     ARTIFACTS.mkdir(exist_ok=True)
     page = _page(browser, f"{app_url}/fingerprint")
     _app_ready(page)
-    page.get_by_role("button", name="Plan the fingerprints").click()
+    _click(page, page.get_by_role("button", name="Plan the fingerprints"))
     assert _metric(page, "Fingerprint capacity (upper bound)") == "6"
     assert _metric(page, "Usable within the bounds") == "3"
-    page.locator(".vega-embed").first.wait_for()                     # the loss axis chart
+    _drawn(page, page.locator(".vega-embed").first)                  # the loss axis chart
     # Choose by keyboard (type, Enter) once no run is in progress, and check that the value's tag shows: a rerun that
-    # lands meanwhile re-renders the picker and drops the keystrokes, so try again then
+    # lands meanwhile re-renders the picker and drops the keystrokes, so try again then.  The picker gets the
+    # keyboard focus, not a click: a click needs it inside the viewport, and a rerun can move it out (it did, under
+    # load: "Element is outside of the viewport")
     picker = page.get_by_role("combobox", name="Simulate: rows from these recipients")
     box = page.locator('[data-testid="stMultiSelect"]', has_text="Simulate: rows from these recipients")
     for name in ("R1", "R2"):
         tag = box.get_by_text(name, exact=True).first
         for attempt in range(5):
             _app_idle(page)
-            picker.click(force=True)
+            picker.scroll_into_view_if_needed()
+            picker.focus()
             picker.press_sequentially(name)
             picker.press("Enter")
             try:
@@ -44,10 +56,10 @@ def test_plan_and_collusion_in_browser(app_url: str, browser: object) -> None:  
                     raise
                 page.keyboard.press("Escape")
     page.keyboard.press("Escape")
-    page.get_by_role("button", name="Simulate a leak").click()
+    _click(page, page.get_by_role("button", name="Simulate a leak"))
     page.get_by_text("collusion, FP Table 6").first.wait_for()
     assert _metric(page, "Attributed to") == "R1, R2"
     assert _metric(page, "Exact match") == "no"
-    page.wait_for_timeout(1500)  # let the Vega chart finish drawing before the screenshot
+    _drawn(page, page.locator(".vega-embed").first)
     page.screenshot(path=str(ARTIFACTS / "fingerprint.png"), full_page=True)
     page.close()

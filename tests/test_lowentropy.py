@@ -5,9 +5,7 @@ the element-level ones."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +21,7 @@ from graphlink.analysis.reidit import _TightSets, reidentify, true_loves
 from graphlink.core.linkgraph import build_linkgraph
 from graphlink.core.trails import build_trails, trails_from_dense
 from graphlink.simulation.simulate import simulate_probabilities
+from tests.cli_runner import run_cli
 from tests.oracle import element_tight_set
 from tests.test_matching import instances
 
@@ -133,8 +132,7 @@ def test_every_analysis_runs_on_classes_without_expanding(low, no_expansion) -> 
 
 
 def cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "graphlink.cli", *args], capture_output=True, text=True,
-                          timeout=600, env={**os.environ, **(env or {})})
+    return run_cli(*args, env=env)
 
 
 @pytest.mark.slow

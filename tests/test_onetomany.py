@@ -4,7 +4,6 @@ checked against a brute-force enumeration of every consistent assignment and aga
 from __future__ import annotations
 
 import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -21,6 +20,7 @@ from graphlink.core.release import read_release
 from graphlink.core.trails import build_trails
 from graphlink.errors import ModelAssumptionError
 from graphlink.simulation import simulate as sim
+from tests.cli_runner import run_cli
 from tests.fixtures import long_frame
 from tests.oracle import household_oracle
 
@@ -423,8 +423,7 @@ def test_mixed_sizes_are_explained_by_households_with_withholding() -> None:
 
 # --------------------------------------------------------------------------------------------------- CLI
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "graphlink.cli", *args], capture_output=True, text=True,
-                          timeout=600)
+    return run_cli(*args)
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import pytest
 from graphlink.qi import datasets
 from graphlink.qi.algorithms import anonymize
 from graphlink.qi.table import encode
-from tests.test_app_browser import ARTIFACTS, _app_ready, _page, app_url, browser  # noqa: F401 (fixtures)
+from tests.test_app_browser import ARTIFACTS, _app_ready, _click, _drawn, _page, app_url, browser  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
@@ -17,7 +17,7 @@ def test_anonymize_cps1988_in_browser(app_url: str, browser: object) -> None:  #
     page = _page(browser, f"{app_url}/qi")
     _app_ready(page)
     page.get_by_text("The table as it is").first.wait_for()
-    page.get_by_role("button", name="Anonymize", exact=True).click()
+    _click(page, page.get_by_role("button", name="Anonymize", exact=True))
     metric = page.locator('[data-testid="stMetric"]', has_text="k of the release")
     metric.wait_for()
     ds = datasets.load("cps1988")
@@ -26,6 +26,6 @@ def test_anonymize_cps1988_in_browser(app_url: str, browser: object) -> None:  #
     prec = page.locator('[data-testid="stMetric"]', has_text="Prec")
     assert prec.locator('[data-testid="stMetricValue"]').inner_text().strip() == f"{expected['prec']:.4f}"
     page.get_by_text("Generalization levels").first.wait_for()
-    page.wait_for_timeout(1500)  # let the Vega histogram finish drawing before the screenshot
+    _drawn(page, page.locator(".vega-embed").last)                   # the histogram, before the screenshot
     page.screenshot(path=str(ARTIFACTS / "qi.png"), full_page=True)
     page.close()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import shutil
 import subprocess
@@ -13,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests import cli_runner
 from tests.qi_helpers import QI4, SWEENEY, is_k_anonymous
 
 QI = ",".join(QI4)
@@ -27,20 +26,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     """``graphlink ARGS`` in this process."""
-    import graphlink.cli as cli
-
-    out, err = io.StringIO(), io.StringIO()
-    argv = sys.argv
-    sys.argv = ["graphlink", *args]
-    code = 0
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            cli.main()
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    finally:
-        sys.argv = argv
-    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+    return cli_runner.run_cli(*args)
 
 
 def test_console_script_end_to_end(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from graphlink.errors import StoreError
 from graphlink.store import guard
 from graphlink.store.guard import QueryRefusedError
+from tests.cli_runner import run_cli
 from tests.hostile_cypher import (
     ALWAYS_REFUSED,
     EFFECTIVE,
@@ -295,16 +296,8 @@ def test_parameter_values_are_data_not_code(neo4j_store, payload: str) -> None:
 # ---------------------------------------------------------------------------------------------- CLI
 def _main(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
     """``graphlink ARGS`` through the console-script entry (exit codes and stderr exactly as a user sees them)."""
-    from graphlink.cli import main
-
-    monkeypatch.setattr(sys, "argv", ["graphlink", *args])
-    code = 0
-    try:
-        main()
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+    done = run_cli(*args)
+    return done.returncode, done.stdout, done.stderr
 
 
 @pytest.mark.parametrize(("query", "needle"), ALL_READ_REFUSED)

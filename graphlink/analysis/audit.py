@@ -37,7 +37,40 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class AuditResult:
-    """Verdict of the k-unlinkability audit and the violating elements."""
+    """Verdict of the k-unlinkability audit and the violating elements (Malin 2006, Definition 19).
+
+    Returned by :func:`audit`.
+
+    Attributes
+    ----------
+    k : int
+        The k audited.
+    k_unlinkable : bool
+        Every element has at least ``k`` allowed partners (edges in some maximum matching).
+    violations : pandas.DataFrame
+        One row per element with fewer: ``side``, ``element``, ``union_degree``, ``union_degree_non_null``.
+    true_loves : int
+        Pairs in every maximum matching (re-identified for certain).
+    maximum_matching_size : int
+        Over real elements (null trails excluded).
+    hall_ok : bool
+        Hall's condition holds (every element of the smaller side can be matched).
+    unmatched : list of str
+        Elements no maximum matching covers (when Hall's condition fails).
+    counts : dict
+        Sizes and violation counts per side.
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> result = gl.audit(gl.build_linkgraph(gl.build_trails(gl.thesis_example())), 2)
+    >>> result.k_unlinkable, result.true_loves, result.counts["violations_deidentified"]
+    (False, 4, 4)
+    >>> print(result.violations.head(2).to_string(index=False))
+            side element  union_degree  union_degree_non_null
+    deidentified    actg             1                      1
+    deidentified    ctga             1                      1
+    """
 
     k: int
     k_unlinkable: bool

@@ -82,7 +82,26 @@ class Reidentification:
     """Re-identified pairs with a plain-words reason each, and summary counts.
 
     ``pairs`` is a DataFrame (identified, deidentified, reason); a method may hand over :class:`PairColumns`
-    instead, and the frame is then made on first use.
+    instead, and the frame is then made on first use.  Returned by :func:`reidentify` and :func:`true_loves`.
+
+    Parameters
+    ----------
+    method : str
+        The method that produced it (``"true-loves"``, ``"complete"``, ...).
+    pairs : pandas.DataFrame or PairColumns
+        One row per re-identified pair (``incomplete-k``: per candidate).
+    summary : dict, optional
+        Counts (``reidentified``, ``maximum_matching_size``, ...; with truth also ``correct``, ``wrong``,
+        ``recall``).
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> result = gl.reidentify(gl.thesis_example(), "true-loves")
+    >>> result.method, len(result)
+    ('true-loves', 4)
+    >>> print(result.pairs.loc[3, "reason"])
+    actg can only be Ali, so gatc must be Dan
     """
 
     def __init__(self, method: str, pairs: pd.DataFrame | PairColumns, summary: dict | None = None) -> None:
@@ -479,6 +498,27 @@ def true_loves(graph_or_classes: LinkGraph | EdgeClasses, *, explain: bool | Non
     analogue is computed instead: the pairs that hold in every consistent assignment
     (:mod:`graphlink.analysis.onetomany`).  O(E·√V) (or one class-level max-flow) plus, for explanations, one class
     search per forced pair (bounded by ``EXPLAIN_LIMIT`` unless ``explain``).
+
+    Parameters
+    ----------
+    graph_or_classes : LinkGraph or EdgeClasses
+        The link graph, or its edge classification when already computed (:func:`classify_edges`).
+    explain : bool, optional
+        Give every pair its reason (default: up to ``EXPLAIN_LIMIT`` pairs).
+
+    Returns
+    -------
+    Reidentification
+        The true loves, each with its reason.
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> result = gl.true_loves(gl.build_linkgraph(gl.build_trails(gl.thesis_example())))
+    >>> len(result), result.summary["maximum_matching_size"]
+    (4, 4)
+    >>> print(result.pairs.loc[0, "reason"])
+    actg is only compatible with Ali
     """
     if isinstance(graph_or_classes, LinkGraph) and graph_or_classes.trails.one_to_many:
         return certain_one_to_many(graph_or_classes, explain=explain)
@@ -732,6 +772,25 @@ def evaluate(result: Reidentification, truth: pd.DataFrame) -> dict:
 
     For ``incomplete-k`` a k-group counts as correct when the true pair is among its candidates.
     Recall is the share of truth pairs whose de-identified element was correctly re-identified.
+
+    Parameters
+    ----------
+    result : Reidentification
+        Pairs from any method.
+    truth : pandas.DataFrame
+        Columns ``identified``, ``deidentified`` (:func:`graphlink.core.release.read_truth`).
+
+    Returns
+    -------
+    dict
+        ``correct``, ``wrong``, ``truth_pairs`` and ``recall``.
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> release = gl.thesis_example()
+    >>> gl.evaluate(gl.reidentify(release, "complete"), release.truth)
+    {'correct': 1, 'wrong': 0, 'truth_pairs': 4, 'recall': 0.25}
     """
     t = set(zip(truth["identified"].astype(str), truth["deidentified"].astype(str), strict=True))
     pairs = result.pairs

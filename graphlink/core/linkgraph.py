@@ -47,7 +47,31 @@ class LinkGraph:
     """Link edges of a release, twin-compressed, with symbolic null trails (thesis §4.2.4).
 
     Element-level edges (``ei`` identified row, ``ej`` de-identified row) are expanded lazily from the
-    class edges; every analysis that can work on classes does so.
+    class edges; every analysis that can work on classes does so.  Made by :func:`build_linkgraph`.
+
+    Attributes
+    ----------
+    trails : Trails
+        The trails it links.
+    id_class, de_class : numpy.ndarray
+        The twin class of each identified / de-identified row (elements with equal trails share one).
+    id_class_size, de_class_size : numpy.ndarray
+        Members per class.
+    class_ei, class_ej : numpy.ndarray
+        Class-level link edges, sorted by ``(class_ej, class_ei)``.
+    n_null : int
+        Symbolic null trails (all ``*``, Definition 18) on ``null_side``.
+    null_side : {"identified", "deidentified"} or None
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> graph = gl.build_linkgraph(gl.build_trails(gl.thesis_example()))
+    >>> graph.n_identified, graph.n_deidentified, graph.n_expanded_edges
+    (4, 4, 5)
+    >>> [(str(graph.trails.identified.keys[i]), str(graph.trails.deidentified.keys[j]))
+    ...  for i, j in zip(graph.ei, graph.ej) if str(graph.trails.deidentified.keys[j]) == "gatc"]
+    [('Ali', 'gatc'), ('Dan', 'gatc')]
     """
 
     trails: Trails
@@ -195,6 +219,28 @@ class Blocks:
     Per element and relation an integer code, -1 when the value is unknown.  An identified and a de-identified
     element are *compatible* when, for every relation, their codes are equal or one of them is unknown.  The
     link graph then keeps an edge only where both the trails and the blocks allow it.
+
+    Attributes
+    ----------
+    identified : numpy.ndarray
+        ``(|M|, R)`` int64 codes, rows in the order of ``trails.identified.keys``.
+    deidentified : numpy.ndarray
+        ``(|N|, R)`` int64 codes, rows in the order of ``trails.deidentified.keys``.
+    names : tuple of str
+        One label per relation (for explanations).
+
+    Examples
+    --------
+    One relation, gender (code 0 or 1, -1 unknown), on the thesis example: identified Ali, Bob, Charlie, Dan;
+    de-identified actg, tgac, ctga (gender unknown), gatc.  The trails allow five edges; gender cuts Ali–gatc.
+
+    >>> import numpy as np
+    >>> import graphlink as gl
+    >>> trails = gl.build_trails(gl.thesis_example())
+    >>> blocks = gl.Blocks(np.array([[0], [1], [0], [1]]), np.array([[0], [0], [-1], [1]]), ("gender",))
+    >>> graph = gl.build_linkgraph(trails, blocks=blocks)
+    >>> graph.n_expanded_edges
+    4
     """
 
     identified: np.ndarray            # (|M|, R) int64

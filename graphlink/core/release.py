@@ -108,6 +108,31 @@ class Release:
     ``frame`` is the long table (location, kind, element).  A large file read by the Arrow fast path
     (:mod:`graphlink.core.ingest`) is kept on integer codes instead, and ``frame`` is made from them on first use;
     ``locations``, ``elements``, ``sizes`` and :func:`graphlink.core.trails.build_trails` never need it.
+    Made by :func:`read_release` (files, folders, DataFrames), the examples and the simulators; immutable.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame, optional
+        The long table, already validated (use :func:`read_release` to validate one).
+    name : str
+        The release's name (store, reports).
+    source : str, optional
+        The file or folder it was read from.
+    truth : pandas.DataFrame, optional
+        Ground-truth pairs (``identified``, ``deidentified``) when known.
+    notes : tuple of str
+        What reading it noticed (e.g. collapsed duplicates).
+    coded : CodedRelease, optional
+        The integer-coded form instead of ``frame`` (exactly one of the two).
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> release = gl.thesis_example()
+    >>> release.locations, len(release.frame), len(release.truth)
+    (['H1', 'H2', 'H3', 'H4'], 22, 4)
+    >>> release.sizes().loc["H1"].tolist()
+    [3, 2]
     """
 
     __slots__ = ("_frame", "coded", "name", "notes", "source", "truth")
@@ -447,6 +472,25 @@ def read_truth(source: str | Path | pd.DataFrame) -> pd.DataFrame:
 
     Same file rules as releases (:mod:`graphlink.core.tabular`); keys are stripped, an empty key is refused
     naming its row, exact duplicate pairs are collapsed with a :class:`ReleaseWarning`.  O(rows).
+
+    Parameters
+    ----------
+    source : str, Path or pandas.DataFrame
+        A CSV or Parquet file, or a DataFrame, with columns ``identified`` and ``deidentified``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The pairs, keys as strings (what :func:`graphlink.analysis.reidit.evaluate` compares against).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import graphlink as gl
+    >>> gl.read_truth(pd.DataFrame({"identified": [" Ali", "Bob"], "deidentified": ["actg", "ctga"]}))
+      identified deidentified
+    0        Ali         actg
+    1        Bob         ctga
     """
     import pandas as pd
 

@@ -139,6 +139,33 @@ class Trails:
 
     ``location_sizes`` may be given as the DataFrame of :meth:`Release.sizes`; it is kept as
     :class:`~graphlink.core.release.LocationSizes` (no pandas) and :attr:`sizes` is its DataFrame, made on first use.
+    Made by :func:`build_trails` (FillTrails, Malin 2006 Alg. 1).
+
+    Attributes
+    ----------
+    locations : list of str
+        The columns of both matrices, in order.
+    identified, deidentified : TrailSide
+        One trail per element (``keys``; bit-packed ``ones`` and ``known``, ``*`` where a location withholds).
+    reserved : {"identified", "deidentified", "none"}
+        The side whose records may be withheld (the other side is complete).
+    reason : str
+        How the reserved side was decided, in plain words.
+    location_sizes : LocationSizes
+        Elements per location and side.
+    multiplicity : {"one-to-one", "one-to-many"}
+        The data model the trails were built under.
+    decided_by : str
+        ``"requested"``, or what decided the model when ``auto`` was asked for.
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> trails = gl.build_trails(gl.thesis_example())
+    >>> trails.reserved, trails.multiplicity, len(trails.identified), len(trails.deidentified)
+    ('deidentified', 'one-to-one', 4, 4)
+    >>> [str(k) for k in trails.deidentified.keys]
+    ['actg', 'tgac', 'ctga', 'gatc']
     """
 
     locations: list[str]

@@ -19,7 +19,40 @@ from graphlink.protect.utility import utility
 
 @dataclass
 class UnlinkResult:
-    """Outcome of :func:`unlink`: the certified release plus everything needed to explain it."""
+    """Outcome of :func:`unlink`: the certified release plus everything needed to explain it.
+
+    Attributes
+    ----------
+    release : Release
+        The protected release (records withheld, never altered), certified by the exact audit.
+    allocation : Allocation
+        Which records each location discloses.
+    k, method, seed
+        As asked.
+    certified : bool
+        The exact audit found ``release`` k-unlinkable.
+    metrics : dict
+        Disclosed and withheld records, locations disclosing.
+    repair_withheld : list
+        Records withheld because the exact audit failed after the heuristic.
+    repair_rounds : int
+        Audit-and-repair rounds.
+    audit : AuditResult
+        The final audit.
+    before, after : dict
+        True loves and violations before and after.
+    timings : dict
+        Seconds per stage.
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> result = gl.unlink(gl.thesis_example(), 2, "force-dedup", seed=1)
+    >>> result.certified, result.before["true_loves"], result.after["true_loves"]
+    (True, 4, 0)
+    >>> result.metrics["withheld"], result.metrics["rows_withheld"]
+    (0, 6)
+    """
 
     release: Any                          # graphlink.core.release.Release (suppressed, certified)
     allocation: Allocation

@@ -187,8 +187,32 @@ def _load_yaml(p: Path) -> Any:
 
 
 def read_als(path: str | Path) -> LinkageSet:
-    """Read an ALS YAML file (format in the module docstring; bounded, see :func:`_load_yaml`); ReleaseError
-    naming the file and entry."""
+    """Read an attribute linkage set (Malin 2002, Definition 3.1) from a YAML file; format in the module docstring,
+    bounded (:func:`_load_yaml`).
+
+    Parameters
+    ----------
+    path : str or Path
+        The YAML file; paths inside it are relative to it.
+
+    Returns
+    -------
+    LinkageSet
+        Its relations (identified attribute, de-identified attribute, how one maps to the other).
+
+    Raises
+    ------
+    ReleaseError
+        Naming the file and the entry that is not what the format expects.
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> from graphlink.io.examples import GENPHEN_ALS
+    >>> als = gl.read_als(GENPHEN_ALS)
+    >>> [(r.identified, r.deidentified) for r in als.relations]
+    [('birthdate', 'age'), ('gender', 'gender'), ('visit_date', 'visit_date')]
+    """
     p = Path(path)
     doc = _load_yaml(p)
     rels = doc.get("relations") if isinstance(doc, Mapping) else None

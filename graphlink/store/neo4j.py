@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from graphlink.errors import StoreError
+from graphlink.errors import StoreError, require
 from graphlink.store import cypherlib, guard, server
 
 DATABASE = os.environ.get("NEO4J_DATABASE", "neo4j")
@@ -141,7 +141,7 @@ def connect(uri: str | None = None, auth: Any = None) -> Store:
     ...     store.load_release(gl.thesis_example(), name="fig34")
     ...     store.run_file("reidit_c", {"release": "fig34"})
     """
-    from neo4j import exceptions
+    exceptions = require("neo4j.exceptions", "neo4j", "the Neo4j store")
 
     uri = resolve_uri(uri)
     local_password = auth is None and not _env_sets_auth()

@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from graphlink import fileio
-from graphlink.errors import StoreError
+from graphlink.errors import StoreError, require
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_BOLT_PORT = 7687
@@ -453,7 +453,8 @@ def open_driver(uri: str, auth=None, *, certificate: Path | None = None, **confi
     the driver refuses ``+s``/``+ssc`` together with a custom trust. ``config`` goes to the driver.
     StoreError if the pinned certificate file is missing.
     """
-    from neo4j import GraphDatabase, TrustCustomCAs
+    driver = require("neo4j", "neo4j", "the Neo4j store")
+    GraphDatabase, TrustCustomCAs = driver.GraphDatabase, driver.TrustCustomCAs
 
     cert = certificate if certificate is not None else pinned_certificate(uri)
     if cert is not None:
@@ -467,7 +468,7 @@ def open_driver(uri: str, auth=None, *, certificate: Path | None = None, **confi
 def bolt_version(uri: str, auth=None, timeout: float = 3.0, certificate: Path | None = None) -> str | None:
     """Neo4j version string if a Bolt server answers at ``uri``, else None; AuthRefusedError if it refuses ``auth``.
     The connection is made by :func:`open_driver` (TLS with the pinned certificate, if any)."""
-    from neo4j import exceptions
+    exceptions = require("neo4j.exceptions", "neo4j", "the Neo4j store")
 
     try:
         with open_driver(uri, auth, certificate=certificate, connection_timeout=timeout) as drv:

@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 
 from graphlink.display import markup_text
-from graphlink.errors import ReleaseError
+from graphlink.errors import ReleaseError, require
 
 err = Console(stderr=True)
 
@@ -170,6 +170,7 @@ def experiment_cmd(
     blocker = next((p for p in (out, *out.parents) if p.exists()), None)
     if blocker is not None and not blocker.is_dir():
         raise ReleaseError(f"--out must be a folder, but {blocker} is a file")
+    require("matplotlib", "plot", "graphlink experiment (its PNG figures)")   # before the runs, not after
     kwargs = {"runs": runs, "seed": seed, "out": out, "small": small}
     if workers is not None:
         kwargs["workers"] = workers

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from graphlink.errors import require
 from graphlink.simulation.experiments.common import (
     ExperimentResult,
     ProgressArg,
@@ -90,7 +91,7 @@ def _measure(task: tuple) -> list[dict[str, Any]]:
 def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "experiments", small: bool = False,
         progress: ProgressArg = None, workers: int | None = None) -> ExperimentResult:
     """Write ``als-gain.csv`` and ``als-gain.png``."""
-    from matplotlib.figure import Figure
+    Figure = require("matplotlib.figure", "plot", "the experiments' figures").Figure
 
     cfg = preset(small, runs, SMALL, FULL)
     d = out_dir(out)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from graphlink.errors import require
 from graphlink.fileio import save_figure
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ def figure(nrows: int = 1, ncols: int = 1, *, size: tuple[float, float], dpi: in
            **subplots: Any) -> tuple[Figure, np.ndarray]:
     """A new figure and its axes as an ``nrows × ncols`` array (``sharex``, ``sharey``, ``gridspec_kw`` pass
     through to :meth:`~matplotlib.figure.Figure.subplots`)."""
-    from matplotlib.figure import Figure
+    Figure = require("matplotlib.figure", "plot", "the experiments' figures").Figure
 
     fig = Figure(figsize=size, dpi=dpi)
     return fig, fig.subplots(nrows, ncols, squeeze=False, **subplots)

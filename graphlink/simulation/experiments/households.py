@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from graphlink.errors import require
 from graphlink.fileio import save_figure, write_frame
 from graphlink.simulation.experiments.common import (
     ExperimentResult,
@@ -85,7 +86,7 @@ def _measure(task: tuple) -> list[dict[str, Any]]:
 def run(*, runs: int | None = None, seed: int = 0, out: Path | str | None = "experiments", small: bool = False,
         progress: ProgressArg = None, workers: int | None = None) -> ExperimentResult:
     """Write ``households.csv`` (per run and step) and ``households.png`` (one panel per withholding rate)."""
-    from matplotlib.figure import Figure
+    Figure = require("matplotlib.figure", "plot", "the experiments' figures").Figure
 
     cfg = preset(small, runs, SMALL, FULL)
     d = out_dir(out)

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from graphlink.errors import require
 from graphlink.fileio import write_frame, write_text
 from graphlink.simulation import theory
 from graphlink.simulation.experiments.common import (
@@ -167,7 +168,7 @@ def plot_grid(summary: pd.DataFrame, path: Path) -> None:
     """Figures 5.12–5.15 as one PNG: rows = algorithm, columns = distribution, one curve per |C| (mean ± sd),
     the exact uniform REIDIT-C curves dashed; plus one small-multiples PNG per panel with entropy on a
     second axis (the thesis's layout)."""
-    from matplotlib import colormaps
+    colormaps = require("matplotlib", "plot", "the experiments' figures").colormaps
 
     Cs = sorted(summary["locations"].unique())
     cmap = colormaps["viridis"]
