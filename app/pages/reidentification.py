@@ -87,7 +87,7 @@ if len(counts):
     domain = list(counts["method"])
     chart = alt.Chart(counts).mark_bar().encode(
         x=alt.X("method:N", sort=domain, title="Method", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("re-identified:Q", title="Re-identified pairs"),
+        y=alt.Y("re-identified:Q", title="Re-identified pairs", axis=alt.Axis(tickMinStep=1, format="d")),
         color=alt.Color("method:N", scale=charts.category_scale(domain),
                         legend=alt.Legend(title="Method", orient="right")),
         tooltip=["method", "re-identified"]).properties(height=280)
