@@ -38,11 +38,22 @@ _WRITES = {"CREATE", "MERGE", "SET", "DELETE", "DETACH", "REMOVE", "DROP", "FORE
 
 
 def writes(text: str) -> bool:
-    """Whether a library statement changes the graph (a write clause outside strings and comments)."""
+    """Whether a library statement changes the graph: a write keyword outside strings and comments that starts a
+    clause, not a name (``c.set``, ``AS set``, ``{set: set}``). For ordering and labelling only: the console's
+    own checks decide what runs."""
     tokenize = getattr(state.optional_module("graphlink.store.guard"), "tokenize", None)
     if tokenize is None:
         return False
-    return any(t.kind == "word" and t.text.upper() in _WRITES for t in tokenize(text))
+    tokens = tokenize(text)
+    for i, t in enumerate(tokens):
+        if t.kind != "word" or t.text.upper() not in _WRITES:
+            continue
+        before = tokens[i - 1] if i else None
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        named = before is not None and (before.text in (".", ":", "{", ",", "$") or before.text.upper() == "AS")
+        if not named and not (after is not None and after.text == ":"):
+            return True
+    return False
 
 
 def example_rank(stem: str, text: str) -> tuple[int, int, str]:

@@ -118,24 +118,11 @@ seed = int(c2.number_input("Seed", 0, 2**31 - 1, 1, key="exp_seed"))
 FIRST = (1, 1)
 
 
-def _progress_callback(bar: Any) -> Any:
-    def cb(*args: Any, **_: Any) -> None:
-        nums = [a for a in args if isinstance(a, int | float)]
-        if len(nums) >= 2 and nums[1]:
-            frac = nums[0] / nums[1]
-        elif nums:
-            frac = float(nums[0])
-        else:
-            return
-        bar.progress(min(max(frac, 0.0), 1.0))
-
-    return cb
-
-
 @st.cache_resource(max_entries=16, show_spinner=False)
-def run_experiment(name: str, runs: int, seed: int, _progress: Any = None) -> tuple[Any, Path]:
+def run_experiment(name: str, runs: int, seed: int) -> tuple[Any, Path]:
+    """One small run, kept per server process (a cached function may not draw on the page: no progress bar)."""
     out = Path(tempfile.mkdtemp(prefix=f"graphlink-exp-{name}-"))
-    result = experiments[name].run(runs=runs, seed=seed, out=out, small=True, progress=_progress)
+    result = experiments[name].run(runs=runs, seed=seed, out=out, small=True)
     return result, out
 
 
@@ -146,14 +133,12 @@ if st.session_state.get("exp_ran") != (name, runs, seed):
     st.caption(f"Showing a first result: {FIRST[0]} run per setting, seed {FIRST[1]}. Press **Run experiment** "
                "for the settings above.")
 
-bar = st.progress(0.0, text=f"Running {name}…")
 try:
-    result, out = run_experiment(name, runs, seed, _progress_callback(bar))
+    with st.spinner(f"Running {name} ({runs} run(s) per setting)…"):
+        result, out = run_experiment(name, runs, seed)
 except Exception as exc:
-    bar.empty()
     st.error("The experiment failed: " + one_line(exc))
     st.stop()
-bar.empty()
 
 frame = getattr(result, "frame", None)
 if frame is None and hasattr(result, "to_frame"):

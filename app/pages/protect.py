@@ -25,7 +25,8 @@ st.caption("Each location withholds de-identified records (Definition 21) until 
            "certified by the exact audit; extra records withheld by that repair are reported.")
 
 multiplicity = state.model_of(state.reserved_choice())[1]
-if state.trails(loaded.key, state.reserved_choice(), loaded.release).one_to_many:
+one_to_many = bool(state.trails(loaded.key, state.reserved_choice(), loaded.release).one_to_many)
+if one_to_many:
     st.info("**Protection by withholding applies to one-to-one releases.** Greedy-, Force- and Flow-Dedup make "
             "each de-identified record one of at least k candidates for one person (Malin 2006, Definition 21); "
             "this release is read as one-to-many (one de-identified element, such as a household's IP address, "
@@ -33,7 +34,6 @@ if state.trails(loaded.key, state.reserved_choice(), loaded.release).one_to_many
             "does belong to one person, choose **one-to-one** under **Multiplicity** on the Data page.",
             icon=":material/info:")
     st.page_link("app/pages/data.py", label="Data page: Multiplicity", icon=":material/database:")
-    st.stop()
 
 methods = list(unlink.METHODS)
 labels = {"greedy-dedup": "Greedy-Dedup (Alg. 7)", "force-dedup": "Force-Dedup (Alg. 10)",
@@ -50,8 +50,10 @@ if secure and method not in ("greedy-dedup", "force-dedup"):
     st.warning("The secure protocol supports Greedy-Dedup and Force-Dedup only.")
     st.stop()
 
-if st.button("Protect release", type="primary", key="protect_run"):
+if st.button("Protect release", type="primary", key="protect_run") and not one_to_many:
     st.session_state["protect_ran"] = (loaded.key, k, method, secure, seed, multiplicity)
+if one_to_many:   # the note above says why and where to change the reading
+    st.stop()
 if st.session_state.get("protect_ran") != (loaded.key, k, method, secure, seed, multiplicity):
     st.info("Choose k and a method, then press **Protect release**.")
     st.stop()
