@@ -34,6 +34,7 @@ class Plot:
     colour: str | None = None
     facet: str | None = None
     facet_title: str = ""
+    colour_title: str | None = None
     integer_x: bool = True
     scale: float = 1.0
     log_x: bool = False
@@ -51,13 +52,20 @@ PLOTS = {
     "k-reidentification": Plot("k", "k", {"fraction": "k-re-identified by REIDIT-I-K"},
                                "Samples k-re-identified (%)", scale=100),
     "popularity": Plot("locations_added", "Locations added", {"reidentified": "re-identified (REIDIT-C)"},
-                       "Re-identified people", colour="order", facet="population", facet_title="Population"),
+                       "Re-identified people", colour="order", facet="population", facet_title="Population",
+                       colour_title="Locations added"),
     "households": Plot("websites", "Websites (most to least visited)",
                        {"individuals": "people re-identified", "households_hit": "households hit"},
                        "Count", facet="withhold", facet_title="Share of purchases not recorded"),
     "withholding": Plot("locations", "Locations (most to least visited)", {"reidentified": "re-identified"},
-                        "Re-identified people (REIDIT-I)", colour="miss"),
-    "dedup": Plot("k", "k", {"withheld": "records withheld"}, "Records withheld", colour="method"),
+                        "Re-identified people (REIDIT-I)", colour="miss", colour_title="Share withheld"),
+    "dedup": Plot("k", "k", {"withheld": "records withheld"}, "Records withheld", colour="method",
+                 colour_title="Method"),
+    "auc": Plot("locations", "Locations", {"auc": "area under the curve"},
+                "Area under the mean re-identification curve", colour="algorithm", facet="distribution",
+                facet_title="Popularity", integer_x=True),
+    "shift-shape": Plot("locations", "Locations", {"shift": "shift", "shape": "shape"}, "Value",
+                        colour="algorithm", facet="distribution", facet_title="Popularity"),
     "scaling": Plot("subjects", "People in the population", {"fraction": "re-identified"},
                     "Re-identified (%)", colour="algorithm", facet="locations", facet_title="Locations", scale=100,
                     log_x=True, integer_x=False),
@@ -84,7 +92,7 @@ def chart(frame: pd.DataFrame, plot: Plot) -> alt.Chart | None:
         x=alt.X(f"{plot.x}:Q", title=plot.x_title, axis=x_axis, scale=x_scale),
         y=alt.Y("value:Q", title=plot.y_title),
         color=alt.Color("series:N", scale=charts.category_scale(domain[:8]) if len(domain) <= 8 else alt.Undefined,
-                        legend=alt.Legend(title=None, orient="right", labelLimit=320)),
+                        legend=alt.Legend(title=plot.colour_title, orient="right", labelLimit=320)),
         strokeDash=alt.StrokeDash("series:N", legend=None),
         tooltip=[*keys, "series", alt.Tooltip("value:Q", format=",.3~f")]).properties(height=320)
     if plot.facet:   # panels side by side, the legend to their right: it never lies over a line

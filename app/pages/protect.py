@@ -86,7 +86,7 @@ with right:
 if res.repair_withheld:
     st.caption(f"The exact audit withheld {len(res.repair_withheld)} more record(s) in "
                f"{res.repair_rounds} repair round(s) to certify the output.")
-with st.expander("Full summary (UnlinkResult.summary())"):
+with st.expander("Every figure of this run"):
     st.json(res.summary())
 
 st.download_button("Download protected release (CSV)", res.release.frame.to_csv(index=False).encode(),
