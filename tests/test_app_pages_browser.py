@@ -100,8 +100,11 @@ def chromium() -> Iterator[object]:
             browser.close()
 
 
-IDLE_JS = ("() => { const w = document.querySelector('[data-testid=\"stStatusWidget\"]');"
-           " return !w || w.innerText.trim() === ''; }")
+#: the script run is over: the app root says so (Streamlit's script-run state), and no status widget is busy
+IDLE_JS = ("() => { const a = document.querySelector('[data-testid=\"stApp\"]');"
+           " const w = document.querySelector('[data-testid=\"stStatusWidget\"]');"
+           " return a && a.getAttribute('data-test-script-state') === 'notRunning'"
+           " && (!w || w.innerText.trim() === ''); }")
 #: every chart has drawn (Vega renders into a canvas or an svg), no element is still a loading placeholder
 #: (Streamlit's skeletons) and none is a stale leftover of a rerun
 DRAWN_JS = ("() => [...document.querySelectorAll('[data-testid=\"stVegaLiteChart\"]')]"
