@@ -30,8 +30,9 @@ if one_to_many:
     st.info("**Protection by withholding applies to one-to-one releases.** Greedy-, Force- and Flow-Dedup make "
             "each de-identified record one of at least k candidates for one person (Malin 2006, Definition 21); "
             "this release is read as one-to-many (one de-identified element, such as a household's IP address, "
-            "may stand for several people), where that guarantee is not defined. If each de-identified element "
-            "does belong to one person, choose **one-to-one** under **Multiplicity** on the Data page.",
+            "may stand for several people), and graphlink protects one-to-one releases only. If each "
+            "de-identified element does belong to one person, choose **one-to-one** under **Multiplicity** on the "
+            "Data page.",
             icon=":material/info:")
     st.page_link("app/pages/data.py", label="Data page: Multiplicity", icon=":material/database:")
 
