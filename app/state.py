@@ -472,12 +472,14 @@ def explain(key: str, reserved: str, side: str, element: str, _release: Any) -> 
 
 
 @st.cache_resource(max_entries=64, show_spinner="Protecting the release (suppression + exact audit)…")
-def protect(key: str, k: int, method: str, secure: bool, seed: int, _release: Any) -> Any:
-    """``graphlink.protect.unlink`` (or the secure STRANON run certified by ``unlink.finish``)."""
+def protect(key: str, k: int, method: str, secure: bool, seed: int, _release: Any,
+            multiplicity: str = "auto") -> Any:
+    """``graphlink.protect.unlink`` under the session's multiplicity (or the secure STRANON run certified by
+    ``unlink.finish``)."""
     from graphlink.protect import disclosed_of, finish, unlink
 
     if not secure:
-        return unlink(_release, k, method, seed)
+        return unlink(_release, k, method, seed, multiplicity=multiplicity)
     from graphlink.secure import secure_unlink
 
     produced = secure_unlink(_release, k, method, seed).release

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -36,10 +37,11 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def app_url() -> Iterator[str]:
+@contextmanager
+def serve_app(env: dict[str, str], timeout: float = 60.0) -> Iterator[str]:
+    """The app on a free loopback port with ``env`` added to the environment; its URL once it answers."""
     port = _free_port()
-    env = dict(os.environ, GRAPHLINK_DEMO="thesis", STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false", **env)
     log = tempfile.NamedTemporaryFile(prefix="streamlit-", suffix=".log", delete=False)  # noqa: SIM115
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "streamlit_app.py"),
@@ -48,11 +50,17 @@ def app_url() -> Iterator[str]:
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_healthy(f"{url}/_stcore/health", proc, lambda: Path(log.name).read_text())
+        wait_healthy(f"{url}/_stcore/health", proc, lambda: Path(log.name).read_text(), timeout=timeout)
         yield url
     finally:
         stop(proc)
         log.close()
+
+
+@pytest.fixture(scope="module")
+def app_url() -> Iterator[str]:
+    with serve_app({"GRAPHLINK_DEMO": "thesis"}) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

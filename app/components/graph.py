@@ -174,6 +174,24 @@ def component(g: Any, ix: ClassIndex, labels_id: np.ndarray, labels_de: np.ndarr
     return _subgraph(g, ix, id_rows, de_rows, False)
 
 
+def whole(g: Any, ix: ClassIndex) -> Subgraph:
+    """Every element and link edge (only for graphs small enough to draw: the caller checks the size)."""
+    id_rows = np.arange(len(g.trails.identified.keys), dtype=np.int64)
+    de_rows = np.arange(len(g.trails.deidentified.keys), dtype=np.int64)
+    return _subgraph(g, ix, id_rows, de_rows, False)
+
+
+def thinned(cls: Any, sub: Subgraph, side: str, row: int) -> Subgraph:
+    """``sub`` with only the edges a reader follows: those of the focus element (``side``, ``row``) and those in
+    the maximum matching shown or in every maximum matching; the nodes stay."""
+    keep = np.zeros(len(sub.edge_i), dtype=bool)
+    keep |= (sub.edge_i == row) if side == "identified" else (sub.edge_j == row)
+    keep |= np.asarray(cls.class_vital)[sub.edge_class]
+    keep |= np.asarray(cls.mate_identified)[sub.edge_i] == sub.edge_j
+    return Subgraph(sub.identified, sub.deidentified, sub.edge_i[keep], sub.edge_j[keep], sub.edge_class[keep],
+                    sub.truncated)
+
+
 def edge_class(cls: Any, i: int, j: int, class_edge: int) -> str:
     """Display class of one link edge from EdgeClasses (class_vital / class_allowed / mate_identified)."""
     if bool(cls.class_vital[class_edge]):

@@ -17,6 +17,7 @@ import streamlit as st
 from app import state
 from app.components import exposure, sidebar
 from app.components.tables import show_table
+from app.components.text import md
 
 
 def _timeout() -> float | None:
@@ -26,6 +27,63 @@ def _timeout() -> float | None:
         return float(mod.console_timeout()) if mod is not None else None
     except Exception:
         return None
+
+
+#: the examples in the order a reader uses them: questions about the loaded release first, then those that need a
+#: written analysis run or link graph, then the quasi-identifier and fingerprint tables; the loaders last
+FIRST = ("trails", "reidit_c", "link_edges", "leave_one_location_out", "neighbourhood")
+AFTER_A_RUN = ("reidentified_at_location", "locations_by_contribution", "k_unlinkability", "link_pairs")
+#: clauses that change the graph: the read-only console refuses a statement holding one (when the server plans it)
+_WRITES = {"CREATE", "MERGE", "SET", "DELETE", "DETACH", "REMOVE", "DROP", "FOREACH"}
+
+
+def writes(text: str) -> bool:
+    """Whether a library statement changes the graph: a write keyword outside strings and comments that starts a
+    clause, not a name (``c.set``, ``AS set``, ``{set: set}``). For ordering and labelling only: the console's
+    own checks decide what runs."""
+    tokenize = getattr(state.optional_module("graphlink.store.guard"), "tokenize", None)
+    if tokenize is None:
+        return False
+    tokens = tokenize(text)
+    for i, t in enumerate(tokens):
+        if t.kind != "word" or t.text.upper() not in _WRITES:
+            continue
+        before = tokens[i - 1] if i else None
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        named = before is not None and (before.text in (".", ":", "{", ",", "$") or before.text.upper() == "AS")
+        if not named and not (after is not None and after.text == ":"):
+            return True
+    return False
+
+
+def example_rank(stem: str, text: str) -> tuple[int, int, str]:
+    if writes(text):
+        return 3, 0, stem
+    if stem in FIRST:
+        return 0, FIRST.index(stem), stem
+    if stem in AFTER_A_RUN:
+        return 1, AFTER_A_RUN.index(stem), stem
+    return 2, 0, stem
+
+
+def example_label(choice: tuple[str, str], library: dict[str, Any]) -> str:
+    stem, name = choice
+    label = stem if stem == name else f"{stem} · {name}"
+    if writes(library[stem].statement(name).text):
+        label += " (writes: refused by this read-only console)"
+    return label
+
+
+def loaded_text(name: str, info: dict[str, Any]) -> str:
+    """The loader's summary of a release in Neo4j, in words."""
+    parts = [f"{info[k]:,} {what}" for k, what in (("rows", "rows"), ("locations", "locations"),
+                                                    ("identified", "identified elements"),
+                                                    ("deidentified", "de-identified elements"))
+             if isinstance(info.get(k), int)]
+    text = f"Release '{name}' is in Neo4j" + (": " + ", ".join(parts) if parts else "") + "."
+    if info.get("skipped"):
+        text += " It was loaded already, so nothing was written."
+    return text
 
 
 st.title("Cypher console")
@@ -74,9 +132,7 @@ if status.connected and loaded is not None:
                     info = store.load_release(loaded.release, name=name, replace=True)
                 st.session_state["neo4j_release"] = name
                 default_release = name
-                st.success(f"Release '{name}' is in Neo4j: "
-                           + ", ".join(f"{k} {v}" for k, v in info.items()
-                                       if k in ("rows", "locations", "identified", "deidentified", "skipped")))
+                st.success(loaded_text(name, info))
             except Exception as exc:
                 st.error(f"Could not load the release: {exc}")
 
@@ -85,12 +141,12 @@ try:
     library = {cf.path.stem: cf for cf in cypherlib.library()}
 except Exception as exc:  # a malformed file must not break the console
     library = {}
-    st.caption(f"Could not read the example queries: {exc}")
-choices = [(stem, s.name) for stem, cf in library.items() for s in cf.statements]
+    st.caption(f"Could not read the example queries: {md(exc)}")
+choices = sorted(((stem, s.name) for stem, cf in library.items() for s in cf.statements),
+                 key=lambda c: example_rank(c[0], library[c[0]].statement(c[1]).text))
 if choices:
     pick = st.selectbox("Example query (from cypher/)", [None, *choices], key="cy_example",
-                        format_func=lambda c: "(none)" if c is None else
-                        (c[0] if c[0] == c[1] else f"{c[0]} · {c[1]}"))
+                        format_func=lambda c: "(none)" if c is None else example_label(c, library))
     if pick is not None and st.session_state.get("cy_loaded") != (pick, default_release):
         cf = library[pick[0]]
         stmt = cf.statement(pick[1])

@@ -1,17 +1,32 @@
-"""Documentation page: renders the project's markdown docs (docs/*.md) inside the app."""
+"""Documentation page: the user guide (docs/guide.md), written for the people who decide about a release.
+
+The repository's other documents (algorithms, benchmarks, tests, security) are for developers and are not shown
+here; the guide's last section names them.
+"""
 
 from __future__ import annotations
+
+import re
 
 import streamlit as st
 
 from app import state
 
-st.title("Documentation")
-docs = sorted(state.DOCS_DIR.glob("*.md"))
-if not docs:
-    st.warning(f"No documentation found in {state.DOCS_DIR}.")
+GUIDE = state.DOCS_DIR / "guide.md"
+
+if not GUIDE.is_file():
+    st.title("Documentation")
+    st.warning("The user guide (docs/guide.md) is missing from this installation.")
     st.stop()
-names = [d.name for d in docs]
-default = names.index("app.md") if "app.md" in names else 0
-name = st.selectbox("Document", names, index=default, key="docs_doc")
-st.markdown((state.DOCS_DIR / name).read_text(encoding="utf-8"))
+text = GUIDE.read_text(encoding="utf-8")
+# one section per "## " heading: a contents list on the left, the chosen section on the right
+parts = re.split(r"(?m)^## ", text)
+intro, sections = parts[0], {p.splitlines()[0].strip(): p for p in parts[1:]}
+st.markdown(intro)
+contents, body = st.columns([1, 3])
+with contents:
+    chosen = st.radio("Contents", ["All of it", *sections], key="docs_section")
+with body:
+    for title, section in sections.items():
+        if chosen in ("All of it", title):
+            st.markdown("## " + section)

@@ -3,19 +3,103 @@
 from __future__ import annotations
 
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 
 from app import state
+from app.components import charts
 from app.components.tables import show_table
-from app.components.text import one_line
+from app.components.text import md, one_line
 
 st.title("Experiments")
-st.caption("The thesis's simulation experiments (chapter 5), from the registry shared with the CLI "
-           "(`graphlink experiment NAME`). Here they run with `small=True` so they finish in seconds.")
+st.caption("The thesis's simulation experiments (Malin 2006, chapter 5, and the protection experiments of chapter "
+           "9), from the registry the command line uses too. Here they run at a small size, so they finish in "
+           "seconds; the page opens on a first result with one run per setting.")
+
+
+@dataclass(frozen=True)
+class Plot:
+    """How the app draws an experiment's table: ``x`` against the mean of each ``series`` column over the runs,
+    one line per series (or per ``colour`` value), one panel per ``facet`` value."""
+
+    x: str
+    x_title: str
+    series: dict[str, str]
+    y_title: str
+    colour: str | None = None
+    facet: str | None = None
+    facet_title: str = ""
+    colour_title: str | None = None
+    integer_x: bool = True
+    scale: float = 1.0
+    log_x: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+#: experiments the app draws itself (legend beside the plot, whole numbers on count axes); the others show the
+#: figure the experiment writes
+PLOTS = {
+    "als-gain": Plot("locations", "Locations", {"true_loves": "certain, trails alone",
+                                                 "true_loves_with_als": "certain, trails + quasi-identifiers",
+                                                 "reidit_i_with_als": "REIDIT-I, trails + quasi-identifiers",
+                                                 "als_only": "quasi-identifiers alone"},
+                     "Certain re-identifications"),
+    "k-reidentification": Plot("k", "k", {"fraction": "k-re-identified by REIDIT-I-K"},
+                               "Samples k-re-identified (%)", scale=100),
+    "popularity": Plot("locations_added", "Locations added", {"reidentified": "re-identified (REIDIT-C)"},
+                       "Re-identified people", colour="order", facet="population", facet_title="Population",
+                       colour_title="Locations added"),
+    "households": Plot("websites", "Websites (most to least visited)",
+                       {"individuals": "people re-identified", "households_hit": "households hit"},
+                       "Count", facet="withhold", facet_title="Share of purchases not recorded"),
+    "withholding": Plot("locations", "Locations (most to least visited)", {"reidentified": "re-identified"},
+                        "Re-identified people (REIDIT-I)", colour="miss", colour_title="Share withheld"),
+    "dedup": Plot("k", "k", {"withheld": "records withheld"}, "Records withheld", colour="method",
+                 colour_title="Method"),
+    "auc": Plot("locations", "Locations", {"auc": "area under the curve"},
+                "Area under the mean re-identification curve", colour="algorithm", facet="distribution",
+                facet_title="Popularity", integer_x=True),
+    "shift-shape": Plot("locations", "Locations", {"shift": "shift", "shape": "shape"}, "Value",
+                        colour="algorithm", facet="distribution", facet_title="Popularity"),
+    "scaling": Plot("subjects", "People in the population", {"fraction": "re-identified"},
+                    "Re-identified (%)", colour="algorithm", facet="locations", facet_title="Locations", scale=100,
+                    log_x=True, integer_x=False),
+}
+
+
+def chart(frame: pd.DataFrame, plot: Plot) -> alt.Chart | None:
+    """The experiment's table as lines of means over the runs; None when the table lacks the columns."""
+    need = [plot.x, *plot.series, *(c for c in (plot.colour, plot.facet) if c)]
+    if not all(c in frame.columns for c in need):
+        return None
+    keys = [plot.x, *(c for c in (plot.colour, plot.facet) if c)]
+    g = frame.groupby(keys, as_index=False)[list(plot.series)].mean()
+    long = g.melt(id_vars=keys, value_vars=list(plot.series), var_name="measure", value_name="value")
+    long["value"] = long["value"] * plot.scale
+    long["series"] = long["measure"].map(plot.series)
+    if plot.colour:
+        long["series"] = (long[plot.colour].astype(str) if len(plot.series) == 1
+                          else long[plot.colour].astype(str) + ", " + long["series"])
+    domain = list(dict.fromkeys(long["series"]))
+    x_axis = alt.Axis(tickMinStep=1, format="d") if plot.integer_x else alt.Axis()
+    x_scale = alt.Scale(type="log") if plot.log_x else alt.Scale(zero=False)
+    base = alt.Chart(long).mark_line(point=True).encode(
+        x=alt.X(f"{plot.x}:Q", title=plot.x_title, axis=x_axis, scale=x_scale),
+        y=alt.Y("value:Q", title=plot.y_title),
+        color=alt.Color("series:N", scale=charts.category_scale(domain[:8]) if len(domain) <= 8 else alt.Undefined,
+                        legend=alt.Legend(title=plot.colour_title, orient="right", labelLimit=320)),
+        strokeDash=alt.StrokeDash("series:N", legend=None),
+        tooltip=[*keys, "series", alt.Tooltip("value:Q", format=",.3~f")]).properties(height=320)
+    if plot.facet:   # panels side by side, the legend to their right: it never lies over a line
+        return base.properties(width=300, height=280).facet(
+            column=alt.Column(f"{plot.facet}:N", title=plot.facet_title or plot.facet)).resolve_scale(x="independent")
+    return base
+
 
 registry = state.optional_module("graphlink.simulation.experiments.registry")
 if registry is None:
@@ -31,65 +115,61 @@ if not experiments:
                "modules yet). Nothing to run.", icon=":material/block:")
     st.stop()
 
-name = st.selectbox("Experiment", sorted(experiments), key="exp_name",
-                    format_func=lambda n: f"{n} — {experiments[n].description}")
+names = sorted(experiments)
+name = st.selectbox("Experiment", names, key="exp_name", index=names.index("als-gain") if "als-gain" in names else 0)
+st.markdown(f"**What it does:** {md(experiments[name].description)}.")
 c1, c2 = st.columns(2)
-runs = int(c1.number_input("Runs per setting", 1, 50, 3, key="exp_runs"))
+runs = int(c1.number_input("Runs per setting", 1, 50, 3, key="exp_runs",
+                           help="simulated populations per setting: more runs give smoother means"))
 seed = int(c2.number_input("Seed", 0, 2**31 - 1, 1, key="exp_seed"))
-
-
-def _progress_callback(bar: Any) -> Any:
-    def cb(*args: Any, **_: Any) -> None:
-        nums = [a for a in args if isinstance(a, int | float)]
-        if len(nums) >= 2 and nums[1]:
-            frac = nums[0] / nums[1]
-        elif nums:
-            frac = float(nums[0])
-        else:
-            return
-        bar.progress(min(max(frac, 0.0), 1.0))
-
-    return cb
+#: the first result a visitor sees: one run per setting, computed once per server process
+FIRST = (1, 1)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def run_experiment(name: str, runs: int, seed: int, _progress: Any = None) -> tuple[Any, Path]:
+def run_experiment(name: str, runs: int, seed: int) -> tuple[Any, Path]:
+    """One small run, kept per server process (a cached function may not draw on the page: no progress bar)."""
     out = Path(tempfile.mkdtemp(prefix=f"graphlink-exp-{name}-"))
-    result = experiments[name].run(runs=runs, seed=seed, out=out, small=True, progress=_progress)
+    result = experiments[name].run(runs=runs, seed=seed, out=out, small=True)
     return result, out
 
 
 if st.button("Run experiment (small settings)", type="primary", key="exp_run"):
     st.session_state["exp_ran"] = (name, runs, seed)
 if st.session_state.get("exp_ran") != (name, runs, seed):
-    st.stop()
+    runs, seed = FIRST
+    st.caption(f"Showing a first result: {FIRST[0]} run per setting, seed {FIRST[1]}. Press **Run experiment** "
+               "for the settings above.")
 
-bar = st.progress(0.0, text=f"Running {name}…")
 try:
-    result, out = run_experiment(name, runs, seed, _progress_callback(bar))
+    with st.spinner(f"Running {name} ({runs} run(s) per setting)…"):
+        result, out = run_experiment(name, runs, seed)
 except Exception as exc:
-    bar.empty()
     st.error("The experiment failed: " + one_line(exc))
     st.stop()
-bar.empty()
 
-comparison = getattr(result, "comparison", None)
-if comparison:
-    st.markdown("**Comparison with the thesis**")
-    st.text(str(comparison))
-summary = getattr(result, "summary", None)
-if isinstance(summary, dict) and summary:
-    with st.expander("Summary"):
-        st.json(summary)
 frame = getattr(result, "frame", None)
 if frame is None and hasattr(result, "to_frame"):
     frame = result.to_frame()
 images = sorted(out.rglob("*.png"))
 tables = sorted(out.rglob("*.csv"))
-for img in images:
-    st.image(str(img), caption=img.name)
+drawn = chart(frame, PLOTS[name]) if isinstance(frame, pd.DataFrame) and name in PLOTS else None
+if drawn is not None:
+    st.altair_chart(drawn)
+    if images:
+        with st.expander("The figures as the experiment writes them"):
+            for img in images:
+                st.image(str(img), caption=img.name)
+else:
+    for img in images:
+        st.image(str(img), caption=img.name)
+comparison = getattr(result, "comparison", None)
+if comparison:
+    st.markdown("**Comparison with the thesis**")
+    st.text(str(comparison))
 if isinstance(frame, pd.DataFrame):
-    show_table(frame)
+    with st.expander("The results table (one row per run and setting)"):
+        show_table(frame)
 for t in tables:
     with st.expander(f"Table: {t.name}"):
         data = pd.read_csv(t)
@@ -97,4 +177,4 @@ for t in tables:
         st.download_button(f"Download {t.name}", t.read_bytes(), file_name=t.name, mime="text/csv",
                            key=f"exp_dl_{t.name}")
 if not images and not tables and frame is None:
-    st.info(f"The experiment finished but wrote no plots or tables (result: {result!r}).")
+    st.info("The experiment finished but wrote no plots or tables.")

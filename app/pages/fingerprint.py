@@ -143,7 +143,7 @@ except Exception as exc:  # ReleaseError: too few nodes, value missing from a hi
     st.stop()
 
 c, s = plan.capacity, plan.loss_spread
-m = st.columns(5)
+m = [*st.columns(3), *st.columns([1, 2])]   # two rows: five long labels do not fit side by side
 m[0].metric("Fingerprint capacity (upper bound)", f"{c['upper_bound']:,}",
             help="FP §4: F = Π nᵢ, the number of generalization patterns (nᵢ levels of QI i, the original included)")
 m[1].metric("k-anonymous nodes", f"{c['k_anonymous']:,}")

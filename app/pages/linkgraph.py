@@ -11,6 +11,12 @@ from app import state
 from app.components import graph as gview
 from app.components.text import md
 
+#: the whole graph is drawn only up to this size (beyond it a two-column drawing is a tangle of crossing lines)
+WHOLE_GRAPH_NODES = 80
+WHOLE_GRAPH_EDGES = 300
+#: more link edges than this in a view are thinned to the focus's edges and the matching's unless asked for
+READABLE_EDGES = 120
+
 st.title("Link graph")
 loaded = state.require_release()
 reserved = state.reserved_choice()
@@ -30,9 +36,21 @@ if getattr(g, "n_null", 0):
     st.caption(f"{g.n_null} null (all-*) trails pad the {g.null_side} side (thesis §4.2.4); "
                "they are not drawn.")
 
+lab_i, lab_d, comps = state.components(loaded.key, reserved, release)
+n_nodes = len(tr.identified.keys) + len(tr.deidentified.keys)
+whole_fits = n_nodes <= WHOLE_GRAPH_NODES and g.n_expanded_edges <= WHOLE_GRAPH_EDGES
+st.caption(f"The whole graph: {len(tr.identified.keys):,} identified and {len(tr.deidentified.keys):,} "
+           f"de-identified elements, {g.n_expanded_edges:,} link edges, {len(comps):,} connected "
+           f"component(s) with edges" + (f" (the largest has {int(comps['nodes'].max()):,} elements)"
+                                         if len(comps) else "") + ".")
+
 controls, view = st.columns([1, 3])
 with controls:
-    mode = st.radio("Show", ["Neighbourhood of an element", "Connected component"], key="lg_mode")
+    modes = ["Neighbourhood of an element", "Connected component", "Whole graph"]
+    mode = st.radio("Show", modes, key="lg_mode",
+                    help="A neighbourhood or a component reads well on any release; the whole graph is drawn "
+                         f"only when it has at most {WHOLE_GRAPH_NODES} elements and {WHOLE_GRAPH_EDGES} link "
+                         "edges.")
     side = st.radio("Element side", ["identified", "deidentified"], horizontal=True, key="lg_side",
                     format_func=lambda s: "identified" if s == "identified" else "de-identified")
     keys = [str(k) for k in (tr.identified if side == "identified" else tr.deidentified).keys]
@@ -44,16 +62,29 @@ with controls:
     default = st.session_state.get("selected_element")
     idx = matches.index(default[1]) if default and default[0] == side and default[1] in matches[:500] else 0
     picked = st.selectbox(f"Element ({len(matches):,} match)", matches[:500], index=idx, key="lg_element")
-    hops = st.slider("Hops", 1, 4, 2, key="lg_hops", help="link-edge distance from the element")
+    hops = st.slider("Hops", 1, 4, 1, key="lg_hops",
+                     help="link-edge distance from the element: 1 shows its candidates, 2 also their candidates")
     max_nodes = st.slider("Maximum nodes drawn", 10, 300, 30, step=10, key="lg_max")
+    every_edge = st.toggle("Draw every link edge", value=False, key="lg_every_edge",
+                           help=f"Views with more than {READABLE_EDGES} link edges show the picked element's "
+                                "edges and the matching's; this draws all of them.")
 
 focus = (side, picked)
 row = state.row_index(loaded.key, reserved, side, release)[picked]
 if mode == "Neighbourhood of an element":
     sub = gview.neighbourhood(cls, ix, side, row, hops=hops, max_nodes=max_nodes)
     caption = f"Neighbourhood of **{md(picked)}** within {hops} hop(s)"
+elif mode == "Whole graph" and whole_fits:
+    sub = gview.whole(g, ix)
+    caption = "The whole link graph"
+elif mode == "Whole graph":
+    with controls:
+        st.info(f"The whole graph has {n_nodes:,} elements and {g.n_expanded_edges:,} link edges: too many to "
+                f"draw readably (at most {WHOLE_GRAPH_NODES} elements and {WHOLE_GRAPH_EDGES} edges). Showing "
+                f"the neighbourhood of {md(picked)} instead; its counts are above.")
+    sub = gview.neighbourhood(cls, ix, side, row, hops=hops, max_nodes=max_nodes)
+    caption = f"Neighbourhood of **{md(picked)}** within {hops} hop(s)"
 else:
-    lab_i, lab_d, comps = state.components(loaded.key, reserved, release)
     comp = int((lab_i if side == "identified" else lab_d)[row])
     size = int(np.count_nonzero(lab_i == comp) + np.count_nonzero(lab_d == comp))
     caption = f"Connected component containing **{md(picked)}**"
@@ -64,13 +95,21 @@ else:
         sub = gview.neighbourhood(cls, ix, side, row, hops=hops, max_nodes=max_nodes)
     else:
         sub = gview.component(g, ix, lab_i, lab_d, comp)
-    with controls:
-        st.caption(f"{len(comps):,} components with edges; largest has {int(comps['nodes'].max()):,} nodes.")
+
+n_edges = len(sub.edge_i)
+hidden = 0
+if n_edges > READABLE_EDGES and not every_edge:
+    sub = gview.thinned(cls, sub, side, row)
+    hidden = n_edges - len(sub.edge_i)
 
 with view:
     st.markdown(f"{caption}: {len(sub.identified)} identified, {len(sub.deidentified)} de-identified, "
-                f"{len(sub.edge_i)} link edges" + (" (truncated at the node cap)" if sub.truncated else "")
+                f"{n_edges} link edges" + (" (truncated at the node cap)" if sub.truncated else "")
                 + ". Click a node to inspect it.")
+    if hidden:
+        st.caption(f"For a readable picture, {hidden:,} of these link edges are not drawn: shown are those of "
+                   f"{md(picked)} and those in the maximum matching or in every maximum matching. Switch on "
+                   "**Draw every link edge** to see them all.")
     els = gview.elements(cls, sub, focus)
     height = max(300, 70 * max(len(sub.identified), len(sub.deidentified)) + 60)
     clicked = cytoscape(els, gview.stylesheet(), height=f"{min(height, 900)}px",

@@ -24,6 +24,18 @@ st.caption("Each location withholds de-identified records (Definition 21) until 
            "k partners in the union of maximum matchings (k-unlinkability, Definition 19). The output is "
            "certified by the exact audit; extra records withheld by that repair are reported.")
 
+multiplicity = state.model_of(state.reserved_choice())[1]
+one_to_many = bool(state.trails(loaded.key, state.reserved_choice(), loaded.release).one_to_many)
+if one_to_many:
+    st.info("**Protection by withholding applies to one-to-one releases.** Greedy-, Force- and Flow-Dedup make "
+            "each de-identified record one of at least k candidates for one person (Malin 2006, Definition 21); "
+            "this release is read as one-to-many (one de-identified element, such as a household's IP address, "
+            "may stand for several people), and graphlink protects one-to-one releases only. If each "
+            "de-identified element does belong to one person, choose **one-to-one** under **Multiplicity** on the "
+            "Data page.",
+            icon=":material/info:")
+    st.page_link("app/pages/data.py", label="Data page: Multiplicity", icon=":material/database:")
+
 methods = list(unlink.METHODS)
 labels = {"greedy-dedup": "Greedy-Dedup (Alg. 7)", "force-dedup": "Force-Dedup (Alg. 10)",
           "flow-dedup": "Flow-Dedup"}
@@ -39,14 +51,16 @@ if secure and method not in ("greedy-dedup", "force-dedup"):
     st.warning("The secure protocol supports Greedy-Dedup and Force-Dedup only.")
     st.stop()
 
-if st.button("Protect release", type="primary", key="protect_run"):
-    st.session_state["protect_ran"] = (loaded.key, k, method, secure, seed)
-if st.session_state.get("protect_ran") != (loaded.key, k, method, secure, seed):
+if st.button("Protect release", type="primary", key="protect_run") and not one_to_many:
+    st.session_state["protect_ran"] = (loaded.key, k, method, secure, seed, multiplicity)
+if one_to_many:   # the note above says why and where to change the reading
+    st.stop()
+if st.session_state.get("protect_ran") != (loaded.key, k, method, secure, seed, multiplicity):
     st.info("Choose k and a method, then press **Protect release**.")
     st.stop()
 
 try:
-    res = state.protect(loaded.key, k, method, secure, seed, loaded.release)
+    res = state.protect(loaded.key, k, method, secure, seed, loaded.release, multiplicity)
 except Exception as exc:  # ModelAssumptionError / ReleaseError: readable message
     st.error("Protection failed: " + one_line(exc))
     st.stop()
@@ -73,7 +87,7 @@ with right:
 if res.repair_withheld:
     st.caption(f"The exact audit withheld {len(res.repair_withheld)} more record(s) in "
                f"{res.repair_rounds} repair round(s) to certify the output.")
-with st.expander("Full summary (UnlinkResult.summary())"):
+with st.expander("Every figure of this run"):
     st.json(res.summary())
 
 st.download_button("Download protected release (CSV)", res.release.frame.to_csv(index=False).encode(),
@@ -89,7 +103,7 @@ if st.session_state.get("protect_sweep_ran") == (loaded.key, method, secure, see
     bar = st.progress(0.0, text="Sweeping k…")
     for i, kk in enumerate(range(1, kmax + 1)):
         try:
-            r = state.protect(loaded.key, kk, method, secure, seed, loaded.release)
+            r = state.protect(loaded.key, kk, method, secure, seed, loaded.release, multiplicity)
             rows.append({"k": kk, "records still disclosed": r.metrics["rows_disclosed"],
                          "locations still disclosing": r.metrics["locations_disclosing"],
                          "certified": r.certified})

@@ -13,6 +13,7 @@ import streamlit as st
 
 from app.components import charts
 from app.components.qi_upload import Matrices, upload_table
+from app.components.tables import show_table
 from app.components.text import md, one_line
 from graphlink.qi import datasets
 from graphlink.qi import hierarchy as H
@@ -210,7 +211,11 @@ if st.session_state.get("qi_ran") == (token, qi, k, algorithm, sup, loss):
     s = out["summary"]
     r = st.columns(5)
     r[0].metric("k of the release", s["k"])
-    r[1].metric("Rows suppressed", f"{s['suppressed_rows']:,}")
+    if algorithm == "mu-argus":   # µ-Argus suppresses single values (cells); rows removed after it are reported below
+        r[1].metric("Cells suppressed", f"{s.get('suppressed_cells', 0):,}",
+                    help="µ-Argus blanks single values, not whole rows, so the row limit does not bound it")
+    else:
+        r[1].metric("Rows suppressed", f"{s['suppressed_rows']:,}")
     r[2].metric("Prec", f"{s['prec']:.4f}", help="Sweeney's precision: 1 = unchanged, 0 = everything suppressed")
     r[3].metric("DM*", f"{s['dm_star']:,}", help="Σ over equivalence classes of size² (El Emam et al. 2009)")
     r[4].metric("Seconds", f"{s['seconds']:.3f}")
@@ -220,8 +225,9 @@ if st.session_state.get("qi_ran") == (token, qi, k, algorithm, sup, loss):
         st.caption(f"Lattice: {s['lattice']['evaluated']:,} of {s['lattice']['nodes']:,} nodes evaluated; the rest "
                    "were decided by predictive tagging or the loss bound.")
     if s.get("unprotected_rows"):
-        st.warning(f"µ-Argus left {s['unprotected_rows']} row(s) in classes smaller than k (it never examines "
-                   "combinations larger than those it tests); they were suppressed.")
+        st.warning(f"µ-Argus left {s['unprotected_rows']:,} row(s) in classes smaller than k (it never examines "
+                   "combinations larger than those it tests); they were removed whole so that the release is "
+                   f"{k}-anonymous, beyond the row limit above, which µ-Argus does not follow.")
     st.dataframe(out["frame"].head(200), hide_index=True)
     st.download_button("Download the release (CSV)", out["frame"].to_csv(index=False).encode(),
                        file_name=f"{token}_k{k}_{algorithm}.csv", mime="text/csv", key="qi_download")
@@ -237,7 +243,7 @@ if st.session_state.get("qi_ran") == (token, qi, k, algorithm, sup, loss):
     p_visit = t2.slider("Visit probability p", 0.05, 0.9, 0.3, 0.05, key="qi_trail_p")
     seed = int(t3.number_input("Seed", 0, 10_000, 1, key="qi_trail_seed"))
     e = exposure(token, qi, k, algorithm, sup, loss, n_loc, p_visit, seed, out["frame"])
-    r = st.columns(4)
+    r = st.columns([0.8, 1.1, 1, 1.4])   # the last label is the longest: no column cuts its label short
     r[0].metric("Released people", f"{e['people']:,}")
     r[1].metric("Named by the k-anonymous table", f"{e['qi_only']:,}",
                 help="ALS-only (TR02 §3): a record whose generalized values match exactly one register entry")
@@ -258,10 +264,17 @@ if st.session_state.get("qi_compared") == (token, qi, k, sup):
         if alg == "mingen" and table.n > MINGEN_ROWS:
             continue
         s = run(token, qi, k, alg, sup, "prec", table)["summary"]
-        rows.append({"algorithm": LABELS[alg], "k": s["k"], "rows suppressed": s["suppressed_rows"],
+        cells = alg == "mu-argus"   # µ-Argus blanks cells; the rows it leaves below k are removed afterwards
+        rows.append({"algorithm": LABELS[alg], "k": s["k"],
+                     "rows suppressed": None if cells else s["suppressed_rows"],
+                     "cells suppressed": s.get("suppressed_cells", 0) if cells else None,
+                     "rows removed to reach k": s.get("suppressed_to_enforce_k", 0) if cells else None,
                      "Prec": s["prec"], "DM*": s["dm_star"], "entropy (bits)": s["entropy"], "seconds": s["seconds"]})
     comparison = pd.DataFrame(rows)
-    st.dataframe(comparison, hide_index=True)
+    show_table(comparison, width="content")
+    st.caption("Rows suppressed: whole rows withheld within the limit. µ-Argus blanks single values (cells "
+               "suppressed) and does not follow the row limit; the rows it leaves in classes smaller than k are "
+               "removed afterwards (rows removed to reach k).")
     st.altair_chart(alt.Chart(comparison).mark_bar().encode(
         x=alt.X("Prec:Q", scale=alt.Scale(domain=[0, 1])), y=alt.Y("algorithm:N", sort="-x", title=None),
         color=alt.Color("algorithm:N", scale=charts.category_scale(list(comparison["algorithm"])), legend=None),

@@ -21,9 +21,14 @@ st.caption("REIDIT-C matches complete trails exactly; REIDIT-I iteratively links
            "the edges in every maximum matching of the link graph (certain re-identifications).")
 
 methods = list(state.METHOD_LABELS)
+one_to_many = bool(state.trails(loaded.key, reserved, release).one_to_many)
+#: one-to-one methods (thesis Table A.1): not run on a release read as one-to-many
+ONE_TO_ONE_ONLY = ("complete", "incomplete", "incomplete-k")
+applicable = [m for m in methods if not (one_to_many and m in ONE_TO_ONE_ONLY)]
 c1, c2 = st.columns([3, 1])
-chosen = c1.multiselect("Methods", methods, default=methods, format_func=state.METHOD_LABELS.get,
-                        key="reid_methods")
+# keyed by release and data model: a new release or reading starts from the methods that apply to it
+chosen = c1.multiselect("Methods", methods, default=applicable, format_func=state.METHOD_LABELS.get,
+                        key=f"reid_methods_{loaded.key}_{reserved}")
 k = int(c2.number_input("k for REIDIT-I-K", 1, 100, 2, key="reid_k"))
 run_key = f"reid_ran_{loaded.key}"
 if st.button("Run re-identification", type="primary", key="reid_run"):
@@ -34,6 +39,21 @@ if not st.session_state.get(run_key):
 if not chosen:
     st.warning("Select at least one method.")
     st.stop()
+
+refused = [m for m in chosen if m not in applicable]
+if refused:
+    names = ", ".join(state.METHOD_LABELS[m] for m in refused)
+    st.info(f"**{names} {'is' if len(refused) == 1 else 'are'} not run on this release.** "
+            f"{'It assumes' if len(refused) == 1 else 'They assume'} that each de-identified element stands for "
+            "one person, but this release is read as one-to-many (one de-identified element, such as a "
+            "household's IP address, may stand for several people), so a pair found that way would not be "
+            "certain. REIDIT-M and True loves apply to it. If each de-identified element does stand for one "
+            "person, choose **one-to-one** under **Multiplicity** on the Data page.",
+            icon=":material/info:")
+    st.page_link("app/pages/data.py", label="Data page: Multiplicity", icon=":material/database:")
+    chosen = [m for m in chosen if m in applicable]
+    if not chosen:
+        st.stop()
 
 results = {}
 errors = {}
@@ -67,7 +87,7 @@ if len(counts):
     domain = list(counts["method"])
     chart = alt.Chart(counts).mark_bar().encode(
         x=alt.X("method:N", sort=domain, title="Method", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("re-identified:Q", title="Re-identified pairs"),
+        y=alt.Y("re-identified:Q", title="Re-identified pairs", axis=alt.Axis(tickMinStep=1, format="d")),
         color=alt.Color("method:N", scale=charts.category_scale(domain),
                         legend=alt.Legend(title="Method", orient="right")),
         tooltip=["method", "re-identified"]).properties(height=280)
@@ -79,7 +99,9 @@ if len(counts):
 
 if results:
     st.subheader("Re-identified pairs")
-    shown = st.selectbox("Method", list(results), format_func=state.METHOD_LABELS.get, key="reid_shown")
+    shown_opts = list(results)   # the exact certain pairs first: REIDIT-C finds none on most simulated releases
+    shown = st.selectbox("Method", shown_opts, format_func=state.METHOD_LABELS.get, key="reid_shown",
+                         index=shown_opts.index("true-loves") if "true-loves" in shown_opts else 0)
     pairs = results[shown].to_frame() if hasattr(results[shown], "to_frame") else results[shown].pairs
     show_table(pairs)
     st.download_button("Download pairs as CSV", pairs.to_csv(index=False).encode(),

@@ -56,6 +56,31 @@ def run(key: str, k: int, method: str, integrity: bool, alpha: int, beta: int, l
                                 locking=locking, behaviours=behaviours, keep_messages=True)
 
 
+def certification_text(cert: dict, k: int) -> str:
+    """The sTTP's certification (its external and central checks, thesis Definitions 22 and 24) in words."""
+    if not cert:
+        return "the sTTP did not certify this run (it stopped before the check)."
+    if not cert.get("checked"):
+        return ("the sTTP skipped its certification: the release is too large to check within its limit "
+                f"({md(cert.get('reason', 'no reason given'))}).")
+    verdict = {True: "passed", False: "failed"}
+    repairs = list(cert.get("repairs", []))
+    text = (f"the sTTP's certification of {k}-unlinkability: outside observer's check "
+            f"{verdict[bool(cert.get('external'))]}, sTTP's own check {verdict[bool(cert.get('central'))]}")
+    if repairs:
+        text += (f"; to pass it withheld every record of {md(', '.join(map(str, repairs)))} "
+                 f"({len(repairs)} repair round{'s' if len(repairs) != 1 else ''})")
+    return text + "."
+
+
+#: the columns of the per-party tables, titled for a reader (the library's counters keep their short names)
+SEEN_COLUMNS = {"kind": "message", "from": "from", "records": "records", "bytes": "bytes"}
+COST_COLUMNS = {"dataset_ops": "set operations", "element_ops": "element operations", "hash_ops": "hash operations",
+                "messages_sent": "messages sent", "messages_received": "messages received",
+                "bytes_sent": "bytes sent", "bytes_received": "bytes received", "records_sent": "records sent",
+                "records_received": "records received", "cpu_seconds": "CPU seconds"}
+
+
 if st.button("Run protocol", type="primary", key="sec_run"):
     st.session_state["sec_ran"] = True
 if not st.session_state.get("sec_ran"):
@@ -79,25 +104,36 @@ if res.detections:
         st.markdown(f"- :red[detected] {md(d)}")
 else:
     st.markdown("- no integrity check fired")
-cert = res.certification
-st.markdown(f"- certification by the sTTP: {md(cert)}")
+st.markdown(f"- {certification_text(res.certification, k)}")
 
 log = list(res.log)
 st.subheader(f"Messages ({len(log)})")
-log_df = pd.DataFrame(log, columns=["sender", "recipient", "kind", "records", "bytes", "data owner"])
+log_df = pd.DataFrame(log, columns=["sender", "recipient", "message", "records", "bytes", "data owner"])
 log_df.insert(0, "step", range(1, len(log) + 1))
 step = st.slider("Step", 1, max(len(log), 1), 1, key="sec_step") if log else 0
 
 
 def _preview(value: Any) -> str:
+    """One message field as a reader sees it: ciphertexts as shortened hex, lists as comma-separated items, no
+    Python syntax (quotes, brackets, ``b'...'``)."""
     if isinstance(value, bytes):
         return value.hex()[:24] + "…"
-    if isinstance(value, list) and value and isinstance(value[0], bytes):
-        head = ", ".join(v.hex()[:16] + "…" for v in value[:3])
-        return f"{len(value)} ciphertext(s): {head}{' …' if len(value) > 3 else ''}"
-    if isinstance(value, list | tuple) and len(value) > 8:
-        return f"{list(value[:8])} … ({len(value)} items)"
-    return repr(value)
+    if isinstance(value, list | tuple | set | frozenset):
+        items = list(value)
+        if not items:
+            return "(none)"
+        if isinstance(items[0], bytes):
+            head = ", ".join(v.hex()[:16] + "…" for v in items[:3])
+            return f"{len(items)} ciphertext(s): {head}{' …' if len(items) > 3 else ''}"
+        shown = ", ".join(_preview(v) for v in items[:8])
+        return f"{shown} … ({len(items)} items)" if len(items) > 8 else shown
+    if isinstance(value, dict):
+        return "; ".join(f"{_preview(k)}: {_preview(v)}" for k, v in value.items()) or "(none)"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "(none)"
+    return str(value)
 
 
 if log:
@@ -109,16 +145,22 @@ if log:
     received = getattr(party, "received", []) if party is not None else []
     if nth < len(received):
         msg = received[nth]
-        show_table(pd.DataFrame([{"field": f.name, "what the recipient sees": _preview(getattr(msg, f.name))}
-                                 for f in fields(msg)]))
+        show_table(pd.DataFrame([{"field": f.name.replace("_", " "),
+                                  "what the recipient sees": _preview(getattr(msg, f.name))} for f in fields(msg)]))
     with st.expander("All messages"):
         show_table(log_df)
 
 st.subheader("What each party sees")
 who = st.selectbox("Party", list(res.seen), key="sec_party")
-show_table(pd.DataFrame(res.seen[who]))
-st.markdown("**Costs per party** (App. C.3.2 counters)")
-show_table(pd.DataFrame(res.costs).T, hide_index=False)
+seen = pd.DataFrame(res.seen[who])
+show_table(seen.rename(columns=SEEN_COLUMNS))
+st.markdown("**Costs per party** (the counters of thesis Appendix C.3.2)")
+costs = pd.DataFrame(res.costs).T.rename(columns=COST_COLUMNS)
+costs.insert(0, "party", costs.index.astype(str))
+if "CPU seconds" in costs:
+    costs["CPU seconds"] = costs["CPU seconds"].astype(float).round(4)
+show_table(costs, column_config={c: st.column_config.NumberColumn(c, format="%d") for c in costs.columns
+                                 if c not in ("party", "CPU seconds")})
 st.markdown("**Disclosed per location**")
 show_table(pd.DataFrame({"location": list(res.disclosed),
                          "disclosed records": [len(v) for v in res.disclosed.values()]}))

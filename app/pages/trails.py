@@ -16,7 +16,8 @@ reserved = state.reserved_choice()
 tr = state.trails(loaded.key, reserved, loaded.release)
 
 st.caption(f"FillTrails (thesis Algorithm 1): one row per element, one column per location; "
-           f"1 = present, 0 = absent, * = ambiguous. Data model: **{md(tr.model.label)}** — {md(tr.reason)}")
+           f"1 = present, 0 = absent, * = ambiguous. Data model: **{md(tr.model.label)}** (the Data page says "
+           "why, and lets you change it).")
 
 stats = state.location_stats(tr)
 bound = state.reidentification_bound(tr)

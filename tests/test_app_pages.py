@@ -1,0 +1,165 @@
+"""What each app page opens on, under Streamlit AppTest: defaults that fit the data model, readable link graphs,
+tables without Python syntax, the Cypher examples in reading order, an Experiments page that shows a result,
+the user guide, and µ-Argus's suppression counted in cells. The same pages are looked at in chromium by
+tests/test_app_pages_browser.py."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.markdown_text import rendered
+from tests.test_app import APP, goto, metrics
+
+ROOT = Path(__file__).resolve().parent.parent
+#: what a table cell or a sentence must not look like: a Python dict, list, bytes or string repr, an object repr
+REPR = re.compile(r"^\s*[\[{(]'|^b'|^'.*'$|<graphlink\.|\{'")
+
+
+def _start(monkeypatch: pytest.MonkeyPatch, demo: str) -> AppTest:
+    monkeypatch.setenv("GRAPHLINK_DEMO", demo)
+    monkeypatch.setenv("GRAPHLINK_CYPHER_CONSOLE", "1")
+    app = AppTest.from_file(APP, default_timeout=600)
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def _text(app: AppTest) -> str:
+    main = app.main
+    return rendered(" ".join(x.value for x in [*main.markdown, *main.caption, *main.info, *main.warning, *main.error,
+                                               *main.success]))
+
+
+def test_households_open_with_the_one_to_many_methods(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = goto(_start(monkeypatch, "households"), "reidentification")
+    methods = app.multiselect[0]
+    assert methods.value == ["multiple", "true-loves"]          # REIDIT-M and the exact pairs: what applies
+    app.button(key="reid_run").click().run()
+    assert not app.exception, app.exception
+    assert not app.error, [e.value for e in app.error]
+    assert set(metrics(app)) == {"REIDIT-M", "True loves (exact)"}
+    # asking for the one-to-one methods too: one calm note pointing at the Data page's control, no error
+    methods.set_value(["complete", "incomplete", "incomplete-k", "multiple", "true-loves"]).run()
+    assert not app.exception, app.exception
+    assert not app.error, [e.value for e in app.error]
+    notes = [rendered(i.value) for i in app.main.info]
+    assert len(notes) == 1, notes
+    assert "REIDIT-C, REIDIT-I, REIDIT-I-K are not run" in notes[0] and "Multiplicity" in notes[0]
+    assert not re.search(r"--[a-z]", _text(app))
+
+
+def test_households_protect_explains_instead_of_failing(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = goto(_start(monkeypatch, "households"), "protect")
+    assert not app.error, [e.value for e in app.error]
+    notes = [rendered(i.value) for i in app.main.info]
+    assert len(notes) == 1 and "one-to-one" in notes[0] and "Multiplicity" in notes[0], notes
+
+
+def test_thesis_reidentification_pairs_default_to_the_exact_method(at: AppTest) -> None:
+    goto(at, "reidentification")
+    assert at.multiselect[0].value == ["complete", "incomplete", "incomplete-k", "multiple", "true-loves"]
+    at.button(key="reid_run").click().run()
+    assert at.selectbox(key="reid_shown").value == "true-loves"
+
+
+def test_link_graph_large_release_opens_readable(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = goto(_start(monkeypatch, "simulated"), "linkgraph")
+    assert app.slider(key="lg_hops").value == 1                # the picked person and its candidates
+    text = _text(app)
+    assert "The whole graph: 3,000 identified and 3,000 de-identified elements" in text
+    first = re.search(r"within 1 hop\(s\): 1 identified, (\d+) de-identified, (\d+) link edges", text)
+    assert first and first.group(1) == first.group(2), text   # a star: one line per candidate
+    app.slider(key="lg_hops").set_value(2).run()
+    drawn = re.search(r"within 2 hop\(s\): \d+ identified, \d+ de-identified, (\d+) link edges", _text(app))
+    assert drawn and int(drawn.group(1)) > 120
+    assert "of these link edges are not drawn" in _text(app)
+    app.toggle(key="lg_every_edge").set_value(True).run()
+    assert "of these link edges are not drawn" not in _text(app)
+    app.radio(key="lg_mode").set_value("Whole graph").run()
+    assert not app.exception, app.exception
+    assert any("too many to draw readably" in rendered(i.value) for i in app.main.info)
+
+
+def test_link_graph_whole_graph_only_when_small(at: AppTest) -> None:
+    goto(at, "linkgraph")
+    at.radio(key="lg_mode").set_value("Whole graph").run()
+    assert not at.exception, at.exception
+    text = _text(at)
+    assert "The whole link graph: 4 identified, 4 de-identified, 5 link edges" in text
+
+
+def test_secure_protocol_tables_have_no_python_syntax(at: AppTest) -> None:
+    goto(at, "secure")
+    at.button(key="sec_run").click().run()
+    assert not at.exception, at.exception
+    for step in (1, 2, 5):
+        at.slider(key="sec_step").set_value(step).run()
+        for frame in (d.value for d in at.dataframe):
+            cells = [str(v) for v in frame.astype(str).to_numpy().ravel()]
+            bad = [c for c in cells if REPR.search(c)]
+            assert not bad, bad[:5]
+            assert all(c == c.strip() and "_" not in c for c in frame.columns), list(frame.columns)
+    text = _text(at)
+    assert "{'" not in text and "certification of 2-unlinkability" in text
+    costs = next(d.value for d in at.dataframe if "party" in d.value.columns)
+    assert {"messages sent", "bytes received", "CPU seconds"} <= set(costs.columns)
+
+
+def test_cypher_examples_in_reading_order(at: AppTest) -> None:
+    goto(at, "cypher")
+    options = [o for o in at.selectbox(key="cy_example").options if o != "(none)"]
+    assert options[:2] == ["trails", "reidit_c"], options[:5]
+    writers = [i for i, o in enumerate(options) if "refused by this read-only console" in o]
+    assert writers, options
+    assert writers == list(range(len(options) - len(writers), len(options))), options   # every loader last
+    assert all(o.split(" ")[0].split("·")[0].strip() in {"load", "schema", "qi_load", "qi_schema", "fingerprint_load",
+                                                         "fingerprint_schema"} for o in (options[i] for i in writers))
+
+
+def test_experiments_open_on_a_result(at: AppTest) -> None:
+    goto(at, "experiments")
+    assert not at.exception, at.exception
+    assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart"), "no chart before Run"
+    assert any("What it does" in m.value for m in at.markdown)
+    assert any("Comparison with the thesis" in m.value for m in at.markdown)
+
+
+def test_documentation_is_the_user_guide(at: AppTest) -> None:
+    goto(at, "docs")
+    text = " ".join(m.value for m in at.markdown)
+    assert "a user guide" in text and "The data model in plain words" in text
+    for developer_words in ("benchmark", "pytest", "CONTRIBUTING"):
+        assert developer_words not in text
+    assert not re.search(r"(^|\s)--[a-z]", text)
+    guide = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
+    for page in ("Data", "Trails", "Link graph", "Re-identification", "Quasi-identifiers", "Protect",
+                 "Fingerprinting", "Secure protocol", "Cypher", "Experiments"):
+        assert f"### {page}" in guide, page
+
+
+def test_mu_argus_counts_cells_not_rows(at: AppTest) -> None:
+    from graphlink.qi import datasets
+    from graphlink.qi.algorithms import anonymize
+    from graphlink.qi.table import encode
+
+    goto(at, "qi")
+    at.selectbox(key="qi_algorithm").set_value("mu-argus").run()
+    at.button(key="qi_run").click().run()
+    assert not at.exception, at.exception
+    ds = datasets.load("cps1988")
+    expected = anonymize(encode(ds.frame, ds.qi, ds.hierarchies), 5, "mu-argus", max_suppression=0.01).summary()
+    m = metrics(at)
+    assert "Rows suppressed" not in m
+    assert m["Cells suppressed"] == f"{expected['suppressed_cells']:,}"
+    assert any(f"{expected['unprotected_rows']:,} row(s)" in rendered(w.value) for w in at.warning)
+    at.button(key="qi_compare").click().run()
+    table = at.dataframe[-1].value
+    row = table[table["algorithm"].str.startswith("µ-Argus")].iloc[0]
+    assert row["cells suppressed"] == expected["suppressed_cells"]
+    assert row["rows removed to reach k"] == expected["suppressed_to_enforce_k"]
+    assert pd.isna(row["rows suppressed"])
