@@ -75,12 +75,12 @@ def example_label(choice: tuple[str, str], library: dict[str, Any]) -> str:
 
 
 def loaded_text(name: str, info: dict[str, Any]) -> str:
-    """The loader's summary of a release in Neo4j, in words."""
+    """The loader's summary of a release in Neo4j, in words (Markdown: the name is escaped)."""
     parts = [f"{info[k]:,} {what}" for k, what in (("rows", "rows"), ("locations", "locations"),
                                                     ("identified", "identified elements"),
                                                     ("deidentified", "de-identified elements"))
              if isinstance(info.get(k), int)]
-    text = f"Release '{name}' is in Neo4j" + (": " + ", ".join(parts) if parts else "") + "."
+    text = f"Release '{md(name)}' is in Neo4j" + (": " + ", ".join(parts) if parts else "") + "."
     if info.get("skipped"):
         text += " It was loaded already, so nothing was written."
     return text
