@@ -356,10 +356,10 @@ def config_context(**changes: Any) -> Iterator[Config]:
     **changes
         As for :func:`set_config`.
 
-    Yields
-    ------
-    Config
-        The settings in force inside the block.
+    Returns
+    -------
+    contextlib.AbstractContextManager[Config]
+        A context manager; ``with`` gives the settings in force inside the block.
 
     Examples
     --------
