@@ -15,10 +15,10 @@ ROOT = Path(__file__).resolve().parent
 if str(ROOT) not in sys.path:  # make `app` importable when streamlit runs from another directory
     sys.path.insert(0, str(ROOT))
 
-import os  # noqa: E402
 
 from app import state  # noqa: E402
 from app.components import sidebar  # noqa: E402
+from graphlink.config import get_config  # noqa: E402
 
 st.set_page_config(page_title="graphlink — trail re-identification analyst", page_icon=":material/hub:",
                    layout="wide")
@@ -49,7 +49,7 @@ if "autoload_done" not in st.session_state:
     st.session_state["autoload_done"] = True
     demo = {"thesis": state.DEMO_THESIS, "simulated": state.DEMO_SIMULATED,
             "households": state.DEMO_HOUSEHOLDS}.get(
-        os.environ.get("GRAPHLINK_DEMO", "thesis").strip().lower())
+        get_config().demo)
     if demo is not None and state.current() is None:
         try:
             state.set_release(state.load_demo(demo), demo)

@@ -18,6 +18,7 @@ path (:mod:`graphlink._moved`).
 ``unlink``                 protect a release by suppression until it is certified k-unlinkable
 ``simulate_uniform`` ...   synthetic populations with ground truth (also ``simulate_zipf``, ``simulate_households``)
 ``connect``                the Neo4j store (loads, write-back, Cypher)
+``get_config`` ...         the settings in force (also ``set_config``, ``config_context``; docs/configuration.md)
 =========================  ===================================================================================
 
 Examples
@@ -73,6 +74,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "simulate_households": ("graphlink.simulation.simulate", "simulate_households"),
     "read_als": ("graphlink.qi.als", "read_als"),
     "connect": ("graphlink.store.neo4j", "connect"),
+    "get_config": ("graphlink.config", "get_config"),
+    "set_config": ("graphlink.config", "set_config"),
+    "config_context": ("graphlink.config", "config_context"),
 }
 
 __all__ = ["GraphlinkError", "ModelAssumptionError", "ReleaseError", "StoreError", "__version__", *_EXPORTS]

@@ -51,7 +51,7 @@ MOVED: dict[str, str] = {
     "graphlink.pairsio": "graphlink.io.pairs",
     "graphlink.examples": "graphlink.io.examples",
     "graphlink.spark": "graphlink.engines.spark",
-    "graphlink.spark.cli": "graphlink.cli.spark",
+    "graphlink.spark.cli": "graphlink.engines.spark.backend",
     "graphlink.commands": "graphlink.cli.commands",
 }
 

@@ -59,11 +59,13 @@ def run_cli(*args: str | os.PathLike, env: Mapping[str, str | None] | None = Non
     working directory.  An exception ``main`` lets through (an internal error) becomes exit 1 with its
     traceback on stderr, as the interpreter would print it.
     """
+    from graphlink import config
     from graphlink.cli import main
 
     argv = ["graphlink", *map(str, args)]
     runner = CliRunner()
     with runner.isolation(input=input, env=dict(env or {})) as (out, err, _), _as_a_fresh_process(argv, cwd):
+        config.reload()             # a new process reads its GRAPHLINK_* settings from the environment it starts with
         try:
             main()
             code = 0
@@ -77,5 +79,6 @@ def run_cli(*args: str | os.PathLike, env: Mapping[str, str | None] | None = Non
         sys.stdout.flush()
         sys.stderr.flush()
         stdout, stderr = out.getvalue(), err.getvalue()
+    config.reload()                 # and this process goes on with its own
     return subprocess.CompletedProcess(argv, code, stdout.decode(runner.charset, "replace"),
                                        stderr.decode(runner.charset, "replace"))

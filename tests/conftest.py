@@ -23,7 +23,36 @@ import os
 
 import pytest
 
+from graphlink import config
 from tests.store_fixtures import fresh_release_name, open_store, point_env_at
+
+# A process reads the GRAPHLINK_* variables once, at its first graphlink.config.get_config(); the tests change them
+# the way users do, through the environment, so each change is read again (config.reload) as a new process would
+# read it, and every test starts from the environment with no set_config() change left over from another.
+_setenv, _delenv = pytest.MonkeyPatch.setenv, pytest.MonkeyPatch.delenv
+
+
+def _setenv_read(self: pytest.MonkeyPatch, name: str, value: str, prepend: str | None = None) -> None:
+    _setenv(self, name, value, prepend)
+    if name.startswith("GRAPHLINK_"):
+        config.reload()
+
+
+def _delenv_read(self: pytest.MonkeyPatch, name: str, raising: bool = True) -> None:
+    _delenv(self, name, raising)
+    if name.startswith("GRAPHLINK_"):
+        config.reload()
+
+
+pytest.MonkeyPatch.setenv = _setenv_read      # type: ignore[method-assign]
+pytest.MonkeyPatch.delenv = _delenv_read      # type: ignore[method-assign]
+
+
+@pytest.fixture(autouse=True)
+def _settings_from_the_environment():
+    config.reload()
+    yield
+    config.reload()
 
 
 @pytest.fixture(params=["plain", "detailed"])

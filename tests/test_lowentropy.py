@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import graphlink.core.linkgraph as lg
 from graphlink.analysis.audit import audit
 from graphlink.analysis.matching import classify_edges
 from graphlink.analysis.reidit import _TightSets, reidentify, true_loves
+from graphlink.config import set_config
 from graphlink.core.linkgraph import build_linkgraph
 from graphlink.core.trails import build_trails, trails_from_dense
 from graphlink.simulation.simulate import simulate_probabilities
@@ -50,7 +50,6 @@ def low():
 def no_expansion(low, monkeypatch):
     """Lower the expansion threshold below this release's element edges (in-process and for subprocesses)."""
     limit = low[1] // 4
-    monkeypatch.setattr(lg, "MAX_EXPANDED_EDGES", limit)
     monkeypatch.setenv("GRAPHLINK_MAX_EXPANDED_EDGES", str(limit))
     return limit
 
@@ -123,7 +122,7 @@ def test_every_analysis_runs_on_classes_without_expanding(low, no_expansion) -> 
         i, j = (s, r) if r_is_de else (r, s)
         assert "can only be" in reasons[(str(M.keys[i]), str(N.keys[j]))]
     # the same answers as with expansion allowed (element engine)
-    lg.MAX_EXPANDED_EDGES = 10**12
+    set_config(max_expanded_edges=10**12)
     g2 = build_linkgraph(build_trails(rel, multiplicity=ONE))
     c2 = classify_edges(g2, engine="elements")
     assert set(zip(*map(list, c2.true_love_pairs), strict=True)) == set(zip(*map(list, c.true_love_pairs),
@@ -183,10 +182,8 @@ def test_every_cli_command_on_a_low_entropy_release(low, no_expansion, tmp_path)
 @pytest.mark.neo4j
 def test_store_write_back_on_a_low_entropy_release(low, no_expansion, neo4j_store, release_name,
                                                    monkeypatch) -> None:
-    from graphlink.store import classgraph
-
     rel, n_edges, n_class = low
-    monkeypatch.setattr(classgraph, "ELEMENT_LINKS_MAX", n_edges // 2)
+    set_config(element_links_max=n_edges // 2)
     trails = build_trails(rel, multiplicity=ONE)
     neo4j_store.load_release(rel, name=release_name)
     c = classify_edges(build_linkgraph(trails))

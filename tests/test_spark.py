@@ -505,10 +505,10 @@ def _graph_state(store, name: str) -> dict:
 def test_neo4j_connector_writes_what_the_local_store_writes(spark, neo4j_server, neo4j_store, release_name) -> None:
     """The Neo4j Connector for Apache Spark writes the same graph as the local store: release (same fingerprint),
     twin classes, memberships, class and element LINKs with their verdicts, pairs and audit violators."""
+    from graphlink.config import get_config
     from graphlink.engines.spark import neo4j as gneo
-    from graphlink.engines.spark.runtime import CONNECTOR
 
-    if CONNECTOR not in (spark.conf.get("spark.jars.packages", "") or ""):
+    if get_config().neo4j_connector not in (spark.conf.get("spark.jars.packages", "") or ""):
         pytest.fail("the Spark test session started without the Neo4j connector (Maven Central unreachable?)")
     _, auth, _ = neo4j_server
     rel = simulate_uniform(300, 12, 0.3, withhold=0.3, seed=21)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from graphlink.config import get_config
 from graphlink.engines.spark import runtime
 
 DATA = Path(__file__).resolve().parent.parent / "graphlink" / "data"
@@ -32,7 +33,7 @@ def test_input_bytes_of_files_folders_and_uris(tmp_path):
 def test_partitions_follow_the_input(monkeypatch):
     monkeypatch.delenv("GRAPHLINK_SPARK_PARTITIONS", raising=False)
     assert runtime.partitions(2, 1_000) == 1
-    assert runtime.partitions(2, runtime.SMALL_BYTES + 1) == 8
+    assert runtime.partitions(2, get_config().spark_small_bytes + 1) == 8
     assert runtime.partitions(4, None) == 16           # size unknown (a URI): sized for a large input
     monkeypatch.setenv("GRAPHLINK_SPARK_PARTITIONS", "3")
     assert runtime.partitions(2, 1_000) == 3

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from graphlink.config import set_config
 from graphlink.core.release import Release, read_release
 from graphlink.errors import StoreError
 from graphlink.simulation.simulate import simulate_uniform
@@ -405,7 +406,8 @@ def test_cli_audit_store_writes_through_one_import(local, store, tmp_path):
     rel = _release(subjects=80, locations=3)
     path = tmp_path / "audit-rel.csv"
     rel.frame.to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC)
-    runner = CliRunner(env={"GRAPHLINK_BULK_MIN_ROWS": "1"})
+    set_config(bulk_min_rows=1)       # the CLI runs in this process, whose settings were read already
+    runner = CliRunner()
     cmd = ["audit", str(path), "--k", "2", "--reserved", "deidentified", "--store", "neo4j", "--name", "a1"]
     res = runner.invoke(app, cmd)
     assert res.exit_code == 0, res.output

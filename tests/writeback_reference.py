@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from graphlink.config import get_config
 from graphlink.io.trails import trail_strings
 from graphlink.store import classgraph
 
@@ -36,7 +37,7 @@ def write_link_graph(store: Any, name: str, result: Any) -> None:
     g, tr = result.graph, result.graph.trails
     arr = classgraph.class_arrays(result)
     n_elem = int(g.n_expanded_edges)
-    with_elements = n_elem <= classgraph.ELEMENT_LINKS_MAX and g.expandable
+    with_elements = n_elem <= get_config().element_links_max and g.expandable
     run = _analysis(store, name, "link-graph", "link-graph", {"class_edges": len(g.class_ei)}, {
         "edges": n_elem, "class_edges": int(len(g.class_ei)), "element_links": with_elements,
         "maximum_matching_size": arr["nu"], "n_null": arr["n_null"], "multiplicity": tr.multiplicity,

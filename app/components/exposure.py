@@ -14,15 +14,10 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-import os
 
 import streamlit as st
 
-TRUE = {"1", "true", "yes", "on"}
-
-
-def _flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in TRUE
+from graphlink.config import get_config
 
 
 def is_loopback(address: str | None) -> bool:
@@ -47,13 +42,12 @@ def listen_address() -> str | None:
 
 def exposed() -> bool:
     """The app is reachable from other machines (or says it is, with ``GRAPHLINK_EXPOSE=1``)."""
-    return _flag("GRAPHLINK_EXPOSE") or not is_loopback(listen_address())
+    return get_config().expose or not is_loopback(listen_address())
 
 
 def console_token() -> str | None:
     """The secret that unlocks the Cypher console (``GRAPHLINK_CYPHER_CONSOLE_TOKEN``), if one is set."""
-    token = os.environ.get("GRAPHLINK_CYPHER_CONSOLE_TOKEN", "").strip()
-    return token or None
+    return get_config().cypher_console_token
 
 
 def token_matches(given: str) -> bool:
@@ -64,7 +58,7 @@ def token_matches(given: str) -> bool:
 
 def cypher_console_allowed() -> tuple[bool, str]:
     """Whether the Cypher page may offer the console (a token may still be asked for), and why not."""
-    if _flag("GRAPHLINK_CYPHER_CONSOLE") or console_token():
+    if get_config().cypher_console or console_token():
         return True, ""
     where = ("This app is reachable from other machines" if exposed() else
              "This app has no login, so anyone who can open it on this machine could use it")

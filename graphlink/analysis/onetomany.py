@@ -55,7 +55,6 @@ person.  Checked against a brute-force enumeration of every assignment (``tests/
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
@@ -63,6 +62,7 @@ from typing import Literal
 import numba
 import numpy as np
 
+from graphlink.config import get_config
 from graphlink.core.linkgraph import LinkGraph
 from graphlink.errors import ModelAssumptionError
 
@@ -74,12 +74,13 @@ class SearchBudget:
     ``expand``: element-level candidate pairs of one component expanded for the checks and propagation (memory
     about 60 B per pair and location of its person); ``pairs``: candidate pairs left after propagation in one
     component handed to the SAT solver; ``conflicts``: solver conflicts for one component, all calls together
-    (deterministic, unlike a time limit).  ``GRAPHLINK_MANY_EXPAND``, ``GRAPHLINK_MANY_PAIRS`` and
-    ``GRAPHLINK_MANY_CONFLICTS`` override the defaults."""
+    (deterministic, unlike a time limit).  The defaults are the settings ``many_expand``, ``many_pairs`` and
+    ``many_conflicts`` in force when the budget is made (:func:`graphlink.config.get_config`;
+    ``GRAPHLINK_MANY_EXPAND``, ``GRAPHLINK_MANY_PAIRS``, ``GRAPHLINK_MANY_CONFLICTS``)."""
 
-    expand: int = int(os.environ.get("GRAPHLINK_MANY_EXPAND", 5_000_000))
-    pairs: int = int(os.environ.get("GRAPHLINK_MANY_PAIRS", 200_000))
-    conflicts: int = int(os.environ.get("GRAPHLINK_MANY_CONFLICTS", 20_000))
+    expand: int = field(default_factory=lambda: get_config().many_expand)
+    pairs: int = field(default_factory=lambda: get_config().many_pairs)
+    conflicts: int = field(default_factory=lambda: get_config().many_conflicts)
 
 
 #: why a pair is certain (``ManyClasses.why``)

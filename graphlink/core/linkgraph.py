@@ -22,7 +22,6 @@ padded with ``n_null = |S| − |R|`` symbolic null trails, each linked to every 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -30,6 +29,7 @@ from typing import Literal
 
 import numpy as np
 
+from graphlink.config import get_config
 from graphlink.core.trails import Trails, TrailSide
 from graphlink.errors import ModelAssumptionError
 from graphlink.kernels.rows import members, row_classes
@@ -37,9 +37,8 @@ from graphlink.kernels.rows import members, row_classes
 Side = Literal["identified", "deidentified"]
 Progress = Callable[[float, str], None]
 
-#: Refuse to expand more element-level edges than this (memory ~16 B/edge); every analysis works on twin classes
-#: instead.  ``GRAPHLINK_MAX_EXPANDED_EDGES`` overrides it (the tests set it low so small releases cross it).
-MAX_EXPANDED_EDGES = int(os.environ.get("GRAPHLINK_MAX_EXPANDED_EDGES", 300_000_000))
+# Element-level edges are never expanded beyond ``get_config().max_expanded_edges`` (memory ~16 B/edge;
+# ``GRAPHLINK_MAX_EXPANDED_EDGES``, graphlink/config.py): every analysis works on twin classes instead.
 
 
 @dataclass(frozen=True)
@@ -110,8 +109,8 @@ class LinkGraph:
 
     @property
     def expandable(self) -> bool:
-        """Whether element-level edges may be materialised (at most ``MAX_EXPANDED_EDGES``)."""
-        return self.n_expanded_edges <= MAX_EXPANDED_EDGES
+        """Whether element-level edges may be materialised (at most ``get_config().max_expanded_edges``)."""
+        return self.n_expanded_edges <= get_config().max_expanded_edges
 
     @property
     def prefers_twins(self) -> bool:
@@ -123,7 +122,7 @@ class LinkGraph:
     @cached_property
     def _expanded(self) -> tuple[np.ndarray, np.ndarray]:
         n_edges = self.n_expanded_edges
-        if n_edges > MAX_EXPANDED_EDGES:
+        if n_edges > get_config().max_expanded_edges:
             raise ModelAssumptionError(
                 f"the link graph has {n_edges:,} element-level edges (low-entropy trails); it is analysed "
                 f"on {len(self.class_ei):,} twin-class edges instead, but this view needs the expansion")

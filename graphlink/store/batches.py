@@ -9,7 +9,6 @@ deadlocks included) on a session of its own; the driver is thread-safe, sessions
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -17,6 +16,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from graphlink.config import get_config
 from graphlink.errors import StoreError
 
 if TYPE_CHECKING:
@@ -26,15 +26,9 @@ Progress = Callable[[float, str], None] | None
 
 
 def writers() -> int:
-    """Concurrent sessions of a write-back: ``GRAPHLINK_NEO4J_WRITERS``, default 3."""
-    raw = os.environ.get("GRAPHLINK_NEO4J_WRITERS", "3")
-    try:
-        value = int(raw)
-    except ValueError:
-        raise StoreError(f"GRAPHLINK_NEO4J_WRITERS must be a whole number, got {raw!r}") from None
-    if value < 1:
-        raise StoreError(f"GRAPHLINK_NEO4J_WRITERS must be at least 1, got {raw!r}")
-    return value
+    """Concurrent sessions of a write-back: the setting ``neo4j_writers`` (``GRAPHLINK_NEO4J_WRITERS``, default 3;
+    validated by :mod:`graphlink.config`)."""
+    return get_config().neo4j_writers
 
 
 class Batches:

@@ -67,6 +67,7 @@ import numpy as np
 import pandas as pd
 
 from graphlink import fileio
+from graphlink.config import get_config
 from graphlink.errors import StoreError
 from graphlink.store import cypherlib, server
 from graphlink.store.bulkswap import _bulk_dir, _forget, _set_journal, _swap, journal
@@ -86,7 +87,7 @@ Writer = Callable[[Path], "ImportFiles"]
 
 def min_rows() -> int:
     """Smallest release (disclosure rows) that ``auto`` bulk-imports: ``GRAPHLINK_BULK_MIN_ROWS``, default 200,000."""
-    return int(os.environ.get("GRAPHLINK_BULK_MIN_ROWS", "200000"))
+    return get_config().bulk_min_rows
 
 
 def _note(progress: Progress, fraction: float, message: str) -> None:
@@ -322,7 +323,7 @@ def importer_options(files: ImportFiles, *, absolute: bool = False) -> list[str]
     """``database import full neo4j`` and its options for ``files`` (relative to their folder unless
     ``absolute``). ``--bad-tolerance=0``: any bad entry fails the import. ``GRAPHLINK_NEO4J_IMPORT_MEMORY``: the
     importer's off-heap cap (default 50%)."""
-    memory = os.environ.get("GRAPHLINK_NEO4J_IMPORT_MEMORY", "50%")
+    memory = get_config().neo4j_import_memory
     report = files.folder / "import.report" if absolute else "import.report"
     return ["database", "import", "full", DATABASE, "--id-type=integer", "--bad-tolerance=0",
             f"--report-file={report}", f"--multiline-fields={'true' if files.multiline else 'false'}",
@@ -335,7 +336,7 @@ def importer_command(java: str, paths: server.Paths, files: ImportFiles) -> list
     C1-only JIT (``-XX:TieredStopAtLevel=1``): an import of ~1e6 rows is over before C2 pays off (7 instead of
     12 CPU-seconds here). ``GRAPHLINK_NEO4J_IMPORT_HEAP`` (default 1g) sizes its heap.
     """
-    heap = os.environ.get("GRAPHLINK_NEO4J_IMPORT_HEAP", "1g")
+    heap = get_config().neo4j_import_heap
     return [java, f"-Xmx{heap}", *server.JVM_FLAGS, "-XX:TieredStopAtLevel=1", "-cp", server.class_path(paths),
             "Neo4jLauncher", "admin", *importer_options(files)]
 
@@ -344,7 +345,7 @@ def in_server(paths: server.Paths, files: ImportFiles) -> bool:
     """Whether the running launcher runs the importer itself (``Neo4jLauncher.runImport``, control protocol 2):
     unless ``GRAPHLINK_BULK_IMPORTER=jvm`` asks for a JVM of its own, or a file name holds a comma or line break
     (the in-server importer gets absolute names, and those characters would split them). O(1)."""
-    if os.environ.get("GRAPHLINK_BULK_IMPORTER", "server").strip().lower() == "jvm":
+    if get_config().bulk_importer == "jvm":
         return False
     if int((server.read_state(paths) or {}).get("control") or 0) < 2:
         return False

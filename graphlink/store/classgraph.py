@@ -14,24 +14,23 @@ Every member pair of a class edge shares its verdict (twins are interchangeable)
 ``allowed`` means possible).  ``flow`` is the number of member pairs matched in the engine's maximum matching.
 
 Element-level ``(:Identified)-[:LINK {allowed, vital, matched, run}]->(:Deidentified)`` edges are written too
-when the release is small enough that analysts would browse them: at most ``ELEMENT_LINKS_MAX`` element edges
-(default 100,000; environment variable ``GRAPHLINK_ELEMENT_LINKS_MAX``).  The Cypher library answers through the
-classes either way (``cypher/k_unlinkability.cypher``, ``cypher/link_pairs.cypher``).
+when the release is small enough that analysts would browse them: at most ``get_config().element_links_max``
+element edges (default 100,000; environment variable ``GRAPHLINK_ELEMENT_LINKS_MAX``).  The Cypher library answers
+through the classes either way (``cypher/k_unlinkability.cypher``, ``cypher/link_pairs.cypher``).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from graphlink.config import get_config
 from graphlink.io.trails import trail_strings
 from graphlink.store.batches import Batches
 
-ELEMENT_LINKS_MAX = int(os.environ.get("GRAPHLINK_ELEMENT_LINKS_MAX", 100_000))
 CHUNK = 20_000
 LINK_CHUNK = 100_000
 LABEL = {"identified": "Identified", "deidentified": "Deidentified"}
@@ -96,7 +95,7 @@ def tables(result: Any) -> Tables:
     tr = g.trails
     arr = class_arrays(result)
     n_elem = int(g.n_expanded_edges)
-    with_elements = n_elem <= ELEMENT_LINKS_MAX and g.expandable
+    with_elements = n_elem <= get_config().element_links_max and g.expandable
     trail, size, null, keys, cid = {}, {}, {}, {}, {}
     for side, cls, sizes in (("identified", g.id_class, g.id_class_size),
                              ("deidentified", g.de_class, g.de_class_size)):

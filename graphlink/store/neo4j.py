@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from graphlink.config import get_config
 from graphlink.errors import StoreError, require
 from graphlink.store import cypherlib, guard, server
 
@@ -95,15 +96,9 @@ def resolve_auth(uri: str) -> tuple[str, str] | None:
 
 
 def console_timeout() -> float:
-    """The console's time limit per query in seconds: ``GRAPHLINK_CYPHER_TIMEOUT``, default 120."""
-    raw = os.environ.get("GRAPHLINK_CYPHER_TIMEOUT", "120")
-    try:
-        value = float(raw)
-    except ValueError:
-        raise StoreError(f"GRAPHLINK_CYPHER_TIMEOUT must be a number of seconds, got {raw!r}") from None
-    if value <= 0:
-        raise StoreError(f"GRAPHLINK_CYPHER_TIMEOUT must be positive, got {raw!r}")
-    return value
+    """The console's time limit per query in seconds: the setting ``cypher_timeout`` (``GRAPHLINK_CYPHER_TIMEOUT``,
+    default 120; validated by :mod:`graphlink.config`)."""
+    return float(get_config().cypher_timeout)
 
 
 def _hint(uri: str) -> str:

@@ -42,6 +42,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from graphlink import fileio
+from graphlink.config import get_config
 from graphlink.errors import StoreError, require
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
@@ -81,7 +82,7 @@ class Paths:
     @classmethod
     def default(cls, base: str | Path | None = None) -> Paths:
         if base is None:
-            base = os.environ.get("GRAPHLINK_NEO4J_DIR") or project_root() / ".graphlink" / "neo4j"
+            base = get_config().neo4j_dir or project_root() / ".graphlink" / "neo4j"
         return cls(Path(base).resolve())
 
     @property
@@ -285,8 +286,7 @@ def pick_port(preferred: int) -> int:
 
 def procedure_allowlist() -> list[str]:
     """:data:`PROCEDURE_ALLOWLIST` plus the comma-separated ``GRAPHLINK_NEO4J_PROCEDURES`` (e.g. ``apoc.coll.*``)."""
-    extra = [p.strip() for p in os.environ.get("GRAPHLINK_NEO4J_PROCEDURES", "").split(",") if p.strip()]
-    return list(dict.fromkeys([*PROCEDURE_ALLOWLIST, *extra]))
+    return list(dict.fromkeys([*PROCEDURE_ALLOWLIST, *get_config().neo4j_procedures]))
 
 
 def write_conf(home: Path, runtime: Path, bolt_port: int, http_port: int | None,
@@ -298,7 +298,7 @@ def write_conf(home: Path, runtime: Path, bolt_port: int, http_port: int | None,
     certificate), ``LOAD CSV`` file URLs off, the import folder pinned to the empty ``<home>/import``, plugin
     procedures limited to :func:`procedure_allowlist`.
     """
-    pagecache = pagecache or os.environ.get("GRAPHLINK_NEO4J_PAGECACHE", "256m")
+    pagecache = pagecache or get_config().neo4j_pagecache
     import_dir = home / "import"
     import_dir.mkdir(parents=True, exist_ok=True)
     plugins_dir = home / "plugins"  # empty: no plugin jar is even loaded unless plugin procedures are asked for
@@ -375,7 +375,7 @@ def launcher_command(java: str, paths: Paths, home: Path, *, heap: str | None = 
     every later start of the database; ``reset_password``: it sets it on an existing database with Bolt and HTTP
     off, then exits; ``tls``: it makes Bolt's key and certificate in ``certificates/bolt/`` if they are missing.
     """
-    heap = heap or os.environ.get("GRAPHLINK_NEO4J_HEAP", "1g")
+    heap = heap or get_config().neo4j_heap
     cp = class_path(paths)
     flags = ["-Xms256m", f"-Xmx{heap}", *JVM_FLAGS]
     if exit_on_stdin_eof:
@@ -390,7 +390,7 @@ def launcher_command(java: str, paths: Paths, home: Path, *, heap: str | None = 
         flags.append("-Dgraphlink.resetPassword=true")
     if tls and not reset_password:
         flags.append(f"-Dgraphlink.tlsDir={tls_dir(home)}")
-    flags += os.environ.get("GRAPHLINK_NEO4J_JVM_OPTS", "").split()
+    flags += get_config().neo4j_jvm_opts
     return [java, *flags, "-cp", cp, "Neo4jLauncher", str(home)]
 
 
@@ -438,7 +438,7 @@ def pinned_certificate(uri: str, paths: Paths | None = None) -> Path | None:
             raise StoreError("the local Neo4j server was started by an older graphlink, without TLS; restart it "
                              "(`graphlink neo4j stop`, then `graphlink neo4j start`)")
         return Path(cert)
-    env = os.environ.get("GRAPHLINK_NEO4J_CERT")
+    env = get_config().neo4j_cert
     return Path(env) if env else None
 
 

@@ -21,6 +21,7 @@ from graphlink.fileio import atomic_path, check_output
 if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
     from graphlink.core.release import Release
     from graphlink.core.trails import Trails
+    from graphlink.engines.protocol import Engine
 
 err = Console(stderr=True)
 
@@ -167,12 +168,6 @@ def qi_graph(tr: Trails, qi_links: Path, release: Path):
     return graph
 
 
-def _store():
-    from graphlink.store.neo4j import connect
-
-    return connect()
-
-
 @contextlib.contextmanager
 def _progress(title: str) -> Iterator:
     """A progress bar on stderr (``update(fraction, message)``) while a long write runs; silent when stderr is
@@ -189,36 +184,54 @@ def _progress(title: str) -> Iterator:
         yield lambda fraction, message: prog.update(task, completed=fraction, description=escape(message))
 
 
-def _write_back(rel, name: str, **results) -> tuple[str, str, dict]:
-    """Load the release into Neo4j if needed and write ``results`` (classes, audit, reidentification) at bulk
-    speed (:meth:`graphlink.store.neo4j.Store.write_results`); returns (server URI, a line saying how)."""
-    with contextlib.closing(_store()) as st, _progress("writing to Neo4j") as update:
-        out = st.write_results(rel, name, progress=update, **results)
-    how = "one bulk import with the release" if out["method"] == "bulk-import" else "batched transactions"
-    return st.uri, f"{how} ({out['why']}), {out['seconds']:.1f} s", out["runs"]
+def _split(key: str | None) -> list[str] | None:
+    return [c.strip() for c in key.split(",") if c.strip()] if key else None
 
 
-def _trails(release: Path, id_key: str | None, deid_key: str | None, reserved: ReservedOpt, multiplicity: MultOpt,
-            engine: EngineOpt, master: str | None, truth: Path | None = None, store: bool = False):
-    """(release, trails) from the chosen engine: core Release/Trails, or graphlink.engines.spark's (same interface for
-    the model notes; the Spark branch's steps are in graphlink/cli/spark.py)."""
-    if engine is EngineOpt.spark:
-        from graphlink.cli import spark as spark_cli
+def _engine(name: EngineOpt, master: str | None) -> Engine:
+    from graphlink import engines
 
-        with step(f"reading {release} and building trails in Spark"):
-            return spark_cli.load_trails(release, id_key, deid_key, reserved.value, multiplicity.value, master,
-                                         truth, neo4j=store)
-    from graphlink.core.trails import build_trails
-
-    rel = load(release, id_key, deid_key, truth)
-    with step("building trails"):
-        return rel, build_trails(rel, reserved.value, multiplicity.value)
+    return engines.get(name.value, master=master)
 
 
-def _local_only(qi_links: Path | None, engine: EngineOpt) -> None:
-    if qi_links is not None and engine is EngineOpt.spark:
-        raise typer.BadParameter("--qi-links runs on the local engine only (drop --engine spark)",
+def _trails(engine: Engine, release: Path, id_key: str | None, deid_key: str | None, reserved: ReservedOpt,
+            multiplicity: MultOpt, truth: Path | None = None, store: bool = False):
+    """(release, trails) from the engine (:meth:`graphlink.engines.protocol.Engine.trails`)."""
+    where = "" if engine.name == "local" else f" in {engine.name.capitalize()}"
+    with step(f"reading {release} and building trails{where}"):
+        return engine.trails(release, id_key=_split(id_key), deid_key=_split(deid_key), reserved=reserved.value,
+                             multiplicity=multiplicity.value, truth=truth, store=store)
+
+
+def _check_out(engine: Engine, out: str, inputs: list[Path | None]) -> None:
+    try:
+        engine.check_out(out, inputs)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--out") from None
+
+
+def _certain_or_refuse(summary: dict) -> None:
+    """No pair is certain when the model's assumptions fail: say why (exit 2) instead of printing guesses."""
+    if summary.get("model_ok") is False:
+        raise ModelAssumptionError(summary.get("diagnostic") or "the data breaks the model")
+
+
+def _local_only(qi_links: Path | None, engine: Engine) -> None:
+    if qi_links is not None and not engine.constrains_links:
+        raise typer.BadParameter(f"--qi-links runs on the local engine only (drop --engine {engine.name})",
                                  param_hint="--qi-links")
+
+
+def _store_result(engine: Engine, rel, tr, name: str | None, **result) -> None:
+    """Write one result to Neo4j through the engine and say where (and how, when the engine chose a way)."""
+    with _progress("writing to Neo4j") as update:
+        stored = engine.store(rel, tr, name or rel.name, progress=update, **result)
+    if stored.method is None:
+        note(f"stored as run {markup_text(stored.run)} in {markup_text(stored.uri)}")
+        return
+    how = "one bulk import with the release" if stored.method == "bulk-import" else "batched transactions"
+    how = f"{how} ({stored.detail['why']}), {stored.detail['seconds']:.1f} s"
+    note(f"stored as run {markup_text(stored.run)} in {markup_text(stored.uri)} by {markup_text(how)}")
 
 
 def register(app: typer.Typer) -> None:
@@ -243,14 +256,11 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("parquet output needs --out FILE", param_hint="--out")
         if out is not None:
             check_output(out, inputs=[release])
-        rel, tr = _trails(release, id_key, deid_key, reserved, multiplicity, engine, spark_master)
+        eng = _engine(engine, spark_master)
+        rel, tr = _trails(eng, release, id_key, deid_key, reserved, multiplicity)
         model_note(tr)
-        spark = engine is EngineOpt.spark
         if fmt in (TrailsFmt.csv, TrailsFmt.parquet):
-            if spark:
-                from graphlink.cli import spark as spark_cli
-
-                tr = spark_cli.matrices(tr)
+            tr = eng.matrices(tr)
             with step("writing the trail matrices"):
                 if fmt is TrailsFmt.parquet:
                     with atomic_path(out) as tmp:
@@ -264,7 +274,7 @@ def register(app: typer.Typer) -> None:
                 flush_notes()
                 err.print(f"wrote {rows:,} trails ({len(tr.locations)} locations) to {markup_text(out)}")
             return
-        summary = tr.summary(top=top).to_dict() if spark else trailsio.summary_dict(tr, top=top)
+        summary = eng.summary(tr, top=top)
         if fmt is TrailsFmt.json:
             typer.echo(json.dumps({"reserved": tr.reserved, "reason": tr.reason, **summary}, indent=2, default=str))
             return
@@ -288,7 +298,7 @@ def register(app: typer.Typer) -> None:
                            "true loves' on the component split, straight from the executors, never collected), also "
                            "a URI Spark writes")] = None) -> None:
         """Re-identify elements from their trails; every pair carries its reason."""
-        from graphlink.analysis.reidit import check_method, reidentify
+        from graphlink.analysis.reidit import check_method
 
         m = method.value
         if m == "incomplete-k" and k is None:
@@ -296,60 +306,35 @@ def register(app: typer.Typer) -> None:
         if out is not None and fmt is Fmt.json:
             raise typer.BadParameter("--out writes the pairs as CSV or Parquet (by its name); drop --format json",
                                      param_hint="--out")
-        if out is not None and engine is EngineOpt.spark and "://" not in out and Path(out).exists():
-            raise typer.BadParameter(f"{out} exists: with --engine spark --out names a new folder",
-                                     param_hint="--out")
-        if out is not None and engine is EngineOpt.local:
-            check_output(out, inputs=[release, truth, qi_links])
+        eng = _engine(engine, spark_master)
+        if out is not None:
+            _check_out(eng, out, [release, truth, qi_links])
         if m == "complete" and qi_links is not None:
             raise typer.BadParameter("REIDIT-C matches whole trails only; with --qi-links use --method incomplete, "
                                      "incomplete-k, multiple or true-loves", param_hint="--qi-links")
-        _local_only(qi_links, engine)
-        rel, tr = _trails(release, id_key, deid_key, reserved, multiplicity, engine, spark_master, truth,
-                          store is Store.neo4j)
+        _local_only(qi_links, eng)
+        rel, tr = _trails(eng, release, id_key, deid_key, reserved, multiplicity, truth, store is Store.neo4j)
         check_method(tr, m)             # a refusal is one line, before the model note
         model_note(tr)
-        if out is not None and engine is EngineOpt.spark and store is Store.none and truth is None:
-            from graphlink.cli import spark as spark_cli
-
-            if spark_cli.writes_from_executors(tr, m):
-                with step(f"running {m} in Spark; the executors write the pairs"):
-                    summary = spark_cli.write_from_executors(tr, m, out, explain)
-                if summary.get("model_ok") is False:      # nothing was written: no pair is certain
-                    raise ModelAssumptionError(summary.get("diagnostic") or "the data breaks the model")
-                flush_notes()
-                err.print(f"wrote {summary['reidentified']:,} pair(s) to {markup_text(out)} (from the Spark "
-                          "executors)")
-                return
-        data = tr if qi_links is None else qi_graph(tr, qi_links, release)
+        if out is not None and store is Store.none and truth is None and eng.writes_direct(tr, m):
+            with step(f"running {m}; the pairs are written where they are computed"):
+                summary = eng.write_direct(tr, m, out, explain=explain)
+            _certain_or_refuse(summary)             # nothing was written when no pair is certain
+            flush_notes()
+            err.print(f"wrote {summary['reidentified']:,} pair(s) to {markup_text(out)} (from the Spark "
+                      "executors)")
+            return
+        graph = None if qi_links is None else qi_graph(tr, qi_links, release)
         with step(f"running {m}"):
-            if engine is EngineOpt.spark:
-                from graphlink.cli import spark as spark_cli
-
-                result = spark_cli.reidentify(tr, m, k, explain or None)
-            else:
-                result = reidentify(data, m, k=k, truth=rel.truth, explain=explain or None)
-        if result.summary.get("model_ok") is False:
-            # no pair is certain when the model's assumptions fail: say why instead of printing guesses
-            raise ModelAssumptionError(result.summary.get("diagnostic") or "the data breaks the model")
+            result = eng.reidentify(rel, tr, m, k=k, explain=explain or None, graph=graph)
+        _certain_or_refuse(result.summary)
         result.summary["model"] = model_dict(tr)
-        if store is Store.neo4j and engine is EngineOpt.spark:
-            with step("writing to Neo4j (Spark connector)"):
-                uri, run = spark_cli.store_reidentification(tr, name or rel.name, result)
-            note(f"stored as run {markup_text(run)} in {markup_text(uri)}")
-        elif store is Store.neo4j:
-            uri, how, runs = _write_back(rel, name or rel.name, reidentification=result)
-            note(f"stored as run {markup_text(runs['reidentification'])} in {markup_text(uri)} by "
-                 f"{markup_text(how)}")
+        if store is Store.neo4j:
+            _store_result(eng, rel, tr, name, reidentification=result)
         cols = ["identified", "deidentified"] + (["reason"] if explain else [])
         if out is not None:
             with step(f"writing the pairs to {out}"):
-                if engine is EngineOpt.spark:
-                    spark_cli.write_pairs(tr, result, cols, out)
-                else:
-                    from graphlink.io.pairs import write_pairs_file
-
-                    write_pairs_file(result, cols, Path(out))
+                eng.write_pairs(tr, result, cols, out)
             flush_notes()                       # the last step that can fail is done: the notes, then the result
             err.print(f"wrote {len(result):,} pair(s) to {markup_text(out)}")
             err.print(_summary_line(result.summary))
@@ -375,32 +360,15 @@ def register(app: typer.Typer) -> None:
                   id_key: IdKey = None, deid_key: DeidKey = None, qi_links: QiLinks = None,
                   engine: EngineO = EngineOpt.local, spark_master: MasterO = None) -> None:
         """Exact k-unlinkability audit (Definition 19) via the union of all maximum matchings."""
-        from graphlink.analysis.audit import audit as run_audit
-        from graphlink.analysis.matching import classify_edges
-        from graphlink.analysis.onetomany import classify_one_to_many
-        from graphlink.core.linkgraph import build_linkgraph
-
-        _local_only(qi_links, engine)
-        rel, tr = _trails(release, id_key, deid_key, reserved, multiplicity, engine, spark_master,
-                          store=store is Store.neo4j)
+        eng = _engine(engine, spark_master)
+        _local_only(qi_links, eng)
+        rel, tr = _trails(eng, release, id_key, deid_key, reserved, multiplicity, store=store is Store.neo4j)
         model_note(tr)
-        if engine is EngineOpt.spark:
-            from graphlink.cli import spark as spark_cli
-
-            with step("classifying edges in Spark"):
-                result = spark_cli.audit(tr, k)
-            if store is Store.neo4j:
-                with step("writing to Neo4j (Spark connector)"):
-                    uri, run = spark_cli.store_audit(tr, name or rel.name, result)
-                note(f"stored as run {markup_text(run)} in {markup_text(uri)}")
-        else:
-            graph = build_linkgraph(tr) if qi_links is None else qi_graph(tr, qi_links, release)
-            with step("classifying edges (maximum matching + SCC)"):
-                classes = classify_one_to_many(graph) if tr.one_to_many else classify_edges(graph)
-                result = run_audit(classes, k)
-        if store is Store.neo4j and engine is EngineOpt.local:
-            uri, how, runs = _write_back(rel, name or rel.name, classes=classes, audit=result)
-            note(f"stored as run {markup_text(runs['audit'])} in {markup_text(uri)} by {markup_text(how)}")
+        graph = None if qi_links is None else qi_graph(tr, qi_links, release)
+        with step("classifying edges (maximum matching + SCC)"):
+            result, classes = eng.audit(tr, k, graph=graph)
+        if store is Store.neo4j:
+            _store_result(eng, rel, tr, name, classes=classes, audit=result)
         flush_notes()                           # nothing after this can fail: the notes, then the result
         if fmt is AuditFmt.json:
             typer.echo(json.dumps({**result.to_dict(), "model": model_dict(tr)}, indent=2))

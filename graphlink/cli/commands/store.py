@@ -126,22 +126,13 @@ def load_cmd(
             gone = store.break_lock(name)
         typer.echo(f"removed the load lock of process {gone.get('pid')} on {gone.get('host')}" if gone
                    else "there was no load lock to remove")
-    if engine is EngineOpt.spark:
-        from graphlink.cli import spark as spark_cli
+    from graphlink import engines
 
-        prog, update = _progress_bar(f"loading {name or release.stem}")
-        with prog:
-            uri, info = spark_cli.load_release(release, name, truth, replace, bulk.value, spark_master, update)
-    else:
-        from graphlink.core.release import read_release
-        from graphlink.store.neo4j import connect
-
-        rel = read_release(release, truth=truth)
-        with connect() as store:
-            prog, update = _progress_bar(f"loading {name or rel.name}")
-            with prog:
-                info = store.load_release(rel, name=name, progress=update, replace=replace, bulk=bulk.value)
-            uri = store.uri
+    prog, update = _progress_bar(f"loading {name or release.stem}")
+    with prog:
+        uri, info = engines.get(engine.value, master=spark_master).load(release, name=name, truth=truth,
+                                                                        replace=replace, bulk=bulk.value,
+                                                                        progress=update)
     if info.get("skipped"):
         verb = "already loaded (nothing changed)"
     else:

@@ -30,7 +30,6 @@ REIDIT-M as the local engine; REIDIT-I/I-K by reserved-side element (the local o
 
 from __future__ import annotations
 
-import os
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
@@ -39,14 +38,13 @@ import pandas as pd
 
 from graphlink.analysis.audit import AuditResult
 from graphlink.analysis.reidit import EXPLAIN_LIMIT, Reidentification, _conflict_diagnostic, hall_diagnostic
+from graphlink.config import get_config
 from graphlink.engines.spark.fill import SparkTrails, storage_level, to_uint64, word_cols
 from graphlink.engines.spark.links import edges
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-CC_DRIVER_EDGES = int(os.environ.get("GRAPHLINK_SPARK_CC_DRIVER_EDGES", 1_000_000))
-BUCKET_ELEMENTS = int(os.environ.get("GRAPHLINK_SPARK_BUCKET_ELEMENTS", 250_000))
 CAVEAT_ONE = " [the data breaks the model (Hall's condition fails): not certain]"
 #: per-bucket output rows; the meaning of a/b/n1..n3/f1/f2 depends on ``kind`` (see ``_run_bucket``)
 SCHEMA = "kind string, a string, b string, reason string, n1 long, n2 long, n3 long, f1 boolean, f2 boolean"
@@ -95,7 +93,7 @@ def labels(st: SparkTrails, cc: str = "auto") -> DataFrame:
         return cache[("labels", cc)]
 
     e = edges(st).select(F.col("id_cid").alias("a"), F.col("de_cid").alias("b"))
-    if cc == "driver" or (cc == "auto" and e.count() <= CC_DRIVER_EDGES):
+    if cc == "driver" or (cc == "auto" and e.count() <= get_config().spark_cc_driver_edges):
         lab = _driver_labels(e.toPandas(), st.classes.sparkSession)
     else:
         lab = _stars(e)
@@ -123,7 +121,8 @@ def _driver_labels(e: pd.DataFrame, spark: Any) -> DataFrame:
 # ----------------------------------------------------------------------------------------------- 2. buckets
 def _n_buckets(st: SparkTrails) -> int:
     sc = st.classes.sparkSession.sparkContext
-    return max(2 * sc.defaultParallelism, -(-(st.n_identified + st.n_deidentified) // BUCKET_ELEMENTS))
+    per = get_config().spark_bucket_elements
+    return max(2 * sc.defaultParallelism, -(-(st.n_identified + st.n_deidentified) // per))
 
 
 def graph_size(st: SparkTrails) -> tuple[int, int]:
@@ -143,10 +142,9 @@ def graph_size(st: SparkTrails) -> tuple[int, int]:
 def _engine(st: SparkTrails) -> str:
     """The matching engine ``classify_edges(engine='auto')`` picks for the whole graph
     (:attr:`graphlink.core.linkgraph.LinkGraph.prefers_twins`)."""
-    import graphlink.core.linkgraph as lg
 
     expanded, n_edges = graph_size(st)
-    prefers = expanded > lg.MAX_EXPANDED_EDGES or (expanded > 4 * max(1, n_edges) and expanded > 2_000_000)
+    prefers = expanded > get_config().max_expanded_edges or (expanded > 4 * max(1, n_edges) and expanded > 2_000_000)
     return "twins" if prefers else "elements"
 
 

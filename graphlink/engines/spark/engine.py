@@ -31,6 +31,7 @@ from graphlink.analysis.audit import audit as core_audit
 from graphlink.analysis.matching import classify_edges
 from graphlink.analysis.reidit import METHODS, Reidentification, evaluate
 from graphlink.analysis.reidit import reidentify as core_reidentify
+from graphlink.config import get_config
 from graphlink.core.linkgraph import LinkGraph
 from graphlink.engines.spark.fill import SparkTrails
 from graphlink.engines.spark.links import class_links, edges, reidit_c  # noqa: F401  (edges re-exported)
@@ -43,7 +44,6 @@ SPLITS = ("auto", "driver", "components")
 #: driver split: peak bytes of the Python driver per element, measured (docs/scale.md), and the memory share
 DRIVER_BYTES_PER_ELEMENT = 800
 DRIVER_MEMORY_SHARE = 0.4
-DRIVER_EDGES = int(os.environ.get("GRAPHLINK_SPARK_DRIVER_EDGES", 50_000_000))
 
 
 def choose_split(st: SparkTrails, split: str = "auto") -> Literal["driver", "components"]:
@@ -54,15 +54,15 @@ def choose_split(st: SparkTrails, split: str = "auto") -> Literal["driver", "com
         return split  # type: ignore[return-value]
     if st.n_identified + st.n_deidentified > driver_elements():
         return "components"
-    return "driver" if edges(st).count() <= DRIVER_EDGES else "components"
+    return "driver" if edges(st).count() <= get_config().spark_driver_edges else "components"
 
 
 def driver_elements(memory: int | None = None) -> int:
     """The most elements the ``auto`` split sends to the driver: ``GRAPHLINK_SPARK_DRIVER_ELEMENTS`` when set,
     else ``DRIVER_MEMORY_SHARE`` of ``memory`` bytes (default: this machine's physical memory) at
     ``DRIVER_BYTES_PER_ELEMENT``; 2e7 where the memory cannot be read.  O(1)."""
-    if os.environ.get("GRAPHLINK_SPARK_DRIVER_ELEMENTS"):
-        return int(os.environ["GRAPHLINK_SPARK_DRIVER_ELEMENTS"])
+    if get_config().spark_driver_elements is not None:
+        return get_config().spark_driver_elements
     if memory is None:
         try:
             memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")

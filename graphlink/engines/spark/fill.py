@@ -26,7 +26,6 @@ engine's :class:`~graphlink.io.trails.TrailSummary` from class counts and the fi
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
@@ -34,6 +33,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import pandas as pd
 
+from graphlink.config import get_config
 from graphlink.core.model import ONE_TO_MANY, Fill, Model, MultiplicityChoice, Reserved, ReservedChoice, decide
 from graphlink.core.trails import Trails, TrailSide, n_words
 from graphlink.io.trails import SIDES, TrailSummary, trail_strings
@@ -51,7 +51,7 @@ def storage_level():  # noqa: ANN201  (pyspark type, imported lazily)
     larger than the cluster's memory)."""
     from pyspark import StorageLevel
 
-    return getattr(StorageLevel, os.environ.get("GRAPHLINK_SPARK_STORAGE", "MEMORY_AND_DISK"))
+    return getattr(StorageLevel, get_config().spark_storage)
 
 
 def signed(word: int) -> int:

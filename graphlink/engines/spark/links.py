@@ -26,13 +26,13 @@ singleton classes; the pairs come back in the local engine's order (64-bit finge
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from graphlink.analysis.reidit import Reidentification, _one_to_one_only
 from graphlink.analysis.reidit import reidit_c as core_reidit_c
+from graphlink.config import get_config
 from graphlink.core.trails import Trails, TrailSide
 from graphlink.engines.spark.fill import SparkTrails, storage_level, to_uint64, word_cols, words_of
 
@@ -102,7 +102,6 @@ def class_links(st: SparkTrails) -> DataFrame:
 
 
 #: largest anchor set tried (k-subsets of a complete-side class's F locations are exploded for k ≤ this)
-K_MAX = int(os.environ.get("GRAPHLINK_SPARK_ANCHORS", 3))
 
 
 def _code(arr: Column, k: int, n_loc: int) -> Column:
@@ -126,7 +125,7 @@ def _subsets(held: Column, k: int, n_loc: int) -> Column:
         lambda t: x.cast("long") * (n_loc ** (k - 1)) + t)))
 
 
-def anchor_plan(r_any: DataFrame, s_held: DataFrame, key: list[str], n_loc: int, k_max: int = K_MAX, *,
+def anchor_plan(r_any: DataFrame, s_held: DataFrame, key: list[str], n_loc: int, k_max: int | None = None, *,
                 force: int | None = None) -> tuple[int, list[int]]:
     """How many anchors the containment join uses (module docstring): the K ≤ ``k_max`` with the fewest exploded
     complete-side rows plus candidate pairs, from exact counts.  Σ_s C(|s ∩ F|, j) is computed from the
@@ -137,6 +136,7 @@ def anchor_plan(r_any: DataFrame, s_held: DataFrame, key: list[str], n_loc: int,
 
     from pyspark.sql import functions as F
 
+    k_max = get_config().spark_anchors if k_max is None else k_max
     if n_loc ** k_max >= 2 ** 62:
         k_max = max(1, next(k for k in range(k_max, 0, -1) if n_loc ** k < 2 ** 62))
     r_f = {int(r[0]): int(r[1]) for r in r_any.groupBy(F.size("_held")).count().collect()}

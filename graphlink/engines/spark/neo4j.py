@@ -16,7 +16,7 @@ relationship writes in ``GRAPHLINK_NEO4J_REL_PARTITIONS`` partitions (default 1)
 locks both end nodes and a hot node (a location, a large class) would otherwise make parallel transactions
 deadlock and retry.  The release's content hash (``fingerprint``) is the local loader's, computed in Spark, so
 loading the same release with either engine is idempotent.  Element-level LINKs are written for small graphs
-only (``classgraph.ELEMENT_LINKS_MAX``), from the driver, as the local writer does.
+only (the setting ``element_links_max``), from the driver, as the local writer does.
 
 When to use which (docs/scale.md): the connector for writes into a database that holds data or is not the
 project's local server (every run's results, link graphs, further releases); ``neo4j-admin database import full``
@@ -27,12 +27,12 @@ first release loaded into the empty database of the project's local server.
 from __future__ import annotations
 
 import hashlib
-import os
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from graphlink.config import get_config
 from graphlink.engines.spark.fill import SparkTrails, first_locations, word_cols
 from graphlink.errors import StoreError
 from graphlink.store import classgraph, cypherlib, server
@@ -44,8 +44,6 @@ if TYPE_CHECKING:
     from graphlink.engines.spark.release import SparkRelease
 
 FORMAT = "org.neo4j.spark.DataSource"
-BATCH = os.environ.get("GRAPHLINK_NEO4J_BATCH", "5000")
-REL_PARTITIONS = int(os.environ.get("GRAPHLINK_NEO4J_REL_PARTITIONS", 1))
 LABEL = {"identified": "Identified", "deidentified": "Deidentified"}
 
 
@@ -55,7 +53,8 @@ def _write(df: DataFrame, store: Store, query: str, auth: Any = None, *, partiti
 
     # the store's credentials (NEO4J_AUTH, else the local server's password file), as its driver uses them
     auth = (store._auth if store._auth is not None else env_auth()) if auth is None else auth
-    opts = {"url": store.uri, "database": DATABASE, "query": query, "batch.size": BATCH, **tls_options(store.uri)}
+    opts = {"url": store.uri, "database": DATABASE, "query": query, "batch.size": str(get_config().neo4j_batch),
+            **tls_options(store.uri)}
     if auth:
         opts.update({"authentication.type": "basic", "authentication.basic.username": auth[0],
                      "authentication.basic.password": auth[1]})
@@ -149,7 +148,7 @@ def _write_release(st: SparkTrails | SparkRelease, store: Store, name: str, *, a
         _write(part, store, f"""{verb} (e:{label} {{release: event.release, key: event.key}})
                                WITH e, event UNWIND event.at AS loc
                                MATCH (l:Location {{release: event.release, name: loc}})
-                               {verb} (e)-[:DISCLOSED_AT]->(l)""", auth, partitions=REL_PARTITIONS)
+                               {verb} (e)-[:DISCLOSED_AT]->(l)""", auth, partitions=get_config().neo4j_rel_partitions)
     truth = rel.truth
     if truth is not None and len(truth):
         t = truth[["identified", "deidentified"]].astype(str)
@@ -221,9 +220,8 @@ def write_link_graph(st: SparkTrails, store: Store, name: str, *, split: str = "
 
     e, null, counts, result = verdicts(st, split)
     n_elem, n_class_edges = graph_size(st)
-    import graphlink.core.linkgraph as lg
 
-    with_elements = n_elem <= classgraph.ELEMENT_LINKS_MAX and n_elem <= lg.MAX_EXPANDED_EDGES
+    with_elements = n_elem <= get_config().element_links_max and n_elem <= get_config().max_expanded_edges
     m = st.model
     classgraph.drop(store, name)
     run = store._new_analysis(name, "link-graph", "link-graph", {"class_edges": n_class_edges}, {
@@ -250,7 +248,7 @@ def write_link_graph(st: SparkTrails, store: Store, name: str, *, split: str = "
                                                              F.col("element").alias("key"), "rank"), store,
                f"""MATCH (e:{label} {{release: event.release, key: event.key}})
                    MATCH (c:TrailClass {{release: event.release, side: event.side, cid: event.rank}})
-                   CREATE (e)-[:IN_CLASS]->(c)""", auth, partitions=REL_PARTITIONS)
+                   CREATE (e)-[:IN_CLASS]->(c)""", auth, partitions=get_config().neo4j_rel_partitions)
     id_rank = ranks.filter(F.col("side") == "identified").select(F.col("cid").alias("id_cid"),
                                                                  F.col("rank").alias("ci"))
     de_rank = ranks.filter(F.col("side") == "deidentified").select(F.col("cid").alias("de_cid"),
@@ -261,7 +259,7 @@ def write_link_graph(st: SparkTrails, store: Store, name: str, *, split: str = "
            """MATCH (x:TrailClass {release: event.release, side: 'identified', cid: event.ci})
               MATCH (y:TrailClass {release: event.release, side: 'deidentified', cid: event.cj})
               CREATE (x)-[:LINK {allowed: event.allowed, vital: event.vital, flow: event.flow, run: event.run}]->(y)""",
-           auth, partitions=REL_PARTITIONS)
+           auth, partitions=get_config().neo4j_rel_partitions)
     classes.unpersist()
     if with_elements:
         from graphlink.engines.spark import engine
@@ -289,7 +287,7 @@ def write_reidentification(store: Store, name: str, result: Any, *, spark: Any, 
                              MATCH (d:Deidentified {release: event.release, key: event.d})
                              CREATE (i)-[:REIDENTIFIED {method: event.method, run: event.run,
                                                         reason: event.reason}]->(d)""",
-               auth, partitions=REL_PARTITIONS)
+               auth, partitions=get_config().neo4j_rel_partitions)
     return run
 
 
@@ -312,5 +310,5 @@ def write_audit(store: Store, name: str, result: Any, *, spark: Any, auth: Any =
         _write(df, store, f"""MATCH (a:Analysis {{run: event.run}})
                               MATCH (x:{label} {{release: event.release, key: event.e}})
                               CREATE (a)-[:VIOLATES {{side: event.side, union_degree: event.u}}]->(x)""",
-               auth, partitions=REL_PARTITIONS)
+               auth, partitions=get_config().neo4j_rel_partitions)
     return run

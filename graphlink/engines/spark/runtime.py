@@ -10,16 +10,16 @@ The master is ``master`` > ``SPARK_MASTER`` > ``local[*]``; anything Spark reads
   (``GRAPHLINK_SPARK_MEMORY``, default a quarter of the machine's memory, 2g to 8g: the local executors share
   it, and 2g ran out building a broadcast join on a 1e5-subject households release) and the spill folder
   (``GRAPHLINK_SPARK_LOCAL_DIR``);
-* starts fast on a small input (:data:`SMALL_BYTES`): the JIT compiler stops at C1 (``-XX:TieredStopAtLevel=1``:
+* starts fast on a small input (:func:`small`): the JIT compiler stops at C1 (``-XX:TieredStopAtLevel=1``:
   a run of a few dozen short jobs is over before C2's optimised code pays off), the serial garbage collector;
   everywhere: no web UI, no Hive catalogue (``spark.sql.catalogImplementation=in-memory``);
 * logs errors only (``log4j2.properties`` next to this module, which also keeps the REPL logger from announcing
   its level), hides the console progress bar, and drops the JVM's one-line notice that Spark's launcher enables
   the ``jdk.incubator.vector`` module (every other line of the JVM's stderr is passed on: :func:`_forward`).
 
-``neo4j=True`` adds the Neo4j Connector for Apache Spark (``CONNECTOR``, resolved from Maven Central through
-Ivy at session start; ``spark.jars.packages``) — it must be known before the JVM starts, so ask for it on the
-first call in a process.
+``neo4j=True`` adds the Neo4j Connector for Apache Spark (the setting ``neo4j_connector``, resolved from Maven
+Central through Ivy at session start; ``spark.jars.packages``) — it must be known before the JVM starts, so ask
+for it on the first call in a process.
 """
 
 from __future__ import annotations
@@ -34,15 +34,14 @@ import warnings
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from graphlink.config import get_config
 from graphlink.errors import GraphlinkError
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-#: Neo4j Connector for Apache Spark (Scala 2.13 build; its DataSource V2 write and read paths run on Spark 4)
-CONNECTOR = os.environ.get("GRAPHLINK_NEO4J_CONNECTOR",
-                           "org.neo4j:neo4j-connector-apache-spark_2.13:5.3.8_for_spark_3")
-MAVEN_CENTRAL = os.environ.get("GRAPHLINK_MAVEN_REPO", "https://repo1.maven.org/maven2/")
+# the Neo4j Connector for Apache Spark (Scala 2.13 build; its DataSource V2 write and read paths run on Spark 4)
+# and the repository it comes from are the settings ``neo4j_connector`` and ``maven_repo`` (graphlink/config.py)
 _HERE = Path(__file__).resolve().parent
 
 
@@ -62,12 +61,12 @@ def quiet_pandas_warning() -> None:
 def _ivy_settings() -> str:
     """An Ivy settings file that resolves from Maven Central only (Spark's default chain also asks
     repos.spark-packages.org for every parent POM, which prints a wall of errors where it is unreachable)."""
-    path = Path(os.environ.get("GRAPHLINK_IVY_SETTINGS",
-                               Path(tempfile.gettempdir()) / f"graphlink-ivysettings-{os.getuid()}.xml"))
+    path = Path(get_config().ivy_settings
+                or Path(tempfile.gettempdir()) / f"graphlink-ivysettings-{os.getuid()}.xml")
     text = f"""<ivysettings>
   <settings defaultResolver="central"/>
   <resolvers>
-    <ibiblio name="central" m2compatible="true" root="{MAVEN_CENTRAL}"/>
+    <ibiblio name="central" m2compatible="true" root="{get_config().maven_repo}"/>
   </resolvers>
 </ivysettings>
 """
@@ -91,9 +90,6 @@ def resolve_master(master: str | None = None) -> str:
     return master or os.environ.get("SPARK_MASTER") or "local[*]"
 
 
-#: inputs up to this many bytes start the JVM for short work (C1 JIT, serial GC) and shuffle into one partition:
-#: ``GRAPHLINK_SPARK_SMALL_BYTES``, default 4 MB (about 1e5 rows of CSV)
-SMALL_BYTES = int(os.environ.get("GRAPHLINK_SPARK_SMALL_BYTES", 4 << 20))
 #: the JVM's notice about the module Spark's launcher always adds (not something a user can act on)
 _NOTICES = (b"WARNING: Using incubator modules: jdk.incubator.vector",)
 
@@ -118,9 +114,16 @@ def partitions(cores: int, size: int | None) -> int:
     """Shuffle partitions of a local session: ``GRAPHLINK_SPARK_PARTITIONS``, else 1 for a small input (every
     further partition is another task in each of the few dozen stages a run has, for rows that fit in one),
     else 4 × cores."""
-    if os.environ.get("GRAPHLINK_SPARK_PARTITIONS"):
-        return int(os.environ["GRAPHLINK_SPARK_PARTITIONS"])
-    return 1 if size is not None and size <= SMALL_BYTES else 4 * cores
+    config = get_config()
+    if config.spark_partitions:
+        return config.spark_partitions
+    return 1 if small(size) else 4 * cores
+
+
+def small(size: int | None) -> bool:
+    """Inputs up to the setting ``spark_small_bytes`` (``GRAPHLINK_SPARK_SMALL_BYTES``, default 4 MB, about 1e5
+    rows of CSV) start the JVM for short work (C1 JIT, serial GC) and shuffle into one partition."""
+    return size is not None and size <= get_config().spark_small_bytes
 
 
 def _forward(stream: IO[bytes]) -> None:
@@ -168,7 +171,7 @@ def get_session(master: str | None = None, *, neo4j: bool = False, size: int | N
         if want and active.sparkContext.master != want:
             raise SparkUnavailable(f"a Spark session on {active.sparkContext.master} is already running in this "
                                    f"process; cannot switch to {want}")
-        if neo4j and CONNECTOR not in (active.conf.get("spark.jars.packages", "") or ""):
+        if neo4j and get_config().neo4j_connector not in (active.conf.get("spark.jars.packages", "") or ""):
             raise SparkUnavailable("the running Spark session was started without the Neo4j connector; start it "
                                    "with get_session(neo4j=True) first")
         return active
@@ -188,16 +191,16 @@ def get_session(master: str | None = None, *, neo4j: bool = False, size: int | N
         if url.startswith("local[") and url[6:-1].isdigit():
             cores = int(url[6:-1])
         conf.update({"spark.sql.shuffle.partitions": str(partitions(cores, size)),
-                     "spark.driver.memory": os.environ.get("GRAPHLINK_SPARK_MEMORY") or default_memory(),
+                     "spark.driver.memory": get_config().spark_memory or default_memory(),
                      "spark.ui.enabled": "false"})
-        if size is not None and size <= SMALL_BYTES:
+        if small(size):
             java += ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"]
             conf["spark.default.parallelism"] = "1"      # pandas frames made into Spark ones: one slice
-        if os.environ.get("GRAPHLINK_SPARK_LOCAL_DIR"):
-            conf["spark.local.dir"] = os.environ["GRAPHLINK_SPARK_LOCAL_DIR"]
+        if get_config().spark_local_dir:
+            conf["spark.local.dir"] = get_config().spark_local_dir
     conf["spark.driver.extraJavaOptions"] = " ".join(java)
     if neo4j:
-        conf.update({"spark.jars.packages": CONNECTOR, "spark.jars.ivySettings": _ivy_settings()})
+        conf.update({"spark.jars.packages": get_config().neo4j_connector, "spark.jars.ivySettings": _ivy_settings()})
     try:
         _start(SparkConf().setMaster(url).setAppName("graphlink").setAll(list(conf.items())))
         spark = SparkSession.builder.getOrCreate()

@@ -1,0 +1,387 @@
+"""One configuration object: every tunable setting of graphlink, its default, and the environment variable that
+overrides it (docs/configuration.md has the table).
+
+The pattern is scikit-learn's ``get_config`` / ``set_config`` / ``config_context``:
+
+* :func:`get_config` returns the settings in force, a frozen :class:`Config`.  Modules call it when they need a
+  value, never at import: ``import graphlink`` reads no environment variable.
+* The ``GRAPHLINK_*`` environment variables are overrides of the defaults, read **once**, at the first
+  :func:`get_config` of the process (a process's environment is set when it starts; the CLI, the app and the
+  Spark driver each read theirs then).  An empty variable counts as unset.  A value that does not parse is
+  refused there, in one line naming the variable and what it expects (exit 2).
+* :func:`set_config` changes settings for the rest of the process (inside a :func:`config_context`: until that
+  context ends); :func:`config_context` changes them for a ``with`` block and restores them after, nested
+  blocks included.  The active context lives in a :class:`contextvars.ContextVar`, so concurrent threads and
+  asyncio tasks each see their own block; a new thread starts from the process-wide settings (run it in
+  ``contextvars.copy_context()`` to carry a block into it).
+
+Examples
+--------
+>>> from graphlink.config import config_context, get_config
+>>> with config_context(neo4j_writers=5):
+...     get_config().neo4j_writers
+5
+>>> get_config().neo4j_writers == 5
+False
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import dataclasses
+import os
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphlink.errors import GraphlinkError, StoreError
+
+__all__ = ["Config", "ConfigError", "config_context", "get_config", "reload", "set_config", "settings"]
+
+TRUE = {"1", "true", "yes", "on"}
+
+
+class ConfigError(GraphlinkError):
+    """A setting (or the environment variable behind it) that does not parse or is out of range (exit 2)."""
+
+    exit_code = 2
+
+
+def _flag(raw: str) -> bool:
+    # lenient on purpose: the flags switch features on, and anything but a yes leaves them off
+    return raw.strip().lower() in TRUE
+
+
+def _words(raw: str) -> tuple[str, ...]:
+    return tuple(raw.split())
+
+
+def _names(raw: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(p.strip() for p in raw.split(",") if p.strip()))
+
+
+def _setting(default: Any, env: str, doc: str, *, parse: Callable[[str], Any] = str,
+             check: Callable[[Any], bool] | None = None, expect: str = "", error: type[GraphlinkError] = ConfigError,
+             area: str = "") -> Any:
+    """A :class:`Config` field: its default, the variable that overrides it, how its text is read (``parse``),
+    what a valid value is (``check``, ``expect``: words for the refusal), the error a bad value raises (the
+    store's settings raise :class:`~graphlink.errors.StoreError`, as they always have) and its area."""
+    return field(default=default, metadata={"env": env, "doc": doc, "parse": parse, "check": check,
+                                            "expect": expect, "error": error, "area": area})
+
+
+def _whole(default: int | None, env: str, doc: str, *, low: int = 0, **kw: Any) -> Any:
+    """A setting that is a whole number of at least ``low``."""
+    return _setting(default, env, doc, parse=int, check=_at_least(low), expect=f"a whole number ≥ {low}", **kw)
+
+
+def _at_least(low: float) -> Callable[[Any], bool]:
+    return lambda v: v >= low
+
+
+def _positive(v: float) -> bool:
+    return v > 0
+
+
+_WHOLE = "a whole number"
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every setting of graphlink (frozen: change it with :func:`set_config` or :func:`config_context`).
+
+    Each field's metadata holds the environment variable that overrides it and what it does; :func:`settings`
+    lists them, and docs/configuration.md is the same table in words.
+    """
+
+    # --- analyses -------------------------------------------------------------------------------------------
+    max_expanded_edges: int = _whole(
+        300_000_000, "GRAPHLINK_MAX_EXPANDED_EDGES", "Most element-level link edges the link graph materialises; "
+        "beyond it the analyses stay on twin classes (low-entropy releases).", area="analyses")
+    many_expand: int = _whole(
+        5_000_000, "GRAPHLINK_MANY_EXPAND", "One-to-many search: most element-level candidate pairs of one "
+        "component expanded for the checks and propagation; a larger component is refused.", area="analyses")
+    many_pairs: int = _whole(
+        200_000, "GRAPHLINK_MANY_PAIRS", "One-to-many search: most candidate pairs left after propagation in "
+        "one component that go to the SAT solver.", area="analyses")
+    many_conflicts: int = _whole(
+        20_000, "GRAPHLINK_MANY_CONFLICTS", "One-to-many search: most solver conflicts for one component, all "
+        "calls together (deterministic, unlike a time limit).", area="analyses")
+
+    # --- Neo4j store ----------------------------------------------------------------------------------------
+    element_links_max: int = _whole(
+        100_000, "GRAPHLINK_ELEMENT_LINKS_MAX", "Most element-level LINK edges written with a release's class "
+        "graph (analysts browse them on small releases; larger ones keep the class level only).",
+        error=StoreError, area="store")
+    neo4j_writers: int = _whole(
+        3, "GRAPHLINK_NEO4J_WRITERS", "Concurrent sessions of a write-back in UNWIND batches.",
+        low=1, error=StoreError, area="store")
+    cypher_timeout: float = _setting(
+        120.0, "GRAPHLINK_CYPHER_TIMEOUT", "Seconds each statement of `graphlink cypher` and the app's console "
+        "may run; the server stops it then.",
+        parse=float, check=_positive, expect="a positive number of seconds", error=StoreError, area="store")
+    bulk_min_rows: int = _whole(
+        200_000, "GRAPHLINK_BULK_MIN_ROWS", "Smallest release (disclosure rows) that `--bulk auto` loads with "
+        "the bulk importer instead of UNWIND batches.", error=StoreError, area="store")
+    bulk_importer: str = _setting(
+        "server", "GRAPHLINK_BULK_IMPORTER", "Where the bulk importer runs: `server` (inside the running "
+        "launcher) or `jvm` (a JVM of its own).",
+        parse=lambda s: s.strip().lower(), check=lambda v: v in ("server", "jvm"), expect="server or jvm",
+        error=StoreError, area="store")
+    neo4j_import_memory: str = _setting(
+        "50%", "GRAPHLINK_NEO4J_IMPORT_MEMORY", "The bulk importer's off-heap memory cap "
+        "(`--max-off-heap-memory`).", error=StoreError, area="store")
+    neo4j_import_heap: str = _setting(
+        "1g", "GRAPHLINK_NEO4J_IMPORT_HEAP", "Heap of the bulk importer's own JVM (`jvm` importer).",
+        error=StoreError, area="store")
+    neo4j_dir: str | None = _setting(
+        None, "GRAPHLINK_NEO4J_DIR", "Folder of the project-local Neo4j server (runtime, home, state); "
+        "default `<project>/.graphlink/neo4j`.", error=StoreError, area="store")
+    neo4j_heap: str = _setting(
+        "1g", "GRAPHLINK_NEO4J_HEAP", "Heap of the local Neo4j server's JVM.", error=StoreError, area="store")
+    neo4j_pagecache: str = _setting(
+        "256m", "GRAPHLINK_NEO4J_PAGECACHE", "Page cache of the local Neo4j server.", error=StoreError,
+        area="store")
+    neo4j_jvm_opts: tuple[str, ...] = _setting(
+        (), "GRAPHLINK_NEO4J_JVM_OPTS", "Extra JVM flags for the local Neo4j server (space-separated).",
+        parse=_words, error=StoreError, area="store")
+    neo4j_procedures: tuple[str, ...] = _setting(
+        (), "GRAPHLINK_NEO4J_PROCEDURES", "Plugin procedures the local server allows besides its own "
+        "(comma-separated, e.g. `apoc.coll.*`; the project calls none, docs/security.md).",
+        parse=_names, error=StoreError, area="store")
+    neo4j_cert: str | None = _setting(
+        None, "GRAPHLINK_NEO4J_CERT", "PEM certificate to pin for a server named by `NEO4J_URI` that uses a "
+        "private certificate (the local server's is found by itself).", error=StoreError, area="store")
+
+    # --- Spark engine ---------------------------------------------------------------------------------------
+    spark_memory: str | None = _setting(
+        None, "GRAPHLINK_SPARK_MEMORY", "Driver heap of a local Spark session; default a quarter of physical "
+        "memory, 2g to 8g.", area="spark")
+    spark_partitions: int | None = _whole(
+        None, "GRAPHLINK_SPARK_PARTITIONS", "Shuffle partitions of a local session; default 1 for a small input, "
+        "else 4 × cores.", low=1, area="spark")
+    spark_small_bytes: int = _whole(
+        4 << 20, "GRAPHLINK_SPARK_SMALL_BYTES", "Inputs up to this many bytes start Spark for short work "
+        "(C1 JIT, serial GC, one partition).", area="spark")
+    spark_local_dir: str | None = _setting(
+        None, "GRAPHLINK_SPARK_LOCAL_DIR", "Spark's scratch folder (`spark.local.dir`).", area="spark")
+    spark_storage: str = _setting(
+        "MEMORY_AND_DISK", "GRAPHLINK_SPARK_STORAGE", "Where cached stages live (a pyspark StorageLevel name; "
+        "DISK_ONLY for releases larger than the cluster's memory).",
+        check=lambda v: v.isidentifier() and v.isupper(), expect="a StorageLevel name such as DISK_ONLY",
+        area="spark")
+    spark_driver_elements: int | None = _whole(
+        None, "GRAPHLINK_SPARK_DRIVER_ELEMENTS", "Most elements the `auto` split runs on the driver; default "
+        "what 40 % of physical memory holds.", area="spark")
+    spark_driver_edges: int = _whole(
+        50_000_000, "GRAPHLINK_SPARK_DRIVER_EDGES", "Most class-graph edges the `auto` split runs on the "
+        "driver.", area="spark")
+    spark_cc_driver_edges: int = _whole(
+        1_000_000, "GRAPHLINK_SPARK_CC_DRIVER_EDGES", "Class graphs up to this many edges get their connected "
+        "components on the driver, larger ones in Spark.", area="spark")
+    spark_bucket_elements: int = _whole(
+        250_000, "GRAPHLINK_SPARK_BUCKET_ELEMENTS", "About this many elements per bucket of components on the "
+        "component split.", low=1, area="spark")
+    spark_anchors: int = _whole(
+        3, "GRAPHLINK_SPARK_ANCHORS", "Most anchor locations REIDIT-C's class links in Spark may use.",
+        low=1, area="spark")
+    neo4j_connector: str = _setting(
+        "org.neo4j:neo4j-connector-apache-spark_2.13:5.3.8_for_spark_3", "GRAPHLINK_NEO4J_CONNECTOR",
+        "Maven coordinates of the Neo4j Connector for Apache Spark.", area="spark")
+    maven_repo: str = _setting(
+        "https://repo1.maven.org/maven2/", "GRAPHLINK_MAVEN_REPO", "The Maven repository Spark resolves the "
+        "connector from.", area="spark")
+    ivy_settings: str | None = _setting(
+        None, "GRAPHLINK_IVY_SETTINGS", "Where the Ivy settings file Spark resolves with is written; default "
+        "a per-user file in the temporary folder.", area="spark")
+    neo4j_batch: int = _whole(
+        5000, "GRAPHLINK_NEO4J_BATCH", "Rows per transaction of the Spark connector's writes.",
+        low=1, area="spark")
+    neo4j_rel_partitions: int = _whole(
+        1, "GRAPHLINK_NEO4J_REL_PARTITIONS", "Partitions of the Spark connector's relationship writes (more "
+        "than one may deadlock on shared nodes).", low=1,
+        area="spark")
+
+    # --- app ------------------------------------------------------------------------------------------------
+    demo: str = _setting(
+        "thesis", "GRAPHLINK_DEMO", "The demo release the app opens on: `thesis`, `simulated`, `households` or "
+        "`none` (any other value: none).", parse=lambda s: s.strip().lower(), area="app")
+    expose: bool = _setting(
+        False, "GRAPHLINK_EXPOSE", "The app is reachable from other machines (say so behind a proxy; "
+        "`scripts/app.sh` then listens on every interface).", parse=_flag, area="app")
+    cypher_console: bool = _setting(
+        False, "GRAPHLINK_CYPHER_CONSOLE", "Turn the app's Cypher console on for everyone who can open the app.",
+        parse=_flag, area="app")
+    cypher_console_token: str | None = _setting(
+        None, "GRAPHLINK_CYPHER_CONSOLE_TOKEN", "Turn the app's Cypher console on behind this secret, which the "
+        "page asks for.", parse=lambda s: s.strip() or None, area="app")
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            _check(f, getattr(self, f.name), getattr(self, f.name))
+
+
+def settings() -> tuple[dataclasses.Field, ...]:
+    """The fields of :class:`Config`, each with ``metadata``: ``env``, ``doc``, ``area`` (the table of
+    docs/configuration.md)."""
+    return dataclasses.fields(Config)
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(Config)}
+
+
+def _refuse(f: dataclasses.Field, raw: Any, expect: str) -> GraphlinkError:
+    return f.metadata["error"](f"{f.metadata['env']} ({f.name}) must be {expect}, got {raw!r}")
+
+
+def _check(f: dataclasses.Field, value: Any, raw: Any) -> None:
+    check, expect, parse = f.metadata["check"], f.metadata["expect"] or "valid", f.metadata["parse"]
+    if value is None:
+        return
+    if parse is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise _refuse(f, raw, expect)
+    if parse is float and (isinstance(value, bool) or not isinstance(value, int | float)):
+        raise _refuse(f, raw, expect)
+    try:
+        ok = check is None or check(value)
+    except TypeError:
+        ok = False
+    if not ok:
+        raise _refuse(f, raw, expect)
+
+
+def _coerce(f: dataclasses.Field, raw: Any) -> Any:
+    """A value for ``f`` from text (the environment, or a string given to :func:`set_config`), else as given."""
+    if not isinstance(raw, str) or f.metadata["parse"] is str:
+        return raw
+    try:
+        return f.metadata["parse"](raw)
+    except ValueError:
+        expect = _WHOLE if f.metadata["parse"] is int else (f.metadata["expect"] or "valid")
+        raise _refuse(f, raw, expect) from None
+
+
+def from_environ(environ: Mapping[str, str]) -> Config:
+    """The defaults overridden by the ``GRAPHLINK_*`` variables of ``environ`` (empty ones count as unset)."""
+    values = {}
+    for f in dataclasses.fields(Config):
+        raw = environ.get(f.metadata["env"], "")
+        if raw.strip():
+            values[f.name] = _coerce(f, raw)
+    return Config(**values)
+
+
+_lock = threading.RLock()
+_process: Config | None = None                      # the process-wide settings, once the environment is read
+_active: contextvars.ContextVar[Config | None] = contextvars.ContextVar("graphlink_config", default=None)
+
+
+def _base() -> Config:
+    global _process
+    if _process is None:
+        with _lock:
+            if _process is None:
+                _process = from_environ(os.environ)
+    return _process
+
+
+def get_config() -> Config:
+    """The settings in force here: the innermost :func:`config_context`, else the process's (defaults, the
+    environment's overrides read at the first call, then :func:`set_config`'s).  O(1) after the first call.
+
+    Returns
+    -------
+    Config
+        Frozen; read its fields (``get_config().neo4j_writers``).
+
+    Examples
+    --------
+    >>> from graphlink.config import get_config
+    >>> get_config().spark_storage in ("MEMORY_AND_DISK", "DISK_ONLY", "MEMORY_ONLY")
+    True
+    """
+    active = _active.get()
+    return active if active is not None else _base()
+
+
+def _replaced(config: Config, changes: Mapping[str, Any]) -> Config:
+    unknown = sorted(set(changes) - set(_FIELDS))
+    if unknown:
+        raise ConfigError(f"unknown setting(s): {', '.join(unknown)} (graphlink.config.Config lists them)")
+    return dataclasses.replace(config, **{k: _coerce(_FIELDS[k], v) for k, v in changes.items()})
+
+
+def set_config(**changes: Any) -> Config:
+    """Change settings: for the rest of the process, or, inside a :func:`config_context`, until it ends.
+
+    Parameters
+    ----------
+    **changes
+        Field names of :class:`Config` and their new values (text is read as the environment variable's
+        would be).  An unknown name or a bad value raises :class:`ConfigError` (the store's settings
+        :class:`~graphlink.errors.StoreError`) and changes nothing.
+
+    Returns
+    -------
+    Config
+        The settings now in force.
+
+    Examples
+    --------
+    >>> from graphlink.config import config_context, get_config, set_config
+    >>> with config_context():
+    ...     _ = set_config(bulk_min_rows=10)
+    ...     get_config().bulk_min_rows
+    10
+    """
+    global _process
+    active = _active.get()
+    if active is not None:
+        new = _replaced(active, changes)
+        _active.set(new)
+        return new
+    with _lock:
+        _process = _replaced(_base() if _process is None else _process, changes)
+        return _process
+
+
+@contextlib.contextmanager
+def config_context(**changes: Any) -> Iterator[Config]:
+    """Settings changed for a ``with`` block (nested blocks stack; each restores what it found).
+
+    Parameters
+    ----------
+    **changes
+        As for :func:`set_config`.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager[Config]
+        A context manager; ``with`` gives the settings in force inside the block.
+
+    Examples
+    --------
+    >>> from graphlink.config import config_context, get_config
+    >>> with config_context(spark_anchors=2):
+    ...     with config_context(spark_anchors=1):
+    ...         inner = get_config().spark_anchors
+    ...     outer = get_config().spark_anchors
+    >>> inner, outer
+    (1, 2)
+    """
+    token = _active.set(_replaced(get_config(), changes))
+    try:
+        yield _active.get()  # type: ignore[misc]
+    finally:
+        _active.reset(token)
+
+
+def reload() -> None:
+    """Forget :func:`set_config`'s changes: the next :func:`get_config` reads the environment again (tests, and a
+    long-lived process whose environment was changed on purpose).  Open :func:`config_context` blocks keep
+    their settings."""
+    global _process
+    with _lock:
+        _process = None

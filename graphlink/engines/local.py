@@ -1,0 +1,113 @@
+"""The local engine: the library itself, in this process (:class:`graphlink.engines.protocol.Engine`).
+
+Each method is a call into :mod:`graphlink.core`, :mod:`graphlink.analysis`, :mod:`graphlink.io` or
+:mod:`graphlink.store`, imported when it runs (``graphlink --help`` stays fast).  Memory and time are those of
+the functions called: trails O(disclosures), the analyses as their modules state.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from graphlink.engines.protocol import Progress, Stored
+
+if TYPE_CHECKING:
+    from graphlink.analysis.audit import AuditResult
+    from graphlink.analysis.reidit import Reidentification
+    from graphlink.core.linkgraph import LinkGraph
+    from graphlink.core.release import Release
+    from graphlink.core.trails import Trails
+
+
+class LocalEngine:
+    """The analyses on this machine, in this process.
+
+    Examples
+    --------
+    >>> from graphlink.engines import get
+    >>> from graphlink.io.examples import DATA
+    >>> engine = get("local")
+    >>> rel, tr = engine.trails(DATA / "thesis_fig3_4.csv", truth=DATA / "thesis_fig3_4_truth.csv")
+    >>> tr.reserved, len(engine.reidentify(rel, tr, "true-loves"))
+    ('deidentified', 4)
+    """
+
+    name = "local"
+    constrains_links = True
+
+    def read(self, release: Path, *, id_key: list[str] | None = None, deid_key: list[str] | None = None,
+             truth: Path | None = None) -> Release:
+        """The validated release (:func:`graphlink.core.release.read_release`)."""
+        from graphlink.core.release import read_release
+
+        return read_release(release, id_key=id_key, deid_key=deid_key, truth=truth)
+
+    def trails(self, release: Path, *, id_key: list[str] | None = None, deid_key: list[str] | None = None,
+               reserved: str = "auto", multiplicity: str = "auto", truth: Path | None = None,
+               store: bool = False) -> tuple[Release, Trails]:
+        from graphlink.core.trails import build_trails
+
+        rel = self.read(release, id_key=id_key, deid_key=deid_key, truth=truth)
+        return rel, build_trails(rel, reserved, multiplicity)  # type: ignore[arg-type]
+
+    def matrices(self, trails: Trails) -> Trails:
+        return trails
+
+    def summary(self, trails: Trails, top: int) -> dict:
+        from graphlink.io.trails import summary_dict
+
+        return summary_dict(trails, top=top)
+
+    def reidentify(self, release: Release, trails: Trails, method: str, *, k: int | None = None,
+                   explain: bool | None = None, graph: LinkGraph | None = None) -> Reidentification:
+        from graphlink.analysis.reidit import reidentify
+
+        return reidentify(trails if graph is None else graph, method, k=k, truth=release.truth, explain=explain)
+
+    def audit(self, trails: Trails, k: int, *, graph: LinkGraph | None = None) -> tuple[AuditResult, Any]:
+        from graphlink.analysis.audit import audit
+        from graphlink.analysis.matching import classify_edges
+        from graphlink.analysis.onetomany import classify_one_to_many
+        from graphlink.core.linkgraph import build_linkgraph
+
+        graph = build_linkgraph(trails) if graph is None else graph
+        classes = classify_one_to_many(graph) if trails.one_to_many else classify_edges(graph)
+        return audit(classes, k), classes
+
+    def check_out(self, out: str, inputs: list[Path | None]) -> None:
+        from graphlink.fileio import check_output
+
+        check_output(out, inputs=inputs)
+
+    def writes_direct(self, trails: Trails, method: str) -> bool:
+        return False            # the pairs are on this process already
+
+    def write_direct(self, trails: Trails, method: str, out: str, *, explain: bool) -> dict:
+        raise NotImplementedError("the local engine writes pairs with write_pairs")
+
+    def write_pairs(self, trails: Trails, result: Reidentification, columns: list[str], out: str) -> None:
+        from graphlink.io.pairs import write_pairs_file
+
+        write_pairs_file(result, columns, Path(out))
+
+    def store(self, release: Release, trails: Trails, name: str, *, reidentification: Reidentification | None = None,
+              audit: AuditResult | None = None, classes: Any = None, progress: Progress = None) -> Stored:
+        """The release and the result at bulk speed (:meth:`graphlink.store.neo4j.Store.write_results`)."""
+        from graphlink.store.neo4j import connect
+
+        results = ({"reidentification": reidentification} if reidentification is not None
+                   else {"classes": classes, "audit": audit})
+        with contextlib.closing(connect()) as st:
+            out = st.write_results(release, name, progress=progress, **results)
+        run = out["runs"]["reidentification" if reidentification is not None else "audit"]
+        return Stored(st.uri, run, out["method"], {"why": out["why"], "seconds": out["seconds"]})
+
+    def load(self, release: Path, *, name: str | None, truth: Path | None, replace: bool, bulk: str,
+             progress: Progress = None) -> tuple[str, dict]:
+        from graphlink.store.neo4j import connect
+
+        rel = self.read(release, truth=truth)
+        with connect() as st:
+            return st.uri, st.load_release(rel, name=name, progress=progress, replace=replace, bulk=bulk)

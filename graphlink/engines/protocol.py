@@ -1,0 +1,125 @@
+"""The one interface every engine implements, so the CLI gets an engine once and never asks which one it has.
+
+The pattern is Splink's (Linacre et al., the ``DatabaseAPI`` its ``DuckDBAPI`` and ``SparkAPI`` implement): the
+commands are written against :class:`Engine`; :class:`graphlink.engines.local.LocalEngine` (the library itself,
+one process) and :class:`graphlink.engines.spark.backend.SparkEngine` (Apache Spark) implement it, and
+:func:`graphlink.engines.get` returns one by name.  Both return the library's result objects
+(:class:`~graphlink.analysis.reidit.Reidentification`, :class:`~graphlink.analysis.audit.AuditResult`), so the
+commands render them with the same code.  What an engine cannot do is a capability it states
+(:attr:`Engine.constrains_links`, :meth:`Engine.writes_direct`), not a branch on its name.
+
+The release and trails an engine returns are its own types (core ``Release`` / ``Trails``, or Spark's
+``SparkRelease`` / ``SparkTrails``); the commands read only what both offer: ``name``, ``model``, ``reserved``,
+``multiplicity``, ``decided_by``, ``reason``, ``one_to_many``, ``locations``.
+
+Importing this module imports nothing heavy (typing only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from graphlink.analysis.audit import AuditResult
+    from graphlink.analysis.reidit import Reidentification
+    from graphlink.core.linkgraph import LinkGraph
+    from graphlink.core.trails import Trails
+
+#: ``update(fraction, message)`` of a progress bar, or None
+Progress = Callable[[float, str], None] | None
+
+
+@dataclass(frozen=True)
+class Stored:
+    """Where an engine wrote results into Neo4j.
+
+    Attributes
+    ----------
+    uri : str
+        The server's URI.
+    run : str
+        The run id of the stored result.
+    method : str or None
+        How it was written (``bulk-import``, ``unwind``) when the engine chose among ways; None for the Spark
+        connector, which has one.
+    detail : dict
+        The write-back's own figures (``why``, ``seconds``) when ``method`` is set.
+    """
+
+    uri: str
+    run: str
+    method: str | None = None
+    detail: dict = field(default_factory=dict)
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """What the ``trails``, ``reidentify``, ``audit`` and ``load`` commands need from an engine.
+
+    Every method returns the library's own result types; an engine that cannot do a step says so through a
+    capability (:attr:`constrains_links`, :meth:`writes_direct`) the commands check, never through its name.
+    """
+
+    #: the name ``--engine`` takes (``local``, ``spark``)
+    name: str
+    #: the attribute linkage sets of ``--qi-links`` (TR02 Def. 3.1) can constrain this engine's link graph
+    constrains_links: bool
+
+    def trails(self, release: Path, *, id_key: list[str] | None = None, deid_key: list[str] | None = None,
+               reserved: str = "auto", multiplicity: str = "auto", truth: Path | None = None,
+               store: bool = False) -> tuple[Any, Any]:
+        """Read and validate ``release`` and fill its trails (Malin 2006, Alg. 1) under the decided model.
+        ``store``: the results will be written to Neo4j (Spark starts its session with the connector).
+        Returns (release, trails)."""
+        ...
+
+    def matrices(self, trails: Any) -> Trails:
+        """The full trail matrices on this process (the csv/parquet writers)."""
+        ...
+
+    def summary(self, trails: Any, top: int) -> dict:
+        """The trails summary (:func:`graphlink.io.trails.summary_dict`)."""
+        ...
+
+    def reidentify(self, release: Any, trails: Any, method: str, *, k: int | None = None,
+                   explain: bool | None = None, graph: LinkGraph | None = None) -> Reidentification:
+        """One REIDIT method or the exact true loves, evaluated against the release's truth when it has one.
+        ``graph``: a link graph to use instead of the trails' (only where :attr:`constrains_links`)."""
+        ...
+
+    def audit(self, trails: Any, k: int, *, graph: LinkGraph | None = None) -> tuple[AuditResult, Any]:
+        """The exact k-unlinkability audit (Malin 2006, Def. 19).  Returns (result, edge classes), the classes
+        None where the engine keeps them to itself."""
+        ...
+
+    def check_out(self, out: str, inputs: list[Path | None]) -> None:
+        """Refuse an ``--out`` for pairs this engine cannot write: ValueError for a name it never writes to (the
+        command reports it as a bad option), :class:`~graphlink.errors.ReleaseError` for a file it must not
+        clobber."""
+        ...
+
+    def writes_direct(self, trails: Any, method: str) -> bool:
+        """Can ``method``'s pairs be written to ``--out`` without collecting them on this process?"""
+        ...
+
+    def write_direct(self, trails: Any, method: str, out: str, *, explain: bool) -> dict:
+        """Run ``method`` and write its pairs to ``out`` where they are computed (after :meth:`writes_direct`).
+        Returns the method's summary."""
+        ...
+
+    def write_pairs(self, trails: Any, result: Reidentification, columns: list[str], out: str) -> None:
+        """Write pairs already on this process to ``out``."""
+        ...
+
+    def store(self, release: Any, trails: Any, name: str, *, reidentification: Reidentification | None = None,
+              audit: AuditResult | None = None, classes: Any = None, progress: Progress = None) -> Stored:
+        """Load the release into Neo4j if needed and write one result (``reidentification`` or ``audit``)."""
+        ...
+
+    def load(self, release: Path, *, name: str | None, truth: Path | None, replace: bool, bulk: str,
+             progress: Progress = None) -> tuple[str, dict]:
+        """``graphlink load``: the release into Neo4j.  Returns (server URI, the load's summary)."""
+        ...

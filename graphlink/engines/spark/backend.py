@@ -1,0 +1,141 @@
+"""The Spark engine behind the one engine interface (:class:`graphlink.engines.protocol.Engine`; ``--engine spark``).
+
+The steps of the commands on :mod:`graphlink.engines.spark`, returning the local engine's result objects so the
+commands render both engines' results with the same code.  The session starts on the first call that reads a
+release (sized to it: :func:`graphlink.engines.spark.runtime.get_session`); importing this module imports no
+pyspark.  Costs are those of the modules called (docs/scale.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from graphlink.engines.protocol import Progress, Stored
+
+if TYPE_CHECKING:
+    from graphlink.analysis.audit import AuditResult
+    from graphlink.analysis.reidit import Reidentification
+    from graphlink.core.linkgraph import LinkGraph
+    from graphlink.core.trails import Trails
+    from graphlink.engines.spark.fill import SparkTrails
+    from graphlink.engines.spark.release import SparkRelease
+
+
+def _connect() -> Any:
+    from graphlink.store.neo4j import connect
+
+    return connect()
+
+
+class SparkEngine:
+    """The analyses on Apache Spark (``master``: a Spark master URL; default ``SPARK_MASTER``, else ``local[*]``).
+
+    Examples
+    --------
+    >>> from graphlink.engines import get
+    >>> get("spark", master="local[2]").name      # no session yet: it starts on the first read
+    'spark'
+    """
+
+    name = "spark"
+    #: the ALS-constrained link graph is built on the driver from core trails: not on this engine
+    constrains_links = False
+
+    def __init__(self, master: str | None = None) -> None:
+        self.master = master
+
+    def trails(self, release: Path, *, id_key: list[str] | None = None, deid_key: list[str] | None = None,
+               reserved: str = "auto", multiplicity: str = "auto", truth: Path | None = None,
+               store: bool = False) -> tuple[SparkRelease, SparkTrails]:
+        """Read, validate and fill the release in Spark (``store``: start the session with the Neo4j connector)."""
+        from graphlink.engines.spark.fill import build
+        from graphlink.engines.spark.release import read
+        from graphlink.engines.spark.runtime import get_session, input_bytes
+
+        spark = get_session(self.master, neo4j=store, size=input_bytes(release))
+        rel = read(spark, str(release), id_key=id_key, deid_key=deid_key, truth=truth)
+        return rel, build(rel, reserved, multiplicity)  # type: ignore[arg-type]
+
+    def matrices(self, trails: SparkTrails) -> Trails:
+        """The full trail matrices for the csv/parquet writers (collected to the driver)."""
+        return trails.to_trails()
+
+    def summary(self, trails: SparkTrails, top: int) -> dict:
+        return trails.summary(top=top).to_dict()
+
+    def reidentify(self, release: SparkRelease, trails: SparkTrails, method: str, *, k: int | None = None,
+                   explain: bool | None = None, graph: LinkGraph | None = None) -> Reidentification:
+        """:func:`graphlink.engines.spark.engine.reidentify` (the release's truth is the trails' own)."""
+        from graphlink.engines.spark import engine
+
+        if graph is not None:
+            raise ValueError("the Spark engine builds its own link graph")
+        return engine.reidentify(trails, method, k=k, explain=explain)
+
+    def audit(self, trails: SparkTrails, k: int, *, graph: LinkGraph | None = None) -> tuple[AuditResult, None]:
+        from graphlink.engines.spark import engine
+
+        if graph is not None:
+            raise ValueError("the Spark engine builds its own link graph")
+        return engine.audit(trails, k), None
+
+    def check_out(self, out: str, inputs: list[Path | None]) -> None:
+        """``--out`` names a new folder of parts (or a URI Spark writes); ValueError otherwise."""
+        if "://" not in out and Path(out).exists():
+            raise ValueError(f"{out} exists: with --engine spark --out names a new folder")
+
+    def writes_direct(self, trails: SparkTrails, method: str) -> bool:
+        """REIDIT-C always; true loves when the exact analyses run on the component split
+        (:func:`graphlink.engines.spark.engine.choose_split`)."""
+        from graphlink.engines.spark import engine
+
+        return method == "complete" or (method == "true-loves" and engine.choose_split(trails) == "components")
+
+    def write_direct(self, trails: SparkTrails, method: str, out: str, *, explain: bool) -> dict:
+        """``method``'s pairs written by the executors to the folder ``out``; nothing but counts collected
+        (:func:`graphlink.engines.spark.links.write_reidit_c`,
+        :func:`graphlink.engines.spark.components.write_true_loves`)."""
+        from graphlink.engines.spark import components
+        from graphlink.engines.spark.links import write_reidit_c
+
+        if method == "complete":
+            return write_reidit_c(trails, out, explain=explain)
+        return components.write_true_loves(trails, out, explain=explain)
+
+    def write_pairs(self, trails: SparkTrails, result: Reidentification, columns: list[str], out: str) -> None:
+        """Pairs already on the driver written by Spark to the folder ``out``, laid out as REIDIT-C's from the
+        executors (:func:`graphlink.engines.spark.links.write_pairs`).  O(pairs)."""
+        from graphlink.engines.spark import links
+        from graphlink.io.pairs import pairs_table
+
+        links.write_pairs(trails.classes.sparkSession.createDataFrame(pairs_table(result, columns).to_pandas()), out)
+
+    def store(self, release: SparkRelease, trails: SparkTrails, name: str, *,
+              reidentification: Reidentification | None = None, audit: AuditResult | None = None,
+              classes: Any = None, progress: Progress = None) -> Stored:
+        """The release and the result with the Neo4j connector (an audit with its link graph)."""
+        from graphlink.engines.spark import neo4j
+
+        spark = trails.classes.sparkSession
+        with contextlib.closing(_connect()) as st:
+            neo4j.write_release(trails, st, name)
+            if reidentification is not None:
+                return Stored(st.uri, neo4j.write_reidentification(st, name, reidentification, spark=spark))
+            neo4j.write_link_graph(trails, st, name)
+            return Stored(st.uri, neo4j.write_audit(st, name, audit, spark=spark))
+
+    def load(self, release: Path, *, name: str | None, truth: Path | None, replace: bool, bulk: str,
+             progress: Progress = None) -> tuple[str, dict]:
+        """Read the release in Spark and load it (bulk import of Spark-written files, else the connector;
+        :func:`graphlink.engines.spark.bulk.load_release`)."""
+        from graphlink.engines.spark import bulk as spark_bulk
+        from graphlink.engines.spark.release import read
+        from graphlink.engines.spark.runtime import get_session, input_bytes
+
+        # the connector is only needed when the import may fall back to it
+        spark = get_session(self.master, neo4j=bulk != "always", size=input_bytes(release))
+        rel = read(spark, str(release), truth=truth)
+        with contextlib.closing(_connect()) as st:
+            return st.uri, spark_bulk.load_release(rel, st, name, replace=replace, bulk=bulk, progress=progress)

@@ -1,0 +1,297 @@
+"""The one configuration object (graphlink/config.py): every setting's environment override, set_config and
+config_context (nesting, restoring, one context per thread), bad values refused in one line naming the variable,
+no module reading GRAPHLINK_* variables itself, and no variable read when graphlink is imported."""
+
+from __future__ import annotations
+
+import ast
+import contextvars
+import dataclasses
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from graphlink import config
+from graphlink.config import Config, ConfigError, config_context, get_config, set_config, settings
+from graphlink.errors import StoreError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: per setting: the variable's text and the value it must give (each unlike the default, so the override shows)
+SAMPLES: dict[str, tuple[str, object]] = {
+    "max_expanded_edges": ("1234", 1234),
+    "many_expand": ("11", 11),
+    "many_pairs": ("12", 12),
+    "many_conflicts": ("13", 13),
+    "element_links_max": ("14", 14),
+    "neo4j_writers": ("5", 5),
+    "cypher_timeout": ("2.5", 2.5),
+    "bulk_min_rows": ("1", 1),
+    "bulk_importer": (" JVM ", "jvm"),
+    "neo4j_import_memory": ("30%", "30%"),
+    "neo4j_import_heap": ("2g", "2g"),
+    "neo4j_dir": ("/srv/neo4j-home", "/srv/neo4j-home"),
+    "neo4j_heap": ("3g", "3g"),
+    "neo4j_pagecache": ("1g", "1g"),
+    "neo4j_jvm_opts": ("-XX:TieredStopAtLevel=1  -Xss2m", ("-XX:TieredStopAtLevel=1", "-Xss2m")),
+    "neo4j_procedures": ("apoc.coll.*, apoc.text.*,", ("apoc.coll.*", "apoc.text.*")),
+    "neo4j_cert": ("/etc/ssl/neo4j.pem", "/etc/ssl/neo4j.pem"),
+    "spark_memory": ("6g", "6g"),
+    "spark_partitions": ("3", 3),
+    "spark_small_bytes": ("1024", 1024),
+    "spark_local_dir": ("/scratch/spark", "/scratch/spark"),
+    "spark_storage": ("DISK_ONLY", "DISK_ONLY"),
+    "spark_driver_elements": ("100", 100),
+    "spark_driver_edges": ("200", 200),
+    "spark_cc_driver_edges": ("300", 300),
+    "spark_bucket_elements": ("400", 400),
+    "spark_anchors": ("2", 2),
+    "neo4j_connector": ("org.example:connector:1.0", "org.example:connector:1.0"),
+    "maven_repo": ("https://maven.example/m2/", "https://maven.example/m2/"),
+    "ivy_settings": ("/tmp/ivy.xml", "/tmp/ivy.xml"),
+    "neo4j_batch": ("250", 250),
+    "neo4j_rel_partitions": ("2", 2),
+    "expose": ("yes", True),
+    "cypher_console": ("1", True),
+    "cypher_console_token": ("  s3cret  ", "s3cret"),
+    "demo": (" Households", "households"),
+}
+
+
+def test_every_setting_has_a_variable_a_default_and_words():
+    names = [f.name for f in settings()]
+    envs = [f.metadata["env"] for f in settings()]
+    assert sorted(names) == sorted(SAMPLES)                     # a new setting gets a sample here
+    assert len(set(envs)) == len(envs) and all(e.startswith("GRAPHLINK_") for e in envs)
+    assert all(f.metadata["doc"].strip() and f.metadata["area"] for f in settings())
+    Config()                                                    # the defaults are valid
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_each_variable_overrides_its_setting(name, monkeypatch):
+    text, want = SAMPLES[name]
+    env = dataclasses.fields(Config)[[f.name for f in settings()].index(name)].metadata["env"]
+    assert getattr(Config(), name) != want
+    assert config.from_environ({env: text}) == dataclasses.replace(Config(), **{name: want})  # nothing else moves
+    monkeypatch.delenv(env, raising=False)
+    before = get_config()                       # whatever else this process's environment sets
+    monkeypatch.setenv(env, text)
+    config.reload()
+    assert get_config() == dataclasses.replace(before, **{name: want})
+
+
+def test_the_environment_is_read_once(monkeypatch):
+    monkeypatch.setenv("GRAPHLINK_NEO4J_WRITERS", "4")
+    config.reload()
+    assert get_config().neo4j_writers == 4
+    # a change of the environment after the first read is not seen (os.environ directly: no reload)
+    monkeypatch.setitem(__import__("os").environ, "GRAPHLINK_NEO4J_WRITERS", "7")
+    assert get_config().neo4j_writers == 4
+    config.reload()
+    assert get_config().neo4j_writers == 7
+
+
+def test_empty_variables_count_as_unset():
+    assert config.from_environ({"GRAPHLINK_SPARK_DRIVER_ELEMENTS": "", "GRAPHLINK_NEO4J_WRITERS": "  "}) == Config()
+
+
+@pytest.mark.parametrize(("env", "text", "error", "words"), [
+    ("GRAPHLINK_NEO4J_WRITERS", "many", StoreError, "must be a whole number, got 'many'"),
+    ("GRAPHLINK_NEO4J_WRITERS", "0", StoreError, "must be a whole number ≥ 1, got 0"),
+    ("GRAPHLINK_CYPHER_TIMEOUT", "-1", StoreError, "must be a positive number of seconds, got -1.0"),
+    ("GRAPHLINK_MANY_PAIRS", "1e5", ConfigError, "must be a whole number, got '1e5'"),
+    ("GRAPHLINK_SPARK_STORAGE", "disk", ConfigError, "must be a StorageLevel name such as DISK_ONLY"),
+    ("GRAPHLINK_BULK_IMPORTER", "docker", StoreError, "must be server or jvm, got 'docker'"),
+])
+def test_a_bad_value_is_one_line_naming_the_variable(env, text, error, words):
+    with pytest.raises(error) as refused:
+        config.from_environ({env: text})
+    msg = str(refused.value)
+    assert env in msg and words in msg and "\n" not in msg
+    assert refused.value.exit_code == 2
+
+
+def test_a_bad_variable_fails_the_cli_in_one_line(tmp_path):
+    from graphlink.io.examples import DATA
+
+    env = {**_clean_env(), "GRAPHLINK_MAX_EXPANDED_EDGES": "lots"}
+    proc = subprocess.run([sys.executable, "-m", "graphlink.cli", "audit", str(DATA / "thesis_fig3_4.csv"),
+                           "--k", "2"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == "" and proc.stderr.strip().splitlines() == [
+        "graphlink: error: GRAPHLINK_MAX_EXPANDED_EDGES (max_expanded_edges) must be a whole number, got 'lots'"]
+
+
+def test_set_config_lasts_until_reload_and_checks_first():
+    set_config(spark_anchors=2, neo4j_writers="6")             # text is read as the variable's would be
+    assert (get_config().spark_anchors, get_config().neo4j_writers) == (2, 6)
+    with pytest.raises(ConfigError, match="unknown setting"):
+        set_config(spark_anchors=1, no_such_setting=1)
+    with pytest.raises(StoreError, match="GRAPHLINK_NEO4J_WRITERS"):
+        set_config(spark_anchors=1, neo4j_writers=0)
+    with pytest.raises(ConfigError, match="GRAPHLINK_MANY_PAIRS"):
+        set_config(many_pairs=2.5)                              # a whole number, not a float
+    assert get_config().spark_anchors == 2                      # a refused change changes nothing
+    config.reload()
+    assert get_config().spark_anchors == Config().spark_anchors
+
+
+def test_config_contexts_nest_and_restore():
+    outer_default = get_config()
+    with config_context(spark_anchors=2, bulk_min_rows=5) as a:
+        assert a is get_config() and (a.spark_anchors, a.bulk_min_rows) == (2, 5)
+        with config_context(spark_anchors=1) as b:
+            assert (b.spark_anchors, b.bulk_min_rows) == (1, 5)  # the inner block starts from the outer one
+            set_config(bulk_min_rows=9)                          # inside a block: until the block ends
+            assert get_config().bulk_min_rows == 9
+        assert (get_config().spark_anchors, get_config().bulk_min_rows) == (2, 5)
+        with pytest.raises(RuntimeError), config_context(spark_anchors=3):
+            raise RuntimeError("restored even when the block fails")
+        assert get_config().spark_anchors == 2
+    assert get_config() == outer_default
+
+
+def test_a_context_belongs_to_its_thread():
+    seen: dict[str, int] = {}
+    inside, checked = threading.Event(), threading.Event()
+
+    def other() -> None:
+        inside.wait(10)
+        seen["other"] = get_config().spark_anchors              # the process-wide value, not the block's
+        checked.set()
+
+    t = threading.Thread(target=other)
+    t.start()
+    with config_context(spark_anchors=1):
+        inside.set()
+        checked.wait(10)
+        carried = contextvars.copy_context()
+    t.join(10)
+    assert seen["other"] == Config().spark_anchors
+    assert carried.run(lambda: get_config().spark_anchors) == 1  # copy_context carries a block into a thread
+
+
+def test_settings_reach_the_modules_at_call_time():
+    """Each module asks for its setting when it runs: a context changes what it does, without re-importing."""
+    from graphlink.store import batches, bulk, server
+    from graphlink.store.neo4j import console_timeout
+
+    with config_context(neo4j_writers=7, bulk_min_rows=3, cypher_timeout=9, neo4j_procedures=("apoc.x.*",),
+                        neo4j_heap="3g", neo4j_jvm_opts=("-Xfoo",), neo4j_dir="/srv/n4j"):
+        assert (batches.writers(), bulk.min_rows(), console_timeout()) == (7, 3, 9.0)
+        assert "apoc.x.*" in server.procedure_allowlist()
+        cmd = server.launcher_command("java", server.Paths(Path("/srv/n4j")), Path("/srv/n4j/home"))
+        assert "-Xmx3g" in cmd and "-Xfoo" in cmd
+        assert server.Paths.default().base == Path("/srv/n4j").resolve()
+    assert batches.writers() == Config().neo4j_writers
+
+
+def test_the_documented_table_is_the_settings():
+    """docs/configuration.md has one row per setting: its name, variable and what it does."""
+    text = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip(" `"): line for line in text.splitlines()
+            if line.startswith("| `") and "GRAPHLINK_" in line}
+    assert sorted(rows) == sorted(f.name for f in settings())
+    for f in settings():
+        assert f"`{f.metadata['env']}`" in rows[f.name] and f.metadata["doc"] in rows[f.name]
+
+
+def _reads(node: ast.AST) -> list[str]:
+    """GRAPHLINK_* names an expression reads: ``os.environ.get/[...]/in``, ``os.getenv``, or any call given the
+    name as an argument (a helper that reads it, like ``_flag("GRAPHLINK_EXPOSE")``).  Names written for a child
+    process (``dict(os.environ, GRAPHLINK_X=...)``, dict keys) are not reads."""
+    found = []
+    for sub in ast.walk(node):
+        args: list[ast.AST] = []
+        if isinstance(sub, ast.Call):
+            args = list(sub.args)
+        elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Load) and "environ" in ast.unparse(sub.value):
+            args = [sub.slice]
+        elif isinstance(sub, ast.Compare) and any("environ" in ast.unparse(c) for c in sub.comparators):
+            args = [sub.left]
+        found += [a.value for a in args if isinstance(a, ast.Constant) and isinstance(a.value, str)
+                  and a.value.startswith("GRAPHLINK_")]
+    return found
+
+
+def test_no_module_reads_graphlink_variables_itself():
+    files = [*sorted((ROOT / "graphlink").rglob("*.py")), *sorted((ROOT / "app").rglob("*.py")),
+             ROOT / "streamlit_app.py"]
+    offenders = []
+    for path in files:
+        if path == ROOT / "graphlink" / "config.py":
+            continue
+        offenders += [f"{path.relative_to(ROOT)}: {name}"
+                      for name in _reads(ast.parse(path.read_text(encoding="utf-8")))]
+    assert offenders == []
+    # the scan finds what it looks for
+    sample = ('import os\nos.environ.get("GRAPHLINK_A")\nos.environ["GRAPHLINK_B"]\nos.getenv("GRAPHLINK_C")\n'
+              '"GRAPHLINK_D" in os.environ\n_flag("GRAPHLINK_E")\ndict(os.environ, GRAPHLINK_F="1")\n'
+              'x = {"GRAPHLINK_G": 1}\n')
+    assert _reads(ast.parse(sample)) == ["GRAPHLINK_A", "GRAPHLINK_B", "GRAPHLINK_C", "GRAPHLINK_D",
+                                         "GRAPHLINK_E"]
+
+
+def _clean_env() -> dict[str, str]:
+    import os
+
+    return {k: v for k, v in os.environ.items() if not k.startswith("GRAPHLINK_")} | {"GRAPHLINK_NEO4J_HEAP": "2g"}
+
+
+RECORDER = r'''
+import collections.abc, json, os, pkgutil, sys
+reads = []
+ours = (os.path.join(os.getcwd(), "graphlink"), os.path.join(os.getcwd(), "app"))
+
+def record(key):
+    # who asked: the first frame outside this recorder and the mapping machinery (os, _collections_abc)
+    frame = sys._getframe(2)
+    while frame.f_code.co_filename.endswith(("os.py", "_collections_abc.py", "<frozen os>",
+                                             "<frozen _collections_abc>")):
+        frame = frame.f_back
+    reads.append((key, frame.f_code.co_filename.startswith(ours)))
+
+class Recorder(collections.abc.MutableMapping):
+    def __init__(self, real): self.real = real
+    def __getitem__(self, key): record(key); return self.real[key]
+    def __setitem__(self, key, value): self.real[key] = value
+    def __delitem__(self, key): del self.real[key]
+    def __iter__(self): record("<every variable>"); return iter(dict(self.real))
+    def __len__(self): return len(self.real)
+    def __contains__(self, key): record(key); return key in self.real
+    def copy(self): record("<every variable>"); return dict(self.real)
+
+os.environ = Recorder(os.environ)
+import graphlink
+bare = list(reads)
+for mod in pkgutil.walk_packages(graphlink.__path__, "graphlink."):
+    if not mod.name.endswith("__main__"):
+        __import__(mod.name)
+import app.components.exposure
+modules = [key for key, by_us in reads if by_us and key.startswith("GRAPHLINK_")]
+del reads[:]
+from graphlink.config import get_config
+heap = get_config().neo4j_heap
+first = [key for key, by_us in reads if by_us and key.startswith("GRAPHLINK_")]
+del reads[:]
+get_config()
+print(json.dumps({"bare": bare, "modules": modules, "first": first, "again": reads, "heap": heap}))
+'''
+
+
+def test_importing_graphlink_reads_no_variable():
+    """``import graphlink`` reads no environment variable; importing every module of graphlink and the app's
+    exposure rules reads no GRAPHLINK_* one from their code (libraries they import, e.g. numba, read their own;
+    the connection variables NEO4J_* are not settings); the first get_config() reads each setting's variable,
+    once, and later calls read none."""
+    proc = subprocess.run([sys.executable, "-c", RECORDER], capture_output=True, text=True, env=_clean_env(),
+                          cwd=ROOT, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["bare"] == [] and got["modules"] == [] and got["again"] == []
+    assert sorted(got["first"]) == sorted(f.metadata["env"] for f in settings())
+    assert got["heap"] == "2g"                                  # the recorder passes the values through
