@@ -32,7 +32,7 @@ identified deidentified
    Charlie         tgac
        Bob         ctga
        Dan         gatc
->>> result.summary["wrong"], result.summary["recall"]
+>>> result.summary.wrong, result.summary.recall
 (0, 1.0)
 """
 

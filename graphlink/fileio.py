@@ -47,7 +47,7 @@ def output_problem(target: str | Path) -> str | None:
     return f"is {kind}; only a regular file or a new path is written"
 
 
-def check_output(target: str | Path, *, inputs: Iterable[str | Path | None] = (), option: str = "--out") -> Path:
+def check_output(target: str | Path, *, inputs: Iterable[str | Path | None] = (), option: str = "the output") -> Path:
     """``target`` as a Path once it is safe for a command to write: it names a file, is a regular file or a
     new path (:func:`output_problem`), and is none of ``inputs`` (the same file, by device and inode) nor
     inside an input folder.  Raises :class:`~graphlink.errors.ReleaseError` (one line naming the user's

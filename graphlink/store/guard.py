@@ -510,7 +510,7 @@ def _check_text(text: str, tokens: list[Token], write: bool, limits: Limits) -> 
                                   "constraints, procedures and functions)")
         if not write:
             if word in ("CREATE", "DROP") and nxt in _SCHEMA_OBJECTS:
-                raise refuse(tok, f"{word} {nxt} changes the schema in read-only mode; pass --write "
+                raise refuse(tok, f"{word} {nxt} changes the schema in read-only mode; allow writes "
                                   "(write=True) to run it")
             if word == "TRANSACTIONS" and i > 0 and _upper(tokens[i - 1]) in ("IN", "CONCURRENT"):
                 raise refuse(tok, "CALL {...} IN TRANSACTIONS commits batches on its own; it is refused in "
@@ -561,8 +561,8 @@ def check_plan(plan: dict | None, *, write: bool, database: str) -> None:
             raise QueryRefusedError(f"the server's plan runs {name} on database {db or '?'!r}; the console runs "
                                     f"only on {database!r}")
         if not _operator_allowed(name, write):
-            what = "with --write either" if name not in WRITE_OPERATORS and write else (
-                "in read-only mode; pass --write (write=True) to run it" if name in WRITE_OPERATORS
+            what = "with writes allowed either" if name not in WRITE_OPERATORS and write else (
+                "in read-only mode; allow writes (write=True) to run it" if name in WRITE_OPERATORS
                 else "in any mode")
             raise QueryRefusedError(f"the server's plan uses {name}, which the console does not run {what}")
         if name == "ProcedureCall":

@@ -134,7 +134,11 @@ def _write_release(st: SparkTrails | SparkRelease, store: Store, name: str, *, a
     if existing and existing.get("fingerprint") == fp and existing.get("status") == "loaded":
         return {**existing, "skipped": True}
     if existing and existing.get("fingerprint") not in (None, fp):
-        raise StoreError(f"release {name!r} is already in Neo4j with different content; choose another --name")
+        from graphlink.diagnostics import Diagnostic
+
+        raise StoreError(diagnostic=Diagnostic(
+            "store-name-taken", f"release {name!r} is already in Neo4j with different content", {"name": name},
+            remedy="choose another name"))
     statements = cypherlib.load_file(cypherlib.cypher_dir() / "load.cypher").statement
     store._query(statements("release").text, {"release": name, "source": rel.source, "fingerprint": fp})
     store._query(statements("locations").text, {"release": name, "locations": [
