@@ -32,6 +32,8 @@ CODES: dict[str, str] = {
     "components-unsolved": "count, texts: one-to-many components beyond the search budget",
     "unlink-one-to-many": "label: unlinking protects one-to-one releases only",
     "unlink-side-undecided": "no data: which side withholds must be stated before unlinking",
+    "unlink-identified-withholding": "locations, count: locations with more de-identified than identified records",
+    "unlink-impossible": "k, violations: even withholding every de-identified record leaves violations",
     "store-read-only": "what: a statement needs write access",
     "store-name-taken": "name: a release of that name with other content is in the store",
     "store-bulk-refused": "why, other: a bulk import was demanded but cannot run",

@@ -89,3 +89,40 @@ def reidentify_table(summaries: dict[str, Any]) -> Any:
 def most_pairs(results: dict[str, Any]) -> str:
     """The method whose result lists the most pairs (the first of equals): the pairs table opens on it."""
     return max(results, key=lambda m: len(results[m]))
+
+
+_READING = {"none": "every location discloses as many identified as de-identified records",
+            "deidentified": "no location discloses more de-identified than identified records",
+            "identified": "no location discloses more identified than de-identified records",
+            "mixed": "some locations disclose more identified records, others more de-identified ones"}
+
+
+def evidence_lines(model: Any) -> list[str]:
+    """The facts behind a data-model decision (``ModelDecision.evidence``) as short plain lines.
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> evidence_lines(gl.build_trails(gl.thesis_example()).model)[:2]
+    ['4 identified and 4 de-identified elements', 'no location discloses more de-identified than identified records']
+    """
+    from graphlink.diagnostics import first
+
+    d = dict(model.evidence.data) if model.evidence is not None else {}
+    if not d:
+        return []
+    lines = [f"{d['n_identified']:,} identified and {d['n_deidentified']:,} de-identified elements",
+             _READING.get(d.get("size_reading", ""), str(d.get("size_reading", "")))]
+    for side, word in (("identified", "identified"), ("deidentified", "de-identified")):
+        if d.get(f"more_{side}"):
+            lines.append(f"{d[f'n_more_{side}']:,} location(s) disclose more {word} records: "
+                         f"{first(d[f'more_{side}'])}")
+    if d.get("deidentified_fitting_no_trail"):
+        lines.append(f"{d['deidentified_fitting_no_trail']:,} de-identified element(s) fit no identified trail: "
+                     f"{first(d['first_deidentified'])}")
+    if d.get("identified_in_no_trail"):
+        lines.append(f"{d['identified_in_no_trail']:,} identified trail(s) are contained in no de-identified "
+                     f"trail: {first(d['first_identified'])}")
+    if d.get("hall_ok") is False:
+        lines.append("the de-identified elements cannot all be matched to distinct people")
+    return lines

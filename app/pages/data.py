@@ -123,8 +123,7 @@ c4.metric("Reserved side", md(tr.reserved))
 st.markdown(md(tr.model.sentence).replace("Model\\:", "**Model:**", 1))
 with st.expander("How the data model was decided"):
     st.markdown(f"{md(tr.model.label)} ({md(tr.model.how)}): {md(tr.reason)}")
-    if tr.model.evidence is not None:
-        st.json(tr.model.evidence.as_dict()["data"], expanded=False)
+    st.markdown("\n".join(f"- {md(line)}" for line in words.evidence_lines(tr.model)))
 if tr.one_to_many:
     st.info("One-to-many release: REIDIT-C and REIDIT-I assume one-to-one data and are not run (thesis Table "
             "A.1); REIDIT-M and the exact one-to-many pairs (True loves) apply.")

@@ -513,8 +513,8 @@ def orphan_diagnostic(label: str, one_to_many: bool, first_keys: list[str], coun
     return Diagnostic(
         "reidit-m-orphans",
         f"the {label} model does not hold: {count:,} element(s) fit no trail on the other side (first: "
-        f"{first(first_keys)}), so REIDIT-M's pairs are not certain",
-        {"label": label, "count": count, "first": list(first_keys), "one_to_many": one_to_many},
+        f"{', '.join(first_keys[:5])}{', …' if count > 5 else ''}), so REIDIT-M's pairs are not certain",
+        {"label": label, "count": count, "first": list(first_keys[:5]), "one_to_many": one_to_many},
         remedy="" if one_to_many else "if one de-identified element can stand for several people (households), "
                                       "read the release as one-to-many with the identified side reserved")
 

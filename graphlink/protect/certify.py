@@ -32,10 +32,12 @@ def check_model(release: Any, multiplicity: str = "auto") -> None:
     sizes = release.sizes()
     bad = sizes.index[sizes["deidentified"] > sizes["identified"]].tolist()
     if bad:
-        raise ModelAssumptionError(
+        raise ModelAssumptionError(diagnostic=Diagnostic(
+            "unlink-identified-withholding",
             "unlink suppresses de-identified records only (thesis Definition 21), which needs every location "
             f"to disclose at most as many de-identified as identified records; violated at: "
-            f"{', '.join(map(str, bad[:10]))}{' ...' if len(bad) > 10 else ''}")
+            f"{', '.join(map(str, bad[:10]))}{' ...' if len(bad) > 10 else ''}",
+            {"locations": [str(c) for c in bad[:50]], "count": len(bad)}))
 
 
 def _reads_one_to_many(release: Any, multiplicity: str) -> bool:
@@ -167,9 +169,11 @@ def certify(release: Any, disclosed: Mapping[Hashable, Iterable[Hashable]], k: i
         rounds += 1
         remaining = {e for es in disclosed.values() for e in es}
         if not remaining:
-            raise ModelAssumptionError(
+            raise ModelAssumptionError(diagnostic=Diagnostic(
+                "unlink-impossible",
                 f"the audit reports {len(result.violations)} violations even with every de-identified record "
-                f"withheld: this release cannot be made {k}-unlinkable by suppressing de-identified records")
+                f"withheld: this release cannot be made {k}-unlinkable by suppressing de-identified records",
+                {"k": k, "violations": len(result.violations)}))
         drop = _violating_records(result, classes) & remaining
         if not drop or rounds > max_rounds:
             drop = remaining

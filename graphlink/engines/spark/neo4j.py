@@ -278,7 +278,7 @@ def write_reidentification(store: Store, name: str, result: Any, *, spark: Any, 
     """A :class:`~graphlink.analysis.reidit.Reidentification` as REIDENTIFIED edges (connector) plus its Analysis node,
     as :meth:`Store.write_reidentification`.  Returns the run id.  O(pairs) writes."""
     pairs = result.pairs
-    run = store._new_analysis(name, "reidentification", str(result.method), dict(result.summary or {}),
+    run = store._new_analysis(name, "reidentification", str(result.method), result.summary.as_dict(),
                               {"pairs": len(pairs)})
     frame = pd.DataFrame({"release": name, "run": run, "method": str(result.method),
                           "i": pairs["identified"].astype(str).to_numpy(dtype=object),
