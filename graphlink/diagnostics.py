@@ -34,7 +34,7 @@ CODES: dict[str, str] = {
     "unlink-side-undecided": "no data: which side withholds must be stated before unlinking",
     "unlink-identified-withholding": "locations, count: locations with more de-identified than identified records",
     "unlink-impossible": "k, violations: even withholding every de-identified record leaves violations",
-    "store-read-only": "what: a statement needs write access",
+    "store-read-only": "line, column: a statement needs write access (the console runs read-only)",
     "store-name-taken": "name: a release of that name with other content is in the store",
     "store-bulk-refused": "why, other: a bulk import was demanded but cannot run",
     "folder-key-missing": "side, columns: a folder release's table needs its key column named",

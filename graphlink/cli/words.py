@@ -37,6 +37,7 @@ REMEDIES: dict[str, Callable[[dict], str]] = {
                                     "person",
     "unlink-side-undecided": lambda d: "state --multiplicity one-to-one to protect it",
     "store-name-taken": lambda d: "choose another --name or replace it",
+    "store-read-only": lambda d: "pass --write to run it",
     "store-bulk-refused": lambda d: f"load with --bulk auto ({d.get('other')}) instead",
 }
 

@@ -744,8 +744,8 @@ class Store:
                 kind = {"w": "writes data", "rw": "reads and writes data",
                         "s": "changes the schema or calls a system procedure"}
                 what = kind.get(summary.query_type, "writes")
-                raise guard.QueryRefusedError(f"the server's plan says this query {what} (read-only mode); allow "
-                                              "writes (write=True) to run it")
+                raise guard.QueryRefusedError(f"the server's plan says this query {what} (read-only mode)",
+                                              read_only=True)
             remaining = max(1.0, deadline - time.monotonic())
             with driver.session(database=self.database, default_access_mode=mode) as session:
                 result = session.run(Query(query, timeout=remaining), params)
@@ -764,8 +764,8 @@ class Store:
                 raise StoreError(f"the query did not finish within the console's time limit of {limit:g} s "
                                  "and was stopped") from None
             if "access mode" in _one_line(exc).lower():
-                raise guard.QueryRefusedError("the server refused to write in a read-only session; allow "
-                                              "writes (write=True) to run it") from None
+                raise guard.QueryRefusedError("the server refused to write in a read-only session",
+                                              read_only=True) from None
             raise StoreError(f"Neo4j refused the query: {_one_line(exc)}") from None
 
     def _read_frame(self, query: str, params: dict | None = None) -> pd.DataFrame:
