@@ -432,7 +432,7 @@ def test_true_loves_written_by_the_executors_equal_local(spark, tmp_path, fmt) -
     assert summary == components.reidentify(st_, "true-loves").summary
     assert summary.reidentified == len(want) and summary.model_ok
     plain = components.write_true_loves(st_, str(tmp_path / "plain"), explain=False)
-    assert plain["reidentified"] == len(want)
+    assert plain.reidentified == len(want)
     assert list(_parts(tmp_path / "plain").columns) == ["identified", "deidentified"]
 
 
