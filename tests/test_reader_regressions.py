@@ -498,7 +498,7 @@ def test_a_refusal_is_one_line_without_the_model_note(tmp_path: Path) -> None:
     argv = ["reidentify", str(p), "--method", "true-loves", "--qi-links", str(als)]
     out = run_cli(argv)
     check_contract(out, argv)
-    assert out.code == 2 and "model:" not in out.stderr and "qi-links:" not in out.stderr
+    assert out.code == 2 and "Model:" not in out.stderr and "qi-links:" not in out.stderr
 
 
 # --------------------------------------------------------------------- side files: hierarchies, ALS, plans

@@ -552,7 +552,7 @@ def true_loves(graph_or_classes: LinkGraph | EdgeClasses, *, explain: bool | Non
     --------
     >>> import graphlink as gl
     >>> result = gl.true_loves(gl.build_linkgraph(gl.build_trails(gl.thesis_example())))
-    >>> len(result), result.summary["maximum_matching_size"]
+    >>> len(result), result.summary.maximum_matching_size
     (4, 4)
     >>> print(result.pairs.loc[0, "reason"])
     actg is only compatible with Ali
@@ -822,14 +822,14 @@ def evaluate(result: Reidentification, truth: pd.DataFrame) -> dict:
     Returns
     -------
     dict
-        ``correct``, ``wrong``, ``truth_pairs`` and ``recall``.
+        ``correct``, ``wrong``, ``truth_pairs``, ``precision`` (None with no pair) and ``recall``.
 
     Examples
     --------
     >>> import graphlink as gl
     >>> release = gl.thesis_example()
     >>> gl.evaluate(gl.reidentify(release, "complete"), release.truth)
-    {'correct': 1, 'wrong': 0, 'truth_pairs': 4, 'recall': 0.25}
+    {'correct': 1, 'wrong': 0, 'truth_pairs': 4, 'precision': 1.0, 'recall': 0.25}
     """
     t = set(zip(truth["identified"].astype(str), truth["deidentified"].astype(str), strict=True))
     pairs = result.pairs

@@ -515,7 +515,7 @@ def simulate_zipf(subjects: int, locations: int, alpha: float, withhold: RateLik
     >>> release = gl.simulate_zipf(300, 10, 1.0, seed=2)
     >>> len(release.locations), len(release.truth)
     (10, 300)
-    >>> gl.reidentify(release, "true-loves").summary["wrong"]
+    >>> gl.reidentify(release, "true-loves").summary.wrong
     0
     """
     return zipf_population(subjects, locations, alpha, withhold, reserved, seed).to_release()
