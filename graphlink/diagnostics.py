@@ -38,6 +38,7 @@ CODES: dict[str, str] = {
     "store-name-taken": "name: a release of that name with other content is in the store",
     "store-bulk-refused": "why, other: a bulk import was demanded but cannot run",
     "folder-key-missing": "side, columns: a folder release's table needs its key column named",
+    "output-refused": "option: an output path that names a folder, an input, or no file",
 }
 
 

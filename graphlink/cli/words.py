@@ -51,9 +51,14 @@ def _folder_key(text: str, d: dict) -> str:
     return text.replace(f"name them as the {d.get('side')} key column(s)", f"name them with {flag}")
 
 
+def _output(text: str, d: dict) -> str:
+    return text.replace("the output", "--out", 1) if d.get("option") == "the output" else text
+
+
 #: code -> the whole line rewritten (the library's text and the data in, the CLI's line out)
 REWRITES: dict[str, Callable[[str, dict], str]] = {
     "invalid-choice": _invalid_choice,
+    "output-refused": _output,
     "folder-key-missing": _folder_key,
 }
 
