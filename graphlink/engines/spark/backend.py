@@ -17,6 +17,7 @@ from graphlink.engines.protocol import Progress, Stored
 if TYPE_CHECKING:
     from graphlink.analysis.audit import AuditResult
     from graphlink.analysis.reidit import Reidentification
+    from graphlink.analysis.results import ReidentifySummary
     from graphlink.core.linkgraph import LinkGraph
     from graphlink.core.trails import Trails
     from graphlink.engines.spark.fill import SparkTrails
@@ -93,7 +94,7 @@ class SparkEngine:
 
         return method == "complete" or (method == "true-loves" and engine.choose_split(trails) == "components")
 
-    def write_direct(self, trails: SparkTrails, method: str, out: str, *, explain: bool) -> dict:
+    def write_direct(self, trails: SparkTrails, method: str, out: str, *, explain: bool) -> ReidentifySummary:
         """``method``'s pairs written by the executors to the folder ``out``; nothing but counts collected
         (:func:`graphlink.engines.spark.links.write_reidit_c`,
         :func:`graphlink.engines.spark.components.write_true_loves`)."""
