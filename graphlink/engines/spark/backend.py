@@ -85,7 +85,7 @@ class SparkEngine:
     def check_out(self, out: str, inputs: list[Path | None]) -> None:
         """``--out`` names a new folder of parts (or a URI Spark writes); ValueError otherwise."""
         if "://" not in out and Path(out).exists():
-            raise ValueError(f"{out} exists: with --engine spark --out names a new folder")
+            raise ValueError(f"{out} exists: the Spark engine's output names a new folder")
 
     def writes_direct(self, trails: SparkTrails, method: str) -> bool:
         """REIDIT-C always; true loves when the exact analyses run on the component split
