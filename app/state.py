@@ -341,11 +341,8 @@ def reidentification(key: str, reserved: str, method: str, k: int | None, _relea
 
 
 def reid_count(result: Any) -> int:
-    """The number of re-identified elements the library reports for a result (its summary)."""
-    for name in ("reidentified", "reidentified_elements"):
-        if name in result.summary:
-            return int(result.summary[name])
-    return int(len(result.pairs))
+    """The number of re-identified elements the library reports for a result (``ReidentifySummary``)."""
+    return int(result.summary.reidentified)
 
 
 @st.cache_resource(max_entries=16, show_spinner="Leave-one-location-out sensitivity…")

@@ -19,6 +19,8 @@ path (:mod:`graphlink._moved`).
 ``simulate_uniform`` ...   synthetic populations with ground truth (also ``simulate_zipf``, ``simulate_households``)
 ``connect``                the Neo4j store (loads, write-back, Cypher)
 ``get_config`` ...         the settings in force (also ``set_config``, ``config_context``; docs/configuration.md)
+``ReidentifySummary`` ...  the typed results (also ``AuditSummary``, ``UnlinkSummary``, ``ModelDecision``) and
+                           ``Diagnostic``, a refusal or note as a code plus data (words chosen at the edge)
 =========================  ===================================================================================
 
 Examples
@@ -32,7 +34,7 @@ identified deidentified
    Charlie         tgac
        Bob         ctga
        Dan         gatc
->>> result.summary["wrong"], result.summary["recall"]
+>>> result.summary.wrong, result.summary.recall
 (0, 1.0)
 """
 
@@ -65,10 +67,15 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "reidentify": ("graphlink.analysis.reidit", "reidentify"),
     "true_loves": ("graphlink.analysis.reidit", "true_loves"),
     "evaluate": ("graphlink.analysis.reidit", "evaluate"),
+    "ReidentifySummary": ("graphlink.analysis.results", "ReidentifySummary"),
+    "AuditSummary": ("graphlink.analysis.results", "AuditSummary"),
+    "ModelDecision": ("graphlink.core.model", "ModelDecision"),
+    "Diagnostic": ("graphlink.diagnostics", "Diagnostic"),
     "AuditResult": ("graphlink.analysis.audit", "AuditResult"),
     "audit": ("graphlink.analysis.audit", "audit"),
     "unlink": ("graphlink.protect", "unlink"),
     "UnlinkResult": ("graphlink.protect", "UnlinkResult"),
+    "UnlinkSummary": ("graphlink.protect", "UnlinkSummary"),
     "simulate_uniform": ("graphlink.simulation.simulate", "simulate_uniform"),
     "simulate_zipf": ("graphlink.simulation.simulate", "simulate_zipf"),
     "simulate_households": ("graphlink.simulation.simulate", "simulate_households"),

@@ -123,8 +123,8 @@ class Config:
         "may run; the server stops it then.",
         parse=float, check=_positive, expect="a positive number of seconds", error=StoreError, area="store")
     bulk_min_rows: int = _whole(
-        200_000, "GRAPHLINK_BULK_MIN_ROWS", "Smallest release (disclosure rows) that `--bulk auto` loads with "
-        "the bulk importer instead of UNWIND batches.", error=StoreError, area="store")
+        200_000, "GRAPHLINK_BULK_MIN_ROWS", "Smallest release (disclosure rows) that bulk mode `auto` loads "
+        "with the bulk importer instead of UNWIND batches.", error=StoreError, area="store")
     bulk_importer: str = _setting(
         "server", "GRAPHLINK_BULK_IMPORTER", "Where the bulk importer runs: `server` (inside the running "
         "launcher) or `jvm` (a JVM of its own).",
@@ -132,7 +132,7 @@ class Config:
         error=StoreError, area="store")
     neo4j_import_memory: str = _setting(
         "50%", "GRAPHLINK_NEO4J_IMPORT_MEMORY", "The bulk importer's off-heap memory cap "
-        "(`--max-off-heap-memory`).", error=StoreError, area="store")
+        "(neo4j-admin's `max-off-heap-memory`).", error=StoreError, area="store")
     neo4j_import_heap: str = _setting(
         "1g", "GRAPHLINK_NEO4J_IMPORT_HEAP", "Heap of the bulk importer's own JVM (`jvm` importer).",
         error=StoreError, area="store")

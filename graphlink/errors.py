@@ -1,17 +1,32 @@
-"""Error types shared by the library, the CLI (exit codes) and the app (readable messages)."""
+"""Error types shared by the library, the CLI (exit codes) and the app (readable messages).
+
+An error may carry a :class:`graphlink.diagnostics.Diagnostic` (``exc.diagnostic``: a code plus data) that the CLI
+and the app word for their users; ``str(exc)`` stays the library's plain sentence, which names no flag.
+"""
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from graphlink.diagnostics import Diagnostic
 
 
 class GraphlinkError(Exception):
-    """Base class of every error graphlink raises on purpose; ``exit_code`` is what the CLI returns for it.
+    """Base class of every error graphlink raises on purpose; ``exit_code`` is what the CLI returns for it,
+    ``diagnostic`` the code and data behind it (the CLI and the app word it for their users).
 
     The CLI prints such an error as one line, ``graphlink: error: ...``, and exits with ``exit_code`` (1 here,
     2 for the subclasses a user fixes: bad input, a broken model assumption, the environment); any other
     exception is an internal error with its traceback.
+
+    Parameters
+    ----------
+    message : str, optional
+        The plain sentence (default: ``str(diagnostic)``).
+    diagnostic : Diagnostic, optional
+        The code and data, for the edges' words.
 
     Attributes
     ----------
@@ -26,9 +41,19 @@ class GraphlinkError(Exception):
     ... except gl.GraphlinkError as exc:
     ...     print(type(exc).__name__, exc.exit_code)
     ReleaseError 2
+    >>> from graphlink.diagnostics import Diagnostic
+    >>> exc = ModelAssumptionError(diagnostic=Diagnostic("side-undecided", "cannot tell which side is reserved"))
+    >>> str(exc), exc.diagnostic.code
+    ('cannot tell which side is reserved', 'side-undecided')
     """
 
     exit_code = 1
+
+    def __init__(self, message: object = None, *args: object, diagnostic: Diagnostic | None = None) -> None:
+        self.diagnostic = diagnostic
+        if message is None and diagnostic is not None:
+            message = str(diagnostic)
+        super().__init__(*((message, *args) if message is not None else args))
 
 
 class ReleaseError(GraphlinkError):
@@ -61,7 +86,7 @@ class ReleaseError(GraphlinkError):
     exit_code = 2
 
     def __init__(self, message: str, *, file: str | None = None, row: int | None = None,
-                 column: str | None = None) -> None:
+                 column: str | None = None, diagnostic: Diagnostic | None = None) -> None:
         where = []
         if file:
             where.append(str(file))
@@ -71,7 +96,7 @@ class ReleaseError(GraphlinkError):
             where.append(f"column '{column}'")
         self.file, self.row, self.column = file, row, column
         self.detail = message
-        super().__init__(f"{': '.join([', '.join(where), message]) if where else message}")
+        super().__init__(f"{': '.join([', '.join(where), message]) if where else message}", diagnostic=diagnostic)
 
 
 class ModelAssumptionError(GraphlinkError):

@@ -47,7 +47,7 @@ def output_problem(target: str | Path) -> str | None:
     return f"is {kind}; only a regular file or a new path is written"
 
 
-def check_output(target: str | Path, *, inputs: Iterable[str | Path | None] = (), option: str = "--out") -> Path:
+def check_output(target: str | Path, *, inputs: Iterable[str | Path | None] = (), option: str = "the output") -> Path:
     """``target`` as a Path once it is safe for a command to write: it names a file, is a regular file or a
     new path (:func:`output_problem`), and is none of ``inputs`` (the same file, by device and inode) nor
     inside an input folder.  Raises :class:`~graphlink.errors.ReleaseError` (one line naming the user's
@@ -58,13 +58,21 @@ def check_output(target: str | Path, *, inputs: Iterable[str | Path | None] = ()
     >>> check_output("out.csv", inputs=["release.csv"])
     PosixPath('out.csv')
     """
+    from graphlink.diagnostics import Diagnostic
+
     raw = str(target)
+
+    def refused(what: str, file: str | None = raw) -> ReleaseError:
+        # the option's name is the edge's word (the CLI says --out): a code plus the option as data
+        return ReleaseError(f"{option} {what}", file=file,
+                            diagnostic=Diagnostic("output-refused", f"{option} {what}", {"option": option}))
+
     if not raw.strip():
-        raise ReleaseError(f"{option} needs a file name, got {raw!r}")
+        raise refused(f"needs a file name, got {raw!r}", None)
     path = Path(raw)
     problem = output_problem(path)
     if problem:
-        raise ReleaseError(f"{option} {problem}", file=raw)
+        raise refused(problem)
     for given in inputs:
         if given is None or "://" in str(given):
             continue
@@ -74,10 +82,9 @@ def check_output(target: str | Path, *, inputs: Iterable[str | Path | None] = ()
         except (OSError, RuntimeError):      # a symlink loop
             same = False
         if same:
-            raise ReleaseError(f"{option} is the same file as {inp}, which this command reads or writes; "
-                               "name another file", file=raw)
+            raise refused(f"is the same file as {inp}, which this command reads or writes; name another file")
         if inp.is_dir() and path.resolve().is_relative_to(inp.resolve()):
-            raise ReleaseError(f"{option} is inside the input folder {inp}; write somewhere else", file=raw)
+            raise refused(f"is inside the input folder {inp}; write somewhere else")
     return path
 
 

@@ -41,16 +41,19 @@ def table_problems(app: AppTest) -> list[str]:
     return problems
 
 
-def test_reidentification_summary_leaves_missing_cells_empty(at: AppTest) -> None:
+def test_reidentification_summary_has_titled_columns_and_no_blank_cell(at: AppTest) -> None:
+    """Built from each method's ReidentifySummary: titled columns, rounded numbers, and a measure that does not
+    apply shows a dash (only REIDIT-I-K has a k); REIDIT-I-K's re-identified count shows (4 on Fig. 3.4)."""
     _open(at, "reidentification")
     at.button(key="reid_run").click().run()
     assert not at.exception, at.exception
-    summary = next(el for el in at.dataframe if "method" in el.value and "k" in el.value)
-    frame = summary.value.set_index("method")
-    # only REIDIT-I-K has a k and k-re-identified counts; the other four methods' cells are missing
-    assert frame["k"].notna().sum() == 1 and frame.loc["REIDIT-I-K", "k"] == 2
-    assert frame["k"].isna().sum() == len(frame) - 1 == 4
-    assert _blank(summary)
+    summary = next(el for el in at.dataframe if "Method" in el.value and "k" in el.value)
+    frame = summary.value.set_index("Method")
+    assert not [c for c in frame.columns if "_" in str(c)]          # titled, no snake_case
+    assert frame.loc["REIDIT-I-K", "k"] == "2" and frame.loc["REIDIT-I-K", "Re-identified"] == "4"
+    assert (frame["k"] == "—").sum() == len(frame) - 1 == 4
+    assert frame.loc["True loves (exact)", "Precision"] == "100.0 %"    # the demo's ground truth
+    assert not (frame.isna() | (frame == "")).any().any()
     assert table_problems(at) == []
 
 

@@ -28,7 +28,7 @@ def test_console_script_results_on_stdout_notes_on_stderr() -> None:
     done = _process("reidentify", str(FIG34), "--method", "true-loves", "--format", "csv", entry="script")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["identified,deidentified", "Ali,actg", "Charlie,tgac", "Bob,ctga", "Dan,gatc"]
-    assert [line.split(":")[0] for line in done.stderr.splitlines()] == ["model"]
+    assert [line.split(":")[0] for line in done.stderr.splitlines()] == ["Model"]
 
 
 def test_module_entry_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:

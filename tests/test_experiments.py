@@ -52,7 +52,7 @@ def test_core_reidit_c_on_simulated_release_matches_closed_form():
     for r in range(R):
         rel = sim.simulate_uniform(N, C, p, seed=1000 + r)
         res = reidentify(rel, "complete", reserved="none")
-        assert res.summary["wrong"] == 0
+        assert res.summary.wrong == 0
         pop = sim.uniform_population(N, C, p, seed=1000 + r)
         assert len(res.pairs) == reidit_c_matrix(pop.visits, pop.visits)[0]
         fr.append(len(res.pairs) / N)
@@ -115,8 +115,8 @@ def test_household_release_reidit_m_is_correct():
 
     rel = sim.simulate_households(None, 0.25, locations=30, seed=5)
     res = reidentify(rel, "multiple")            # the default decision reads it as one-to-many
-    assert res.summary["multiplicity"] == "one-to-many" and res.summary["reserved"] == "identified"
-    assert res.summary["wrong"] == 0 and len(res.pairs) > 0
+    assert res.summary.multiplicity == "one-to-many" and res.summary.reserved == "identified"
+    assert res.summary.wrong == 0 and len(res.pairs) > 0
 
 
 def test_parallel_map_is_deterministic_across_workers():

@@ -104,10 +104,10 @@ def test_every_analysis_runs_on_classes_without_expanding(low, no_expansion) -> 
     c = classify_edges(g)
     assert c.engine == "twins"
     tl = true_loves(c, explain=True)
-    assert tl.summary["model_ok"] and len(tl) > 0
+    assert tl.summary.model_ok and len(tl) > 0
     res = {m: reidentify(g, m, k=2, truth=rel.truth) for m in ("complete", "incomplete", "incomplete-k",
                                                                  "multiple", "true-loves")}
-    assert all(r.summary["wrong"] == 0 for r in res.values())
+    assert all(r.summary.wrong == 0 for r in res.values())
     a = audit(c, 2)
     assert a.hall_ok
     assert "_expanded" not in g.__dict__                     # nothing asked for the element edges

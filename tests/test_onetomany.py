@@ -90,7 +90,7 @@ def test_one_to_many_equals_enumeration_of_every_assignment(rows, reserved) -> N
     mc = classify_one_to_many(g)
     assert mc.consistent is bool(o["assignments"]), mc.diagnostic
     tl = true_loves(g)
-    assert tl.summary["model_ok"] is bool(o["assignments"])
+    assert tl.summary.model_ok is bool(o["assignments"])
     if not o["assignments"]:
         assert mc.refusals and mc.diagnostic and len(tl) == 0      # a refusal says why; no pair is named
         return
@@ -230,7 +230,7 @@ def test_default_reading_of_one_to_many_data_is_exact(rows) -> None:
     assert tr.reserved == "identified"
     o = household_oracle(rows, nothing_withheld=False)
     tl = true_loves(build_linkgraph(tr))
-    assert tl.summary["model_ok"] is bool(o["assignments"])
+    assert tl.summary.model_ok is bool(o["assignments"])
     if o["assignments"]:
         assert pairs(tl) == o["certain"]
 
@@ -247,7 +247,7 @@ def test_default_runs_on_simulated_households_never_name_a_wrong_pair(h, c, p, q
         try:
             tr = build_trails(rel)
         except ModelAssumptionError as exc:         # the data cannot decide: asked to state it, fine
-            assert "--reserved" in str(exc)
+            assert exc.diagnostic.code == "side-undecided" and "state the reserved side" in str(exc)
             return
     if len(tr.deidentified) < len(tr.identified):
         assert tr.multiplicity == "one-to-many"     # sharing is visible: never read as one-to-one
@@ -258,8 +258,8 @@ def test_default_runs_on_simulated_households_never_name_a_wrong_pair(h, c, p, q
         except ModelAssumptionError:
             assert tr.one_to_many and method in ("complete", "incomplete")
             continue
-        if res.summary.get("model_ok", True):
-            assert res.summary["wrong"] == 0, method
+        if res.summary.model_ok:
+            assert res.summary.wrong == 0, method
 
 
 @settings(max_examples=20, deadline=None)
@@ -271,7 +271,7 @@ def test_unreserved_households_coverage_pairs_are_true(h, c, p, seed) -> None:
     assume(tr.one_to_many)
     g = build_linkgraph(tr)
     tl = reidentify(g, "true-loves", truth=rel.truth)
-    assert tl.summary["model_ok"] and tl.summary["wrong"] == 0
+    assert tl.summary.model_ok and tl.summary.wrong == 0
     assert pairs(reidentify(g, "multiple")) <= pairs(tl)
 
 
@@ -290,7 +290,7 @@ def test_appendix_a_toy_fixture() -> None:
     assert tr.frame("identified").loc["dave"].tolist() == ["1", "*", "*", "*"]   # no equality rule
     expected = {("alice", "ip1"), ("bob", "ip1"), ("carol", "ip2")}
     res = reidentify(rel, "multiple")
-    assert pairs(res) == expected and res.summary["wrong"] == 0
+    assert pairs(res) == expected and res.summary.wrong == 0
     assert pairs(reidentify(rel, "true-loves")) == expected                    # dave fits both: not certain
     # stated "nothing withheld", w1 discloses ip1 and ip2 and only alice and dave; alice fits ip1 only, so dave must
     # be ip2: certain under that model (the only consistent assignment), although the toy's truth puts dave in ip1 —
@@ -301,7 +301,7 @@ def test_appendix_a_toy_fixture() -> None:
     # read as one-to-one, REIDIT-I would remove ip1 after alice and could name dave -> ip2: the model check
     # (ip1's trail fits nobody one-to-one) withholds every such claim
     forced = reidentify(rel, "incomplete", reserved="deidentified", multiplicity="one-to-one")
-    assert forced.summary["model_ok"] is False and "does not hold" in forced.summary["diagnostic"]
+    assert forced.summary.model_ok is False and "does not hold" in str(forced.summary.diagnostic)
 
 
 ISSUE_CERTAIN = ["L1,identified,a", "L1,identified,c", "L1,deidentified,X", "L1,deidentified,Y", "L2,identified,b",
@@ -319,7 +319,7 @@ def test_cover_is_per_location_when_nothing_is_withheld() -> None:
     With people withholding, only the pairs of people who fit one household are certain (REIDIT-M)."""
     g = build_linkgraph(build_trails(release_of(rows_of(ISSUE_CERTAIN)), "none", "one-to-many"))
     tl = true_loves(g)
-    assert tl.summary["model_ok"] is True and pairs(tl) == {("a", "X"), ("b", "X"), ("c", "Y")}
+    assert tl.summary.model_ok is True and pairs(tl) == {("a", "X"), ("b", "X"), ("c", "Y")}
     reason = dict(zip(tl.pairs["identified"], tl.pairs["reason"], strict=True))
     assert reason["a"] == ("X is disclosed at L1, so a person disclosed there stands for it, and a is the only one "
                            "who can")
@@ -338,8 +338,8 @@ def test_cover_is_per_location_when_nothing_is_withheld() -> None:
 def test_data_that_refute_nothing_withheld_name_no_pair(lines, words) -> None:
     g = build_linkgraph(build_trails(release_of(rows_of(lines)), "none", "one-to-many"))
     for res in (true_loves(g), reidit_m(g)):
-        assert res.summary["model_ok"] is False and len(res) == 0
-        assert words in res.summary["diagnostic"]
+        assert res.summary.model_ok is False and len(res) == 0
+        assert words in str(res.summary.diagnostic) and res.summary.diagnostic.code == "one-to-many-refuted"
     with pytest.raises(ModelAssumptionError, match="no possible partners"):
         audit(g, 2)
 
@@ -376,7 +376,7 @@ def test_budget_refuses_a_component_and_keeps_the_rest(monkeypatch) -> None:
     with pytest.warns(UserWarning, match="beyond the search budget"):
         monkeypatch.setattr("graphlink.analysis.onetomany.SearchBudget", lambda: SearchBudget(pairs=1))
         tl = true_loves(g)
-    assert tl.summary["model_ok"] is None and tl.summary["unsolved"] == 1 and len(tl) == 6
+    assert tl.summary.model_ok is None and tl.summary.unsolved == 1 and len(tl) == 6
     with pytest.raises(ModelAssumptionError, match="beyond the search budget"):
         audit(g, 2)
 
@@ -388,9 +388,9 @@ def test_readme_households_release_is_read_one_to_many() -> None:
     tr = build_trails(rel)
     assert (tr.multiplicity, tr.reserved, tr.decided_by) == ("one-to-many", "identified", "links")
     assert "fit no identified trail" in tr.reason
-    assert reidentify(rel, "multiple").summary["wrong"] == 0
+    assert reidentify(rel, "multiple").summary.wrong == 0
     wrong_reading = reidentify(rel, "multiple", reserved="deidentified")
-    assert wrong_reading.summary["model_ok"] is False
+    assert wrong_reading.summary.model_ok is False
 
 
 def test_model_decision_one_to_one_simulations_stay_one_to_one() -> None:
@@ -404,8 +404,10 @@ def test_model_decision_refuses_when_the_data_cannot_tell() -> None:
     # |ω_c| ≤ |γ_c|, one de-identified element for two people: n may be x's DNA (y's withheld, one-to-one) or
     # the household of x and y (one-to-many); both readings fit, and they re-identify differently
     rel = read_release(long_frame({"A": ["x", "y"], "B": ["x"]}, {"A": ["n"], "B": ["n"]}))
-    with pytest.raises(ModelAssumptionError, match="--reserved deidentified .* --reserved identified"):
+    with pytest.raises(ModelAssumptionError, match="state the reserved side: deidentified .* or identified") as info:
         build_trails(rel)
+    assert info.value.diagnostic.code == "side-undecided"
+    assert info.value.diagnostic.data == {"n_identified": 2, "n_deidentified": 1}
     assert build_trails(rel, "deidentified").multiplicity == "one-to-one"
     assert build_trails(rel, "identified").multiplicity == "one-to-many"
     assert build_trails(rel, multiplicity="one-to-many").reserved == "identified"
@@ -441,7 +443,8 @@ def test_cli_every_command_on_a_households_release(households, tmp_path) -> None
     rel, truth = households
     out = cli("reidentify", rel, "--method", "multiple", "--truth", truth, "--format", "json")
     assert out.returncode == 0, out.stderr
-    assert "model: one-to-many" in " ".join(out.stderr.split())
+    assert "Model: a de-identified record may stand for several identified people, e.g. a household " \
+           "(one-to-many)" in " ".join(out.stderr.split())
     import json
 
     doc = json.loads(out.stdout)

@@ -24,7 +24,7 @@ def test_every_attack_names_only_true_pairs(n, values, locations, p, seed) -> No
     e = expose(released, ["a", "b"], locations=locations, p=p, seed=seed)
     truth = {(f"p{i}", f"s{i}") for i in range(n)}
     for r in (e.qi_only, e.trails_only, e.both):
-        assert pairs(r) <= truth and r.summary["wrong"] == 0
+        assert pairs(r) <= truth and r.summary.wrong == 0
     assert pairs(e.trails_only) <= pairs(e.both)                 # a constraint only removes edges
     sizes = released.groupby(["a", "b"]).size()
     unique_rows = {f"p{i}" for i, (a, b) in enumerate(zip(released["a"], released["b"], strict=True))

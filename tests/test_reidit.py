@@ -30,7 +30,7 @@ def test_fig34_reidit_i_links_all_four() -> None:
     rel = read_release(fig34(), truth=FIG34_TRUTH)
     res = reidentify(rel, "incomplete")
     assert pairs(res) == {("Ali", "actg"), ("Charlie", "tgac"), ("Dan", "gatc"), ("Bob", "ctga")}
-    assert res.summary["wrong"] == 0 and res.summary["recall"] == 1.0
+    assert res.summary.wrong == 0 and res.summary.recall == 1.0
     reasons = dict(zip(res.pairs["deidentified"], res.pairs["reason"], strict=True))
     assert reasons["actg"] == "actg is only compatible with Ali"
 
@@ -141,13 +141,13 @@ def test_simulated_releases_have_no_wrong_reidentification(n, c, p, q, seed) -> 
     tr = build_trails(rel, "deidentified")   # the simulator's model; the default decision is tested elsewhere
     g = build_linkgraph(tr)
     tl = true_loves(g)
-    assert tl.summary["model_ok"]
+    assert tl.summary.model_ok
     for method in ("complete", "incomplete", "true-loves"):
         res = reidentify(g, method, truth=rel.truth)
-        assert res.summary["wrong"] == 0, method
+        assert res.summary.wrong == 0, method
         if method != "true-loves":
             assert pairs(res) <= pairs(tl)
-    assert reidentify(g, "incomplete-k", k=3, truth=rel.truth).summary["wrong"] == 0
+    assert reidentify(g, "incomplete-k", k=3, truth=rel.truth).summary.wrong == 0
 
 
 def test_advisor_table_a1() -> None:
@@ -168,7 +168,7 @@ def test_reidit_variants_run_on_twin_classes_without_expanding() -> None:
     res = {m: reidentify(g, m, k=3, truth=rel.truth) for m in ("incomplete", "incomplete-k", "multiple")}
     assert "_expanded" not in g.__dict__
     for r in res.values():
-        assert r.summary["wrong"] == 0
+        assert r.summary.wrong == 0
     g2 = build_linkgraph(build_trails(rel, "deidentified"))
     g2.ei  # noqa: B018  (force the expansion)
     assert pairs(reidentify(g2, "incomplete")) == pairs(res["incomplete"])

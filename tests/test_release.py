@@ -103,8 +103,12 @@ def test_folder_with_composite_keys(tmp_path: Path) -> None:
     rel = read_release(tmp_path / "rel", id_key=["name", "dob"], deid_key=["dna"])
     assert set(rel.elements("identified")) == {"Ali|1970", "Bob|1980"}
     assert rel.sizes().loc["H1"].tolist() == [2, 1]
-    with pytest.raises(ReleaseError, match="--id-key"):
+    with pytest.raises(ReleaseError, match="name them as the identified key column") as info:
         read_release(tmp_path / "rel")
+    assert info.value.diagnostic.code == "folder-key-missing" and info.value.diagnostic.data["side"] == "identified"
+    from graphlink.cli.words import say
+
+    assert "name them with --id-key" in say(info.value)
     with pytest.raises(ReleaseError, match="missing key column"):
         read_release(tmp_path / "rel", id_key=["surname"], deid_key=["dna"])
 

@@ -180,7 +180,7 @@ def test_nothing_withheld_households_equal_local_on_every_split(spark, lines) ->
         for method in ONE_TO_MANY:
             got, want = gs.reidentify(st_, method, split=split), reidentify(g, method)
             assert_same(got, want)
-            assert (len(want) == 0) == (want.summary["model_ok"] is False)
+            assert (len(want) == 0) == (want.summary.model_ok is False)
         assert _outcome(lambda split=split: gs.audit(st_, 2, split=split).to_dict()) == \
             _outcome(lambda: audit(classes, 2).to_dict())
         refused = classes.consistent is False or bool(classes.unsolved)     # refuted, or partners not all known
@@ -410,7 +410,7 @@ def test_reidit_c_written_by_the_executors_equals_local(spark, tmp_path, fmt) ->
     assert (out / "_SUCCESS").exists()
     got = _parts(out)
     assert list(got.columns) == ["identified", "deidentified", "reason"]
-    assert summary["reidentified"] == len(got) == len(want)
+    assert summary.reidentified == len(got) == len(want)
     assert set(got.itertuples(index=False, name=None)) == set(want.pairs.itertuples(index=False, name=None))
     with pytest.raises(Exception, match="already exists"):
         write_reidit_c(st_, str(out))
@@ -430,9 +430,9 @@ def test_true_loves_written_by_the_executors_equal_local(spark, tmp_path, fmt) -
     assert list(got.columns) == ["identified", "deidentified", "reason"]
     assert set(got.itertuples(index=False, name=None)) == set(want.pairs.itertuples(index=False, name=None))
     assert summary == components.reidentify(st_, "true-loves").summary
-    assert summary["reidentified"] == len(want) and summary["model_ok"]
+    assert summary.reidentified == len(want) and summary.model_ok
     plain = components.write_true_loves(st_, str(tmp_path / "plain"), explain=False)
-    assert plain["reidentified"] == len(want)
+    assert plain.reidentified == len(want)
     assert list(_parts(tmp_path / "plain").columns) == ["identified", "deidentified"]
 
 
@@ -443,10 +443,10 @@ def test_true_loves_written_by_the_executors_refuse_a_release_that_breaks_the_mo
     path.write_text("location,kind,element\nA,identified,x\nA,identified,y\nA,deidentified,n\nA,deidentified,m\n"
                     "B,identified,x\nB,identified,y\nB,deidentified,n\nB,deidentified,p\n")
     want = reidentify(build_trails(read_release(path), "none"), "true-loves")
-    assert want.summary["model_ok"] is False
+    assert want.summary.model_ok is False
     st_ = gs.trails(str(path), spark=spark, reserved="none")
     summary = components.write_true_loves(st_, str(tmp_path / "out"))
-    assert summary["model_ok"] is False and summary["diagnostic"] == want.summary["diagnostic"]
+    assert summary.model_ok is False and summary.diagnostic == want.summary.diagnostic
     assert not (tmp_path / "out").exists()
 
 

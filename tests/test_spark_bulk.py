@@ -138,10 +138,13 @@ def test_cli_engine_spark_says_which_path_ran(local, store, spark, tmp_path, mon
     assert res.exit_code == 0 and "already loaded (nothing changed)" in res.output, res.output
     res = runner.invoke(app, ["load", str(path), "--name", "c2", "--bulk", "always", *opts])
     assert res.exit_code != 0 and isinstance(res.exception, StoreError)
-    msg = str(res.exception)
+    from graphlink.cli.words import say
+
+    msg = say(res.exception)                        # the line the CLI prints
     assert "\n" not in msg
     assert msg == ("cannot bulk-import: the local database already holds data; load with --bulk auto "
                    "(the connector) instead")
+    assert "--bulk" not in str(res.exception)       # the library's own sentence names no flag
     # a new connection: the CLI's import replaced the database the fixture's driver holds bookmarks of
     with connect() as st:
         assert [r["name"] for r in st.list_releases()] == ["c1"]  # the refusal wrote nothing

@@ -63,4 +63,5 @@ def test_the_cli_on_spark_says_nothing_a_user_cannot_act_on():
     assert proc.returncode == 0, proc.stderr
     assert "NOT k-unlinkable" in proc.stdout and "true loves (certain re-identifications): 4" in proc.stdout
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("model: one-to-one"), proc.stderr
+    assert len(lines) == 1 and lines[0].startswith("Model: each de-identified record belongs to one identified "
+                                                   "person (one-to-one)"), proc.stderr

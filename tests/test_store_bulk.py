@@ -189,7 +189,8 @@ def test_idempotent_and_refuses_a_database_with_data(local, store, monkeypatch):
     with pytest.raises(StoreError) as refused:
         store.load_release(rel, name="r2", bulk="always")
     msg = str(refused.value)
-    assert "\n" not in msg and "already holds data" in msg and "--bulk" in msg
+    assert "\n" not in msg and "already holds data" in msg and "bulk import set to auto" in msg
+    assert refused.value.diagnostic.code == "store-bulk-refused"
     assert store.release_info("r2") is None and store.release_info("r1")["status"] == "loaded"
     monkeypatch.setenv("GRAPHLINK_BULK_MIN_ROWS", "1")  # auto would bulk-import at this size ...
     fell_back = store.load_release(rel, name="r2", bulk="auto")

@@ -47,7 +47,7 @@ def test_auto_directions_and_diagnostic() -> None:
     # identified withholding with |N| >= |M|: one-to-one and one-to-many (unreleased members) both fit; the
     # one-to-many reading is the one whose certain pairs hold under both
     assert (tr.reserved, tr.multiplicity) == ("identified", "one-to-many")
-    assert "--multiplicity one-to-one" in tr.reason
+    assert "state the multiplicity as one-to-one" in tr.reason
     assert build_trails(read_release(idres), multiplicity="one-to-one").multiplicity == "one-to-one"
     # mixed sizes that households explain (y and x both behind element 1; element 2's members unreleased)
     households = long_frame({"A": ["x"], "B": ["x", "y"]}, {"A": ["1", "2"], "B": ["1"]})
@@ -59,7 +59,9 @@ def test_auto_directions_and_diagnostic() -> None:
         build_trails(read_release(mixed))
     msg = str(exc.value)
     assert "A (|identified|=1, |deidentified|=2)" in msg and "B (|identified|=2, |deidentified|=1)" in msg
-    assert "--reserved" in msg and "1 identified trail(s) (y)" in msg
+    assert "state the reserved side" in msg and "1 identified trail(s) (y)" in msg
+    d = exc.value.diagnostic
+    assert d.code == "mixed-sizes" and d.data["first"] == ["y"] and d.data["more_deidentified"] == ["A"]
 
 
 def test_explicit_reserved_is_kept_with_warning() -> None:

@@ -94,7 +94,7 @@ def write_audit(store: Any, name: str, result: Any) -> None:
 
 def write_reidentification(store: Any, name: str, result: Any) -> None:
     pairs = result.pairs
-    run = _analysis(store, name, "reidentification", str(result.method), dict(result.summary or {}),
+    run = _analysis(store, name, "reidentification", str(result.method), result.summary.as_dict(),
                     {"pairs": len(pairs)})
     for i, d, r in zip(pairs["identified"], pairs["deidentified"], pairs["reason"], strict=True):
         store._query("MATCH (i:Identified {release: $release, key: $i}) "

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from app import state
-from app.components import charts
+from app.components import charts, words
 from app.components.tables import show_table
 from app.components.text import md, one_line
 
@@ -111,7 +111,7 @@ reserved = state.reserved_choice()
 try:
     tr = state.trails(loaded.key, reserved, release)
 except Exception as exc:
-    st.error("Could not build trails: " + one_line(exc))
+    st.error("Could not build trails: " + one_line(words.say(exc)))
     st.stop()
 
 sizes = tr.sizes
@@ -120,7 +120,10 @@ c1.metric("Locations", len(tr.locations))
 c2.metric("Identified elements", f"{len(tr.identified.keys):,}")
 c3.metric("De-identified elements", f"{len(tr.deidentified.keys):,}")
 c4.metric("Reserved side", md(tr.reserved))
-st.markdown(f"**Data model:** {md(tr.model.label)} — {md(tr.reason)}")
+st.markdown(md(tr.model.sentence).replace("Model\\:", "**Model:**", 1))
+with st.expander("How the data model was decided"):
+    st.markdown(f"{md(tr.model.label)} ({md(tr.model.how)}): {md(tr.reason)}")
+    st.markdown("\n".join(f"- {md(line)}" for line in words.evidence_lines(tr.model)))
 if tr.one_to_many:
     st.info("One-to-many release: REIDIT-C and REIDIT-I assume one-to-one data and are not run (thesis Table "
             "A.1); REIDIT-M and the exact one-to-many pairs (True loves) apply.")

@@ -88,7 +88,7 @@ if res.repair_withheld:
     st.caption(f"The exact audit withheld {len(res.repair_withheld)} more record(s) in "
                f"{res.repair_rounds} repair round(s) to certify the output.")
 with st.expander("Every figure of this run"):
-    st.json(res.summary())
+    st.json(res.summary().as_dict())
 
 st.download_button("Download protected release (CSV)", res.release.frame.to_csv(index=False).encode(),
                    file_name=f"{loaded.release.name}_k{k}_{method}.csv", mime="text/csv",

@@ -56,7 +56,7 @@ def exposure(token: str, qi: tuple[str, ...], k: int, algorithm: str, sup: float
     from graphlink.qi.qitrails import expose
 
     e = expose(_released, qi, locations=locations, p=p, seed=seed)
-    return {**e.counts(), "wrong": sum(r.summary["wrong"] for r in (e.qi_only, e.trails_only, e.both))}
+    return {**e.counts(), "wrong": sum(r.summary.wrong for r in (e.qi_only, e.trails_only, e.both))}
 
 
 @st.cache_data(max_entries=32, show_spinner="Estimating the re-identification risk…")

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from app import state
-from app.components import charts
+from app.components import charts, words
 from app.components.tables import show_table
 from app.components.text import md
 
@@ -62,10 +62,11 @@ for m in chosen:
         results[m] = state.reidentification(loaded.key, reserved, m, k if m == "incomplete-k" else None,
                                             release)
     except Exception as exc:  # e.g. ModelAssumptionError: show it for that method, keep the others
-        errors[m] = str(exc)
+        errors[m] = words.say(exc)
         continue
-    if results[m].summary.get("model_ok") is False:   # no pair is certain: say why instead of listing guesses
-        errors[m] = results.pop(m).summary.get("diagnostic") or "the data breaks the model"
+    if results[m].summary.model_ok is False:   # no pair is certain: say why instead of listing guesses
+        diagnostic = results.pop(m).summary.diagnostic
+        errors[m] = words.say(diagnostic) if diagnostic is not None else "the data breaks the model"
 
 cols = st.columns(max(len(chosen), 1))
 for col, m in zip(cols, chosen, strict=False):
@@ -76,11 +77,7 @@ for col, m in zip(cols, chosen, strict=False):
 for m, msg in errors.items():
     st.error(f"{state.METHOD_LABELS[m]}: {md(msg)}")
 
-SUMMARY_KEYS = ["reidentified", "reidentified_elements", "k", "unique", "k_reidentified", "correct", "wrong",
-                "truth_pairs", "recall", "maximum_matching_size", "reserved"]
-summary = pd.DataFrame([{"method": state.METHOD_LABELS[m], **{kk: r.summary[kk] for kk in SUMMARY_KEYS
-                                                              if kk in r.summary}}
-                        for m, r in results.items()])
+summary = words.reidentify_table({state.METHOD_LABELS[m]: r.summary for m, r in results.items()})
 counts = pd.DataFrame({"method": [state.METHOD_LABELS[m] for m in results],
                        "re-identified": [state.reid_count(r) for r in results.values()]})
 if len(counts):
@@ -93,15 +90,14 @@ if len(counts):
         tooltip=["method", "re-identified"]).properties(height=280)
     labels = chart.mark_text(dy=-8, fontSize=13).encode(text="re-identified:Q", color=alt.value("black"))
     st.altair_chart(chart + labels, width="stretch")
-    with st.expander("Summary per method (from Reidentification.summary)",
-                     expanded=release.truth is not None):
+    with st.expander("Summary per method", expanded=release.truth is not None):
         show_table(summary)
 
 if results:
     st.subheader("Re-identified pairs")
-    shown_opts = list(results)   # the exact certain pairs first: REIDIT-C finds none on most simulated releases
-    shown = st.selectbox("Method", shown_opts, format_func=state.METHOD_LABELS.get, key="reid_shown",
-                         index=shown_opts.index("true-loves") if "true-loves" in shown_opts else 0)
+    listed = list(results)   # the method with the most pairs first: REIDIT-C finds none on most simulated releases
+    shown = st.selectbox("Method", listed, index=listed.index(words.most_pairs(results)),
+                         format_func=state.METHOD_LABELS.get, key="reid_shown")
     pairs = results[shown].to_frame() if hasattr(results[shown], "to_frame") else results[shown].pairs
     show_table(pairs)
     st.download_button("Download pairs as CSV", pairs.to_csv(index=False).encode(),

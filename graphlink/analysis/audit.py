@@ -29,7 +29,9 @@ import numpy as np
 import pandas as pd
 
 from graphlink.analysis.matching import EdgeClasses, classify_edges
+from graphlink.analysis.results import AuditSummary
 from graphlink.core.linkgraph import LinkGraph
+from graphlink.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
     from graphlink.analysis.onetomany import ManyClasses
@@ -90,6 +92,15 @@ class AuditResult:
                                                  "violations": len(self.violations),
                                                  "Hall's condition": "holds" if self.hall_ok else "fails"},
                     {"violations": self.violations})
+
+    @property
+    def summary(self) -> AuditSummary:
+        """The verdict and counts as an :class:`~graphlink.analysis.results.AuditSummary`."""
+        c = self.counts
+        return AuditSummary(self.k, bool(self.k_unlinkable), int(self.true_loves), int(self.maximum_matching_size),
+                            bool(self.hall_ok), int(c.get("identified", 0)), int(c.get("deidentified", 0)),
+                            int(c.get("violations_identified", 0)), int(c.get("violations_deidentified", 0)),
+                            int(c.get("null_trails", 0)), str(c.get("multiplicity", "one-to-one")))
 
     def to_dict(self) -> dict:
         return {
@@ -171,10 +182,16 @@ def audit(graph_or_classes: LinkGraph | EdgeClasses | ManyClasses, k: int) -> Au
                        classes.nu_real, classes.hall_ok, classes.unmatched, counts)
 
 
-def refuted_audit(diagnostic: str) -> str:
-    """The one line of an audit whose one-to-many data refute the model: no assignment, so no possible partner."""
-    return (f"the one-to-many model does not hold ({diagnostic}): no assignment explains the release, so there are "
-            "no possible partners to count")
+def refuted_audit(diagnostic: str) -> Diagnostic:
+    """An audit whose one-to-many data refute the model: no assignment, so no possible partner."""
+    return Diagnostic("one-to-many-refuted", f"the one-to-many model does not hold ({diagnostic}): no assignment "
+                      "explains the release, so there are no possible partners to count", {"detail": diagnostic})
+
+
+def unsolved_audit(text: str) -> Diagnostic:
+    """An audit that meets a one-to-many component beyond the search budget (``text``: its line)."""
+    return Diagnostic("components-unsolved", f"{text}; its possible partners are unknown, so the "
+                      "k-unlinkability audit is not exact", {"count": 1})
 
 
 def _audit_one_to_many(mc: ManyClasses, k: int) -> AuditResult:
@@ -188,10 +205,9 @@ def _audit_one_to_many(mc: ManyClasses, k: int) -> AuditResult:
 
         mc = classify_one_to_many(mc.graph)
     if mc.consistent is False:
-        raise ModelAssumptionError(refuted_audit(mc.diagnostic))
+        raise ModelAssumptionError(diagnostic=refuted_audit(mc.diagnostic))
     if mc.unsolved:
-        raise ModelAssumptionError(f"{mc.unsolved[0].text()}; its possible partners are unknown, so the "
-                                   "k-unlinkability audit is not exact")
+        raise ModelAssumptionError(diagnostic=unsolved_audit(mc.unsolved[0].text()))
     graph = mc.graph
     frames = []
     for side, keys, deg in (("identified", graph.trails.identified.keys, mc.union_degree_identified),

@@ -283,10 +283,14 @@ def classify_edges(graph: LinkGraph, *, engine: Literal["auto", "elements", "twi
     (4, True, 4, 4)
     """
     if graph.trails.one_to_many:
-        raise ModelAssumptionError(
-            "maximum matchings describe one-to-one data; this release is read as one-to-many "
-            f"({graph.trails.model.label}): use graphlink.analysis.onetomany.classify_one_to_many (or --method "
-            "multiple / true-loves, which handle it)")
+        from graphlink.diagnostics import Diagnostic
+
+        raise ModelAssumptionError(diagnostic=Diagnostic(
+            "method-needs-one-to-one", "maximum matchings describe one-to-one data; this release is read as "
+            f"one-to-many ({graph.trails.model.label})",
+            {"method": "maximum matching", "label": graph.trails.model.label, "stated_many": False},
+            remedy="use graphlink.analysis.onetomany.classify_one_to_many (or REIDIT-M / the true loves, which "
+                   "handle it)"))
     if engine == "auto":
         engine = "twins" if graph.prefers_twins else "elements"
     if engine == "elements":

@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from graphlink.analysis.results import ReidentifySummary
 from graphlink.catalog import METHODS, Method  # noqa: F401  (re-exported: graphlink.analysis.reidit.Method)
 from graphlink.core.linkgraph import LinkGraph, build_linkgraph
 from graphlink.core.release import Release
 from graphlink.core.trails import MultiplicityChoice, ReservedChoice, Trails, TrailSide, build_trails
+from graphlink.diagnostics import Diagnostic, first
 from graphlink.errors import ModelAssumptionError
 
 if TYPE_CHECKING:
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 
     from graphlink.analysis.matching import EdgeClasses
     from graphlink.analysis.onetomany import ManyClasses
+    from graphlink.core.model import Model
 
 #: above this many forced (non degree-one) true loves, tight-set explanations are computed only on request
 EXPLAIN_LIMIT = 2000
@@ -79,7 +82,7 @@ class PairColumns:
 
 
 class Reidentification:
-    """Re-identified pairs with a plain-words reason each, and summary counts.
+    """Re-identified pairs with a plain-words reason each, and their :class:`ReidentifySummary`.
 
     ``pairs`` is a DataFrame (identified, deidentified, reason); a method may hand over :class:`PairColumns`
     instead, and the frame is then made on first use.  Returned by :func:`reidentify` and :func:`true_loves`.
@@ -90,9 +93,9 @@ class Reidentification:
         The method that produced it (``"true-loves"``, ``"complete"``, ...).
     pairs : pandas.DataFrame or PairColumns
         One row per re-identified pair (``incomplete-k``: per candidate).
-    summary : dict, optional
-        Counts (``reidentified``, ``maximum_matching_size``, ...; with truth also ``correct``, ``wrong``,
-        ``recall``).
+    summary : ReidentifySummary or dict, optional
+        What the method found (a dict of facts, keys of :meth:`ReidentifySummary.as_dict`, is kept as a
+        :class:`ReidentifySummary`).
 
     Examples
     --------
@@ -100,14 +103,19 @@ class Reidentification:
     >>> result = gl.reidentify(gl.thesis_example(), "true-loves")
     >>> result.method, len(result)
     ('true-loves', 4)
+    >>> result.summary.reidentified, result.summary.model_ok
+    (4, True)
     >>> print(result.pairs.loc[3, "reason"])
     actg can only be Ali, so gatc must be Dan
     """
 
-    def __init__(self, method: str, pairs: pd.DataFrame | PairColumns, summary: dict | None = None) -> None:
+    def __init__(self, method: str, pairs: pd.DataFrame | PairColumns,
+                 summary: ReidentifySummary | dict | None = None) -> None:
         self.method = method
         self._pairs = pairs
-        self.summary = {} if summary is None else summary
+        if not isinstance(summary, ReidentifySummary):
+            summary = ReidentifySummary.from_dict(method, len(pairs), summary or {})
+        self.summary: ReidentifySummary = summary
 
     def __repr__(self) -> str:
         return f"Reidentification(method={self.method!r}, pairs={len(self)}, summary={self.summary!r})"
@@ -128,30 +136,36 @@ class Reidentification:
     def _repr_html_(self) -> str:
         from graphlink.display import html
 
-        facts = {k: v for k, v in self.summary.items() if not isinstance(v, list | dict)}
+        facts = {k: v for k, v in self.summary.as_dict().items() if not isinstance(v, list | dict)}
+        facts.pop("diagnostic", None)
         return html(f"{self.method}: {len(self.pairs):,} pair(s)", facts, {"pairs": self.pairs},
-                    note=str(self.summary.get("diagnostic", "")))
+                    note=str(self.summary.diagnostic or ""))
 
     def to_dict(self) -> dict:
         return {"method": self.method,
                 "pairs": [{"identified": r.identified, "deidentified": r.deidentified, "reason": r.reason}
                           for r in self.pairs.itertuples(index=False)],
-                "summary": self.summary}
+                "summary": self.summary.as_dict()}
 
     def __len__(self) -> int:
         return len(self._pairs)
 
 
-def _one_to_one_only(trails: Trails, name: str) -> None:
-    """REIDIT-C/-I assume one-to-one data (Table A.1): on one-to-many trails they can name people wrongly
-    (REIDIT-I removes a household after its first member)."""
+def require_one_to_one(trails: Trails, name: str) -> None:
+    """Refuse one-to-many trails for the method ``name``: REIDIT-C/-I assume one-to-one data (Table A.1); on
+    one-to-many trails they can name people wrongly (REIDIT-I removes a household after its first member).
+
+    ``trails`` is anything with ``one_to_many``, ``model`` and ``reason`` (the core's trails or an engine's).
+    Raises :class:`ModelAssumptionError` with a ``method-needs-one-to-one`` diagnostic.  O(1)."""
     if trails.one_to_many:
-        raise ModelAssumptionError(
+        stated = "one-to-many as stated" in trails.reason
+        raise ModelAssumptionError(diagnostic=Diagnostic(
+            "method-needs-one-to-one",
             f"{name} assumes one-to-one data (thesis Table A.1), but this release is read as one-to-many "
-            f"({trails.model.label}): use --method multiple (REIDIT-M) or --method true-loves (exact certain pairs "
-            "for one-to-many data)" + ("" if "one-to-many as stated" in trails.reason else
-                                       "; if every de-identified element stands for one person, state "
-                                       "--multiplicity one-to-one"))
+            f"({trails.model.label})", {"method": name, "label": trails.model.label, "stated_many": stated},
+            remedy="use REIDIT-M or the true loves (exact certain pairs for one-to-many data)"
+                   + ("" if stated else "; if every de-identified element stands for one person, state the "
+                                        "multiplicity as one-to-one")))
 
 
 def check_method(trails: Trails, method: str) -> None:
@@ -159,7 +173,7 @@ def check_method(trails: Trails, method: str) -> None:
     model: REIDIT-C/-I/-I-K on one-to-many data (Table A.1).  O(1)."""
     names = {"complete": "REIDIT-C", "incomplete": "REIDIT-I", "incomplete-k": "REIDIT-I"}
     if method in names:
-        _one_to_one_only(trails, names[method])
+        require_one_to_one(trails, names[method])
 
 
 def _pairs_frame(rows: list[tuple[str, str, str]]) -> pd.DataFrame:
@@ -188,7 +202,7 @@ def reidit_c(trails: Trails) -> Reidentification:
     """
     from graphlink.kernels.hashing import group_rows
 
-    _one_to_one_only(trails, "REIDIT-C")
+    require_one_to_one(trails, "REIDIT-C")
     M, N = trails.identified, trails.deidentified
     full = _full_row(M)
     mi = np.flatnonzero(np.all(M.known == full, axis=1))
@@ -206,8 +220,8 @@ def reidit_c(trails: Trails) -> Reidentification:
     ones = np.bitwise_count(M.ones[pm]).sum(axis=1) if len(pm) else np.zeros(0, np.int64)
     mk, nk = M.keys_at(pm), N.keys_at(pn)
     res = PairColumns(mk, nk, lambda: _complete_reasons(mk, nk, ones, M.n_locations))
-    return Reidentification("complete", res, {"reidentified": len(pm), "identified": len(M),
-                                              "deidentified": len(N)})
+    return Reidentification("complete", res, ReidentifySummary("complete", len(pm), len(pm), identified=len(M),
+                                                               deidentified=len(N)))
 
 
 def _complete_reasons(mk: np.ndarray | pa.Array, nk: np.ndarray | pa.Array, ones: np.ndarray, n_loc: int) -> pa.Array:
@@ -290,8 +304,9 @@ class _ClassView:
         return np.concatenate(out)[:limit] if out else np.zeros(0, np.int64)
 
 
-def _class_view(graph: LinkGraph) -> _ClassView:
-    """Built once per graph and cached on it.  O(E_class log E_class + |M| + |N|)."""
+def class_view(graph: LinkGraph) -> _ClassView:
+    """The link graph oriented reserved → complete on twin classes, with class members (what REIDIT-I/-M walk).
+    Built once per graph and cached on it.  O(E_class log E_class + |M| + |N|)."""
     cached = graph.__dict__.get("_reidit_class_view")
     if cached is not None:
         return cached
@@ -328,8 +343,8 @@ def _run_reidit_i(graph: LinkGraph, flip: bool | None = None) -> tuple[list[tupl
     """
     from graphlink.kernels.propagate import propagate_classes
 
-    _one_to_one_only(graph.trails, "REIDIT-I")
-    v = _class_view(graph)
+    require_one_to_one(graph.trails, "REIDIT-I")
+    v = class_view(graph)
     R, S = v.R, v.S
     if flip is None:
         flip = len(R) == len(S)
@@ -387,19 +402,28 @@ def reidit_i(graph: LinkGraph, *, flip: bool | None = None) -> Reidentification:
     """
     triples, info = _run_reidit_i(graph, flip)
     res = _pairs_frame(_i_pairs(graph, triples, info["r_is_deidentified"]))
-    summary = {"reidentified": len(res), "flip": bool(info["flip"]), "conflicts": info["conflicts"],
-               "model_ok": not info["conflicts"]}
-    if info["conflicts"]:
-        summary["diagnostic"] = _conflict_diagnostic(graph, info["conflicts"])
+    summary = ReidentifySummary("incomplete", len(res), len(res), **_sizes(graph), flip=bool(info["flip"]),
+                                conflicts=info["conflicts"], model_ok=not info["conflicts"],
+                                diagnostic=conflict_diagnostic(graph.trails.model.label, info["conflicts"])
+                                if info["conflicts"] else None)
     return Reidentification("incomplete", res, summary)
 
 
-def _conflict_diagnostic(graph: LinkGraph, conflicts: list[str]) -> str:
-    first = ", ".join(conflicts[:5]) + (", …" if len(conflicts) > 5 else "")
-    return (f"the one-to-one model does not hold ({graph.trails.model.label}): {len(conflicts):,} record(s) have "
-            f"no compatible candidate, from the start or after REIDIT-I's eliminations (first: {first}), so its "
-            "pairs are not certain. If one de-identified element can stand for several people (households), read "
-            "the release as one-to-many with --reserved identified and use --method multiple")
+def _sizes(graph: LinkGraph) -> dict[str, int]:
+    return {"identified": len(graph.trails.identified), "deidentified": len(graph.trails.deidentified)}
+
+
+def conflict_diagnostic(label: str, conflicts: list[str], count: int | None = None) -> Diagnostic:
+    """REIDIT-I/-I-K's records with no compatible candidate: the one-to-one model (``label``) does not hold.
+    ``count``: how many there are when ``conflicts`` lists only the first ones."""
+    count = len(conflicts) if count is None else count
+    return Diagnostic(
+        "reidit-conflicts",
+        f"the one-to-one model does not hold ({label}): {count:,} record(s) have no compatible candidate, from the "
+        f"start or after REIDIT-I's eliminations (first: {first(conflicts)}), so its pairs are not certain",
+        {"label": label, "count": count, "first": [str(c) for c in conflicts[:5]]},
+        remedy="if one de-identified element can stand for several people (households), read the release as "
+               "one-to-many with the identified side reserved and use REIDIT-M")
 
 
 def reidit_ik(graph: LinkGraph, k: int) -> Reidentification:
@@ -425,10 +449,11 @@ def reidit_ik(graph: LinkGraph, k: int) -> Reidentification:
                 i, j = (c, r) if info["r_is_deidentified"] else (r, c)
                 rows.append((str(graph.trails.identified.keys[i]), str(graph.trails.deidentified.keys[j]), why))
     res = _pairs_frame(rows)
-    summary = {"k": k, "unique": len(triples), "k_reidentified": k_groups,
-               "reidentified_elements": len(triples) + k_groups, "pairs": len(res), "model_ok": not info["conflicts"]}
-    if info["conflicts"]:
-        summary["diagnostic"] = _conflict_diagnostic(graph, info["conflicts"])
+    summary = ReidentifySummary("incomplete-k", len(triples) + k_groups, len(res), **_sizes(graph), k=k,
+                                unique=len(triples), k_reidentified=k_groups, conflicts=info["conflicts"],
+                                model_ok=not info["conflicts"],
+                                diagnostic=conflict_diagnostic(graph.trails.model.label, info["conflicts"])
+                                if info["conflicts"] else None)
     return Reidentification("incomplete-k", res, summary)
 
 
@@ -438,7 +463,7 @@ def reidit_m(graph: LinkGraph) -> Reidentification:
     marry one de-identified element: a strongly stable polygamous marriage, Definition 26).
     Unreserved data loops over the identified side.  O(|M| + |N| + E).
     """
-    v = _class_view(graph)
+    v = class_view(graph)
     r_is_de, R, S = v.r_is_de, v.R, v.S
     M, N = graph.trails.identified, graph.trails.deidentified
     rows = []
@@ -465,27 +490,39 @@ def reidit_m(graph: LinkGraph) -> Reidentification:
         loop_keys, orphans = M.keys, np.flatnonzero(deg_sc[v.s_class] == 0)
     else:
         loop_keys, orphans = R.keys, np.flatnonzero(deg_rc[v.r_class] == 0)
-    summary: dict = {"reidentified": len(res), "model_ok": len(orphans) == 0}
+    summary = ReidentifySummary("multiple", len(res), len(res), **_sizes(graph), model_ok=len(orphans) == 0)
     if len(orphans):
-        first = ", ".join(str(k) for k in loop_keys[orphans[:5]]) + (", …" if len(orphans) > 5 else "")
-        summary["conflicts"] = [str(k) for k in loop_keys[orphans[:50]]]
-        hint = ("" if graph.trails.one_to_many else " If one de-identified element can stand for several people "
-                "(households), read the release as one-to-many with --reserved identified")
-        summary["diagnostic"] = (f"the {graph.trails.model.label} model does not hold: {len(orphans):,} element(s) "
-                                 f"fit no trail on the other side (first: {first}), so REIDIT-M's pairs are not "
-                                 f"certain.{hint}")
+        summary = summary.with_(conflicts=[str(k) for k in loop_keys[orphans[:50]]],
+                                diagnostic=orphan_diagnostic(graph.trails.model.label, graph.trails.one_to_many,
+                                                             [str(k) for k in loop_keys[orphans[:5]]], len(orphans)))
     elif graph.trails.one_to_many and graph.trails.reserved == "none":
         # nothing withheld: REIDIT-M's pairs are certain only if some assignment explains every location
         from graphlink.analysis.onetomany import classify_one_to_many
 
         mc = classify_one_to_many(graph, possible=False, backbone=False)
-        summary["model_ok"] = mc.consistent
+        summary = summary.with_(model_ok=mc.consistent)
         if mc.consistent is False:
             res = res.iloc[:0]
-            summary["reidentified"] = 0
-            summary["diagnostic"] = f"the one-to-many model does not hold ({mc.diagnostic}), so no pair is certain"
-        _unsolved(summary, mc)
+            summary = summary.with_(reidentified=0, pairs=0, diagnostic=many_refuted(str(mc.diagnostic)))
+        summary = note_unsolved(summary, [r.text() for r in getattr(mc, "unsolved", [])])
     return Reidentification("multiple", res, summary)
+
+
+def orphan_diagnostic(label: str, one_to_many: bool, first_keys: list[str], count: int) -> Diagnostic:
+    """REIDIT-M's elements that fit no trail on the other side: the model (``label``) does not hold."""
+    return Diagnostic(
+        "reidit-m-orphans",
+        f"the {label} model does not hold: {count:,} element(s) fit no trail on the other side (first: "
+        f"{', '.join(first_keys[:5])}{', …' if count > 5 else ''}), so REIDIT-M's pairs are not certain",
+        {"label": label, "count": count, "first": list(first_keys[:5]), "one_to_many": one_to_many},
+        remedy="" if one_to_many else "if one de-identified element can stand for several people (households), "
+                                      "read the release as one-to-many with the identified side reserved")
+
+
+def many_refuted(detail: str) -> Diagnostic:
+    """The one-to-many model refuted by the data (``detail``: :mod:`graphlink.analysis.onetomany`'s words)."""
+    return Diagnostic("one-to-many-refuted", f"the one-to-many model does not hold ({detail}), so no pair is certain",
+                      {"detail": detail})
 
 
 # ------------------------------------------------------------------------------------------- true loves
@@ -515,7 +552,7 @@ def true_loves(graph_or_classes: LinkGraph | EdgeClasses, *, explain: bool | Non
     --------
     >>> import graphlink as gl
     >>> result = gl.true_loves(gl.build_linkgraph(gl.build_trails(gl.thesis_example())))
-    >>> len(result), result.summary["maximum_matching_size"]
+    >>> len(result), result.summary.maximum_matching_size
     (4, 4)
     >>> print(result.pairs.loc[0, "reason"])
     actg is only compatible with Ali
@@ -543,40 +580,45 @@ def true_loves(graph_or_classes: LinkGraph | EdgeClasses, *, explain: bool | Non
         elif explainer is not None:
             why = explainer.one_to_one(int(r), int(s))
         else:
-            why = (f"{R.keys[r]} must be {S.keys[s]}: its other candidates are each needed by a tight set of "
-                   f"records (run with --explain to list it)")
+            why = forced_short_reason(str(R.keys[r]), str(S.keys[s]))
         rows.append((str(M.keys[i]), str(N.keys[j]), why + caveat))
     res = _pairs_frame(rows)
-    summary = {"reidentified": len(res), "maximum_matching_size": classes.nu_real,
-               "model_ok": classes.hall_ok, "unmatched": classes.unmatched[:50],
-               "engine": classes.engine}
+    tr = graph.trails
+    summary = ReidentifySummary("true-loves", len(res), len(res), **_sizes(graph),
+                                maximum_matching_size=classes.nu_real, model_ok=classes.hall_ok,
+                                unmatched=classes.unmatched[:50], engine=classes.engine)
     if not classes.hall_ok:
-        summary["diagnostic"] = hall_diagnostic(classes)
+        summary = summary.with_(diagnostic=hall_diagnostic(tr.model, {
+            "deidentified": [str(k) for k in tr.deidentified.keys[classes.mate_deidentified < 0]],
+            "identified": [str(k) for k in tr.identified.keys[classes.mate_identified < 0]]}))
     return Reidentification("true-loves", res, summary)
 
 
-def hall_diagnostic(classes: EdgeClasses) -> str:
-    """One line saying that the one-to-one model does not hold: how many elements of each side no maximum matching
-    can pair with a distinct element of the other side (the reserved side's, and with nothing reserved both
-    sides'), the first few, what next.  ``classes`` may carry ``unmatched_sides`` ({side: keys}) instead of
-    mates (the Spark merge)."""
-    tr = classes.graph.trails
-    sides = getattr(classes, "unmatched_sides", None)
-    if sides is None:
-        sides = {"deidentified": [str(k) for k in tr.deidentified.keys[classes.mate_deidentified < 0]],
-                 "identified": [str(k) for k in tr.identified.keys[classes.mate_identified < 0]]}
-    checked = ["deidentified", "identified"] if tr.reserved == "none" else [tr.reserved]
+def forced_short_reason(r: str, s: str) -> str:
+    """The reason of a forced true love past the explanation budget (``EXPLAIN_LIMIT``)."""
+    return (f"{r} must be {s}: its other candidates are each needed by a tight set of records (full "
+            "explanations list it)")
+
+
+def hall_diagnostic(model: Model, sides: dict[str, list[str]]) -> Diagnostic:
+    """The one-to-one model (``model``) does not hold: how many elements of each side no maximum matching can pair
+    with a distinct element of the other side (the reserved side's, and with nothing reserved both sides'), the
+    first few, what next.  ``sides``: {side: keys of the unmatched elements}."""
+    checked = ["deidentified", "identified"] if model.reserved == "none" else [model.reserved]
     words = {"identified": "identified", "deidentified": "de-identified"}
     parts = []
     for side in checked:
         keys = sides.get(side, [])
         if keys:
-            first = ", ".join(keys[:5]) + (", …" if len(keys) > 5 else "")
-            parts.append(f"{len(keys):,} {words[side]} element(s) ({first})")
-    return (f"the one-to-one model does not hold ({tr.model.label}): {' and '.join(parts)} cannot be matched to "
-            "a distinct element of the other side in any maximum matching (Hall's condition fails), so no pair is "
-            "certain. If one de-identified element can stand for several people (households), read the release as "
-            "one-to-many with --reserved identified and use --method multiple or true-loves")
+            parts.append(f"{len(keys):,} {words[side]} element(s) ({first(keys)})")
+    return Diagnostic(
+        "hall-fails",
+        f"the one-to-one model does not hold ({model.label}): {' and '.join(parts)} cannot be matched to a "
+        "distinct element of the other side in any maximum matching (Hall's condition fails), so no pair is "
+        "certain", {"label": model.label, "sides": {s: len(sides.get(s, [])) for s in checked},
+                    "first": {s: list(sides.get(s, []))[:5] for s in checked}},
+        remedy="if one de-identified element can stand for several people (households), read the release as "
+               "one-to-many with the identified side reserved and use REIDIT-M or the true loves")
 
 
 class _TightSets:
@@ -593,7 +635,7 @@ class _TightSets:
     def __init__(self, graph: LinkGraph, class_flow: np.ndarray) -> None:
         from graphlink.kernels.rows import csr
 
-        self.v = _class_view(graph)
+        self.v = class_view(graph)
         v = self.v
         rc = graph.class_ej if v.r_is_de else graph.class_ei
         sc = graph.class_ei if v.r_is_de else graph.class_ej
@@ -636,8 +678,8 @@ def certain_one_to_many(graph: LinkGraph, *, explain: bool | None = None, classe
                         ) -> Reidentification:
     """The certain pairs of a one-to-many release: those in every consistent assignment (Malin 2006 Appendix A;
     exact, :mod:`graphlink.analysis.onetomany`).  REIDIT-M's pairs are a subset.  When the data refute the model no
-    pair is returned and ``summary["diagnostic"]`` says why; a component beyond the search budget is listed in
-    ``summary["unsolved"]`` (its words in ``summary["unsolved_text"]``) and ``model_ok`` is None (not checked).
+    pair is returned and ``summary.diagnostic`` says why; a component beyond the search budget is counted in
+    ``summary.unsolved`` (its words in ``summary.unsolved_text``) and ``model_ok`` is None (not checked).
     ``explain`` is accepted for symmetry with the one-to-one true loves: every reason is complete already.
     ``classes``: the graph's classification, when it is at hand.
     Cost: that of :func:`graphlink.analysis.onetomany.classify_one_to_many` without possible pairs."""
@@ -651,26 +693,24 @@ def certain_one_to_many(graph: LinkGraph, *, explain: bool | None = None, classe
         for m, n, w, d in zip(mc.pair_m.tolist(), mc.pair_n.tolist(), mc.why.tolist(), mc.why_detail, strict=True):
             rows.append((str(M.keys[m]), str(N.keys[n]), many_reason(str(M.keys[m]), str(N.keys[n]), w, d)))
     res = _pairs_frame(rows)
-    summary: dict = {"reidentified": len(res), "multiplicity": "one-to-many", "model_ok": mc.consistent,
-                     "engine": mc.engine}
-    if mc.consistent is False:
-        summary["diagnostic"] = f"the one-to-many model does not hold ({mc.diagnostic}), so no pair is certain"
-    _unsolved(summary, mc)
+    summary = ReidentifySummary("true-loves", len(res), len(res), **_sizes(graph), model_ok=mc.consistent,
+                                engine=mc.engine,
+                                diagnostic=many_refuted(str(mc.diagnostic)) if mc.consistent is False else None)
+    summary = note_unsolved(summary, [r.text() for r in getattr(mc, "unsolved", [])])
     return Reidentification("true-loves", res, summary)
 
 
-def _unsolved(summary: dict, mc: object) -> None:
-    """Components beyond the search budget: counted in the summary, each one line as a :class:`ModelWarning`."""
-    import warnings
-
+def note_unsolved(summary: ReidentifySummary, texts: list[str]) -> ReidentifySummary:
+    """Components beyond the search budget (``texts``, one line each): counted in the summary, each a
+    :class:`ModelWarning` carrying a ``components-unsolved`` diagnostic."""
     from graphlink.core.model import ModelWarning
+    from graphlink.diagnostics import warn
 
-    unsolved = getattr(mc, "unsolved", [])
-    if unsolved:
-        summary["unsolved"] = len(unsolved)
-        summary["unsolved_text"] = [r.text() for r in unsolved]
-        for r in unsolved:
-            warnings.warn(r.text(), ModelWarning, stacklevel=3)
+    if not texts:
+        return summary
+    for t in texts:
+        warn(Diagnostic("components-unsolved", t, {"count": len(texts)}), ModelWarning, stacklevel=3)
+    return summary.with_(unsolved=len(texts), unsolved_text=texts)
 
 
 def many_reason(m: str, n: str, why: int, detail: tuple | None) -> str:
@@ -711,16 +751,17 @@ def reidentify(data: Release | Trails | LinkGraph, method: str, *, k: int | None
     reserved, multiplicity : str
         The data model of a Release: ``"auto"`` decides it, or state it (``--reserved``, ``--multiplicity``).
     truth : DataFrame, optional
-        Ground truth (``identified``, ``deidentified``); defaults to the release's. Adds ``correct``,
-        ``wrong`` and ``recall`` to the summary.
+        Ground truth (``identified``, ``deidentified``); defaults to the release's. Fills ``correct``,
+        ``wrong``, ``truth_pairs``, ``precision`` and ``recall`` of the summary.
     explain : bool, optional
         Compute tight-set reasons for every forced true love (default: up to ``EXPLAIN_LIMIT`` of them).
 
     Returns
     -------
     Reidentification
-        ``pairs`` (identified, deidentified, reason) and ``summary``; ``summary["model_ok"]`` is False when the
-        method's own check finds the model broken (then no pair is certain; ``summary["diagnostic"]`` says why).
+        ``pairs`` (identified, deidentified, reason) and ``summary`` (:class:`ReidentifySummary`, with the data
+        model); ``summary.model_ok`` is False when the method's own check finds the model broken (then no pair is
+        certain; ``summary.diagnostic`` says why, as a code plus data).
 
     Raises
     ------
@@ -734,7 +775,7 @@ def reidentify(data: Release | Trails | LinkGraph, method: str, *, k: int | None
     >>> res = gl.reidentify(release, "incomplete")
     >>> print(res.pairs.loc[res.pairs["deidentified"] == "gatc", "reason"].iloc[0])
     Dan is only compatible with gatc (Flip step: |M| = |N|, so every record has a counterpart)
-    >>> gl.reidentify(release, "complete").summary["reidentified"]
+    >>> gl.reidentify(release, "complete").summary.reidentified
     1
 
     Complexity: see each method; REIDIT-I/-M run on twin classes in O(|M| + |N| + E_class).
@@ -760,10 +801,8 @@ def reidentify(data: Release | Trails | LinkGraph, method: str, *, k: int | None
         else:
             result = true_loves(graph, explain=explain)
     truth = truth if truth is not None else release_truth
-    if truth is not None:
-        result.summary.update(evaluate(result, truth))
-    result.summary.setdefault("reserved", trails.reserved)
-    result.summary.setdefault("multiplicity", trails.multiplicity)
+    facts = evaluate(result, truth) if truth is not None else {}
+    result.summary = result.summary.with_(model=trails.model, **facts)
     return result
 
 
@@ -783,14 +822,14 @@ def evaluate(result: Reidentification, truth: pd.DataFrame) -> dict:
     Returns
     -------
     dict
-        ``correct``, ``wrong``, ``truth_pairs`` and ``recall``.
+        ``correct``, ``wrong``, ``truth_pairs``, ``precision`` (None with no pair) and ``recall``.
 
     Examples
     --------
     >>> import graphlink as gl
     >>> release = gl.thesis_example()
     >>> gl.evaluate(gl.reidentify(release, "complete"), release.truth)
-    {'correct': 1, 'wrong': 0, 'truth_pairs': 4, 'recall': 0.25}
+    {'correct': 1, 'wrong': 0, 'truth_pairs': 4, 'precision': 1.0, 'recall': 0.25}
     """
     t = set(zip(truth["identified"].astype(str), truth["deidentified"].astype(str), strict=True))
     pairs = result.pairs
@@ -807,4 +846,5 @@ def evaluate(result: Reidentification, truth: pd.DataFrame) -> dict:
         wrong = len(got - t)
         found = correct
     return {"correct": int(correct), "wrong": int(wrong), "truth_pairs": len(t),
+            "precision": correct / (correct + wrong) if correct + wrong else None,
             "recall": (found / len(t)) if t else 0.0}

@@ -18,6 +18,7 @@ import warnings
 import typer
 from typer._click import exceptions as _click_exceptions
 
+from graphlink.cli import words
 from graphlink.display import drop_notes, flush_notes, terminal_text
 from graphlink.errors import GraphlinkError
 
@@ -92,7 +93,7 @@ def main() -> None:
             app(standalone_mode=False)
             code = 0
         except GraphlinkError as exc:
-            _fail(f"graphlink: error: {one_line(exc)}", exc.exit_code)
+            _fail(f"graphlink: error: {one_line(words.say(exc))}", exc.exit_code)
         except typer.Exit as exc:
             code = exc.exit_code
         except typer.Abort:
@@ -114,7 +115,7 @@ def main() -> None:
     else:
         drop_notes()
     for w in caught:
-        typer.echo(f"graphlink: warning: {one_line(w.message)}", err=True)
+        typer.echo(f"graphlink: warning: {one_line(words.say(w))}", err=True)
     sys.exit(code)
 
 

@@ -57,7 +57,6 @@ Cost: O(|C|) for the size test; where step 3/4 needs links, O(|R_class|·|S_clas
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -65,6 +64,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from graphlink.core.release import LocationSizes, ReleaseWarning
+from graphlink.diagnostics import Diagnostic, warn
 from graphlink.errors import ModelAssumptionError
 
 if TYPE_CHECKING:
@@ -104,20 +104,84 @@ class Fill:
     de_weight: np.ndarray | None = None
 
 
+#: how a decision was reached, in words (``ModelDecision.decided_by``)
+DECIDED_BY = {"requested": "as requested", "sizes": "from the per-location sizes",
+              "counts": "from the element counts", "links": "from the link graph"}
+
+
 @dataclass(frozen=True)
-class Model:
-    """How a release is read: reserved side (orientation of ``*``), multiplicity, and why."""
+class ModelDecision:
+    """How a release is read: the reserved side (orientation of ``*``), the multiplicity, how it was decided and
+    the evidence, as data (Malin 2006 §3.3, Lemma 6; Appendix A).
+
+    Attributes
+    ----------
+    reserved : {"deidentified", "identified", "none"}
+        The side whose locations may withhold records.
+    multiplicity : {"one-to-one", "one-to-many"}
+        One identified person per de-identified element, or several (Definition 27).
+    reason : str
+        The argument in the thesis's notation (|γ_c|, |ω_c|, Lemma 6, ...), for readers who ask for it.
+    decided_by : {"requested", "sizes", "counts", "links"}
+        What settled it: the user's statement, the per-location sizes, the element counts or the link graph.
+    evidence : Diagnostic, optional
+        The facts behind it (code ``model-decided``): element counts, the size reading, the locations with more
+        records on one side, the elements that refute a reading.
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> from graphlink.core.trails import build_trails
+    >>> m = build_trails(gl.thesis_example()).model
+    >>> m.multiplicity, m.reserved, m.decided_by
+    ('one-to-one', 'deidentified', 'sizes')
+    >>> print(m.sentence)  # doctest: +NORMALIZE_WHITESPACE
+    Model: each de-identified record belongs to one identified person (one-to-one);
+    locations may withhold de-identified records.
+    >>> m.evidence.data["n_identified"]
+    4
+    """
 
     reserved: Reserved
     multiplicity: Multiplicity
     reason: str
     decided_by: Literal["requested", "sizes", "counts", "links"]
+    evidence: Diagnostic | None = None
 
     @property
     def label(self) -> str:
+        """The short label: ``one-to-one, de-identified reserved`` (thesis notation)."""
         side = {"none": "unreserved", "identified": "identified reserved",
                 "deidentified": "de-identified reserved"}[self.reserved]
         return f"{self.multiplicity}, {side}"
+
+    @property
+    def sentence(self) -> str:
+        """The reading as one plain sentence for people (no notation)."""
+        who = ("each de-identified record belongs to one identified person (one-to-one)"
+               if self.multiplicity == ONE_TO_ONE else
+               "a de-identified record may stand for several identified people, e.g. a household (one-to-many)")
+        side = {"none": "no location withheld records",
+                "identified": "locations may withhold identified records",
+                "deidentified": "locations may withhold de-identified records"}[self.reserved]
+        return f"Model: {who}; {side}."
+
+    @property
+    def how(self) -> str:
+        """How it was decided, in words: ``from the per-location sizes``."""
+        return DECIDED_BY.get(self.decided_by, self.decided_by)
+
+    def as_dict(self) -> dict:
+        """multiplicity, reserved, decided_by, reason (the keys of the CLI's JSON ``model``) and the evidence."""
+        out = {"multiplicity": self.multiplicity, "reserved": self.reserved, "decided_by": self.decided_by,
+               "reason": self.reason}
+        if self.evidence is not None:
+            out["evidence"] = self.evidence.as_dict()["data"]
+        return out
+
+
+#: the earlier name of :class:`ModelDecision`
+Model = ModelDecision
 
 
 FillFn = Callable[[Reserved, Multiplicity], Fill]
@@ -155,7 +219,7 @@ def decide_reserved(sizes: pd.DataFrame | LocationSizes, requested: ReservedChoi
     requested direction the sizes contradict is kept with a :class:`ModelWarning`.  O(|C|).
     """
     if requested not in RESERVED_CHOICES:
-        raise ModelAssumptionError(f"--reserved must be one of {', '.join(RESERVED_CHOICES)}")
+        raise _invalid("reserved", requested, RESERVED_CHOICES)
     reading, more_de, more_id = size_reading(sizes)
     if requested == "auto":
         if reading == "none":
@@ -166,19 +230,24 @@ def decide_reserved(sizes: pd.DataFrame | LocationSizes, requested: ReservedChoi
         if reading == "identified":
             return "identified", (f"identified reserved to de-identified: every location has |γ_c| ≤ |ω_c| "
                                   f"({len(more_de)} of {len(sizes)} withhold some identified records)")
-        raise ModelAssumptionError(
+        raise ModelAssumptionError(diagnostic=Diagnostic(
+            "mixed-sizes",
             "inconsistent release: neither side is reserved to the other. Locations with more de-identified "
             f"than identified records: {_listing(sizes, more_de)}. Locations with more identified than "
             f"de-identified records: {_listing(sizes, more_id)}. The one-to-one trail model needs one direction "
-            "at every location; if you know which side withholds, state it with --reserved identified or "
-            "--reserved deidentified (the analyses then report where the data breaks it).")
+            "at every location",
+            {"more_deidentified": more_de[:50], "more_identified": more_id[:50]},
+            remedy="if you know which side withholds, state the reserved side as identified or deidentified (the "
+                   "analyses then report where the data breaks it)"))
     bad = {"deidentified": more_de, "identified": more_id, "none": more_de + more_id}[requested]
     if bad:
         what = {"deidentified": "de-identified reserved to identified expects |ω_c| ≤ |γ_c| everywhere",
                 "identified": "identified reserved to de-identified expects |γ_c| ≤ |ω_c| everywhere",
                 "none": "unreserved expects |γ_c| = |ω_c| everywhere"}[requested]
-        note = f"--reserved {requested} as requested, although {what}; offending locations: {_listing(sizes, bad)}"
-        warnings.warn(note, ModelWarning, stacklevel=3)
+        note = (f"reserved side {requested} as requested, although {what}; offending locations: "
+                f"{_listing(sizes, bad)}")
+        warn(Diagnostic("stated-side-contradicted", note, {"reserved": requested, "offending": bad[:50]}),
+             ModelWarning, stacklevel=3)
         return requested, note
     return requested, f"{requested} (as requested; consistent with the per-location sizes)"
 
@@ -217,6 +286,22 @@ def _saturated(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, r_we
     return twin_flow(a, b, ci, cj, classify=False)["nu"] == int(a.sum())
 
 
+def _invalid(option: str, value: object, choices: tuple[str, ...]) -> ModelAssumptionError:
+    return ModelAssumptionError(diagnostic=Diagnostic(
+        "invalid-choice", f"the {option} must be one of {', '.join(choices)} (not {value!r})",
+        {"option": option, "value": value, "choices": list(choices)}))
+
+
+def _evidence(n_m: int, n_n: int, reading: str, more_de: list[str], more_id: list[str],
+              **extra: object) -> Diagnostic:
+    """The facts behind a decision (``ModelDecision.evidence``)."""
+    return Diagnostic("model-decided", f"{n_m:,} identified and {n_n:,} de-identified elements; sizes read "
+                      f"{reading}", {"n_identified": n_m, "n_deidentified": n_n, "size_reading": reading,
+                                     "more_deidentified": more_de[:50], "more_identified": more_id[:50],
+                                     "n_more_deidentified": len(more_de), "n_more_identified": len(more_id),
+                                     **extra})
+
+
 def _names(keys: np.ndarray, rows: np.ndarray, show: int = 3) -> str:
     shown = ", ".join(str(keys[r]) for r in rows[:show])
     return shown + (", …" if len(rows) > show else "")
@@ -231,32 +316,38 @@ def decide(sizes: pd.DataFrame | LocationSizes, n_identified: int, n_deidentifie
     model and, when the sizes cannot decide, once more for the rejected one.
     """
     if requested not in RESERVED_CHOICES:
-        raise ModelAssumptionError(f"--reserved must be one of {', '.join(RESERVED_CHOICES)}")
+        raise _invalid("reserved", requested, RESERVED_CHOICES)
     if multiplicity not in MULTIPLICITY_CHOICES:
-        raise ModelAssumptionError(f"--multiplicity must be one of {', '.join(MULTIPLICITY_CHOICES)}")
+        raise _invalid("multiplicity", multiplicity, MULTIPLICITY_CHOICES)
     n_m, n_n = n_identified, n_deidentified
+    reading, more_de, more_id = size_reading(sizes)
     fewer = n_n < n_m
     many_reason = (f"one-to-many: {n_n:,} de-identified elements for {n_m:,} identified ones, so several identified "
                    "people share one de-identified element (Appendix A, Definition 27); the identified side is "
                    "read as reserved (a person's absence is no evidence about their shared element; Theorem 9; if "
-                   "no identified record was withheld, --reserved none also uses that every de-identified element "
-                   "stands for someone)")
+                   "no identified record was withheld, stating that nothing is reserved also uses that every "
+                   "de-identified element stands for someone)")
 
     both_fit = ("one-to-one and one-to-many data (a de-identified element shared by several people, some never "
                 "released; Appendix A) both fit a release whose identified side withholds, and the data cannot tell "
                 "them apart; read as one-to-many, whose certain pairs are certain under both readings (every "
-                "one-to-one assignment is a one-to-many one); state --multiplicity one-to-one if every "
+                "one-to-one assignment is a one-to-many one); state the multiplicity as one-to-one if every "
                 "de-identified element stands for one person (REIDIT-C/I and one-to-one true loves)")
 
+    def decision(reserved: Reserved, mult: Multiplicity, reason: str, by: str, **extra: object) -> Model:
+        return Model(reserved, mult, reason, by,  # type: ignore[arg-type]
+                     _evidence(n_m, n_n, reading, more_de, more_id, **extra))
+
     def model(reserved: Reserved, mult: Multiplicity, reason: str, by: str) -> tuple[Model, Fill]:
-        return Model(reserved, mult, reason, by), fill(reserved, mult)  # type: ignore[arg-type]
+        return decision(reserved, mult, reason, by), fill(reserved, mult)
 
     def stated_many(side: ReservedChoice, how: str) -> tuple[Model, Fill]:
         if side == "deidentified":
-            raise ModelAssumptionError(
+            raise ModelAssumptionError(diagnostic=Diagnostic(
+                "one-to-many-deidentified-reserved",
                 "one-to-many data with the de-identified side reserved is N/A in thesis Table A.1: no algorithm is "
-                "sound there; one-to-many releases are read with --reserved identified (people may withhold) or "
-                "--reserved none (nothing withheld)")
+                "sound there", remedy="one-to-many releases are read with the identified side reserved (people "
+                "may withhold) or with nothing reserved (nothing withheld)"))
         chosen: Reserved = "none" if side == "none" else "identified"
         what = ("unreserved: no identified record was withheld, so every de-identified element stands for at least "
                 "one released person (Corollary 7)" if chosen == "none" else
@@ -274,14 +365,13 @@ def decide(sizes: pd.DataFrame | LocationSizes, n_identified: int, n_deidentifie
             side, reason = decide_reserved(sizes, requested)
             return model(side, ONE_TO_ONE, reason, "requested")
         if fewer:   # identified / none with |N| < |M|: no injection M -> N, so one-to-many
-            return stated_many(requested, f"(--reserved {requested} with {n_n:,} de-identified elements for "
+            return stated_many(requested, f"(reserved side {requested} with {n_n:,} de-identified elements for "
                                           f"{n_m:,} identified ones: no one-to-one assignment exists)")
         side, reason = decide_reserved(sizes, requested)
         if side == "identified":    # members may be unreleased: one-to-many fits as well as one-to-one
             return model("identified", ONE_TO_MANY, f"{reason}; {both_fit}", "requested")
         return model(side, ONE_TO_ONE, reason, "requested")
 
-    reading, more_de, more_id = size_reading(sizes)
     if reading in ("none", "identified"):
         if fewer:
             return model("identified", ONE_TO_MANY, many_reason, "counts")
@@ -299,16 +389,20 @@ def decide(sizes: pd.DataFrame | LocationSizes, n_identified: int, n_deidentifie
     orphans_m = _unlinked(many.id_known, many.id_ones, many.de_ones)
     if reading == "mixed":
         if len(orphans_m) == 0:
-            return Model("identified", ONE_TO_MANY, "sizes differ in both directions, which one-to-one data "
-                         "cannot do; every identified trail is contained in a de-identified one: " + many_reason,
-                         "links"), many
+            return decision("identified", ONE_TO_MANY, "sizes differ in both directions, which one-to-one data "
+                            "cannot do; every identified trail is contained in a de-identified one: " + many_reason,
+                            "links"), many
         try:
             decide_reserved(sizes, "auto")       # raises the inconsistent-release error with the locations
         except ModelAssumptionError as exc:
-            raise ModelAssumptionError(f"{exc} One-to-many data (households) would explain mixed sizes, but "
-                                       f"{_count(orphans_m, many.id_weight):,} identified trail(s) "
-                                       f"({_names(many.id_keys, orphans_m)}) are contained in no de-identified "
-                                       "trail.") from None
+            d = exc.diagnostic
+            n_orphans = _count(orphans_m, many.id_weight)
+            raise ModelAssumptionError(diagnostic=Diagnostic(
+                d.code, f"{d.message}. One-to-many data (households) would explain mixed sizes, but "
+                f"{n_orphans:,} identified trail(s) ({_names(many.id_keys, orphans_m)}) are contained in no "
+                "de-identified trail", {**d.data, "orphans": n_orphans,
+                                        "first": [str(many.id_keys[r]) for r in orphans_m[:5]]},
+                remedy=d.remedy)) from None
         raise AssertionError("unreachable")       # pragma: no cover
     one = fill("deidentified", ONE_TO_ONE)
     orphans_n = _unlinked(one.de_known, one.de_ones, one.id_ones)
@@ -317,25 +411,32 @@ def decide(sizes: pd.DataFrame | LocationSizes, n_identified: int, n_deidentifie
                    "fit no identified trail, so they cannot be one person's records with some withheld")
     refuted_many = (f"{_count(orphans_m, many.id_weight):,} identified trail(s) ({_names(many.id_keys, orphans_m)}) "
                     "are contained in no de-identified trail, so no shared element explains them")
+    links = {"deidentified_fitting_no_trail": _count(orphans_n, one.de_weight),
+             "first_deidentified": [str(one.de_keys[r]) for r in orphans_n[:5]],
+             "identified_in_no_trail": _count(orphans_m, many.id_weight),
+             "first_identified": [str(many.id_keys[r]) for r in orphans_m[:5]]}
     if len(orphans_n) and not len(orphans_m):
-        return Model("identified", ONE_TO_MANY, f"{refuted_one}; every identified trail is contained in a "
-                     f"de-identified one: {many_reason}", "links"), many
+        return decision("identified", ONE_TO_MANY, f"{refuted_one}; every identified trail is contained in a "
+                        f"de-identified one: {many_reason}", "links", **links), many
     if len(orphans_m) and not len(orphans_n):
-        return Model("deidentified", ONE_TO_ONE, f"{size_reason}; one-to-one, not one-to-many: {refuted_many}",
-                     "links"), one
+        return decision("deidentified", ONE_TO_ONE, f"{size_reason}; one-to-one, not one-to-many: {refuted_many}",
+                        "links", **links), one
     if not len(orphans_n) and not len(orphans_m):
         # one-to-many with the identified side reserved needs nothing more (members may be withheld); one-to-one
         # needs every de-identified element matched to a distinct person (Hall's condition)
         if not _saturated(one.de_known, one.de_ones, one.id_ones, one.de_weight, one.id_weight):
-            return Model("identified", ONE_TO_MANY, "the de-identified elements cannot all be matched to "
-                         f"distinct identified people (Hall's condition fails one-to-one): {many_reason}",
-                         "links"), many
-        raise ModelAssumptionError(
+            return decision("identified", ONE_TO_MANY, "the de-identified elements cannot all be matched to "
+                            f"distinct identified people (Hall's condition fails one-to-one): {many_reason}",
+                            "links", hall_ok=False, **links), many
+        raise ModelAssumptionError(diagnostic=Diagnostic(
+            "side-undecided",
             f"cannot tell which side is reserved: every location has |ω_c| ≤ |γ_c| and the trails fit both "
             f"one-to-one data with de-identified records withheld and one-to-many data ({n_n:,} de-identified "
-            f"elements shared by {n_m:,} identified people), which re-identify differently; state it with "
-            "--reserved deidentified (one-to-one) or --reserved identified (one-to-many, e.g. households)")
+            f"elements shared by {n_m:,} identified people), which re-identify differently",
+            {"n_identified": n_m, "n_deidentified": n_n},
+            remedy="state the reserved side: deidentified (one-to-one) or identified (one-to-many, e.g. "
+                   "households)"))
     note = (f"{size_reason}; but the release fits neither model: {refuted_one}, and {refuted_many}; the analyses "
             "report the broken model")
-    warnings.warn(note, ModelWarning, stacklevel=3)
-    return Model("deidentified", ONE_TO_ONE, note, "links"), one
+    warn(Diagnostic("fits-neither-model", note, links), ModelWarning, stacklevel=3)
+    return decision("deidentified", ONE_TO_ONE, note, "links", **links), one

@@ -374,9 +374,12 @@ def _key_columns(table: Table, cols: Sequence[str] | None, *, role: str) -> list
             return ["element"]
         if len(table.names) == 1:
             return list(table.names)
-        flag = "--id-key" if role == "identified" else "--deid-key"
-        raise ReleaseError(f"cannot tell which column(s) hold the {role} key; name them with {flag} "
-                           f"(columns: {names_list(table.names)})", file=table.file)
+        from graphlink.diagnostics import Diagnostic
+
+        raise ReleaseError(f"cannot tell which column(s) hold the {role} key; name them as the {role} key column(s) "
+                           f"(columns: {names_list(table.names)})", file=table.file,
+                           diagnostic=Diagnostic("folder-key-missing", f"cannot tell which column(s) hold the {role} "
+                                                 "key", {"side": role, "columns": list(table.names)[:20]}))
     missing = [c for c in cols if c not in table.names]
     if missing:
         raise ReleaseError(f"missing key column(s) {', '.join(map(repr, missing))} "

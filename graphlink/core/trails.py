@@ -48,6 +48,8 @@ if TYPE_CHECKING:          # pandas is imported where used: trails of a small re
     import pandas as pd
     import pyarrow as pa
 
+    from graphlink.diagnostics import Diagnostic
+
 __all__ = ["RESERVED_CHOICES", "Multiplicity", "MultiplicityChoice", "Reserved", "ReservedChoice", "TrailSide",
            "Trails", "build_trails", "decide_reserved", "location_stats", "n_words", "pack_columns",
            "reidentification_bound", "trails_from_dense"]
@@ -176,6 +178,7 @@ class Trails:
     location_sizes: LocationSizes
     multiplicity: Multiplicity = ONE_TO_ONE
     decided_by: str = "requested"
+    evidence: Diagnostic | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "location_sizes", LocationSizes.of(self.location_sizes))
@@ -188,7 +191,8 @@ class Trails:
     @property
     def model(self) -> Model:
         """The data model these trails were filled under (see :mod:`graphlink.core.model`)."""
-        return Model(self.reserved, self.multiplicity, self.reason, self.decided_by)  # type: ignore[arg-type]
+        return Model(self.reserved, self.multiplicity, self.reason, self.decided_by,  # type: ignore[arg-type]
+                     self.evidence)
 
     @property
     def one_to_many(self) -> bool:
@@ -292,7 +296,7 @@ def build_trails(release: Release, reserved: ReservedChoice = "auto",
                       multiplicity)
     return Trails(release.locations, TrailSide(f.id_keys, f.id_known, f.id_ones, n_loc),
                   TrailSide(f.de_keys, f.de_known, f.de_ones, n_loc), model.reserved, model.reason, sizes,
-                  model.multiplicity, model.decided_by)
+                  model.multiplicity, model.decided_by, model.evidence)
 
 
 def _packed_sides(release: Release) -> dict[str, tuple[np.ndarray | pa.Array, np.ndarray]]:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from graphlink.analysis.audit import AuditResult
     from graphlink.analysis.reidit import Reidentification
+    from graphlink.analysis.results import ReidentifySummary
     from graphlink.core.linkgraph import LinkGraph
     from graphlink.core.trails import Trails
 
@@ -105,7 +106,7 @@ class Engine(Protocol):
         """Can ``method``'s pairs be written to ``--out`` without collecting them on this process?"""
         ...
 
-    def write_direct(self, trails: Any, method: str, out: str, *, explain: bool) -> dict:
+    def write_direct(self, trails: Any, method: str, out: str, *, explain: bool) -> ReidentifySummary:
         """Run ``method`` and write its pairs to ``out`` where they are computed (after :meth:`writes_direct`).
         Returns the method's summary."""
         ...

@@ -368,8 +368,8 @@ def cluster(candidates: pd.DataFrame, n: int, disc: Discretisation, anchor: floa
 
 def _too_few(n: int, have: int, what: str) -> ReleaseError:
     return ReleaseError(f"{n} recipients need {n} distinct k-anonymous generalizations but there are only {have} "
-                        f"{what}; lower k, allow suppression (--max-suppression), widen the loss bounds or the "
-                        "discretisation, or use more quasi-identifiers / longer hierarchies")
+                        f"{what}; lower k, allow suppression (a maximum suppression above 0), widen the loss bounds or "
+                        "the discretisation, or use more quasi-identifiers / longer hierarchies")
 
 
 # ----------------------------------------------------------------------------------------------- patterns

@@ -53,13 +53,13 @@ from graphlink.protect.certify import apply_disclosure, audit_release, certify, 
 from graphlink.protect.final_clean import final_clean
 from graphlink.protect.instance import Instance, Sets
 from graphlink.protect.methods import FLOW_LP_LIMIT, METHODS
-from graphlink.protect.pipeline import UnlinkResult, finish, unlink
+from graphlink.protect.pipeline import UnlinkResult, UnlinkSummary, finish, unlink
 from graphlink.protect.procedures import explicit_clean, least_frequent, reduce_databases
 from graphlink.protect.utility import utility
 
 __all__ = [
-    "FLOW_LP_LIMIT", "METHODS", "Allocation", "Instance", "Sets", "UnlinkResult", "allocate", "apply_disclosure",
-    "audit_release", "certify", "check_model", "disclosed_of", "explicit_clean", "final_clean", "finish",
-    "flow_dedup_sets", "force_dedup_sets", "greedy_dedup_sets", "least_frequent", "reduce_databases", "unlink",
-    "utility",
+    "FLOW_LP_LIMIT", "METHODS", "Allocation", "Instance", "Sets", "UnlinkResult", "UnlinkSummary", "allocate",
+    "apply_disclosure", "audit_release", "certify", "check_model", "disclosed_of", "explicit_clean", "final_clean",
+    "finish", "flow_dedup_sets", "force_dedup_sets", "greedy_dedup_sets", "least_frequent", "reduce_databases",
+    "unlink", "utility",
 ]

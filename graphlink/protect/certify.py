@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from graphlink.diagnostics import Diagnostic
 from graphlink.errors import ModelAssumptionError
 
 
@@ -23,17 +24,20 @@ def check_model(release: Any, multiplicity: str = "auto") -> None:
     by :mod:`graphlink.core.model`) are refused: k-unlinkability by suppression is defined for one-to-one links."""
 
     if multiplicity != "one-to-one" and _reads_one_to_many(release, multiplicity):
-        raise ModelAssumptionError(
+        raise ModelAssumptionError(diagnostic=Diagnostic(
+            "unlink-one-to-many",
             "unlink protects one-to-one releases (thesis ch. 7, Definition 21), but this release is read as "
-            "one-to-many: several identified people share a de-identified element (Appendix A); state "
-            "--multiplicity one-to-one if every de-identified element belongs to one person")
+            "one-to-many: several identified people share a de-identified element (Appendix A)",
+            remedy="state the multiplicity as one-to-one if every de-identified element belongs to one person"))
     sizes = release.sizes()
     bad = sizes.index[sizes["deidentified"] > sizes["identified"]].tolist()
     if bad:
-        raise ModelAssumptionError(
+        raise ModelAssumptionError(diagnostic=Diagnostic(
+            "unlink-identified-withholding",
             "unlink suppresses de-identified records only (thesis Definition 21), which needs every location "
             f"to disclose at most as many de-identified as identified records; violated at: "
-            f"{', '.join(map(str, bad[:10]))}{' ...' if len(bad) > 10 else ''}")
+            f"{', '.join(map(str, bad[:10]))}{' ...' if len(bad) > 10 else ''}",
+            {"locations": [str(c) for c in bad[:50]], "count": len(bad)}))
 
 
 def _reads_one_to_many(release: Any, multiplicity: str) -> bool:
@@ -44,10 +48,11 @@ def _reads_one_to_many(release: Any, multiplicity: str) -> bool:
     except ModelAssumptionError as exc:
         if "cannot tell" not in str(exc):
             raise
-        raise ModelAssumptionError(
+        raise ModelAssumptionError(diagnostic=Diagnostic(
+            "unlink-side-undecided",
             "cannot tell whether this release is one-to-one (de-identified records withheld) or one-to-many "
-            "(several people per de-identified element): state --multiplicity one-to-one to protect it; "
-            "protection by suppression (Definition 21) is defined for one-to-one data only") from None
+            "(several people per de-identified element); protection by suppression (Definition 21) is defined "
+            "for one-to-one data only", remedy="state the multiplicity as one-to-one to protect it")) from None
 
 
 def apply_disclosure(release: Any, disclosed: Mapping[Hashable, Iterable[Hashable]]) -> Any:
@@ -164,9 +169,11 @@ def certify(release: Any, disclosed: Mapping[Hashable, Iterable[Hashable]], k: i
         rounds += 1
         remaining = {e for es in disclosed.values() for e in es}
         if not remaining:
-            raise ModelAssumptionError(
+            raise ModelAssumptionError(diagnostic=Diagnostic(
+                "unlink-impossible",
                 f"the audit reports {len(result.violations)} violations even with every de-identified record "
-                f"withheld: this release cannot be made {k}-unlinkable by suppressing de-identified records")
+                f"withheld: this release cannot be made {k}-unlinkable by suppressing de-identified records",
+                {"k": k, "violations": len(result.violations)}))
         drop = _violating_records(result, classes) & remaining
         if not drop or rounds > max_rounds:
             drop = remaining

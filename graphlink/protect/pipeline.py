@@ -8,13 +8,81 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from graphlink.protect.allocate import Allocation, allocate
 from graphlink.protect.certify import apply_disclosure, audit_counts, audit_release, certify, check_model, omega_sets
 from graphlink.protect.instance import Instance
 from graphlink.protect.utility import utility
+
+
+@dataclass(frozen=True)
+class UnlinkSummary:
+    """What protection by suppression did (Malin 2006 ch. 7, Definition 21; utility §7.2.1, eqs. 7.1 and 7.2).
+
+    Suppression withholds de-identified records only, so the identified side is the same before and after.
+
+    Attributes
+    ----------
+    k, method, seed
+        The protection level, the method (greedy-dedup, force-dedup, flow-dedup, or a secure one) and its seed.
+    certified : bool
+        The exact audit found the output k-unlinkable (Definition 19).
+    identified_records : int
+        (location, element) records of the identified side, before and after (none is withheld).
+    deidentified_records_before, rows_withheld, rows_disclosed : int
+        De-identified (location, element) records before, withheld, and still disclosed after.
+    total, withheld, disclosed : int
+        Distinct de-identified elements before, withheld everywhere (eq. 7.1) and still disclosed somewhere.
+    locations, locations_disclosing, locations_empty : int
+        Locations, those still disclosing a de-identified record, those left with none (eq. 7.2).
+    nothing_disclosed : bool
+        Protection left no de-identified record disclosed (k may be too high for the release).
+    final_clean_withheld, repair_withheld, repair_rounds : int
+        Records withheld by Final-Clean, and by the repair rounds that made the exact audit pass.
+    true_loves_before, true_loves_after, violations_before, violations_after : int, optional
+        Certain re-identifications and k-violations before and after (None when not audited).
+    timings : dict
+        Seconds per step.
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> s = gl.unlink(gl.thesis_example(), 2, "force-dedup").summary()
+    >>> s.certified, s.identified_records, s.deidentified_records_before, s.nothing_disclosed
+    (True, 12, 10, False)
+    >>> s.deidentified_records_before == s.rows_withheld + s.rows_disclosed
+    True
+    """
+
+    k: int
+    method: str
+    seed: int | None
+    certified: bool
+    identified_records: int
+    deidentified_records_before: int
+    rows_withheld: int
+    rows_disclosed: int
+    total: int
+    withheld: int
+    disclosed: int
+    locations: int
+    locations_disclosing: int
+    locations_empty: int
+    nothing_disclosed: bool
+    final_clean_withheld: int
+    repair_withheld: int
+    repair_rounds: int
+    true_loves_before: int | None = None
+    true_loves_after: int | None = None
+    violations_before: int | None = None
+    violations_after: int | None = None
+    timings: dict[str, float] = field(default_factory=dict, compare=False, hash=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every field (the keys of the CLI's JSON summary)."""
+        return asdict(self)
 
 
 @dataclass
@@ -73,28 +141,28 @@ class UnlinkResult:
 
         from graphlink.display import html
 
-        s = self.summary()
+        s = self.summary().as_dict()
         flat = {k: v for k, v in s.items() if not isinstance(v, dict)}
         table = pd.DataFrame({"measure": list(flat), "value": [str(v) for v in flat.values()]})
         return html(f"Unlinked at k = {self.k}: {'certified' if self.certified else 'NOT certified'}",
                     {"withheld": self.metrics["withheld"], "disclosed": self.metrics["disclosed"]},
                     {"summary": table})
 
-    def summary(self) -> dict[str, Any]:
-        """The CLI's json summary."""
-        return {
-            "k": self.k, "method": self.method, "seed": self.seed,
-            "disclosed": self.metrics["disclosed"], "withheld": self.metrics["withheld"],
-            "locations_disclosing": self.metrics["locations_disclosing"],
-            "locations_empty": self.metrics["locations_empty"], "locations": self.metrics["locations"],
-            "rows_disclosed": self.metrics["rows_disclosed"], "rows_withheld": self.metrics["rows_withheld"],
-            "certified": self.certified,
-            "final_clean_withheld": len(self.allocation.final_clean_withheld),
-            "repair_withheld": len(self.repair_withheld), "repair_rounds": self.repair_rounds,
-            "true_loves_before": self.before.get("true_loves"), "true_loves_after": self.after.get("true_loves"),
-            "violations_before": self.before.get("violations"), "violations_after": self.after.get("violations"),
-            "timings": {k: round(v, 4) for k, v in self.timings.items()},
-        }
+    def summary(self) -> UnlinkSummary:
+        """The counts before and after, per side, as an :class:`UnlinkSummary` (``as_dict()``: the CLI's JSON)."""
+        m = self.metrics
+        return UnlinkSummary(
+            k=self.k, method=self.method, seed=self.seed, certified=bool(self.certified),
+            identified_records=int((self.release.frame["kind"] == "identified").sum()),
+            deidentified_records_before=m["rows_disclosed"] + m["rows_withheld"], rows_withheld=m["rows_withheld"],
+            rows_disclosed=m["rows_disclosed"], total=m["total"], withheld=m["withheld"], disclosed=m["disclosed"],
+            locations=m["locations"], locations_disclosing=m["locations_disclosing"],
+            locations_empty=m["locations_empty"], nothing_disclosed=m["rows_disclosed"] == 0,
+            final_clean_withheld=len(self.allocation.final_clean_withheld),
+            repair_withheld=len(self.repair_withheld), repair_rounds=self.repair_rounds,
+            true_loves_before=self.before.get("true_loves"), true_loves_after=self.after.get("true_loves"),
+            violations_before=self.before.get("violations"), violations_after=self.after.get("violations"),
+            timings={k: round(v, 4) for k, v in self.timings.items()})
 
 
 def unlink(release: Any, k: int, method: str = "force-dedup", seed: int | None = 0, *,

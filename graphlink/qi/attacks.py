@@ -132,8 +132,8 @@ def link(first: pd.DataFrame, second: pd.DataFrame, qi: Sequence[str], *, attack
     else:
         on = tuple(c for c in first.columns if c in second.columns and c not in qi) if on is None else tuple(on)
         if not on:
-            raise ReleaseError("the releases share no column outside the quasi-identifier to link on (--on)",
-                               file=sources[1])
+            raise ReleaseError("the releases share no column outside the quasi-identifier to link on (name the "
+                               "link columns)", file=sources[1])
         check_columns(first, on, sources[0], role="link")
         check_columns(second, on, sources[1], role="link")
         left = a.rename(columns={c: f"{c}_1" for c in a.columns if c not in on and c != "row_first"})

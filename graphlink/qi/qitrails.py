@@ -85,5 +85,5 @@ def expose(released: pd.DataFrame, qi: Sequence[str], *, locations: int = 8, p: 
     trails_only = true_loves(build_linkgraph(tr))
     both = true_loves(build_linkgraph(tr, blocks=b))
     for r in (qi_only, trails_only, both):
-        r.summary.update(evaluate(r, truth))
+        r.summary = r.summary.with_(**evaluate(r, truth))
     return Exposure(qi_only, trails_only, both, people=len(truth), locations=locations)

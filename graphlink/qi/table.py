@@ -355,7 +355,7 @@ def encode(frame: pd.DataFrame, qi: Sequence[str], hierarchies: Mapping[str, Hie
     """
     qi = tuple(str(c) for c in qi)
     if not qi:
-        raise ReleaseError("no quasi-identifier given (--qi A,B,C)", file=source)
+        raise ReleaseError("no quasi-identifier given (name its columns, e.g. A,B,C)", file=source)
     check_columns(frame, qi, source)
     if len(frame) == 0:
         raise ReleaseError("the table has no rows", file=source)

@@ -72,7 +72,8 @@ def secure_unlink(release, k: int, method: str, seed: int | None = None, *, proc
     (|M|·|N|)."""
     base = method.removesuffix("-secure")
     if base not in ("greedy-dedup", "force-dedup"):
-        raise ReleaseError(f"--secure supports greedy-dedup and force-dedup (thesis Alg. 12/14), not {method!r}")
+        raise ReleaseError(f"the secure protocol supports greedy-dedup and force-dedup (thesis Alg. 12/14), not "
+                           f"{method!r}")
     if k < 1:
         raise ReleaseError(f"k must be at least 1, got {k}")
     locs, gamma, omega = release_sets(release)

@@ -174,7 +174,7 @@ def read_popularities(path: str | Path, population: int | None = None) -> pd.Dat
         if pop is None and "population" in cols:
             pop = number("population").max()
         if pop is None or not np.isfinite(pop) or pop <= 0:
-            raise ReleaseError("column 'visitors' needs a positive population size (--population or a "
+            raise ReleaseError("column 'visitors' needs a positive population size (a population parameter or a "
                                "'population' column)", file=file)
         p = visitors / float(pop)
     else:
@@ -481,7 +481,7 @@ def simulate_uniform(subjects: int, locations: int, p: float, withhold: float = 
     >>> release = gl.simulate_uniform(200, 12, 0.3, withhold=0.2, seed=1)
     >>> len(release.locations), release.truth is not None
     (12, True)
-    >>> gl.reidentify(release, "true-loves").summary["wrong"]
+    >>> gl.reidentify(release, "true-loves").summary.wrong
     0
 
     Complexity: O(n·|C|).
@@ -515,7 +515,7 @@ def simulate_zipf(subjects: int, locations: int, alpha: float, withhold: RateLik
     >>> release = gl.simulate_zipf(300, 10, 1.0, seed=2)
     >>> len(release.locations), len(release.truth)
     (10, 300)
-    >>> gl.reidentify(release, "true-loves").summary["wrong"]
+    >>> gl.reidentify(release, "true-loves").summary.wrong
     0
     """
     return zipf_population(subjects, locations, alpha, withhold, reserved, seed).to_release()

@@ -622,7 +622,11 @@ def load_files(store: Store, write: Writer, rows: int, name: str, fp: str, mode:
 
     def refuse(why: str) -> tuple[bool, str]:
         if mode == "always":
-            raise StoreError(f"cannot bulk-import: {why}; load with --bulk auto ({other}) instead")
+            from graphlink.diagnostics import Diagnostic
+
+            raise StoreError(diagnostic=Diagnostic("store-bulk-refused", f"cannot bulk-import: {why}",
+                                                   {"why": why, "other": other},
+                                                   remedy=f"load with bulk import set to auto ({other}) instead"))
         return False, why
 
     why = not_local(store, paths)

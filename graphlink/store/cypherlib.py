@@ -72,7 +72,7 @@ class CypherFile:
         if missing:
             helps = "; ".join(f"{p}: {self.params[p][2]}" if p in self.params else p for p in missing)
             raise StoreError(f"{self.path.name} needs parameter(s) {', '.join(missing)} "
-                             f"(pass --param NAME=VALUE): {helps}")
+                             f"(give each as NAME=VALUE): {helps}")
         return out
 
 

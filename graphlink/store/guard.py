@@ -42,14 +42,23 @@ from dataclasses import dataclass
 
 from graphlink.errors import StoreError
 
+#: what runs a write the console refused in read-only mode (the CLI and the app say it with their own controls)
+READ_ONLY_REMEDY = "allow writes (write=True) to run it"
+
 
 class QueryRefusedError(StoreError):
-    """The console refused a query before running it (exit 2). ``reason`` is the rule that refused it."""
+    """The console refused a query before running it (exit 2). ``reason`` is the rule that refused it; a write
+    refused in read-only mode (``read_only``) carries a ``store-read-only`` diagnostic."""
 
-    def __init__(self, reason: str, line: int | None = None, column: int | None = None) -> None:
-        self.reason = reason
+    def __init__(self, reason: str, line: int | None = None, column: int | None = None, *,
+                 read_only: bool = False) -> None:
+        from graphlink.diagnostics import Diagnostic
+
         where = f" (line {line}, column {column})" if line is not None else ""
-        super().__init__(f"refused{where}: {reason}")
+        self.reason = f"{reason}; {READ_ONLY_REMEDY}" if read_only else reason
+        diagnostic = Diagnostic("store-read-only", f"refused{where}: {reason}", {"line": line, "column": column},
+                                remedy=READ_ONLY_REMEDY) if read_only else None
+        super().__init__(f"refused{where}: {self.reason}", diagnostic=diagnostic)
 
 
 # ---------------------------------------------------------------------------------------------- escapes
@@ -235,10 +244,10 @@ def _backticked(query: str, start: int) -> tuple[str, int]:
         j += 2
 
 
-def _refuse_at(query: str, pos: int, reason: str) -> QueryRefusedError:
+def _refuse_at(query: str, pos: int, reason: str, read_only: bool = False) -> QueryRefusedError:
     line = query.count("\n", 0, pos) + 1
     column = pos - (query.rfind("\n", 0, pos) + 1) + 1
-    return QueryRefusedError(reason, line, column)
+    return QueryRefusedError(reason, line, column, read_only=read_only)
 
 
 # ---------------------------------------------------------------------------------------------- allowlists
@@ -510,8 +519,7 @@ def _check_text(text: str, tokens: list[Token], write: bool, limits: Limits) -> 
                                   "constraints, procedures and functions)")
         if not write:
             if word in ("CREATE", "DROP") and nxt in _SCHEMA_OBJECTS:
-                raise refuse(tok, f"{word} {nxt} changes the schema in read-only mode; pass --write "
-                                  "(write=True) to run it")
+                raise _refuse_at(text, tok.pos, f"{word} {nxt} changes the schema in read-only mode", True)
             if word == "TRANSACTIONS" and i > 0 and _upper(tokens[i - 1]) in ("IN", "CONCURRENT"):
                 raise refuse(tok, "CALL {...} IN TRANSACTIONS commits batches on its own; it is refused in "
                                   "read-only mode")
@@ -561,10 +569,10 @@ def check_plan(plan: dict | None, *, write: bool, database: str) -> None:
             raise QueryRefusedError(f"the server's plan runs {name} on database {db or '?'!r}; the console runs "
                                     f"only on {database!r}")
         if not _operator_allowed(name, write):
-            what = "with --write either" if name not in WRITE_OPERATORS and write else (
-                "in read-only mode; pass --write (write=True) to run it" if name in WRITE_OPERATORS
-                else "in any mode")
-            raise QueryRefusedError(f"the server's plan uses {name}, which the console does not run {what}")
+            what = "with writes allowed either" if name not in WRITE_OPERATORS and write else (
+                "in read-only mode" if name in WRITE_OPERATORS else "in any mode")
+            raise QueryRefusedError(f"the server's plan uses {name}, which the console does not run {what}",
+                                    read_only=name in WRITE_OPERATORS and not write)
         if name == "ProcedureCall":
             called = (details or "").split("(", 1)[0].strip()
             if called.lower() not in _PROCEDURES_LOWER:

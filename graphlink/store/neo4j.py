@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from graphlink.config import get_config
+from graphlink.diagnostics import Diagnostic
 from graphlink.errors import StoreError, require
 from graphlink.store import cypherlib, guard, server
 
@@ -505,8 +506,9 @@ class Store:
                     "why": "completed an interrupted import"}, existing
         if existing.get("fingerprint") not in (None, fp):
             if not replace:
-                raise StoreError(f"release {name!r} is already in Neo4j with different content; choose "
-                                 "another --name or replace it (load_release(..., replace=True))")
+                raise StoreError(diagnostic=Diagnostic(
+                    "store-name-taken", f"release {name!r} is already in Neo4j with different content",
+                    {"name": name}, remedy="choose another name or replace it (load_release(..., replace=True))"))
             self.drop_release(name)
             return None, None
         return None, existing
@@ -742,8 +744,8 @@ class Store:
                 kind = {"w": "writes data", "rw": "reads and writes data",
                         "s": "changes the schema or calls a system procedure"}
                 what = kind.get(summary.query_type, "writes")
-                raise guard.QueryRefusedError(f"the server's plan says this query {what} (read-only mode); pass "
-                                              "--write (write=True) to run it")
+                raise guard.QueryRefusedError(f"the server's plan says this query {what} (read-only mode)",
+                                              read_only=True)
             remaining = max(1.0, deadline - time.monotonic())
             with driver.session(database=self.database, default_access_mode=mode) as session:
                 result = session.run(Query(query, timeout=remaining), params)
@@ -762,8 +764,8 @@ class Store:
                 raise StoreError(f"the query did not finish within the console's time limit of {limit:g} s "
                                  "and was stopped") from None
             if "access mode" in _one_line(exc).lower():
-                raise guard.QueryRefusedError("the server refused to write in a read-only session; pass --write "
-                                              "(write=True) to run it") from None
+                raise guard.QueryRefusedError("the server refused to write in a read-only session",
+                                              read_only=True) from None
             raise StoreError(f"Neo4j refused the query: {_one_line(exc)}") from None
 
     def _read_frame(self, query: str, params: dict | None = None) -> pd.DataFrame:

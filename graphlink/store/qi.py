@@ -100,8 +100,11 @@ def load_table(store: Store, table: QITable, name: str, *, domain: str | None = 
         if info.get("fingerprint") == fp and info.get("status") == "loaded":
             return {**info, "skipped": True}
         if not replace:
-            raise StoreError(f"QI table {name!r} is already in Neo4j with different content; choose another --name "
-                             "or replace it")
+            from graphlink.diagnostics import Diagnostic
+
+            raise StoreError(diagnostic=Diagnostic(
+                "store-name-taken", f"QI table {name!r} is already in Neo4j with different content", {"name": name},
+                remedy="choose another name or replace it"))
         drop_table(store, name)
     st = _statements().statement
     base = {"table": name, "domain": domain, "qi": list(table.qi)}

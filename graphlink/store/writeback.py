@@ -80,7 +80,7 @@ def audit_analysis(result: Any) -> tuple[Analysis, dict[str, tuple[np.ndarray, n
 def reid_analysis(result: Any) -> tuple[Analysis, dict[str, np.ndarray]]:
     """A ``reidit.Reidentification`` as its Analysis and the pairs (``i``, ``d``, ``reason``, strings)."""
     pairs = result.pairs
-    summary = dict(getattr(result, "summary", {}) or {})
+    summary = result.summary.as_dict()          # graphlink.analysis.results.ReidentifySummary
     reasons = pairs["reason"] if "reason" in pairs.columns else [""] * len(pairs)
     rows = {"i": np.asarray([str(x) for x in pairs["identified"]], dtype=object),
             "d": np.asarray([str(x) for x in pairs["deidentified"]], dtype=object),

@@ -19,6 +19,7 @@ from graphlink.errors import ModelAssumptionError
 from graphlink.fileio import atomic_path, check_output
 
 if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
+    from graphlink.analysis.results import ReidentifySummary
     from graphlink.core.release import Release
     from graphlink.core.trails import Trails
     from graphlink.engines.protocol import Engine
@@ -130,13 +131,17 @@ def _print_summary(summary: dict, name: str) -> None:
     con.print("Full matrices: [bold]--format csv|parquet --out FILE[/bold]")
 
 
-def model_note(tr: Trails) -> None:
-    """Say on stderr how the release is read (the model is decided, never silently guessed).  The reason may
-    quote element keys: they are escaped (:func:`graphlink.display.markup_text`).  The line is held until
-    the command succeeds or prints its result (:func:`graphlink.display.note`), so a refusal stays one line."""
-    how = {"requested": "as requested", "sizes": "from the per-location sizes",
-           "counts": "from the element counts", "links": "from the link graph"}.get(tr.decided_by, tr.decided_by)
-    note(f"[bold]model:[/bold] {markup_text(tr.model.label)} ({markup_text(how)}): {markup_text(tr.reason)}")
+def model_note(tr: Trails, explain: bool = False) -> None:
+    """Say on stderr how the release is read (the model is decided, never silently guessed): one plain sentence
+    (:func:`graphlink.cli.words.model_line`); with ``explain`` also the thesis notation, how it was decided and
+    why.  The reason may quote element keys: they are escaped (:func:`graphlink.display.markup_text`).  The
+    lines are held until the command succeeds or prints its result (:func:`graphlink.display.note`), so a
+    refusal stays one line."""
+    from graphlink.cli import words
+
+    note(markup_text(words.model_line(tr.model)).replace("Model:", "[bold]Model:[/bold]", 1))
+    if explain:
+        note(markup_text(words.model_details(tr.model)))
 
 
 def _summary_line(summary: dict) -> str:
@@ -147,6 +152,10 @@ def _summary_line(summary: dict) -> str:
 def model_dict(tr: Trails) -> dict:
     return {"multiplicity": tr.multiplicity, "reserved": tr.reserved, "decided_by": tr.decided_by,
             "reason": tr.reason}
+
+
+ExplainO = Annotated[bool, typer.Option("--explain", help="Also say how the data model was decided, in the "
+                                        "thesis's notation")]
 
 
 QiLinks = Annotated[Path | None, typer.Option(
@@ -210,10 +219,11 @@ def _check_out(engine: Engine, out: str, inputs: list[Path | None]) -> None:
         raise typer.BadParameter(str(exc), param_hint="--out") from None
 
 
-def _certain_or_refuse(summary: dict) -> None:
+def _certain_or_refuse(summary: ReidentifySummary) -> None:
     """No pair is certain when the model's assumptions fail: say why (exit 2) instead of printing guesses."""
-    if summary.get("model_ok") is False:
-        raise ModelAssumptionError(summary.get("diagnostic") or "the data breaks the model")
+    if summary.model_ok is False:
+        raise ModelAssumptionError(str(summary.diagnostic or "the data breaks the model"),
+                                   diagnostic=summary.diagnostic)
 
 
 def _local_only(qi_links: Path | None, engine: Engine) -> None:
@@ -245,7 +255,7 @@ def register(app: typer.Typer) -> None:
                    out: Annotated[Path | None, typer.Option("--out", help="Write the full matrices here")] = None,
                    top: Annotated[int, typer.Option("--top", min=1, help="Most common trails shown")] = 10,
                    id_key: IdKey = None, deid_key: DeidKey = None, engine: EngineO = EngineOpt.local,
-                   spark_master: MasterO = None) -> None:
+                   spark_master: MasterO = None, explain: ExplainO = False) -> None:
         """Build the identified (M) and de-identified (N) trail matrices (FillTrails, thesis Alg. 1).
 
         The table and json formats summarise them (sizes, model, distinct and most common trails, a preview);
@@ -258,7 +268,7 @@ def register(app: typer.Typer) -> None:
             check_output(out, inputs=[release])
         eng = _engine(engine, spark_master)
         rel, tr = _trails(eng, release, id_key, deid_key, reserved, multiplicity)
-        model_note(tr)
+        model_note(tr, explain)
         if fmt in (TrailsFmt.csv, TrailsFmt.parquet):
             tr = eng.matrices(tr)
             with step("writing the trail matrices"):
@@ -286,7 +296,8 @@ def register(app: typer.Typer) -> None:
                        k: Annotated[int | None, typer.Option("--k", min=1, help="k for incomplete-k")] = None,
                        reserved: ReservedO = ReservedOpt.auto, multiplicity: MultO = MultOpt.auto,
                        truth: Annotated[Path | None, typer.Option("--truth", help="Truth CSV")] = None,
-                       explain: Annotated[bool, typer.Option("--explain", help="Always compute full reasons")] = False,
+                       explain: Annotated[bool, typer.Option("--explain", help="Always compute full reasons; also "
+                                                             "say how the data model was decided")] = False,
                        fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
                        store: Annotated[Store, typer.Option("--store", help="Write results to Neo4j")] = Store.none,
                        name: Annotated[str | None, typer.Option("--name", help="Release name in the store")] = None,
@@ -315,20 +326,19 @@ def register(app: typer.Typer) -> None:
         _local_only(qi_links, eng)
         rel, tr = _trails(eng, release, id_key, deid_key, reserved, multiplicity, truth, store is Store.neo4j)
         check_method(tr, m)             # a refusal is one line, before the model note
-        model_note(tr)
+        model_note(tr, explain)
         if out is not None and store is Store.none and truth is None and eng.writes_direct(tr, m):
             with step(f"running {m}; the pairs are written where they are computed"):
                 summary = eng.write_direct(tr, m, out, explain=explain)
             _certain_or_refuse(summary)             # nothing was written when no pair is certain
             flush_notes()
-            err.print(f"wrote {summary['reidentified']:,} pair(s) to {markup_text(out)} (from the Spark "
+            err.print(f"wrote {summary.reidentified:,} pair(s) to {markup_text(out)} (from the Spark "
                       "executors)")
             return
         graph = None if qi_links is None else qi_graph(tr, qi_links, release)
         with step(f"running {m}"):
             result = eng.reidentify(rel, tr, m, k=k, explain=explain or None, graph=graph)
         _certain_or_refuse(result.summary)
-        result.summary["model"] = model_dict(tr)
         if store is Store.neo4j:
             _store_result(eng, rel, tr, name, reidentification=result)
         cols = ["identified", "deidentified"] + (["reason"] if explain else [])
@@ -337,7 +347,7 @@ def register(app: typer.Typer) -> None:
                 eng.write_pairs(tr, result, cols, out)
             flush_notes()                       # the last step that can fail is done: the notes, then the result
             err.print(f"wrote {len(result):,} pair(s) to {markup_text(out)}")
-            err.print(_summary_line(result.summary))
+            err.print(_summary_line(result.summary.as_dict()))
         elif fmt is Fmt.csv:
             from graphlink.io.pairs import write_pairs_csv
 
@@ -349,7 +359,7 @@ def register(app: typer.Typer) -> None:
         else:
             flush_notes()
             print_frame(result.pairs, title=f"{m}: {len(result.pairs)} pair(s)")
-            err.print(_summary_line(result.summary))
+            err.print(_summary_line(result.summary.as_dict()))
 
     @app.command("audit")
     def audit_cmd(release: ReleaseArg, k: Annotated[int, typer.Option("--k", min=1, help="Protection level")],
@@ -358,12 +368,12 @@ def register(app: typer.Typer) -> None:
                   store: Annotated[Store, typer.Option("--store")] = Store.none,
                   name: Annotated[str | None, typer.Option("--name")] = None,
                   id_key: IdKey = None, deid_key: DeidKey = None, qi_links: QiLinks = None,
-                  engine: EngineO = EngineOpt.local, spark_master: MasterO = None) -> None:
+                  engine: EngineO = EngineOpt.local, spark_master: MasterO = None, explain: ExplainO = False) -> None:
         """Exact k-unlinkability audit (Definition 19) via the union of all maximum matchings."""
         eng = _engine(engine, spark_master)
         _local_only(qi_links, eng)
         rel, tr = _trails(eng, release, id_key, deid_key, reserved, multiplicity, store=store is Store.neo4j)
-        model_note(tr)
+        model_note(tr, explain)
         graph = None if qi_links is None else qi_graph(tr, qi_links, release)
         with step("classifying edges (maximum matching + SCC)"):
             result, classes = eng.audit(tr, k, graph=graph)

@@ -114,7 +114,7 @@ def register(app: typer.Typer) -> None:
         if not result.certified:  # pragma: no cover - certify() either passes or raises
             raise ReleaseError("internal: the unlinked release did not pass the audit; nothing written")
         _write(result.release, out)
-        summary = result.summary()
+        summary = result.summary().as_dict()
         summary["out"] = str(out)
         summary["secure"] = secure
         if report:

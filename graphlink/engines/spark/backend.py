@@ -17,6 +17,7 @@ from graphlink.engines.protocol import Progress, Stored
 if TYPE_CHECKING:
     from graphlink.analysis.audit import AuditResult
     from graphlink.analysis.reidit import Reidentification
+    from graphlink.analysis.results import ReidentifySummary
     from graphlink.core.linkgraph import LinkGraph
     from graphlink.core.trails import Trails
     from graphlink.engines.spark.fill import SparkTrails
@@ -84,7 +85,7 @@ class SparkEngine:
     def check_out(self, out: str, inputs: list[Path | None]) -> None:
         """``--out`` names a new folder of parts (or a URI Spark writes); ValueError otherwise."""
         if "://" not in out and Path(out).exists():
-            raise ValueError(f"{out} exists: with --engine spark --out names a new folder")
+            raise ValueError(f"{out} exists: the Spark engine's output names a new folder")
 
     def writes_direct(self, trails: SparkTrails, method: str) -> bool:
         """REIDIT-C always; true loves when the exact analyses run on the component split
@@ -93,7 +94,7 @@ class SparkEngine:
 
         return method == "complete" or (method == "true-loves" and engine.choose_split(trails) == "components")
 
-    def write_direct(self, trails: SparkTrails, method: str, out: str, *, explain: bool) -> dict:
+    def write_direct(self, trails: SparkTrails, method: str, out: str, *, explain: bool) -> ReidentifySummary:
         """``method``'s pairs written by the executors to the folder ``out``; nothing but counts collected
         (:func:`graphlink.engines.spark.links.write_reidit_c`,
         :func:`graphlink.engines.spark.components.write_true_loves`)."""

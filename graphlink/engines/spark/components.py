@@ -30,14 +30,24 @@ REIDIT-M as the local engine; REIDIT-I/I-K by reserved-side element (the local o
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from graphlink.analysis.audit import AuditResult
-from graphlink.analysis.reidit import EXPLAIN_LIMIT, Reidentification, _conflict_diagnostic, hall_diagnostic
+from graphlink.analysis.reidit import (
+    EXPLAIN_LIMIT,
+    Reidentification,
+    conflict_diagnostic,
+    forced_short_reason,
+    hall_diagnostic,
+    many_refuted,
+    note_unsolved,
+    orphan_diagnostic,
+    require_one_to_one,
+)
+from graphlink.analysis.results import ReidentifySummary
 from graphlink.config import get_config
 from graphlink.engines.spark.fill import SparkTrails, storage_level, to_uint64, word_cols
 from graphlink.engines.spark.links import edges
@@ -323,26 +333,26 @@ def _one(ctx: dict, graph: Any, ids: dict, method: str) -> pd.DataFrame:
                          reason=res.pairs["reason"], n1=order))
         return pd.concat(out, ignore_index=True)
     res = reidit_i(graph, flip=ctx["flip"]) if method == "incomplete" else reidit_ik(graph, ctx["k"])
-    conflicts = np.asarray(res.summary.get("conflicts", []), dtype=object)
+    conflicts = np.asarray(res.summary.conflicts or (), dtype=object)
     pos = {str(k): i for i, k in enumerate(keys[star])}
     rows = np.array([pos[str(c)] for c in conflicts], np.int64)
     out.append(_elements("conflict", star, keys[star], r_eid, rows))
     order = _loop_order(res.pairs, keys[star], r_eid, star)
-    n_unique = int(res.summary.get("unique", len(res.pairs)))
+    n_unique = int(res.summary.unique if res.summary.unique is not None else len(res.pairs))
     group = (np.arange(len(res.pairs)) >= n_unique).astype(np.int64)
     out.append(_rows("pair", len(res.pairs), a=res.pairs["identified"], b=res.pairs["deidentified"],
                      reason=res.pairs["reason"], n1=group, n2=order, n3=np.arange(len(res.pairs))))
     if method == "incomplete-k":
         s = res.summary
-        out.append(_stats(unique=s["unique"], k_reidentified=s["k_reidentified"],
-                          reidentified_elements=s["reidentified_elements"], pairs=s["pairs"]))
+        out.append(_stats(unique=s.unique, k_reidentified=s.k_reidentified, reidentified_elements=s.reidentified,
+                          pairs=s.pairs))
     return pd.concat(out, ignore_index=True)
 
 
 def _view(graph: Any) -> Any:
-    from graphlink.analysis.reidit import _class_view
+    from graphlink.analysis.reidit import class_view
 
-    return _class_view(graph)
+    return class_view(graph)
 
 
 def _class_degrees(v: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -452,12 +462,6 @@ def _pairs(out: pd.DataFrame, by: list[str]) -> pd.DataFrame:
                          "reason": part["reason"].to_numpy(dtype=object)}).astype(object)
 
 
-def _duck(st: SparkTrails, unmatched: list[str]) -> SimpleNamespace:
-    """Just enough of an EdgeClasses / LinkGraph for the core's diagnostic texts."""
-    trails = SimpleNamespace(reserved=st.model.reserved, model=st.model)
-    return SimpleNamespace(graph=SimpleNamespace(trails=trails), trails=trails, unmatched=unmatched)
-
-
 def _hall_ok(st: SparkTrails, nu_real: int) -> bool:
     n_r, n_s = _r_s(st)
     return nu_real == n_r and (st.model.reserved != "none" or nu_real == n_s)
@@ -480,9 +484,7 @@ def reidentify(st: SparkTrails, method: str, *, k: int | None = None, explain: b
                cc: str = "auto") -> Reidentification:
     """:func:`graphlink.analysis.reidit.reidentify` (without truth) on the component split (module docstring)."""
     if st.one_to_many and method in ("incomplete", "incomplete-k"):
-        from graphlink.analysis.reidit import _one_to_one_only
-
-        _one_to_one_only(st, "REIDIT-I")
+        require_one_to_one(st, "REIDIT-I")
     out = run(st, {"method": method, "k": k, "explain": explain}, cc)
     if method == "true-loves":
         return _merge_true_loves(st, out, explain)
@@ -490,39 +492,38 @@ def reidentify(st: SparkTrails, method: str, *, k: int | None = None, explain: b
         return _merge_m(st, out)
     pairs = _pairs(out, ["n1", "n2", "n3"])
     conflicts = _listed(out, "conflict")
-    model_ok = not conflicts
+    diagnostic = conflict_diagnostic(st.model.label, conflicts) if conflicts else None
+    sizes = {"identified": st.n_identified, "deidentified": st.n_deidentified}
     if method == "incomplete":
         n_r, n_s = _r_s(st)
-        summary: dict = {"reidentified": len(pairs), "flip": n_r == n_s, "conflicts": conflicts,
-                         "model_ok": model_ok}
-        name = "incomplete"
+        summary = ReidentifySummary("incomplete", len(pairs), len(pairs), **sizes, flip=n_r == n_s,
+                                    conflicts=conflicts, model_ok=not conflicts, diagnostic=diagnostic)
     else:
-        summary = {"k": k, **{s: _stat(out, s) for s in ("unique", "k_reidentified", "reidentified_elements",
-                                                           "pairs")}, "model_ok": model_ok}
-        name = "incomplete-k"
-    if conflicts:
-        summary["diagnostic"] = _conflict_diagnostic(_duck(st, []), conflicts)
-    return Reidentification(name, pairs, summary)
+        summary = ReidentifySummary("incomplete-k", _stat(out, "reidentified_elements"), _stat(out, "pairs"),
+                                    **sizes, k=k, unique=_stat(out, "unique"),
+                                    k_reidentified=_stat(out, "k_reidentified"), conflicts=conflicts,
+                                    model_ok=not conflicts, diagnostic=diagnostic)
+    return Reidentification(method, pairs, summary)
 
 
-def _true_loves_verdict(st: SparkTrails, out: pd.DataFrame) -> dict:
-    """The true loves' summary without the pair count, from the buckets' stat and listing rows: whether the
+def _true_loves_verdict(st: SparkTrails, out: pd.DataFrame, n_pairs: int) -> ReidentifySummary:
+    """The true loves' summary for ``n_pairs`` pairs, from the buckets' stat and listing rows: whether the
     whole release keeps the model (one-to-one: Hall's condition; one-to-many: every de-identified element
-    matched, no orphan) and, when not, why."""
+    matched, no orphan) and, when not, why (the core's diagnostic)."""
+    sizes = {"identified": st.n_identified, "deidentified": st.n_deidentified}
     if st.one_to_many:
-        return _many_verdict(st, out)
+        return _many_verdict(st, out, ReidentifySummary("true-loves", n_pairs, n_pairs, **sizes))
     nu_real = _stat(out, "nu_real")
     ok = _hall_ok(st, nu_real)
     unmatched = _listed(out, "unmatched")
-    summary = {"maximum_matching_size": nu_real, "model_ok": ok, "unmatched": unmatched[:50], "engine": _engine(st)}
+    diagnostic = None
     if not ok:
         star = st.star_side
         other = "deidentified" if star == "identified" else "identified"
-        duck = _duck(st, unmatched)
-        duck.unmatched_sides = {star: _listed(out[out["n2"] == 0], "unmatched"),
-                                other: _listed(out[out["n2"] == 1], "unmatched")}
-        summary["diagnostic"] = hall_diagnostic(duck)  # type: ignore[arg-type]
-    return summary
+        diagnostic = hall_diagnostic(st.model, {star: _listed(out[out["n2"] == 0], "unmatched"),
+                                                other: _listed(out[out["n2"] == 1], "unmatched")})
+    return ReidentifySummary("true-loves", n_pairs, n_pairs, **sizes, maximum_matching_size=nu_real, model_ok=ok,
+                             unmatched=unmatched[:50], engine=_engine(st), diagnostic=diagnostic)
 
 
 def _merge_true_loves(st: SparkTrails, out: pd.DataFrame, explain: bool | None) -> Reidentification:
@@ -531,20 +532,20 @@ def _merge_true_loves(st: SparkTrails, out: pd.DataFrame, explain: bool | None) 
     pairs = _pairs(order, ["n1", "n2", "n3"])
     forced = order["f1"].to_numpy(bool)
     n_forced = _stat(out, "forced")
-    summary = {"reidentified": len(pairs), **_true_loves_verdict(st, out)}
+    summary = _true_loves_verdict(st, out, len(pairs))
     if st.one_to_many:
-        return Reidentification("true-loves", pairs if summary["model_ok"] is not False else pairs.iloc[:0],
-                                {**summary, "reidentified": len(pairs) if summary["model_ok"] is not False else 0})
+        if summary.model_ok is False:
+            return Reidentification("true-loves", pairs.iloc[:0], summary.with_(reidentified=0, pairs=0))
+        return Reidentification("true-loves", pairs, summary)
     star = st.star_side
     _budget(pairs, forced, n_forced, explain, lambda i, d: (
-        f"{d if star == 'deidentified' else i} must be {i if star == 'deidentified' else d}: its other candidates "
-        "are each needed by a tight set of records (run with --explain to list it)"))
-    if not summary["model_ok"]:
+        forced_short_reason(d, i) if star == "deidentified" else forced_short_reason(i, d)))
+    if not summary.model_ok:
         _caveat(pairs, CAVEAT_ONE)
     return Reidentification("true-loves", pairs, summary)
 
 
-def write_true_loves(st: SparkTrails, out: str, *, explain: bool = False, cc: str = "auto") -> dict:
+def write_true_loves(st: SparkTrails, out: str, *, explain: bool = False, cc: str = "auto") -> ReidentifySummary:
     """True loves on the component split, their pairs written by the executors to the folder ``out``
     (:func:`graphlink.engines.spark.links.write_pairs`) and never collected: columns ``identified, deidentified`` (and
     ``reason``, the core's words in full, with ``explain``), each part sorted as :func:`reidentify` orders the
@@ -560,10 +561,9 @@ def write_true_loves(st: SparkTrails, out: str, *, explain: bool = False, cc: st
     frame = run_frame(st, {"method": "true-loves", "k": None, "explain": True if explain else None}, cc)
     try:
         is_pair = F.col("kind") == "pair"
-        summary = _true_loves_verdict(st, frame.filter(~is_pair).toPandas())
         pairs = frame.filter(is_pair)
-        summary = {"reidentified": pairs.count(), **summary}
-        if summary["model_ok"] is not False:          # None: a component beyond the budget (noted); the rest holds
+        summary = _true_loves_verdict(st, frame.filter(~is_pair).toPandas(), pairs.count())
+        if summary.model_ok is not False:          # None: a component beyond the budget (noted); the rest holds
             cols = [F.col("a").alias("identified"), F.col("b").alias("deidentified")]
             write_pairs(pairs.sortWithinPartitions("n1", "n2", "n3").select(*cols, *([F.col("reason")] if explain
                                                                                       else [])), out)
@@ -577,45 +577,33 @@ def _sorted_texts(out: pd.DataFrame, kind: str) -> list[str]:
     return [str(x) for x in part["a"]]
 
 
-def _many_verdict(st: SparkTrails, out: pd.DataFrame) -> dict:
-    """The one-to-many verdict of the whole release from the buckets' refusal rows, in the core's words
-    (:func:`graphlink.analysis.reidit.certain_one_to_many`); budget notes are given here once, as the core gives
-    them."""
+def _many_verdict(st: SparkTrails, out: pd.DataFrame, summary: ReidentifySummary) -> ReidentifySummary:
+    """``summary`` with the one-to-many verdict of the whole release from the buckets' refusal rows, as the core
+    gives it (:func:`graphlink.analysis.reidit.certain_one_to_many`); budget notes are given here once, as the
+    core gives them."""
     from graphlink.analysis.onetomany import diagnostic_text
-    from graphlink.analysis.reidit import _unsolved
 
     refusals, unsolved = _sorted_texts(out, "refusal"), _sorted_texts(out, "unsolved")
     unchecked = bool((~out.loc[out["kind"] == "unsolved", "f1"].astype(bool)).any())   # no assignment found there
     ok = False if refusals else (None if unchecked else True)
-    summary: dict = {"multiplicity": "one-to-many", "model_ok": ok,
-                     "engine": "exact" if st.model.reserved == "none" else "fit"}
-    if refusals:
-        summary["diagnostic"] = (f"the one-to-many model does not hold ({diagnostic_text(refusals)}), so no pair "
-                                 "is certain")
-    _unsolved(summary, SimpleNamespace(unsolved=[SimpleNamespace(text=lambda t=t: t) for t in unsolved]))
-    return summary
+    summary = summary.with_(model_ok=ok, engine="exact" if st.model.reserved == "none" else "fit",
+                            diagnostic=many_refuted(diagnostic_text(refusals)) if refusals else None)
+    return note_unsolved(summary, unsolved)
 
 
 def _merge_m(st: SparkTrails, out: pd.DataFrame) -> Reidentification:
     """REIDIT-M merged; its diagnostic is the core's text (graphlink.analysis.reidit.reidit_m) for the whole release."""
     pairs = _pairs(out, ["n1"])
     orphans = _listed(out, "orphan")
-    summary: dict = {"reidentified": len(pairs), "model_ok": not orphans}
+    summary = ReidentifySummary("multiple", len(pairs), len(pairs), identified=st.n_identified,
+                                deidentified=st.n_deidentified, model_ok=not orphans)
     if not orphans and st.one_to_many and st.model.reserved == "none":
-        verdict = _many_verdict(st, out)
-        summary["model_ok"] = verdict["model_ok"]
-        for key in ("diagnostic", "unsolved", "unsolved_text"):
-            if key in verdict:
-                summary[key] = verdict[key]
-        if verdict["model_ok"] is False:
-            pairs, summary["reidentified"] = pairs.iloc[:0], 0
+        summary = _many_verdict(st, out, summary).with_(engine=None)
+        if summary.model_ok is False:
+            pairs, summary = pairs.iloc[:0], summary.with_(reidentified=0, pairs=0)
     if orphans:
-        first = ", ".join(orphans[:5]) + (", …" if len(orphans) > 5 else "")
-        summary["conflicts"] = orphans[:50]
-        hint = ("" if st.one_to_many else " If one de-identified element can stand for several people "
-                "(households), read the release as one-to-many with --reserved identified")
-        summary["diagnostic"] = (f"the {st.model.label} model does not hold: {len(orphans):,} element(s) fit no trail "
-                                 f"on the other side (first: {first}), so REIDIT-M's pairs are not certain.{hint}")
+        summary = summary.with_(conflicts=orphans[:50], diagnostic=orphan_diagnostic(
+            st.model.label, st.one_to_many, orphans[:5], len(orphans)))
     return Reidentification("multiple", pairs, summary)
 
 
@@ -638,14 +626,15 @@ def audit(st: SparkTrails, k: int, cc: str = "auto") -> AuditResult:
 
         unsolved = _sorted_texts(out, "unsolved")
         if unsolved:
-            raise ModelAssumptionError(f"{unsolved[0]}; its possible partners are unknown, so the "
-                                       "k-unlinkability audit is not exact")
+            from graphlink.analysis.audit import unsolved_audit
+
+            raise ModelAssumptionError(diagnostic=unsolved_audit(unsolved[0]))
         refusals = _sorted_texts(out, "refusal")
         if refusals:
             from graphlink.analysis.audit import refuted_audit
             from graphlink.analysis.onetomany import diagnostic_text
 
-            raise ModelAssumptionError(refuted_audit(diagnostic_text(refusals)))
+            raise ModelAssumptionError(diagnostic=refuted_audit(diagnostic_text(refusals)))
         counts["multiplicity"] = "one-to-many"
         return AuditResult(k, ok, violations, _stat(out, "true_loves"), 0 if refusals else st.n_deidentified,
                            not refusals, refusals, counts)

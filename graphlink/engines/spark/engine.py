@@ -96,10 +96,8 @@ def classes(st: SparkTrails) -> Any:
 def _finish(result: Reidentification, st: SparkTrails, truth: pd.DataFrame | None) -> Reidentification:
     """What :func:`graphlink.analysis.reidit.reidentify` adds: evaluation against truth, the model."""
     truth = truth if truth is not None else st.release.truth
-    if truth is not None:
-        result.summary.update(evaluate(result, truth))
-    result.summary.setdefault("reserved", st.model.reserved)
-    result.summary.setdefault("multiplicity", st.model.multiplicity)
+    facts = evaluate(result, truth) if truth is not None else {}
+    result.summary = result.summary.with_(model=st.model, **facts)
     return result
 
 
@@ -118,10 +116,7 @@ def reidentify(st: SparkTrails, method: str, *, k: int | None = None, truth: pd.
         from graphlink.engines.spark import components
 
         return _finish(components.reidentify(st, method, k=k, explain=explain), st, truth)
-    result = core_reidentify(linkgraph(st), method, k=k, explain=explain)
-    result.summary.pop("reserved", None)
-    result.summary.pop("multiplicity", None)
-    return _finish(result, st, truth)
+    return _finish(core_reidentify(linkgraph(st), method, k=k, explain=explain), st, truth)
 
 
 def audit(st: SparkTrails, k: int, *, split: Split = "auto") -> AuditResult:

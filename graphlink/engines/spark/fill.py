@@ -170,7 +170,7 @@ class SparkTrails:
             sides[side] = TrailSide(d.keys, d.known[d.rank], d.ones[d.rank], n_loc)
         m = self.model
         return Trails(list(self.locations), sides["identified"], sides["deidentified"], m.reserved, m.reason,
-                      self.sizes, m.multiplicity, m.decided_by)
+                      self.sizes, m.multiplicity, m.decided_by, m.evidence)
 
     def summary(self, *, top: int = 10, preview: int = 10) -> TrailSummary:
         """The local engine's :func:`graphlink.io.trails.summarize`, from class counts: the most common trails are

@@ -30,8 +30,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphlink.analysis.reidit import Reidentification, _one_to_one_only
+from graphlink.analysis.reidit import Reidentification, require_one_to_one
 from graphlink.analysis.reidit import reidit_c as core_reidit_c
+from graphlink.analysis.results import ReidentifySummary
 from graphlink.config import get_config
 from graphlink.core.trails import Trails, TrailSide
 from graphlink.engines.spark.fill import SparkTrails, storage_level, to_uint64, word_cols, words_of
@@ -178,7 +179,7 @@ def reidit_c_pairs(st: SparkTrails) -> DataFrame:
     group-by); ``ones`` is the number of locations of the shared trail.  O(classes) shuffled."""
     from pyspark.sql import functions as F
 
-    _one_to_one_only(st, "REIDIT-C")          # duck-typed: SparkTrails has one_to_many and model
+    require_one_to_one(st, "REIDIT-C")          # duck-typed: SparkTrails has one_to_many and model
     w, n_loc = st.n_words, len(st.locations)
     ones = word_cols("o", w)
     full = words_of(range(n_loc), n_loc)
@@ -214,9 +215,10 @@ def reidit_c(st: SparkTrails) -> Reidentification:
     known = np.repeat(np.array(full, np.int64).view(np.uint64)[None, :], len(got), axis=0)
     pairs = Trails(list(st.locations), TrailSide(got["identified"].to_numpy(dtype=object), known, words, n_loc),
                    TrailSide(got["deidentified"].to_numpy(dtype=object), known.copy(), words.copy(), n_loc),
-                   st.model.reserved, st.model.reason, st.sizes, st.model.multiplicity, st.model.decided_by)
+                   st.model.reserved, st.model.reason, st.sizes, st.model.multiplicity, st.model.decided_by,
+                   st.model.evidence)
     res = core_reidit_c(pairs)
-    res.summary.update({"identified": st.n_identified, "deidentified": st.n_deidentified})
+    res.summary = res.summary.with_(identified=st.n_identified, deidentified=st.n_deidentified)
     return res
 
 
@@ -234,7 +236,7 @@ def write_pairs(pairs: DataFrame, out: str) -> None:
         writer.option("header", True).option("escape", '"').csv(out)
 
 
-def write_reidit_c(st: SparkTrails, out: str, *, explain: bool = False) -> dict:
+def write_reidit_c(st: SparkTrails, out: str, *, explain: bool = False) -> ReidentifySummary:
     """Write REIDIT-C's pairs from the executors to the folder ``out`` (:func:`write_pairs`), without collecting
     them: for results too large for the driver.  Columns ``identified, deidentified`` (and ``reason``, the core's
     words, with ``explain``); each part sorted by the identified element's input position.  Returns the summary
@@ -254,7 +256,7 @@ def write_reidit_c(st: SparkTrails, out: str, *, explain: bool = False) -> dict:
         write_pairs(pairs.sortWithinPartitions("identified_eid").select(*cols), out)
     finally:
         pairs.unpersist()
-    return {"reidentified": n, "identified": st.n_identified, "deidentified": st.n_deidentified}
+    return ReidentifySummary("complete", n, n, identified=st.n_identified, deidentified=st.n_deidentified)
 
 
 def edges(st: SparkTrails) -> DataFrame:

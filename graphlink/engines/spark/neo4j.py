@@ -134,7 +134,11 @@ def _write_release(st: SparkTrails | SparkRelease, store: Store, name: str, *, a
     if existing and existing.get("fingerprint") == fp and existing.get("status") == "loaded":
         return {**existing, "skipped": True}
     if existing and existing.get("fingerprint") not in (None, fp):
-        raise StoreError(f"release {name!r} is already in Neo4j with different content; choose another --name")
+        from graphlink.diagnostics import Diagnostic
+
+        raise StoreError(diagnostic=Diagnostic(
+            "store-name-taken", f"release {name!r} is already in Neo4j with different content", {"name": name},
+            remedy="choose another name"))
     statements = cypherlib.load_file(cypherlib.cypher_dir() / "load.cypher").statement
     store._query(statements("release").text, {"release": name, "source": rel.source, "fingerprint": fp})
     store._query(statements("locations").text, {"release": name, "locations": [
@@ -274,7 +278,7 @@ def write_reidentification(store: Store, name: str, result: Any, *, spark: Any, 
     """A :class:`~graphlink.analysis.reidit.Reidentification` as REIDENTIFIED edges (connector) plus its Analysis node,
     as :meth:`Store.write_reidentification`.  Returns the run id.  O(pairs) writes."""
     pairs = result.pairs
-    run = store._new_analysis(name, "reidentification", str(result.method), dict(result.summary or {}),
+    run = store._new_analysis(name, "reidentification", str(result.method), result.summary.as_dict(),
                               {"pairs": len(pairs)})
     frame = pd.DataFrame({"release": name, "run": run, "method": str(result.method),
                           "i": pairs["identified"].astype(str).to_numpy(dtype=object),

@@ -80,7 +80,7 @@ def _measure(task: tuple) -> list[dict[str, Any]]:
                      "edges": plain.n_expanded_edges, "edges_with_als": constrained.n_expanded_edges,
                      "true_loves": len(t0), "true_loves_with_als": len(t1), "reidit_i_with_als": len(i1),
                      "als_only": len(only),
-                     "wrong": int(t0.summary["wrong"] + t1.summary["wrong"] + i1.summary["wrong"]
+                     "wrong": int(t0.summary.wrong + t1.summary.wrong + i1.summary.wrong
                                   + sum(truth.get(i) != d for i, d in zip(only["identified"], only["deidentified"],
                                                                            strict=True)))})
     return rows

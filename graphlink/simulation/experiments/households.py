@@ -59,7 +59,7 @@ def _measure(task: tuple) -> list[dict[str, Any]]:
                                "people": len(rel.elements("identified")), "ips": len(rel.elements("deidentified"))}
         try:
             res = reidentify(rel, "multiple")
-            row["model"] = str(res.summary["multiplicity"])
+            row["model"] = str(res.summary.multiplicity)
             pairs = list(zip(res.pairs["identified"], res.pairs["deidentified"], strict=True))
             row["individuals"] = len(pairs)
             row["households_hit"] = len({d for _, d in pairs})
@@ -67,7 +67,7 @@ def _measure(task: tuple) -> list[dict[str, Any]]:
             if withhold == 0:
                 cov = reidentify(rel, "true-loves", reserved="none")
                 row["individuals_coverage"] = len(cov)
-                row["wrong_coverage"] = int(cov.summary["wrong"]) if "wrong" in cov.summary else sum(
+                row["wrong_coverage"] = int(cov.summary.wrong) if cov.summary.wrong is not None else sum(
                     truth.get(i) != d for i, d in zip(cov.pairs["identified"], cov.pairs["deidentified"],
                                                       strict=True))
         except ModelAssumptionError:

@@ -53,7 +53,7 @@ def _measure(task: tuple) -> list[dict[str, Any]]:
         groups = p.groupby("deidentified")["identified"].apply(list) if len(p) else pd.Series(dtype=object)
         correct = int(sum(any(i[1:] == de[1:] for i in ids) for de, ids in groups.items()))
         rows.append({"k": k, "run": run, "subjects": n, "samples": samples,
-                     "k_reidentified": int(len(groups)), "unique": int(res.summary.get("unique", 0)),
+                     "k_reidentified": int(len(groups)), "unique": int(res.summary.unique),
                      "correct": correct, "fraction": len(groups) / samples if samples else 0.0})
     return rows
 

@@ -1,0 +1,96 @@
+"""The command line's words for the library's typed results and diagnostics (the CLI may name its flags).
+
+The library states problems in plain sentences that name no flag and attaches a code plus data
+(:class:`graphlink.diagnostics.Diagnostic`); here the remedy is said in terms of this command line's options.
+The app has its own words (``app/components/words.py``), which point at its controls instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from graphlink.diagnostics import Diagnostic, render
+
+if TYPE_CHECKING:
+    from graphlink.core.model import ModelDecision
+
+_MANY = ("if one de-identified element can stand for several people (households), read the release as one-to-many "
+         "with --reserved identified")
+
+#: code -> the CLI's remedy from the diagnostic's data ("" keeps the library's)
+REMEDIES: dict[str, Callable[[dict], str]] = {
+    "method-needs-one-to-one": lambda d: (
+        "use --method multiple (REIDIT-M) or --method true-loves (exact certain pairs for one-to-many data)"
+        + ("" if d.get("stated_many") else "; if every de-identified element stands for one person, state "
+                                           "--multiplicity one-to-one")),
+    "mixed-sizes": lambda d: ("if you know which side withholds, state it with --reserved identified or --reserved "
+                              "deidentified (the analyses then report where the data breaks it)"),
+    "one-to-many-deidentified-reserved": lambda d: ("one-to-many releases are read with --reserved identified "
+                                                    "(people may withhold) or --reserved none (nothing withheld)"),
+    "side-undecided": lambda d: ("state it with --reserved deidentified (one-to-one) or --reserved identified "
+                                 "(one-to-many, e.g. households)"),
+    "reidit-conflicts": lambda d: f"{_MANY} and use --method multiple",
+    "reidit-m-orphans": lambda d: "" if d.get("one_to_many") else _MANY,
+    "hall-fails": lambda d: f"{_MANY} and use --method multiple or true-loves",
+    "unlink-one-to-many": lambda d: "state --multiplicity one-to-one if every de-identified element belongs to one "
+                                    "person",
+    "unlink-side-undecided": lambda d: "state --multiplicity one-to-one to protect it",
+    "store-name-taken": lambda d: "choose another --name or replace it",
+    "store-read-only": lambda d: "pass --write to run it",
+    "store-bulk-refused": lambda d: f"load with --bulk auto ({d.get('other')}) instead",
+}
+
+
+def _invalid_choice(text: str, d: dict) -> str:
+    return f"--{d['option']} must be one of {', '.join(d['choices'])}"
+
+
+def _folder_key(text: str, d: dict) -> str:
+    flag = "--id-key" if d.get("side") == "identified" else "--deid-key"
+    return text.replace(f"name them as the {d.get('side')} key column(s)", f"name them with {flag}")
+
+
+def _output(text: str, d: dict) -> str:
+    return text.replace("the output", "--out", 1) if d.get("option") == "the output" else text
+
+
+#: code -> the whole line rewritten (the library's text and the data in, the CLI's line out)
+REWRITES: dict[str, Callable[[str, dict], str]] = {
+    "invalid-choice": _invalid_choice,
+    "output-refused": _output,
+    "folder-key-missing": _folder_key,
+}
+
+
+def say(obj: Any) -> str:
+    """An error's, a warning's or a diagnostic's text in the CLI's words: the library's sentence, its remedy said
+    with this command line's flags where the code has one.  Anything without a diagnostic: ``str(obj)``.
+
+    Examples
+    --------
+    >>> from graphlink.errors import ModelAssumptionError
+    >>> exc = ModelAssumptionError(diagnostic=Diagnostic("side-undecided", "cannot tell which side is reserved",
+    ...                                                  remedy="state the reserved side"))
+    >>> str(exc)
+    'cannot tell which side is reserved; state the reserved side'
+    >>> print(say(exc))  # doctest: +NORMALIZE_WHITESPACE
+    cannot tell which side is reserved; state it with --reserved deidentified (one-to-one) or
+    --reserved identified (one-to-many, e.g. households)
+    """
+    return render(obj, REMEDIES, REWRITES)
+
+
+def diagnostic_text(d: Diagnostic | None, default: str = "the data breaks the model") -> str:
+    """A result's diagnostic in the CLI's words (``default`` when there is none)."""
+    return say(d) if d is not None else default
+
+
+def model_line(model: ModelDecision) -> str:
+    """The ``model:`` note: one plain sentence (``Model: each de-identified record belongs to ...``)."""
+    return model.sentence
+
+
+def model_details(model: ModelDecision) -> str:
+    """The same decision in the thesis's notation, how it was decided and why (shown with ``--explain``)."""
+    return f"model (thesis notation): {model.label} ({model.how}): {model.reason}"
