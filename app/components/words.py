@@ -86,8 +86,12 @@ def reidentify_table(summaries: dict[str, Any]) -> Any:
     return pd.DataFrame(out, dtype=object)
 
 
-def most_pairs(results: dict[str, Any]) -> str:
-    """The method whose result lists the most pairs (the first of equals): the pairs table opens on it."""
+def opening_method(results: dict[str, Any]) -> str:
+    """The method the pairs table opens on: true loves when it lists pairs (every one of them is certain under the
+    model, the exact answer), otherwise the method whose result lists the most pairs (the first of equals) — REIDIT-C
+    finds none on most simulated releases."""
+    if len(results.get("true-loves", ())):
+        return "true-loves"
     return max(results, key=lambda m: len(results[m]))
 
 

@@ -95,8 +95,8 @@ if len(counts):
 
 if results:
     st.subheader("Re-identified pairs")
-    listed = list(results)   # the method with the most pairs first: REIDIT-C finds none on most simulated releases
-    shown = st.selectbox("Method", listed, index=listed.index(words.most_pairs(results)),
+    listed = list(results)   # opens on true loves when it lists pairs, else on the method with the most
+    shown = st.selectbox("Method", listed, index=listed.index(words.opening_method(results)),
                          format_func=state.METHOD_LABELS.get, key="reid_shown")
     pairs = results[shown].to_frame() if hasattr(results[shown], "to_frame") else results[shown].pairs
     show_table(pairs)
