@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 from app import state
-from app.components import exposure, sidebar
+from app.components import exposure, sidebar, words
 from app.components.tables import show_table
 from app.components.text import md
 
@@ -134,7 +134,7 @@ if status.connected and loaded is not None:
                 default_release = name
                 st.success(loaded_text(name, info))
             except Exception as exc:
-                st.error(f"Could not load the release: {exc}")
+                st.error(f"Could not load the release: {md(words.say(exc))}")
 
 # ------------------------------------------------------------------ examples
 try:
@@ -172,7 +172,7 @@ if st.button("Run query", type="primary", key="cy_run"):
         if not isinstance(params, dict):
             raise ValueError("parameters must be a JSON object")
     except ValueError as exc:
-        st.error(f"Invalid parameters: {exc}")
+        st.error(f"Invalid parameters: {md(exc)}")
         st.stop()
     if not query.strip():
         st.warning("Enter a query first.")
@@ -185,9 +185,10 @@ if st.button("Run query", type="primary", key="cy_run"):
             frame = store.run_cypher(query, params, write=False)
     except Exception as exc:  # QueryRefusedError for refused queries; StoreError for bad syntax, missing parameters
         if guard is not None and isinstance(exc, guard.QueryRefusedError):
-            st.error(str(exc)[:1].upper() + str(exc)[1:], icon=":material/block:")   # "Refused (line 1, ...): ..."
+            text = words.say(exc)   # "Refused (line 1, ...): ...", in the app's words
+            st.error(md(text[:1].upper() + text[1:]), icon=":material/block:")
         else:
-            st.error(f"Query failed: {exc}", icon=":material/block:")
+            st.error(f"Query failed: {md(words.say(exc))}", icon=":material/block:")
         st.stop()
     st.success(f"{len(frame):,} row(s).")
     show_table(frame)

@@ -15,9 +15,9 @@ loaded = state.require_release()
 reserved = state.reserved_choice()
 tr = state.trails(loaded.key, reserved, loaded.release)
 
-st.caption(f"FillTrails (thesis Algorithm 1): one row per element, one column per location; "
-           f"1 = present, 0 = absent, * = ambiguous. Data model: **{md(tr.model.label)}** (the Data page says "
-           "why, and lets you change it).")
+st.caption(f"One row per person or record, one column per location: 1 = disclosed there, 0 = not disclosed, "
+           f"* = cannot tell (the location may have withheld it). {md(tr.model.sentence)} (the Data page says why, "
+           "and lets you change it).")
 
 stats = state.location_stats(tr)
 bound = state.reidentification_bound(tr)
