@@ -94,3 +94,45 @@ def model_line(model: ModelDecision) -> str:
 def model_details(model: ModelDecision) -> str:
     """The same decision in the thesis's notation, how it was decided and why (shown with ``--explain``)."""
     return f"model (thesis notation): {model.label} ({model.how}): {model.reason}"
+
+
+#: the methods as the CLI names them to people (the option values stay the command's vocabulary)
+METHOD_NAMES = {"complete": "REIDIT-C", "incomplete": "REIDIT-I", "incomplete-k": "REIDIT-I-K",
+                "multiple": "REIDIT-M", "true-loves": "true loves"}
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f} %"
+
+
+def summary_lines(s: Any) -> list[str]:
+    """A :class:`~graphlink.analysis.results.ReidentifySummary` as short lines in plain words, numbers rounded
+    (the terminal's summary under the pairs; ``--format json`` keeps every field exactly).
+
+    Examples
+    --------
+    >>> from graphlink.analysis.results import ReidentifySummary
+    >>> for line in summary_lines(ReidentifySummary(method="true-loves", reidentified=3, pairs=3, identified=4,
+    ...                                             deidentified=4, correct=3, wrong=0, truth_pairs=4,
+    ...                                             precision=1.0, recall=0.75)):
+    ...     print(line)
+    true loves: 3 of 4 identified people re-identified (3 pairs listed).
+    Against the truth: 3 correct, 0 wrong (precision 100.0 %, recall 75.0 % of 4 true pairs).
+    """
+    name = METHOD_NAMES.get(s.method, s.method)
+    people = "" if s.identified is None else f" of {s.identified:,} identified people"
+    head = f"{name}: {s.reidentified:,}{people} re-identified ({s.pairs:,} pair{'s' if s.pairs != 1 else ''} listed)"
+    if s.k is not None and s.k_reidentified is not None:
+        head += f"; {s.unique:,} settled uniquely and {s.k_reidentified:,} narrowed to at most {s.k} candidates"
+    lines = [head + "."]
+    if s.correct is not None:
+        line = f"Against the truth: {s.correct:,} correct, {s.wrong or 0:,} wrong"
+        if s.precision is not None and s.recall is not None:
+            line += f" (precision {_pct(s.precision)}, recall {_pct(s.recall)} of {s.truth_pairs or 0:,} true pairs)"
+        lines.append(line + ".")
+    if s.model_ok is False:
+        lines.append("The data do not fit the stated model: " + diagnostic_text(s.diagnostic) + ".")
+    elif s.unsolved:
+        lines.append(f"Not fully checked: {s.unsolved:,} group{'s' if s.unsolved != 1 else ''} of candidates beyond "
+                     "the search budget (only pairs proven outside them are listed).")
+    return lines

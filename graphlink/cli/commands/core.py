@@ -144,9 +144,12 @@ def model_note(tr: Trails, explain: bool = False) -> None:
         note(markup_text(words.model_details(tr.model)))
 
 
-def _summary_line(summary: dict) -> str:
-    """``key=value, ...`` of a result's scalar facts, escaped for the console."""
-    return markup_text(", ".join(f"{a}={b}" for a, b in summary.items() if not isinstance(b, list | dict)))
+def _print_result_summary(err: Console, summary: ReidentifySummary) -> None:
+    """The result's facts in plain lines (cli/words.py), each escaped for the console."""
+    from graphlink.cli import words
+
+    for line in words.summary_lines(summary):
+        err.print(markup_text(line))
 
 
 def model_dict(tr: Trails) -> dict:
@@ -347,7 +350,7 @@ def register(app: typer.Typer) -> None:
                 eng.write_pairs(tr, result, cols, out)
             flush_notes()                       # the last step that can fail is done: the notes, then the result
             err.print(f"wrote {len(result):,} pair(s) to {markup_text(out)}")
-            err.print(_summary_line(result.summary.as_dict()))
+            _print_result_summary(err, result.summary)
         elif fmt is Fmt.csv:
             from graphlink.io.pairs import write_pairs_csv
 
@@ -359,7 +362,7 @@ def register(app: typer.Typer) -> None:
         else:
             flush_notes()
             print_frame(result.pairs, title=f"{m}: {len(result.pairs)} pair(s)")
-            err.print(_summary_line(result.summary.as_dict()))
+            _print_result_summary(err, result.summary)
 
     @app.command("audit")
     def audit_cmd(release: ReleaseArg, k: Annotated[int, typer.Option("--k", min=1, help="Protection level")],
