@@ -176,7 +176,7 @@ def _footer(r: ReleaseReport) -> str:
     return f"""<footer id="reproduce"><h2>Reproducibility</h2><ul>
 <li>graphlink version: <code>{escape(r.version)}</code></li>
 <li>input: <code>{escape(r.source or r.name)}</code></li>
-<li>input SHA-256: <code>{escape(r.sha256 or "not a file")}</code></li>
+<li>SHA-256 of the input {escape(r.sha256_of)}: <code>{escape(r.sha256)}</code></li>
 <li>options:<ul>{opts}</ul></li></ul></footer>"""
 
 

@@ -121,7 +121,8 @@ class ReleaseReport:
     protection_note: str | None
     version: str
     source: str | None
-    sha256: str | None
+    sha256: str
+    sha256_of: str                            # "file", "folder" or "release table" (no file: the rows as read)
     options: tuple[tuple[str, str], ...]
     timings: tuple[tuple[str, float], ...]
 
@@ -147,6 +148,13 @@ def file_sha256(path: str | Path) -> str:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(block)
     return digest.hexdigest()
+
+
+def release_sha256(release: Release) -> str:
+    """SHA-256 of the release's long table as read (location, kind, element as CSV, in row order): the input's
+    fingerprint when there is no file (an upload, a simulated release).  O(rows)."""
+    data = release.frame[["location", "kind", "element"]].to_csv(index=False).encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
 
 
 def model_words(trails: Trails) -> ModelWords:
@@ -330,6 +338,7 @@ def build_report(release: Release, k: int = 2, *, reserved: str = "auto", multip
     elif not protection:
         prot_note = "not computed (switched off)"
     has_real = real > 0
+    is_file = source is not None and Path(source).exists()
     return ReleaseReport(
         name=str(release.name), k=k, model=model_words(tr), people=len(tr.identified),
         records=len(tr.deidentified), locations=len(tr.locations), certain=certain,
@@ -339,6 +348,7 @@ def build_report(release: Release, k: int = 2, *, reserved: str = "auto", multip
         histogram=candidate_histogram(cand[has_real], k), exposure=exp_rows, exposure_note=exp_note,
         uniqueness=uniqueness_by_locations(tr, certain_rows), protection=prot, protection_note=prot_note,
         version=graphlink.__version__, source=str(source) if source is not None else None,
-        sha256=file_sha256(source) if source is not None and Path(source).exists() else None,
+        sha256=file_sha256(source) if is_file else release_sha256(release),
+        sha256_of=("folder" if Path(str(source)).is_dir() else "file") if is_file else "release table",
         options=tuple((str(a), str(b)) for a, b in (options or {}).items()),
         timings=tuple((a, round(b, 4)) for a, b in timings.items()))
