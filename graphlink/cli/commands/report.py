@@ -55,5 +55,5 @@ def register(app: typer.Typer) -> None:
                                   source=release, options=options, exposure=exposure, protection=protection)
         write_text(out, render_html(report))
         err.print(f"wrote the report to {markup_text(out)}: {report.certain:,} of {report.people:,} people "
-                  f"certainly re-identifiable, {report.below_k:,} with fewer than {k} candidates; "
-                  f"{markup_text(report.verdict)}")
+                  f"certainly re-identifiable, {report.below_k:,} with fewer than {k} candidates.")
+        err.print(markup_text(report.verdict))
