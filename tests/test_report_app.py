@@ -14,6 +14,7 @@ from graphlink.report import build_report
 from tests.markdown_text import rendered
 from tests.test_app import goto, metrics
 from tests.test_app_browser import ARTIFACTS, _app_ready, _page, app_url, browser  # noqa: F401 (fixtures)
+from tests.test_app_user_text import _Server, app, check_page, server  # noqa: F401 (fixtures)
 
 DATA = Path(__file__).resolve().parent.parent / "graphlink" / "data"
 
@@ -40,6 +41,30 @@ def test_report_page_shows_the_library_numbers(at: AppTest) -> None:
     assert list(protection["method"]) == [p.method for p in expected.protection]
     assert list(protection["withheld"]) == [p.records_withheld for p in expected.protection]
     assert not any("--" in rendered(x.value) for x in [*at.markdown, *at.caption, *at.info, *at.warning])
+
+
+def test_hostile_release_is_text_on_the_report_page(app: AppTest, server: _Server) -> None:  # noqa: F811
+    """Location and element names from an upload reach the page as text only (app/components/text.py)."""
+    app.switch_page("app/pages/report.py").run()
+    app.button(key="report_run").click().run()
+    text = check_page(app, server.port)
+    assert "Risk report" in text and ("cannot be computed" in text or "People named" in text)
+
+
+def test_a_refusal_speaks_of_the_data_page_not_of_flags(monkeypatch: pytest.MonkeyPatch) -> None:
+    # two people at one location and one record: one-to-one with a record withheld, or a household? ambiguous
+    monkeypatch.setenv("GRAPHLINK_DEMO", "none")
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "streamlit_app.py"),
+                           default_timeout=120).run()
+    csv = b"location,kind,element\nA,identified,p\nA,identified,q\nA,deidentified,d\n"
+    at.file_uploader(key="upload_release").set_value(("ambiguous.csv", csv, "text/csv")).run()
+    goto(at, "report")
+    at.button(key="report_run").click().run()
+    assert not at.exception, at.exception
+    errors = " ".join(rendered(e.value) for e in at.error)
+    assert "cannot be computed" in errors and "--" not in errors
+    assert 'the reserved side "deidentified"' in errors
+    assert any("Data page" in rendered(c.value) for c in at.caption)
 
 
 @pytest.mark.browser

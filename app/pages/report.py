@@ -3,6 +3,7 @@ for download (docs/report.md)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pandas as pd
@@ -56,10 +57,17 @@ if st.session_state.get("report_ran") != args:
     st.info("Choose k, then press **Build report**.")
     st.stop()
 
+def _app_words(text: str) -> str:
+    """A library message in the app's words: the command line's model options become the Data page's choices."""
+    text = re.sub(r"--reserved ([\w-]+)", r'the reserved side "\1"', text)
+    return re.sub(r"--multiplicity ([\w-]+)", r'the multiplicity "\1"', text)
+
+
 try:
     report = _report(*args, loaded.release)
 except Exception as exc:  # ModelAssumptionError / ReleaseError: one readable line
-    st.error("The report cannot be computed: " + one_line(exc))
+    st.error("The report cannot be computed: " + one_line(_app_words(str(exc))))
+    st.caption("The data model (reserved side, multiplicity) is chosen on the Data page.")
     st.stop()
 
 st.download_button("Download the report (HTML)", _html(*args, report),
