@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -234,3 +235,33 @@ def test_nothing_certain_means_no_exposure() -> None:
     report = build_report(read_release(frame), 2, protection=False)
     assert report.certain == 0 and [e.lost for e in report.exposure] == [0]
     assert report.k_unlinkable and np.all([b.candidates >= 2 for b in report.histogram if b.people])
+
+
+GENPHEN = Path(__file__).resolve().parent.parent / "graphlink" / "data" / "genphen"
+
+
+def test_trails_and_quasi_identifiers_section() -> None:
+    """Malin 2006 App. B.2 (GENPHEN): the combined count is REIDIT's true loves on the ALS-constrained graph; the
+    k-anonymity figures are recomputed from the release's rows with pandas."""
+    from graphlink.analysis.reidit import reidentify
+    from graphlink.qi.als import read_als, release_blocks
+
+    src = GENPHEN / "release.csv"
+    rel = read_release(src)
+    report = build_report(rel, 2, source=src, qi_links=GENPHEN / "als.yaml", protection=False)
+    q = report.qi
+    assert q is not None and q.qi == ("age", "gender", "visit_date")
+    tr = build_trails(rel)
+    graph = build_linkgraph(tr, blocks=release_blocks(read_als(GENPHEN / "als.yaml"), tr.identified.keys,
+                                                      tr.deidentified.keys, src))
+    assert q.certain_combined == len(reidentify(graph, "true-loves").pairs)
+    assert q.certain_trails == report.certain == classify_edges(build_linkgraph(tr)).n_true_loves
+    rows = pd.read_csv(src, dtype=str).fillna("")
+    de = rows[rows["kind"] == "deidentified"].drop_duplicates("element")[["age", "gender", "visit_date"]]
+    sizes = de.groupby(["age", "gender", "visit_date"]).size()
+    assert (q.records, q.classes, q.smallest_class) == (len(de), len(sizes), sizes.min())
+    assert q.records_below_k == int(sizes[sizes < 2].sum())
+    assert q.prosecutor_average == pytest.approx(len(sizes) / len(de))
+    assert q.prosecutor_highest == pytest.approx(1 / sizes.min())
+    page = render_html(report)
+    assert "qi" in parse(page).ids and "Trails and quasi-identifiers together" in page

@@ -171,6 +171,36 @@ record has at least {r.k} candidates; the result is checked by an exact audit.</
 </section>"""
 
 
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f} %"
+
+
+def _qi(r: ReleaseReport) -> str:
+    q = r.qi
+    if q is None:
+        return ""
+    combined = ("not given: " + escape(q.note)) if q.certain_combined is None else (
+        f"<b>{_n(q.certain_combined)}</b>")
+    table = _table(["measure", "value"], [
+        ("quasi-identifiers released with the de-identified records", ", ".join(q.qi) or "none"),
+        ("de-identified records", _n(q.records)),
+        ("groups of records with the same quasi-identifiers", _n(q.classes)),
+        (f"records in groups smaller than k = {r.k}", _n(q.records_below_k)),
+        ("the records are k-anonymous for k up to", _n(q.k_anonymous_for)),
+        ("prosecutor: highest risk of a record", _pct(q.prosecutor_highest)),
+        ("prosecutor: records at risk (risk above 20 %)", _pct(q.records_at_risk)),
+        ("prosecutor: average risk", _pct(q.prosecutor_average)),
+        ("journalist: average risk", _pct(q.journalist_average)),
+        ("marketer: expected share re-identified", _pct(q.marketer_average))])
+    rel = "".join(f"<li><code>{escape(x)}</code></li>" for x in q.relations)
+    extra = "" if q.note is None or q.certain_combined is None else f"<p class='muted'>{escape(q.note)}</p>"
+    return f"""<section id="qi"><h2>Trails and quasi-identifiers together</h2>
+<p>The de-identified records also carry attributes a person's identified record can be compared with (the
+attribute linkage set below). From trails alone <b>{_n(q.certain_trails)}</b> people are certainly
+re-identifiable; when a link also needs agreeing attributes: {combined}.</p>{extra}
+<p>Attributes compared:</p><ul>{rel}</ul>{table}</section>"""
+
+
 def _footer(r: ReleaseReport) -> str:
     opts = "".join(f"<li><code>{escape(a)} = {escape(b)}</code></li>" for a, b in r.options) or "<li>defaults</li>"
     return f"""<footer id="reproduce"><h2>Reproducibility</h2><ul>
@@ -198,6 +228,6 @@ def render_html(report: ReleaseReport) -> str:
 <h1>Re-identification risk report: {escape(r.name)}</h1>
 <p class="muted">Trail re-identification (Malin 2006): which people in the identified tables can be linked to
 de-identified records from the set of locations where both appear.</p>
-{_summary(r)}{_risk(r)}{_exposure(r)}{_uniqueness(r)}{_protection(r)}{_footer(r)}
+{_summary(r)}{_risk(r)}{_exposure(r)}{_uniqueness(r)}{_qi(r)}{_protection(r)}{_footer(r)}
 </body></html>
 """

@@ -98,6 +98,37 @@ class ProtectionOption:
 
 
 @dataclass(frozen=True)
+class QiSection:
+    """Trails and quasi-identifiers together (``--qi-links``, an attribute linkage set, Malin 2002 Def. 3.1).
+
+    ``qi`` are the de-identified side's attributes the linkage set names (what is released with the records);
+    the k-anonymity figures and the three attacker models (:func:`graphlink.qi.risk.risk`; fractions of
+    records) are over them.  ``certain_trails`` are the certain re-identifications from trails alone,
+    ``certain_combined`` those when a link also needs agreeing attributes (None with ``note`` when the
+    constrained graph refutes the model)."""
+
+    relations: tuple[str, ...]
+    qi: tuple[str, ...]
+    records: int
+    classes: int
+    smallest_class: int
+    records_below_k: int
+    prosecutor_highest: float | None
+    prosecutor_average: float
+    records_at_risk: float | None
+    journalist_average: float
+    marketer_average: float
+    certain_trails: int
+    certain_combined: int | None
+    note: str | None = None
+
+    @property
+    def k_anonymous_for(self) -> int:
+        """The largest k the de-identified records are k-anonymous for over ``qi`` (the smallest class)."""
+        return self.smallest_class
+
+
+@dataclass(frozen=True)
 class ReleaseReport:
     """Everything the release report shows (:func:`build_report`); rendered by
     :func:`graphlink.io.report_html.render_html` and by the app's Report page."""
@@ -119,6 +150,7 @@ class ReleaseReport:
     uniqueness: tuple[UniquenessRow, ...]
     protection: tuple[ProtectionOption, ...]
     protection_note: str | None
+    qi: QiSection | None
     version: str
     source: str | None
     sha256: str
@@ -236,10 +268,56 @@ def _protection(release: Release, k: int, seed: int, methods: Sequence[str], sou
     return tuple(out)
 
 
+def qi_section(trails: Trails, qi_links: str | Path, source: str | Path | None, k: int,
+               certain_trails: int) -> QiSection:
+    """The trails + quasi-identifiers section (:class:`QiSection`): the linkage set's de-identified attributes
+    as a released table (k-anonymity, :func:`graphlink.qi.risk.risk`), and the certain re-identifications of
+    the link graph constrained by the linkage set (:func:`graphlink.qi.als.release_blocks`).  One-to-one
+    trails only (the constrained one-to-many search is the CLI's ``reidentify --qi-links``).
+    O(rows + the constrained graph's classification)."""
+    from graphlink.analysis.matching import classify_edges
+    from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.qi.als import blocks, element_attributes, read_als
+    from graphlink.qi.risk import risk
+
+    als = read_als(qi_links)
+    tables = element_attributes(als, source)
+    qi = [c for c in dict.fromkeys(als.columns("deidentified")) if c in tables["deidentified"].columns]
+    table = tables["deidentified"].reindex(trails.deidentified.keys)[qi].astype("string").fillna("")
+    if qi and len(table):
+        sizes = table.groupby(qi, dropna=False, sort=False).size().to_numpy()
+        summary = risk(table.reset_index(drop=True), qi, attributes=False)
+        smallest = int(sizes.min())
+        below = int(sizes[sizes < k].sum())
+        opt = (lambda v: None if v is None else float(v))  # noqa: E731
+        figures = (int(summary.classes), smallest, below, opt(summary.prosecutor.highest),
+                   float(summary.prosecutor.average), opt(summary.prosecutor.records_at_risk),
+                   float(summary.journalist.average), float(summary.marketer.average))
+    else:                                    # no attribute released with the records: one class of everyone
+        n = len(table)
+        figures = (1 if n else 0, n, n if n < k else 0, 1 / n if n else None, 1 / n if n else 0.0, None,
+                   1 / n if n else 0.0, 1 / n if n else 0.0)
+    note = None
+    combined: int | None = None
+    if trails.one_to_many:
+        note = "trails and attributes together are computed here for one-to-one releases only"
+    else:
+        b = blocks(als, tables["identified"], tables["deidentified"], np.asarray(trails.identified.keys, object),
+                   np.asarray(trails.deidentified.keys, object))
+        classes = classify_edges(build_linkgraph(trails, blocks=b))
+        if classes.hall_ok:
+            combined = classes.n_true_loves
+        else:
+            note = ("with the attributes required to agree, some de-identified record fits no person: the data "
+                    "contradict the linkage set or the model, so no combined count is given")
+    return QiSection(tuple(r.name for r in als.relations), tuple(qi), len(table), *figures, certain_trails,
+                     combined, note)
+
+
 def build_report(release: Release, k: int = 2, *, reserved: str = "auto", multiplicity: str = "auto",
                  seed: int = 0, methods: Sequence[str] | None = None, source: str | Path | None = None,
                  options: Mapping[str, object] | None = None, exposure: bool = True,
-                 protection: bool = True) -> ReleaseReport:
+                 protection: bool = True, qi_links: str | Path | None = None) -> ReleaseReport:
     """Compute the release report.
 
     Parameters
@@ -260,6 +338,9 @@ def build_report(release: Release, k: int = 2, *, reserved: str = "auto", multip
         The options as the user gave them (the footer lists them).
     exposure, protection : bool
         Compute the exposure per location / the protection options (where the model allows them).
+    qi_links : str or Path, optional
+        An attribute linkage set (YAML): adds the trails + quasi-identifiers section (:func:`qi_section`);
+        the attributes come from its files or from ``source``'s extra columns.
 
     Returns
     -------
@@ -337,6 +418,11 @@ def build_report(release: Release, k: int = 2, *, reserved: str = "auto", multip
         timings["protection"] = time.perf_counter() - t0
     elif not protection:
         prot_note = "not computed (switched off)"
+    qi = None
+    if qi_links is not None:
+        t0 = time.perf_counter()
+        qi = qi_section(tr, qi_links, source, k, certain)
+        timings["qi"] = time.perf_counter() - t0
     has_real = real > 0
     is_file = source is not None and Path(source).exists()
     return ReleaseReport(
@@ -346,7 +432,7 @@ def build_report(release: Release, k: int = 2, *, reserved: str = "auto", multip
         records_below_k=int(result.counts["violations_deidentified"]),
         no_candidate=int((~has_real).sum()), k_unlinkable=bool(result.k_unlinkable),
         histogram=candidate_histogram(cand[has_real], k), exposure=exp_rows, exposure_note=exp_note,
-        uniqueness=uniqueness_by_locations(tr, certain_rows), protection=prot, protection_note=prot_note,
+        uniqueness=uniqueness_by_locations(tr, certain_rows), protection=prot, protection_note=prot_note, qi=qi,
         version=graphlink.__version__, source=str(source) if source is not None else None,
         sha256=file_sha256(source) if is_file else release_sha256(release),
         sha256_of=("folder" if Path(str(source)).is_dir() else "file") if is_file else "release table",

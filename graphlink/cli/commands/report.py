@@ -12,6 +12,7 @@ from graphlink.cli.commands.core import (
     IdKey,
     MultO,
     MultOpt,
+    QiLinks,
     ReleaseArg,
     ReservedO,
     ReservedOpt,
@@ -35,14 +36,14 @@ def register(app: typer.Typer) -> None:
                        "--exposure/--no-exposure", help="Leave-one-location-out exposure per location")] = True,
                    protection: Annotated[bool, typer.Option(
                        "--protection/--no-protection", help="Compare Greedy-, Force- and Flow-Dedup")] = True,
-                   id_key: IdKey = None, deid_key: DeidKey = None) -> None:
+                   qi_links: QiLinks = None, id_key: IdKey = None, deid_key: DeidKey = None) -> None:
         """Write a re-identification risk report a privacy officer can forward: one HTML file with no external
         assets (opens offline, prints to PDF)."""
         from graphlink.fileio import check_output, write_text
         from graphlink.io.report_html import render_html
         from graphlink.report import build_report
 
-        check_output(out, inputs=[release])
+        check_output(out, inputs=[release, qi_links])
         rel = load(release, id_key, deid_key)
         options = {"k": k, "reserved": reserved.value, "multiplicity": multiplicity.value, "seed": seed,
                    "exposure": exposure, "protection": protection}
@@ -50,9 +51,12 @@ def register(app: typer.Typer) -> None:
             options["id_key"] = id_key
         if deid_key:
             options["deid_key"] = deid_key
+        if qi_links is not None:
+            options["qi_links"] = str(qi_links)
         with step("computing the report"):
             report = build_report(rel, k, reserved=reserved.value, multiplicity=multiplicity.value, seed=seed,
-                                  source=release, options=options, exposure=exposure, protection=protection)
+                                  source=release, options=options, exposure=exposure, protection=protection,
+                                  qi_links=qi_links)
         write_text(out, render_html(report))
         err.print(f"wrote the report to {markup_text(out)}: {report.certain:,} of {report.people:,} people "
                   f"certainly re-identifiable, {report.below_k:,} with fewer than {k} candidates.")
