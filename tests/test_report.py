@@ -265,3 +265,31 @@ def test_trails_and_quasi_identifiers_section() -> None:
     assert q.prosecutor_highest == pytest.approx(1 / sizes.min())
     page = render_html(report)
     assert "qi" in parse(page).ids and "Trails and quasi-identifiers together" in page
+
+
+def test_one_to_many_release_counts_and_says_why_sections_are_left_out() -> None:
+    from graphlink.analysis.reidit import reidentify
+    from graphlink.simulation.simulate import simulate_households
+
+    rel = simulate_households(households=30, probabilities=0.3, locations=6, withhold=0.2, seed=3)
+    report = build_report(rel, 2)
+    assert report.model.multiplicity == "one-to-many"
+    assert report.certain == reidentify(rel, "true-loves").pairs["identified"].nunique()
+    result = audit(build_linkgraph(build_trails(rel)), 2)
+    assert report.below_k == result.counts["violations_identified"]
+    assert report.exposure == () and "one-to-many" in report.exposure_note
+    assert report.protection == () and report.protection_note
+    page = render_html(report)
+    assert page.count("Not shown:") == 2
+
+
+def test_identified_withholding_leaves_protection_out() -> None:
+    # the identified side is the smaller one at A: identified records were withheld there
+    frame = pd.DataFrame([("A", "identified", "p"), ("A", "deidentified", "d"), ("A", "deidentified", "e"),
+                          ("B", "identified", "p"), ("B", "identified", "q"), ("B", "deidentified", "d"),
+                          ("B", "deidentified", "e")], columns=["location", "kind", "element"])
+    report = build_report(read_release(frame), 2, reserved="identified", multiplicity="one-to-one")
+    assert report.model.reserved == "identified"
+    assert "identified records withheld" in report.exposure_note and report.protection_note
+    assert report.certain == classify_edges(build_linkgraph(build_trails(read_release(frame), "identified",
+                                                                         "one-to-one"))).n_true_loves
