@@ -104,5 +104,7 @@ def test_report_page_renders_and_downloads_in_chromium(app_url: str, browser: ob
     offline = browser.new_page()  # type: ignore[attr-defined]
     offline.goto(target.as_uri())
     assert offline.locator("#summary .card .n").first.inner_text().strip() == "4"
+    pdf = offline.pdf(format="A4")                      # what "print to PDF" gives: every page, no error
+    assert pdf.startswith(b"%PDF") and pdf.count(b"/Type /Page") >= 2
     offline.close()
     page.close()

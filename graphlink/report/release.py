@@ -161,11 +161,12 @@ class ReleaseReport:
     @property
     def verdict(self) -> str:
         """One sentence: the verdict for k."""
+        candidates = "candidate" if self.k == 1 else "candidates"
         if self.k_unlinkable:
             return (f"The release is {self.k}-unlinkable: every person and every de-identified record that can be "
-                    f"linked at all has at least {self.k} candidates.")
+                    f"linked at all has at least {self.k} {candidates}.")
         return (f"The release is NOT {self.k}-unlinkable: {self.below_k:,} people and {self.records_below_k:,} "
-                f"de-identified records have fewer than {self.k} candidates.")
+                f"de-identified records have fewer than {self.k} {candidates}.")
 
 
 def file_sha256(path: str | Path) -> str:
