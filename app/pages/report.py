@@ -25,8 +25,8 @@ def _report(key: str, choice: str, k: int, seed: int, exposure: bool, protection
     from graphlink.report import build_report
 
     reserved, multiplicity = state.model_of(choice)
-    source = getattr(_release, "source", None)
-    return build_report(_release, k, reserved=reserved, multiplicity=multiplicity, seed=seed, source=source,
+    # no source path: an upload's is a temporary file on the server; the footer hashes the release table instead
+    return build_report(_release, k, reserved=reserved, multiplicity=multiplicity, seed=seed,
                         options={"k": k, "reserved": reserved, "multiplicity": multiplicity, "seed": seed,
                                  "exposure": exposure, "protection": protection},
                         exposure=exposure, protection=protection)
