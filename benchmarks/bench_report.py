@@ -78,6 +78,12 @@ def exposure_naive(args: argparse.Namespace, subjects: int) -> str:
     return f"certain={certain:,} lost={lost}"
 
 
+def loadavg() -> str:
+    """The 1-, 5- and 15-minute load averages (the machine may be shared: they go beside every figure)."""
+    path = Path("/proc/loadavg")
+    return " ".join(path.read_text().split()[:3]) if path.exists() else "unknown"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--subjects", type=int, default=100_000)
@@ -89,9 +95,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-protection", action="store_true")
     args = ap.parse_args()
-    load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else ["?"]
     print(f"uniform release: locations={args.locations} p={args.p} withhold={args.withhold} k={args.k}; "
-          f"load average {' '.join(load)}")
+          f"load average {loadavg()}")
     n = args.naive_subjects
     print(f"exposure per location at {n:,} subjects (same release, same answer expected):")
     _, _, fast = measure(f"trail-level leave-one-location-out (n={n:,})", warmed(exposure_fast, args, n))
@@ -99,8 +104,7 @@ def main() -> None:
     print(f"  same answer: {fast.split(' s ', 1)[1] == naive.split(' s ', 1)[1]}")
     print(f"whole report at {args.subjects:,} subjects (analysis, exposure, protection, HTML):")
     measure(f"graphlink report (n={args.subjects:,})", warmed(full_report, args, args.subjects))
-    load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else ["?"]
-    print(f"load average after: {' '.join(load)}")
+    print(f"load average after: {loadavg()}")
 
 
 if __name__ == "__main__":
