@@ -8,8 +8,6 @@ the data escaped, every section present.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -27,6 +25,7 @@ from graphlink.core.trails import build_trails
 from graphlink.io.report_html import render_html
 from graphlink.report import build_report
 from tests import unlink_oracle
+from tests.cli_runner import run_cli
 from tests.fixtures import fig34
 from tests.oracle import all_maximum_matchings
 
@@ -211,8 +210,7 @@ def test_cli_writes_a_self_contained_report(tmp_path: Path) -> None:
     src = tmp_path / "fig34.csv"
     fig34().to_csv(src, index=False)
     out = tmp_path / "report.html"
-    proc = subprocess.run([sys.executable, "-m", "graphlink.cli", "report", str(src), "--out", str(out), "--k", "2"],
-                          capture_output=True, text=True, timeout=300)
+    proc = run_cli("report", src, "--out", out, "--k", "2")
     assert proc.returncode == 0, proc.stderr
     page = out.read_text(encoding="utf-8")
     parsed = parse(page)
@@ -232,9 +230,7 @@ def test_cli_refuses_a_refuted_model_in_one_line(tmp_path: Path) -> None:
     src = tmp_path / "bad.csv"
     frame.to_csv(src, index=False)
     out = tmp_path / "r.html"
-    proc = subprocess.run([sys.executable, "-m", "graphlink.cli", "report", str(src), "--out", str(out),
-                           "--reserved", "deidentified", "--multiplicity", "one-to-one"],
-                          capture_output=True, text=True, timeout=300)
+    proc = run_cli("report", src, "--out", out, "--reserved", "deidentified", "--multiplicity", "one-to-one")
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1 and "does not hold" in proc.stderr
     assert not out.exists()

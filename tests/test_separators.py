@@ -4,8 +4,6 @@ separator it was read with named (graphlink.core.tabular, "Comma-separated, unle
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -15,6 +13,7 @@ from hypothesis import strategies as st
 
 from graphlink.core.release import read_release, read_truth
 from graphlink.errors import ReleaseError
+from tests.cli_runner import run_cli
 from tests.fixtures import FIG34_TRUTH, fig34
 
 TEXT = st.text(st.sampled_from(list("ab ;,\t\"'xé")), min_size=1, max_size=6).filter(lambda s: s.strip())
@@ -77,7 +76,6 @@ def test_other_separators_are_named_in_the_error(tmp_path: Path) -> None:
 def test_cli_reads_a_semicolon_release(tmp_path: Path) -> None:
     path = tmp_path / "excel.csv"
     fig34().to_csv(path, index=False, sep=";")
-    proc = subprocess.run([sys.executable, "-m", "graphlink.cli", "audit", str(path), "--k", "2", "--format", "json"],
-                          capture_output=True, text=True, timeout=300)
+    proc = run_cli("audit", path, "--k", "2", "--format", "json")
     assert proc.returncode == 0, proc.stderr
     assert '"true_loves": 4' in proc.stdout

@@ -4,23 +4,21 @@ keeps ``[extras]`` and shows flags as flags."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from graphlink.core.release import read_release
+from tests.cli_runner import run_cli
 from tests.fixtures import fig34
 
-ENV = dict(os.environ, COLUMNS="200", NO_COLOR="1", TERM="dumb")
+ENV = {"COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb"}
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "graphlink.cli", *args], capture_output=True, text=True,
-                          timeout=300, env=ENV)
+    return run_cli(*args, env=ENV)
 
 
 @pytest.fixture(scope="module")
