@@ -33,6 +33,7 @@ PAGES = {
     ],
     "Protect and query": [
         st.Page("app/pages/protect.py", title="Protect", icon=":material/shield:"),
+        st.Page("app/pages/report.py", title="Risk report", icon=":material/summarize:"),
         st.Page("app/pages/fingerprint.py", title="Fingerprinting", icon=":material/fingerprint:"),
         st.Page("app/pages/secure.py", title="Secure protocol", icon=":material/lock:"),
         st.Page("app/pages/cypher.py", title="Cypher", icon=":material/terminal:"),

@@ -12,6 +12,8 @@ from typing import Literal
 #: re-identification methods (:func:`graphlink.analysis.reidit.reidentify`)
 Method = Literal["complete", "incomplete", "incomplete-k", "multiple", "true-loves"]
 METHODS: tuple[str, ...] = ("complete", "incomplete", "incomplete-k", "multiple", "true-loves")
+#: protection methods by suppression (:mod:`graphlink.protect.methods`, Malin 2006 ch. 7)
+PROTECT_METHODS: tuple[str, ...] = ("greedy-dedup", "force-dedup", "flow-dedup")
 #: quasi-identifier anonymisation algorithms (:mod:`graphlink.qi.algorithms`)
 QI_ALGORITHMS: tuple[str, ...] = ("optimal", "datafly", "mingen", "mu-argus", "mondrian")
 #: linking attacks on releases of one table (:mod:`graphlink.qi.attacks`)

@@ -77,10 +77,11 @@ def line_of(data: bytes, pos: int) -> int:
     return line
 
 
-def tokenize(text: str) -> tuple[list[Record], int | None]:
+def tokenize(text: str, sep: str = ",") -> tuple[list[Record], int | None]:
     """CSV records with their start lines, and the start line of a never-closed quoted field (or None).
 
-    Dialect: ``,`` separates fields; spaces (not tabs) at the start of a field are skipped; a field whose first
+    Dialect: ``sep`` (``,`` unless the header says otherwise: :func:`parse_csv`) separates fields;
+    spaces (not tabs) at the start of a field are skipped; a field whose first
     other character is ``"`` is quoted (``""`` is a quote; text after the closing quote is appended); any
     other ``"`` is literal; CRLF, LF or CR ends a record outside quotes.
     """
@@ -116,7 +117,7 @@ def tokenize(text: str) -> tuple[list[Record], int | None]:
             i += 1
             continue
         # plain (also after a closing quote)
-        if c == ",":
+        if c == sep:
             fields.append("".join(buf))
             buf, state, i, begun = [], "start", i + 1, True
             continue
@@ -137,6 +138,21 @@ def tokenize(text: str) -> tuple[list[Record], int | None]:
         fields.append("".join(buf))
         records.append(Record(start, fields))
     return records, None
+
+
+def _line_start(text: str, line: int) -> int:
+    """Offset in ``text`` where 1-based ``line`` starts (CRLF, LF and CR end lines)."""
+    at, i, n = 1, 0, len(text)
+    while at < line and i < n:
+        if text[i:i + 2] == "\r\n":
+            i += 2
+            at += 1
+        elif text[i] in "\r\n":
+            i += 1
+            at += 1
+        else:
+            i += 1
+    return i
 
 
 def parse_csv(data: bytes, file: str | None = None) -> Parsed:
@@ -161,6 +177,18 @@ def parse_csv(data: bytes, file: str | None = None) -> Parsed:
     if header_at is None:
         out.defects.append(Defect(None, None, "empty file", file))
         return out
+    if len(records[header_at].fields) == 1:
+        # no comma in the header: a ';' or tab there makes the whole file use it (the more frequent; ';' on a tie)
+        start = _line_start(text, records[header_at].line)
+        widths = {sep: len(tokenize(text[start:], sep)[0][0].fields) - 1 for sep in (";", "\t")}
+        if max(widths.values()) > 0:
+            sep = ";" if widths[";"] >= widths["\t"] else "\t"
+            shift = records[header_at].line - 1         # the records from the header on, numbered as in the file
+            tail, open_quote = tokenize(text[start:], sep)
+            records, header_at = [Record(r.line + shift, r.fields) for r in tail], 0
+            out.defects = [d for d in out.defects if d.what != "unterminated quote"]
+            if open_quote is not None:
+                out.defects.append(Defect(open_quote + shift, None, "unterminated quote", file))
     out.names = [f.strip() for f in records[header_at].fields]
     width = len(out.names)
     for rec in records[header_at + 1:]:

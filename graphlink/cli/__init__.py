@@ -31,6 +31,22 @@ app = typer.Typer(
 )
 
 
+def _flags_as_flags() -> None:
+    """typer prints a value type beside every option, on/off flags included (``--explain <bool>``), though a
+    flag takes no value: flags get no type in the help (their ``--x/--no-x`` pair says it all)."""
+    from typer.core import TyperOption
+
+    typed = TyperOption.display_type_rich
+
+    def display_type_rich(self: TyperOption, ctx: object) -> str | None:
+        return None if getattr(self, "is_flag", False) else typed(self, ctx)  # type: ignore[arg-type]
+
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_flags_as_flags()
+
+
 def _register_commands() -> None:
     import graphlink.cli.commands as pkg
 

@@ -8,7 +8,10 @@ one-line :class:`~graphlink.errors.ReleaseError` naming file, row and column.  T
   * UTF-8 text.  A UTF-8 byte-order mark is skipped.  UTF-16/UTF-32 (recognised by their byte-order
     mark), NUL bytes (binary data, or UTF-16 without a mark) and bytes that are not UTF-8 (Latin-1,
     Windows-1252) are refused, naming the row of the first bad byte.
-  * Comma-separated; ``"`` quotes a field (``""`` inside quotes is one quote) and a quoted field may span
+  * Comma-separated, unless the header has no comma outside quotes but a ``;`` or a tab: the file is then
+    semicolon- or tab-separated (as spreadsheets in many locales save CSV), whichever of the two the header
+    holds more often (``;`` on a tie), and every rule below holds with that separator in place of the comma.
+  * ``"`` quotes a field (``""`` inside quotes is one quote) and a quoted field may span
     lines.  Spaces after a comma are skipped, so ``a, "b,c"`` has two fields (a tab is not skipped:
     ``a,<tab>"b,c"`` has three).  A ``"`` inside an unquoted field is an ordinary character; text after
     a closing quote is appended (``"ab"c`` is ``abc``).  A quote that is never closed is refused.  Lines
@@ -64,7 +67,10 @@ _LINE_END_B = re.compile(rb"\r\n|\r|\n")
 # optional spaces, then either a quoted part (maybe unterminated: it then runs to the end) followed by
 # unquoted text, or plain unquoted text.  Group 1 is set (possibly "") for a quoted field, group 2 is the
 # closing quote ("" when the quote is never closed).
-_FIELD = re.compile(r' *(?:"((?:[^"]|"")*)("?)[^,\r\n]*|[^,\r\n]*)')
+_FIELDS = {sep: re.compile(r' *(?:"((?:[^"]|"")*)("?)[^SEP\r\n]*|[^SEP\r\n]*)'.replace("SEP", re.escape(sep)))
+           for sep in (",", ";", "\t")}
+#: separators a CSV file may use, by name for messages (module docstring: "Separator")
+SEPARATOR_NAMES = {",": "comma", ";": "semicolon", "\t": "tab"}
 _DECODE_CHUNK = 1 << 24
 
 
@@ -82,6 +88,7 @@ class Table:
     n_rows: int
     column_at: Callable[[int], pd.Series]
     row_of: Callable[[int], int]
+    separator: str = ","
 
     def index_of(self, name: str) -> int | None:
         """Position of the column ``name`` in the header, None if absent; refuses a name given twice."""
@@ -103,8 +110,11 @@ class Table:
         """Refuse the table unless every column in ``names`` appears exactly once in the header."""
         missing = [c for c in names if c not in self.names]
         if missing:
+            how = "" if self.separator == "," else f"; read as {SEPARATOR_NAMES[self.separator]}-separated"
+            if self.separator == "," and len(self.names) == 1:
+                how = "; read as comma-separated: a file may use commas, semicolons or tabs"
             raise ReleaseError(f"missing column(s) {', '.join(map(repr, missing))}; expected columns {expected} "
-                               f"(found: {names_list(self.names)})", file=self.file)
+                               f"(found: {names_list(self.names)}{how})", file=self.file)
         for c in names:
             self.index_of(c)
 
@@ -233,14 +243,15 @@ class _Record:
     closed: bool         # False when a quoted field is never closed
 
 
-def _records(text: str, *, keep_fields: bool = False):
+def _records(text: str, *, keep_fields: bool = False, sep: str = ","):
     """Yield the CSV records of ``text`` with their start lines: the slow, exact path used to find the
     header and to name rows in messages (pandas' fast parser does the bulk reading).  O(len(text))."""
+    field = _FIELDS[sep]
     pos, line, n = 0, 1, len(text)
     while pos < n:
         start_line, fields, count, closed = line, [], 0, True
         while True:
-            m = _FIELD.match(text, pos)
+            m = field.match(text, pos)
             count += 1
             if m.group(1) is not None:
                 line += len(_LINE_END.findall(m.group(0)))
@@ -248,7 +259,7 @@ def _records(text: str, *, keep_fields: bool = False):
             if keep_fields:
                 fields.append(_unquote(m))
             pos = m.end()
-            if pos < n and text[pos] == ",":
+            if pos < n and text[pos] == sep:
                 pos += 1
                 continue
             break
@@ -297,11 +308,12 @@ def _read_csv(path: Path, *, expected: str) -> Table:
         raise ReleaseError(f"the file is empty (expected a header row: {expected})", file=file)
     header_line, offset = start
     body = data[offset:] if offset else data
+    sep = separator_of(body)
     try:
         raw = pd.read_csv(io.BytesIO(body), header=None, dtype=str, na_filter=False, skipinitialspace=True,
-                          skip_blank_lines=False, encoding="utf-8", engine="c")
+                          skip_blank_lines=False, encoding="utf-8", engine="c", sep=sep, quotechar='"')
     except pd.errors.ParserError as exc:
-        raise _parser_error(body, header_line, file, exc) from None
+        raise _parser_error(body, header_line, file, exc, sep) from None
     names = [str(v).strip() for v in raw.iloc[0]]
     raw = raw.iloc[1:]
     raw.columns = range(len(names))
@@ -317,11 +329,28 @@ def _read_csv(path: Path, *, expected: str) -> Table:
         kept = np.setdiff1d(kept, candidates)
         raw = raw.iloc[kept]
     raw = raw.reset_index(drop=True)
-    row_of = _line_mapper(body, header_line, kept)
-    return Table(file=file, names=names, n_rows=len(raw), column_at=lambda i: raw[i].str.strip(), row_of=row_of)
+    row_of = _line_mapper(body, header_line, kept, sep)
+    return Table(file=file, names=names, n_rows=len(raw), column_at=lambda i: raw[i].str.strip(), row_of=row_of,
+                 separator=sep)
 
 
-def _line_mapper(body: bytes, header_line: int, kept: np.ndarray) -> Callable[[int], int]:
+def separator_of(body: bytes) -> str:
+    """The separator of CSV bytes that start with the header record (module docstring): ``,`` unless the
+    header has no comma outside quotes but holds ``;`` or tabs.  O(header) in the common case: a first line
+    without quotes that holds a comma needs no scan; otherwise the header record is tokenized for each
+    separator (on at most the first 64 KiB)."""
+    first = _LINE_END_B.search(body)
+    line = body[: first.start() if first else len(body)]
+    if b'"' not in line and b"," in line:
+        return ","
+    text = body[: 1 << 16].decode("utf-8", errors="ignore")
+    counts = {sep: next(_records(text, sep=sep)).n_fields - 1 for sep in _FIELDS} if text else {}
+    if not counts or counts[","] or not max(counts[";"], counts["\t"]):
+        return ","
+    return ";" if counts[";"] >= counts["\t"] else "\t"
+
+
+def _line_mapper(body: bytes, header_line: int, kept: np.ndarray, sep: str = ",") -> Callable[[int], int]:
     """Position among the kept records -> line number.  Without quotes every record is one line; with
     quotes the records are re-scanned (once, lazily) since a quoted field may span lines."""
     if b'"' not in body:
@@ -332,7 +361,7 @@ def _line_mapper(body: bytes, header_line: int, kept: np.ndarray) -> Callable[[i
         record = int(kept[pos]) + 1                  # records counted from the header (record 0)
         if len(cache) <= record:
             cache.clear()
-            for rec in _records(body.decode("utf-8")):
+            for rec in _records(body.decode("utf-8"), sep=sep):
                 cache.append(header_line - 1 + rec.line)
                 if len(cache) > record:
                     break
@@ -341,10 +370,10 @@ def _line_mapper(body: bytes, header_line: int, kept: np.ndarray) -> Callable[[i
     return row_of
 
 
-def _parser_error(body: bytes, header_line: int, file: str, exc: Exception) -> ReleaseError:
+def _parser_error(body: bytes, header_line: int, file: str, exc: Exception, sep: str = ",") -> ReleaseError:
     """Turn pandas' tokenizer error into a message naming the row (found by the exact slow scan)."""
     width = None
-    for rec in _records(body.decode("utf-8")):
+    for rec in _records(body.decode("utf-8"), sep=sep):
         line = header_line - 1 + rec.line
         if width is None:
             width = rec.n_fields

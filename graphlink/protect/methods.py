@@ -12,11 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from graphlink.catalog import PROTECT_METHODS
 from graphlink.protect.flow import assign_given_locations, feasible_locations
 from graphlink.protect.instance import Instance, gather
 from graphlink.protect.procedures import State
 
-METHODS = ("greedy-dedup", "force-dedup", "flow-dedup")
+METHODS = PROTECT_METHODS
 FLOW_LP_LIMIT = 600_000   # Flow-Dedup solves its exact LP only up to this many variables (Σ|γ_c| + Σ|ω_c|)
 
 

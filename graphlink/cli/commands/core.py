@@ -85,7 +85,7 @@ MultO = Annotated[MultOpt, typer.Option("--multiplicity", help="one-to-one, or o
 IdKey = Annotated[str | None, typer.Option("--id-key", help="Folder input: identified key column(s), comma-separated")]
 DeidKey = Annotated[str | None, typer.Option("--deid-key", help="Folder input: de-identified key column(s)")]
 EngineO = Annotated[EngineOpt, typer.Option("--engine", help="local (this machine) or spark (Apache Spark: "
-                                            "pip install 'graphlink[spark]'; paths or any URI Spark reads)")]
+                                            "pip install 'graphlink\\[spark]'; paths or any URI Spark reads)")]
 MasterO = Annotated[str | None, typer.Option("--spark-master", help="Spark master URL for --engine spark "
                                              "(default: SPARK_MASTER, else local[*])")]
 

@@ -7,14 +7,18 @@ disclosed) and prints a summary.  Every written release has passed the core's ex
 from __future__ import annotations
 
 import json
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
 import typer
 
+from graphlink.catalog import PROTECT_METHODS
 from graphlink.errors import GraphlinkError, ReleaseError
 
 FORMATS = ("table", "json")
+#: ``--method`` as a choice: checked (and listed in --help) before the release is read
+MethodChoice = Enum("MethodChoice", {m.replace("-", "_"): m for m in PROTECT_METHODS}, type=str)  # type: ignore[misc]
 
 
 class SecureUnavailableError(GraphlinkError):
@@ -47,20 +51,33 @@ def _write(release: Any, path: Path) -> None:
     write_with(path, release.to_parquet if parquet else release.to_csv)
 
 
-def _table(summary: dict[str, Any]) -> None:
+def _table(summary: dict[str, Any], identified_rows: int) -> None:
+    """The summary for people: records before / withheld / after per side, then the other measures; a warning in
+    plain words when nothing de-identified is left disclosed."""
     from rich.console import Console
     from rich.table import Table
 
-    t = Table(title=f"unlink: {summary['method']}, k={summary['k']}", show_header=True)
+    con = Console()
+    records = Table(title=f"unlink: {summary['method']}, k={summary['k']}: records", show_header=True)
+    for name, justify in (("", "left"), ("before", "right"), ("withheld", "right"), ("after", "right")):
+        records.add_column(name, justify=justify)  # type: ignore[arg-type]
+    rows_before = summary["rows_disclosed"] + summary["rows_withheld"]
+    elements_before = summary["disclosed"] + summary["withheld"]
+    for label, before, withheld, after in (
+        ("identified records (location, person)", identified_rows, 0, identified_rows),
+        ("de-identified records (location, record)", rows_before, summary["rows_withheld"], summary["rows_disclosed"]),
+        ("distinct de-identified records (withheld = at every location)", elements_before, summary["withheld"],
+         summary["disclosed"]),
+    ):
+        records.add_row(label, f"{before:,}", f"{withheld:,}", f"{after:,}")
+    con.print(records)
+    t = Table(show_header=True)
     t.add_column("measure")
     t.add_column("value", justify="right")
     rows = [
         ("certified k-unlinkable (exact audit)", "yes" if summary["certified"] else "NO"),
-        ("de-identified elements disclosed", summary["disclosed"]),
-        ("withheld (eq. 7.1)", summary["withheld"]),
         ("locations disclosing", f"{summary['locations_disclosing']} of {summary['locations']}"),
         ("locations with nothing to disclose (eq. 7.2)", summary["locations_empty"]),
-        ("records (location, element) disclosed", summary["rows_disclosed"]),
         ("withheld by Final-Clean", summary["final_clean_withheld"]),
         ("withheld because the audit failed", f"{summary['repair_withheld']} ({summary['repair_rounds']} rounds)"),
         ("re-identified (true loves) before", summary["true_loves_before"]),
@@ -68,7 +85,16 @@ def _table(summary: dict[str, Any]) -> None:
     ]
     for a, b in rows:
         t.add_row(a, str(b))
-    Console().print(t)
+    con.print(t)
+    if rows_before and not summary["rows_disclosed"]:
+        Console(stderr=True).print(
+            f"[yellow]warning:[/yellow] nothing de-identified is left disclosed: all {rows_before:,} de-identified "
+            "records were withheld, so the protected release holds the identified tables only (it is "
+            f"{summary['k']}-unlinkable because nothing can be linked)")
+    elif summary["rows_withheld"] * 2 > rows_before:
+        Console(stderr=True).print(
+            f"[yellow]note:[/yellow] more than half of the de-identified records were withheld "
+            f"({summary['rows_withheld']:,} of {rows_before:,})")
     if summary["repair_withheld"]:
         Console(stderr=True).print(
             f"[yellow]note:[/yellow] the {summary['method']} output failed the exact audit; "
@@ -80,8 +106,7 @@ def register(app: typer.Typer) -> None:
     def unlink_cmd(
         release_path: Path = typer.Argument(..., metavar="RELEASE", help="Release (long CSV/Parquet or folder)."),
         k: int = typer.Option(..., "--k", min=1, help="Protection level k (Definition 19)."),
-        method: str = typer.Option("force-dedup", "--method",
-                                   help="greedy-dedup | force-dedup | flow-dedup"),
+        method: MethodChoice = typer.Option("force-dedup", "--method", help="Protection method"),
         secure: bool = typer.Option(False, "--secure", help="Run the secure STRANON protocol (ch. 8)."),
         seed: int = typer.Option(0, "--seed", min=0, help="Seed for the tie-breaking order."),
         out: Path = typer.Option(..., "--out", help="Where to write the protected release (.csv or .parquet)."),
@@ -93,10 +118,9 @@ def register(app: typer.Typer) -> None:
         certified by the exact audit (union of all maximum matchings)."""
         from graphlink.core.release import read_release
         from graphlink.fileio import check_output
-        from graphlink.protect import METHODS, check_model, disclosed_of, finish, unlink
+        from graphlink.protect import check_model, disclosed_of, finish, unlink
 
-        if method not in METHODS:
-            raise ReleaseError(f"--method must be one of {', '.join(METHODS)}, got {method!r}")
+        method = method.value
         if fmt not in FORMATS:
             raise ReleaseError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
         if multiplicity not in ("auto", "one-to-one"):
@@ -124,4 +148,4 @@ def register(app: typer.Typer) -> None:
         if fmt == "json":
             typer.echo(json.dumps(summary, indent=2, default=str))
         else:
-            _table(summary)
+            _table(summary, int((release.frame["kind"] == "identified").sum()))

@@ -1,0 +1,130 @@
+"""Report page: the release report (graphlink.report) shown natively, and the same self-contained HTML file
+for download (docs/report.md)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from app import state
+from app.components.tables import show_table
+from app.components.text import md, one_line
+
+st.title("Risk report")
+loaded = state.require_release()
+st.caption("One page a privacy officer can forward: who is certainly re-identifiable, who has fewer than k "
+           "candidates, which locations expose people most, and what each protection method would withhold. "
+           "The download is a single HTML file with no external content; it opens offline and prints to PDF.")
+
+
+@st.cache_resource(max_entries=16, show_spinner="Computing the report (analysis, exposure, protection)…")
+def _report(key: str, choice: str, k: int, seed: int, exposure: bool, protection: bool, _release: Any) -> Any:
+    from graphlink.report import build_report
+
+    reserved, multiplicity = state.model_of(choice)
+    # no source path: an upload's is a temporary file on the server; the footer hashes the release table instead
+    return build_report(_release, k, reserved=reserved, multiplicity=multiplicity, seed=seed,
+                        options={"k": k, "reserved": reserved, "multiplicity": multiplicity, "seed": seed,
+                                 "exposure": exposure, "protection": protection},
+                        exposure=exposure, protection=protection)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _html(key: str, choice: str, k: int, seed: int, exposure: bool, protection: bool, _report: Any) -> bytes:
+    from graphlink.io.report_html import render_html
+
+    return render_html(_report).encode("utf-8")
+
+
+c1, c2, c3, c4 = st.columns([1, 1, 2, 2])
+k = int(c1.number_input("k", 1, 50, 2, key="report_k", help="The protection level the verdict is for: every "
+                        "person should have at least k candidate records."))
+seed = int(c2.number_input("Seed", 0, 10_000, 0, key="report_seed",
+                           help="Tie-breaking seed of the protection methods."))
+exposure = c3.toggle("Exposure per location", True, key="report_exposure",
+                     help="How many certain re-identifications disappear if one location withholds its "
+                          "de-identified table (one run per location).")
+protection = c4.toggle("Compare protection methods", True, key="report_protection",
+                       help="Greedy-, Force- and Flow-Dedup at this k, each certified by the exact audit.")
+choice = state.reserved_choice()
+args = (loaded.key, choice, k, seed, exposure, protection)
+if st.button("Build report", type="primary", key="report_run"):
+    st.session_state["report_ran"] = args
+if st.session_state.get("report_ran") != args:
+    st.info("Choose k, then press **Build report**.")
+    st.stop()
+
+def _app_words(text: str) -> str:
+    """A library message in the app's words: the command line's model options become the Data page's choices."""
+    text = re.sub(r"--reserved ([\w-]+)", r'the reserved side "\1"', text)
+    return re.sub(r"--multiplicity ([\w-]+)", r'the multiplicity "\1"', text)
+
+
+try:
+    report = _report(*args, loaded.release)
+except Exception as exc:  # ModelAssumptionError / ReleaseError: one readable line
+    st.error("The report cannot be computed: " + one_line(_app_words(str(exc))))
+    st.caption("The data model (reserved side, multiplicity) is chosen on the Data page.")
+    st.stop()
+
+st.download_button("Download the report (HTML)", _html(*args, report),
+                   file_name=f"{loaded.release.name}-risk-report.html", mime="text/html", key="report_download",
+                   type="primary", icon=":material/download:")
+
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("People named", f"{report.people:,}")
+m2.metric("Certainly re-identifiable", f"{report.certain:,}")
+m3.metric(f"Fewer than {k} candidates", f"{report.below_k:,}")
+m4.metric("Match no record", f"{report.no_candidate:,}")
+(st.success if report.k_unlinkable else st.error)(md(report.verdict))
+with st.expander("Data model assumed", expanded=True):
+    st.markdown(md(report.model.plain))
+    st.markdown(md(report.model.would_change))
+    st.caption(md(f"Technical reading: {report.model.label} — {report.model.reason}"))
+
+st.subheader("People by number of candidates")
+hist = pd.DataFrame({"candidates": [f"{b.candidates}+" if b.more else str(b.candidates) for b in report.histogram],
+                     "people": [b.people for b in report.histogram]})
+st.bar_chart(hist, x="candidates", y="people", x_label="candidate records (1 = certain)", y_label="people",
+             sort=False)
+
+st.subheader("Exposure per location")
+if report.exposure_note:
+    st.info(md(f"Not shown: {report.exposure_note}."))
+else:
+    exp = pd.DataFrame({"location": [e.location for e in report.exposure],
+                        "identified records": [e.identified for e in report.exposure],
+                        "de-identified records": [e.deidentified for e in report.exposure],
+                        "certain if withheld": [e.certain_after for e in report.exposure],
+                        "certain removed": [e.lost for e in report.exposure]})
+    show_table(exp.sort_values(["certain removed", "location"], ascending=[False, True]),
+               key="report_exposure_table")
+
+st.subheader("Trail uniqueness by number of locations")
+show_table(pd.DataFrame({"locations visited": [u.locations for u in report.uniqueness],
+                           "people": [u.people for u in report.uniqueness],
+                           "unique trail": [u.unique for u in report.uniqueness],
+                           "certainly re-identified": [u.certain for u in report.uniqueness]}),
+           key="report_uniqueness_table")
+
+st.subheader(f"Protection options for k = {k}")
+if report.protection_note:
+    st.info(md(f"Not shown: {report.protection_note}."))
+else:
+    show_table(pd.DataFrame({
+        "method": [p.method for p in report.protection],
+        "certified": ["yes" if p.certified else "no" for p in report.protection],
+        "records before": [p.records_before for p in report.protection],
+        "withheld": [p.records_withheld for p in report.protection],
+        "after": [p.records_after for p in report.protection],
+        "locations disclosing": [f"{p.locations_disclosing} of {p.locations}" for p in report.protection],
+        "certain after": [p.certain_after for p in report.protection]}),
+        key="report_protection_table")
+    for p in report.protection:
+        if p.records_before and not p.records_after:
+            st.warning(md(f"{p.method} leaves nothing disclosed: every de-identified record is withheld."))
+    st.caption("The Protect page produces each protected release for download.")
+st.caption(md(f"graphlink {report.version}; SHA-256 of the input {report.sha256_of}: {report.sha256}"))

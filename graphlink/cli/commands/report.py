@@ -1,0 +1,63 @@
+"""``graphlink report`` — the release report as one self-contained HTML file (docs/report.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from graphlink.cli.commands.core import (
+    DeidKey,
+    IdKey,
+    MultO,
+    MultOpt,
+    QiLinks,
+    ReleaseArg,
+    ReservedO,
+    ReservedOpt,
+    err,
+    load,
+    step,
+)
+from graphlink.display import markup_text
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("report")
+    def report_cmd(release: ReleaseArg,
+                   out: Annotated[Path, typer.Option("--out", help="Where to write the HTML report")],
+                   k: Annotated[int, typer.Option("--k", min=1, help="Protection level the verdict and the "
+                                                  "protection options are for")] = 2,
+                   reserved: ReservedO = ReservedOpt.auto, multiplicity: MultO = MultOpt.auto,
+                   seed: Annotated[int, typer.Option("--seed", min=0, help="Tie-breaking seed of the protection "
+                                                     "methods")] = 0,
+                   exposure: Annotated[bool, typer.Option(
+                       "--exposure/--no-exposure", help="Leave-one-location-out exposure per location")] = True,
+                   protection: Annotated[bool, typer.Option(
+                       "--protection/--no-protection", help="Compare Greedy-, Force- and Flow-Dedup")] = True,
+                   qi_links: QiLinks = None, id_key: IdKey = None, deid_key: DeidKey = None) -> None:
+        """Write a re-identification risk report a privacy officer can forward: one HTML file with no external
+        assets (opens offline, prints to PDF)."""
+        from graphlink.fileio import check_output, write_text
+        from graphlink.io.report_html import render_html
+        from graphlink.report import build_report
+
+        check_output(out, inputs=[release, qi_links])
+        rel = load(release, id_key, deid_key)
+        options = {"k": k, "reserved": reserved.value, "multiplicity": multiplicity.value, "seed": seed,
+                   "exposure": exposure, "protection": protection}
+        if id_key:
+            options["id_key"] = id_key
+        if deid_key:
+            options["deid_key"] = deid_key
+        if qi_links is not None:
+            options["qi_links"] = str(qi_links)
+        with step("computing the report"):
+            report = build_report(rel, k, reserved=reserved.value, multiplicity=multiplicity.value, seed=seed,
+                                  source=release, options=options, exposure=exposure, protection=protection,
+                                  qi_links=qi_links)
+        write_text(out, render_html(report))
+        err.print(f"wrote the report to {markup_text(out)}: {report.certain:,} of {report.people:,} people "
+                  f"certainly re-identifiable, {report.below_k:,} with fewer than {k} candidates.")
+        err.print(markup_text(report.verdict))

@@ -1,0 +1,441 @@
+"""The release report's numbers as typed data (:class:`ReleaseReport`; docs/report.md).
+
+What a privacy officer needs to decide on a planned release, computed once by the library: who is certainly
+re-identifiable (true loves, Malin 2006 ch. 4), how many people have fewer than k candidate records (the union
+of all maximum matchings, Definition 19), the data model and what would change it, the k-unlinkability verdict,
+the distribution of candidates (the trail analogue of a prosecutor-risk view), the exposure per location
+(:mod:`graphlink.report.exposure`), trail uniqueness by the number of locations visited, and the three
+protection methods of ch. 7 side by side.  Rendering (HTML) is at the edge: :mod:`graphlink.io.report_html`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shlex
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from graphlink.errors import ModelAssumptionError
+from graphlink.report.exposure import LocationExposure, exposure_applies, location_exposure
+
+if TYPE_CHECKING:
+    from graphlink.core.release import Release
+    from graphlink.core.trails import Trails
+
+#: the histogram has one bar per candidate count up to this many (or up to k), then one for "more"
+HISTOGRAM_BARS = 10
+
+
+@dataclass(frozen=True)
+class ModelWords:
+    """The data model assumed, in plain words, and what would change it."""
+
+    label: str                # e.g. "one-to-one, de-identified reserved"
+    reserved: str
+    multiplicity: str
+    decided_by: str
+    reason: str               # the library's reason (may quote element names)
+    plain: str                # one sentence for people
+    would_change: str         # what other reading exists and what it would take
+
+
+@dataclass(frozen=True)
+class CandidateBar:
+    """People whose number of candidate records is ``candidates`` (``more`` = that many or more)."""
+
+    candidates: int
+    people: int
+    more: bool = False
+
+
+@dataclass(frozen=True)
+class UniquenessRow:
+    """People who appear at ``locations`` locations: how many, how many have a trail no other person shares,
+    how many are certainly re-identified."""
+
+    locations: int
+    people: int
+    unique: int
+    certain: int
+
+
+@dataclass(frozen=True)
+class LocationRecords:
+    """One location under a protection method: de-identified records before, withheld, after."""
+
+    location: str
+    before: int
+    withheld: int
+
+    @property
+    def after(self) -> int:
+        return self.before - self.withheld
+
+
+@dataclass(frozen=True)
+class ProtectionOption:
+    """One protection method (Greedy-/Force-/Flow-Dedup, ch. 7) at the report's k, and how to reproduce it."""
+
+    method: str
+    certified: bool
+    records_before: int
+    records_withheld: int
+    locations: int
+    locations_disclosing: int
+    certain_after: int
+    per_location: tuple[LocationRecords, ...]
+    command: str
+    seconds: float
+
+    @property
+    def records_after(self) -> int:
+        return self.records_before - self.records_withheld
+
+
+@dataclass(frozen=True)
+class QiSection:
+    """Trails and quasi-identifiers together (``--qi-links``, an attribute linkage set, Malin 2002 Def. 3.1).
+
+    ``qi`` are the de-identified side's attributes the linkage set names (what is released with the records);
+    the k-anonymity figures and the three attacker models (:func:`graphlink.qi.risk.risk`; fractions of
+    records) are over them.  ``certain_trails`` are the certain re-identifications from trails alone,
+    ``certain_combined`` those when a link also needs agreeing attributes (None with ``note`` when the
+    constrained graph refutes the model)."""
+
+    relations: tuple[str, ...]
+    qi: tuple[str, ...]
+    records: int
+    classes: int
+    smallest_class: int
+    records_below_k: int
+    prosecutor_highest: float | None
+    prosecutor_average: float
+    records_at_risk: float | None
+    journalist_average: float
+    marketer_average: float
+    certain_trails: int
+    certain_combined: int | None
+    note: str | None = None
+
+    @property
+    def k_anonymous_for(self) -> int:
+        """The largest k the de-identified records are k-anonymous for over ``qi`` (the smallest class)."""
+        return self.smallest_class
+
+
+@dataclass(frozen=True)
+class ReleaseReport:
+    """Everything the release report shows (:func:`build_report`); rendered by
+    :func:`graphlink.io.report_html.render_html` and by the app's Report page."""
+
+    name: str
+    k: int
+    model: ModelWords
+    people: int                               # identified elements
+    records: int                              # de-identified elements
+    locations: int
+    certain: int                              # people certainly re-identifiable (true loves / certain pairs)
+    below_k: int                              # people with at least one but fewer than k candidates
+    records_below_k: int                      # de-identified records with fewer than k candidate people
+    no_candidate: int                         # people no de-identified record can be
+    k_unlinkable: bool
+    histogram: tuple[CandidateBar, ...]
+    exposure: tuple[LocationExposure, ...]
+    exposure_note: str | None                 # why exposure is not shown (None when it is)
+    uniqueness: tuple[UniquenessRow, ...]
+    protection: tuple[ProtectionOption, ...]
+    protection_note: str | None
+    qi: QiSection | None
+    version: str
+    source: str | None
+    sha256: str
+    sha256_of: str                            # "file", "folder" or "release table" (no file: the rows as read)
+    options: tuple[tuple[str, str], ...]
+    timings: tuple[tuple[str, float], ...]
+
+    @property
+    def verdict(self) -> str:
+        """One sentence: the verdict for k."""
+        candidates = "candidate" if self.k == 1 else "candidates"
+        if self.k_unlinkable:
+            return (f"The release is {self.k}-unlinkable: every person and every de-identified record that can be "
+                    f"linked at all has at least {self.k} {candidates}.")
+        return (f"The release is NOT {self.k}-unlinkable: {self.below_k:,} people and {self.records_below_k:,} "
+                f"de-identified records have fewer than {self.k} {candidates}.")
+
+
+def file_sha256(path: str | Path) -> str:
+    """SHA-256 of a file, or of a folder's files (sorted relative paths and contents).  O(bytes)."""
+    path = Path(path)
+    digest = hashlib.sha256()
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for f in files:
+        if path.is_dir():
+            digest.update(str(f.relative_to(path)).encode() + b"\0")
+        with open(f, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def release_sha256(release: Release) -> str:
+    """SHA-256 of the release's long table as read (location, kind, element as CSV, in row order): the input's
+    fingerprint when there is no file (an upload, a simulated release).  O(rows)."""
+    data = release.frame[["location", "kind", "element"]].to_csv(index=False).encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
+
+
+def model_words(trails: Trails) -> ModelWords:
+    """The model in plain words (no thesis notation) and what would change it."""
+    m = trails.model
+    who = ("One de-identified record may stand for several people (for example a household)"
+           if trails.one_to_many else "Each de-identified record belongs to exactly one person")
+    side = {"deidentified": "locations may have left some de-identified records out, never identified ones",
+            "identified": "locations may have left some identified records out, never de-identified ones",
+            "none": "every location disclosed the same people in both tables (nothing left out)"}[trails.reserved]
+    how = {"requested": "as stated in the options", "sizes": "decided from the number of records per location",
+           "counts": "decided from the number of records", "links": "decided from which records can match"}
+    plain = f"{who}; {side} ({how.get(m.decided_by, m.decided_by)})."
+    if trails.one_to_many:
+        change = ("If every de-identified record belonged to one person, state the one-to-one reading: certain "
+                  "re-identifications and candidate counts would then be computed under it.")
+    elif trails.reserved == "identified":
+        change = ("If the identified tables are complete and de-identified records were left out instead, state "
+                  "that reading: the counts would change, and protection by withholding would become possible.")
+    else:
+        change = ("If locations also left identified records out, or one de-identified record could stand for "
+                  "several people, the counts would change: state that reading and run the report again.")
+    return ModelWords(m.label, m.reserved, m.multiplicity, m.decided_by, m.reason, plain, change)
+
+
+def candidate_histogram(candidates: np.ndarray, k: int) -> tuple[CandidateBar, ...]:
+    """People by number of candidates (only people with at least one candidate record): one bar per count up to
+    max(k, HISTOGRAM_BARS), then one "or more" bar.  O(n)."""
+    top = max(k, HISTOGRAM_BARS)
+    c = np.asarray(candidates, dtype=np.int64)
+    counts = np.bincount(np.minimum(c, top + 1), minlength=top + 2)
+    bars = [CandidateBar(i, int(counts[i])) for i in range(1, top + 1)]
+    bars.append(CandidateBar(top + 1, int(counts[top + 1]), more=True))
+    return tuple(bars)
+
+
+def uniqueness_by_locations(trails: Trails, certain_rows: np.ndarray) -> tuple[UniquenessRow, ...]:
+    """Identified people grouped by the number of locations they appear at: people, unique trails (no other
+    identified person has the same trail, ``*`` included), certainly re-identified.  O(|M|·W·log |M|)."""
+    side = trails.identified
+    n = len(side)
+    if n == 0:
+        return ()
+    visited = np.zeros(n, np.int64)
+    for w in range(side.ones.shape[1]):
+        visited += np.bitwise_count(side.ones[:, w]).astype(np.int64)
+    both = np.concatenate([side.known, side.ones], axis=1)
+    _, inverse, counts = np.unique(both, axis=0, return_inverse=True, return_counts=True)
+    unique = counts[inverse.ravel()] == 1
+    certain = np.zeros(n, bool)
+    certain[np.asarray(certain_rows, np.int64)] = True
+    rows = []
+    for v in np.unique(visited):
+        sel = visited == v
+        rows.append(UniquenessRow(int(v), int(sel.sum()), int(unique[sel].sum()), int(certain[sel].sum())))
+    return tuple(rows)
+
+
+def _protection(release: Release, k: int, seed: int, methods: Sequence[str], source: str,
+                certain_before: int) -> tuple[ProtectionOption, ...]:
+    from graphlink.protect import unlink
+    from graphlink.protect.certify import omega_sets
+
+    before = {c: len(set(es)) for c, es in omega_sets(release.frame).items()}
+    out = []
+    for method in methods:
+        t0 = time.perf_counter()
+        res = unlink(release, k, method, seed, audit_before=False, multiplicity="one-to-one")
+        after = {c: len(set(es)) for c, es in omega_sets(res.release.frame).items()}
+        per = tuple(LocationRecords(str(c), before[c], before[c] - after.get(c, 0)) for c in release.locations
+                    if c in before)
+        cmd = (f"graphlink unlink {shlex.quote(source)} --k {k} --method {method} --seed {seed} "
+               f"--out {shlex.quote(f'protected-{method}.csv')}")
+        out.append(ProtectionOption(method, bool(res.certified), res.metrics["rows_disclosed"]
+                                    + res.metrics["rows_withheld"], res.metrics["rows_withheld"],
+                                    res.metrics["locations"], res.metrics["locations_disclosing"],
+                                    int(res.after.get("true_loves", certain_before)), per, cmd,
+                                    time.perf_counter() - t0))
+    return tuple(out)
+
+
+def qi_section(trails: Trails, qi_links: str | Path, source: str | Path | None, k: int,
+               certain_trails: int) -> QiSection:
+    """The trails + quasi-identifiers section (:class:`QiSection`): the linkage set's de-identified attributes
+    as a released table (k-anonymity, :func:`graphlink.qi.risk.risk`), and the certain re-identifications of
+    the link graph constrained by the linkage set (:func:`graphlink.qi.als.release_blocks`).  One-to-one
+    trails only (the constrained one-to-many search is the CLI's ``reidentify --qi-links``).
+    O(rows + the constrained graph's classification)."""
+    from graphlink.analysis.matching import classify_edges
+    from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.qi.als import blocks, element_attributes, read_als
+    from graphlink.qi.risk import risk
+
+    als = read_als(qi_links)
+    tables = element_attributes(als, source)
+    qi = [c for c in dict.fromkeys(als.columns("deidentified")) if c in tables["deidentified"].columns]
+    table = tables["deidentified"].reindex(trails.deidentified.keys)[qi].astype("string").fillna("")
+    if qi and len(table):
+        sizes = table.groupby(qi, dropna=False, sort=False).size().to_numpy()
+        summary = risk(table.reset_index(drop=True), qi, attributes=False)
+        smallest = int(sizes.min())
+        below = int(sizes[sizes < k].sum())
+        opt = (lambda v: None if v is None else float(v))  # noqa: E731
+        figures = (int(summary.classes), smallest, below, opt(summary.prosecutor.highest),
+                   float(summary.prosecutor.average), opt(summary.prosecutor.records_at_risk),
+                   float(summary.journalist.average), float(summary.marketer.average))
+    else:                                    # no attribute released with the records: one class of everyone
+        n = len(table)
+        figures = (1 if n else 0, n, n if n < k else 0, 1 / n if n else None, 1 / n if n else 0.0, None,
+                   1 / n if n else 0.0, 1 / n if n else 0.0)
+    note = None
+    combined: int | None = None
+    if trails.one_to_many:
+        note = "trails and attributes together are computed here for one-to-one releases only"
+    else:
+        b = blocks(als, tables["identified"], tables["deidentified"], np.asarray(trails.identified.keys, object),
+                   np.asarray(trails.deidentified.keys, object))
+        classes = classify_edges(build_linkgraph(trails, blocks=b))
+        if classes.hall_ok:
+            combined = classes.n_true_loves
+        else:
+            note = ("with the attributes required to agree, some de-identified record fits no person: the data "
+                    "contradict the linkage set or the model, so no combined count is given")
+    return QiSection(tuple(r.name for r in als.relations), tuple(qi), len(table), *figures, certain_trails,
+                     combined, note)
+
+
+def build_report(release: Release, k: int = 2, *, reserved: str = "auto", multiplicity: str = "auto",
+                 seed: int = 0, methods: Sequence[str] | None = None, source: str | Path | None = None,
+                 options: Mapping[str, object] | None = None, exposure: bool = True,
+                 protection: bool = True, qi_links: str | Path | None = None) -> ReleaseReport:
+    """Compute the release report.
+
+    Parameters
+    ----------
+    release : Release
+        The validated release.
+    k : int
+        The protection level the verdict, the "fewer than k" count and the protection options are for.
+    reserved, multiplicity : str
+        The data model (``auto`` decides, :func:`graphlink.core.trails.build_trails`).
+    seed : int
+        Tie-breaking seed of the protection methods.
+    methods : sequence of str, optional
+        Protection methods to compare (default: all of :data:`graphlink.protect.METHODS`).
+    source : str or Path, optional
+        The input file or folder: its SHA-256 goes into the footer and its path into the commands.
+    options : mapping, optional
+        The options as the user gave them (the footer lists them).
+    exposure, protection : bool
+        Compute the exposure per location / the protection options (where the model allows them).
+    qi_links : str or Path, optional
+        An attribute linkage set (YAML): adds the trails + quasi-identifiers section (:func:`qi_section`);
+        the attributes come from its files or from ``source``'s extra columns.
+
+    Returns
+    -------
+    ReleaseReport
+
+    Raises
+    ------
+    ModelAssumptionError
+        The data refute the model (no assignment covers every element): nothing would be certain.
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> from graphlink.report import build_report
+    >>> report = build_report(gl.thesis_example(), 2)
+    >>> report.certain, report.below_k, report.k_unlinkable
+    (4, 4, False)
+    >>> [row.lost for row in report.exposure]
+    [2, 0, 3, 0]
+
+    Complexity: one build of the trails, link graph and exact classification; the exposure adds at most one
+    link graph and classification per location (:func:`graphlink.report.exposure.location_exposure`); each
+    protection method one allocation and its certifying audits.
+    """
+    import graphlink
+    from graphlink.analysis.audit import audit
+    from graphlink.analysis.matching import classify_edges
+    from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.core.trails import build_trails
+    from graphlink.protect import METHODS
+
+    timings: dict[str, float] = {}
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    t0 = time.perf_counter()
+    tr = build_trails(release, reserved, multiplicity)  # type: ignore[arg-type]
+    graph = build_linkgraph(tr)
+    if tr.one_to_many:
+        from graphlink.analysis.onetomany import classify_one_to_many
+
+        classes = classify_one_to_many(graph)
+        result = audit(classes, k)                 # refuses refuted or unsolved data (ModelAssumptionError)
+        cand = np.asarray(classes.union_degree_identified, np.int64)
+        real = cand
+        certain_rows = np.unique(classes.pair_m)
+    else:
+        classes = classify_edges(graph)
+        if not classes.hall_ok:
+            raise ModelAssumptionError(
+                f"the {tr.model.label} model does not hold: no assignment covers every element (for example "
+                f"{', '.join(map(str, classes.unmatched[:3]))}), so nothing can be called certain; state another "
+                "reading of the data")
+        result = audit(classes, k)
+        cand = classes.union_degree_total("identified")
+        real = classes.union_degree_identified
+        certain_rows = classes.true_love_pairs[0]
+    certain = int(len(certain_rows))
+    timings["analysis"] = time.perf_counter() - t0
+    src = str(source) if source is not None else release.name
+    exp_rows: tuple[LocationExposure, ...] = ()
+    exp_note = exposure_applies(tr)
+    if exposure and exp_note is None:
+        t0 = time.perf_counter()
+        exp_rows = tuple(location_exposure(tr, certain, bool(classes.hall_ok)))
+        timings["exposure"] = time.perf_counter() - t0
+    elif not exposure:
+        exp_note = "not computed (switched off)"
+    prot: tuple[ProtectionOption, ...] = ()
+    prot_note = None if tr.reserved != "identified" and not tr.one_to_many else (
+        "protection by withholding de-identified records is defined for one-to-one releases where locations "
+        "withhold de-identified records only; this release is read otherwise")
+    if protection and prot_note is None:
+        t0 = time.perf_counter()
+        prot = _protection(release, k, seed, list(methods or METHODS), src, certain)
+        timings["protection"] = time.perf_counter() - t0
+    elif not protection:
+        prot_note = "not computed (switched off)"
+    qi = None
+    if qi_links is not None:
+        t0 = time.perf_counter()
+        qi = qi_section(tr, qi_links, source, k, certain)
+        timings["qi"] = time.perf_counter() - t0
+    has_real = real > 0
+    is_file = source is not None and Path(source).exists()
+    return ReleaseReport(
+        name=str(release.name), k=k, model=model_words(tr), people=len(tr.identified),
+        records=len(tr.deidentified), locations=len(tr.locations), certain=certain,
+        below_k=int(result.counts["violations_identified"]),
+        records_below_k=int(result.counts["violations_deidentified"]),
+        no_candidate=int((~has_real).sum()), k_unlinkable=bool(result.k_unlinkable),
+        histogram=candidate_histogram(cand[has_real], k), exposure=exp_rows, exposure_note=exp_note,
+        uniqueness=uniqueness_by_locations(tr, certain_rows), protection=prot, protection_note=prot_note, qi=qi,
+        version=graphlink.__version__, source=str(source) if source is not None else None,
+        sha256=file_sha256(source) if is_file else release_sha256(release),
+        sha256_of=("folder" if Path(str(source)).is_dir() else "file") if is_file else "release table",
+        options=tuple((str(a), str(b)) for a, b in (options or {}).items()),
+        timings=tuple((a, round(b, 4)) for a, b in timings.items()))
