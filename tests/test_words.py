@@ -22,6 +22,8 @@ FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 #: string literals outside graphlink/cli/ that hold a flag on purpose: the arguments of programs the library
 #: starts (neo4j-admin, the JVM: a string that is one flag token) and this one pointer at a set-up script
 SETUP_SCRIPT = "bash scripts/setup-neo4j.sh --force"
+#: functions that build a whole graphlink command line as data (the report's reproduction commands, shown as code)
+COMMAND_BUILDERS = {"reproduce_command"}
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
@@ -45,7 +47,11 @@ def flag_literals(root: Path) -> list[str]:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         docs = _docstrings(tree)
+        builders = {id(n) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name in COMMAND_BUILDERS
+                    for n in ast.walk(f)}
         for node in ast.walk(tree):
+            if id(node) in builders:
+                continue
             if not (isinstance(node, ast.Constant) and isinstance(node.value, str)) or id(node) in docs:
                 continue
             text = node.value

@@ -246,6 +246,20 @@ def uniqueness_by_locations(trails: Trails, certain_rows: np.ndarray) -> tuple[U
     return tuple(rows)
 
 
+def reproduce_command(source: str, k: int, method: str, seed: int) -> str:
+    """The ``graphlink unlink`` command line that produces one protection option of the report (shown as code in
+    the report, so that a reader can reproduce the option; the only place outside ``graphlink/cli`` where a
+    command line is built).
+
+    Examples
+    --------
+    >>> reproduce_command("my release.csv", 2, "greedy", 0)
+    "graphlink unlink 'my release.csv' --k 2 --method greedy --seed 0 --out protected-greedy.csv"
+    """
+    return (f"graphlink unlink {shlex.quote(source)} --k {k} --method {method} --seed {seed} "
+            f"--out {shlex.quote(f'protected-{method}.csv')}")
+
+
 def _protection(release: Release, k: int, seed: int, methods: Sequence[str], source: str,
                 certain_before: int) -> tuple[ProtectionOption, ...]:
     from graphlink.protect import unlink
@@ -259,8 +273,7 @@ def _protection(release: Release, k: int, seed: int, methods: Sequence[str], sou
         after = {c: len(set(es)) for c, es in omega_sets(res.release.frame).items()}
         per = tuple(LocationRecords(str(c), before[c], before[c] - after.get(c, 0)) for c in release.locations
                     if c in before)
-        cmd = (f"graphlink unlink {shlex.quote(source)} --k {k} --method {method} --seed {seed} "
-               f"--out {shlex.quote(f'protected-{method}.csv')}")
+        cmd = reproduce_command(source, k, method, seed)
         out.append(ProtectionOption(method, bool(res.certified), res.metrics["rows_disclosed"]
                                     + res.metrics["rows_withheld"], res.metrics["rows_withheld"],
                                     res.metrics["locations"], res.metrics["locations_disclosing"],
