@@ -26,14 +26,24 @@ ReleaseArg = Annotated[Path, typer.Argument(help="Release: long-format CSV/Parqu
 FmtOpt = Annotated[Fmt, typer.Option("--format", help="Output format")]
 
 
-def _emit(frame: pd.DataFrame, fmt: Fmt, title: str, summary: dict) -> None:
+def _emit(frame: pd.DataFrame, fmt: Fmt, title: str, summary: dict, lines: list[str]) -> None:
+    """The rows as a table (``lines``: the summary in words under it), CSV, or JSON with every summary field."""
     if fmt is Fmt.csv:
         frame.to_csv(sys.stdout, index=False)
     elif fmt is Fmt.json:
         typer.echo(json.dumps({**summary, "rows": frame.to_dict(orient="records")}, indent=2, default=str))
     else:
         print_frame(frame, title)
-        typer.echo(terminal_text(", ".join(f"{k}={v}" for k, v in summary.items())))
+        for line in lines:
+            typer.echo(terminal_text(line))
+
+
+def _truth_line(summary: dict) -> list[str]:
+    if summary.get("correct") is None:
+        return []
+    return [f"Against the truth: {summary['correct']:,} correct, {summary['wrong']:,} wrong (precision "
+            f"{100 * summary['precision']:.1f} %, recall {100 * summary['recall']:.1f} % of "
+            f"{summary['truth_pairs']:,} true pairs)."]
 
 
 @qi_app.command("links")
@@ -59,7 +69,9 @@ def links_cmd(release: ReleaseArg,
         from graphlink.analysis.reidit import Reidentification, evaluate
 
         summary.update(evaluate(Reidentification("als-only", pairs, {}), rel.truth))
-    _emit(pairs, fmt, f"ALS-only: {len(pairs)} pair(s)", summary)
+    lines = [f"Attributes alone: {len(pairs):,} of {len(id_keys):,} identified people re-identified "
+             f"(relations: {'; '.join(map(str, summary.get('relations', ()))) or 'none'})."] + _truth_line(summary)
+    _emit(pairs, fmt, f"ALS-only: {len(pairs)} pair(s)", summary, lines)
 
 
 @qi_app.command("fraud")
@@ -99,4 +111,6 @@ def fraud_cmd(release: ReleaseArg,
     flags = fraud_flags(pairs, rel_values)
     summary = {"faces_with_several_cards": len(flags), "flagged": int(flags["flagged"].sum()) if len(flags) else 0,
                "certain_links": len(pairs)}
-    _emit(flags, fmt, "Faces certainly linked to several cards", summary)
+    lines = [f"{summary['flagged']:,} of {len(flags):,} face(s) certainly linked to several cards are flagged "
+             f"(their cards' holders are not related); {len(pairs):,} certain links in all."]
+    _emit(flags, fmt, "Faces certainly linked to several cards", summary, lines)

@@ -76,12 +76,20 @@ def status_cmd() -> None:
 
 
 def _progress_bar(title: str):
+    from rich.console import Console
     from rich.markup import escape
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
+    # on stderr: stdout carries only the command's result (a script reading it must not get the bar's lines); and
+    # silent when stderr is no terminal, so that an error stays the one line a script reads
+    err = Console(stderr=True)
+    if not err.is_terminal:
+        import contextlib
+
+        return contextlib.nullcontext(), lambda fraction, message: None
     # the title holds the release name (the user's file name): escaped, so '[/b]' is not read as rich markup
     prog = Progress(TextColumn(escape(title)), BarColumn(), TaskProgressColumn(), TextColumn("{task.description}"),
-                    TimeElapsedColumn(), transient=True)
+                    TimeElapsedColumn(), transient=True, console=err)
     task = prog.add_task("", total=1.0)
 
     def update(fraction: float, message: str) -> None:
