@@ -16,8 +16,8 @@ reserved = state.reserved_choice()
 tr = state.trails(loaded.key, reserved, loaded.release)
 
 st.caption(f"One row per person or record, one column per location: 1 = disclosed there, 0 = not disclosed, "
-           f"* = cannot tell (the location may have withheld it). {md(tr.model.sentence)} (the Data page says why, "
-           "and lets you change it).")
+           f"* = cannot tell (the location may have withheld it). {md(tr.model.sentence.rstrip('.'))} — the Data page "
+           "says why, and lets you change it.")
 
 stats = state.location_stats(tr)
 bound = state.reidentification_bound(tr)
