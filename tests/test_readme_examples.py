@@ -68,7 +68,7 @@ def test_quick_start_and_first_analysis_run_as_written(tmp_path: Path) -> None:
     assert "true loves: 483 of" in said[1] and "483 correct, 0 wrong" in said[1]
     assert "REIDIT-I: 441" in results[2][1] and "REIDIT-I: 441 of" in said[2]
     assert "certified" in results[5][1]
-    assert "k=2: k-unlinkable;" in said[5] and "violations: 0" in said[5], said[5]
+    assert "k = 2: k-unlinkable: every person and every record has at least 2 candidates." in said[5], said[5]
     assert "certified k-unlinkable (exact audit) │ yes" in said[4], said[4]
     # the report the first analysis ends in, with the figure the README quotes after it
     report = Path(results[8][0][results[8][0].index("--out") + 1])

@@ -386,13 +386,17 @@ def register(app: typer.Typer) -> None:
         if fmt is AuditFmt.json:
             typer.echo(json.dumps({**result.to_dict(), "model": model_dict(tr)}, indent=2))
             return
-        verdict = "[green]k-unlinkable[/green]" if result.k_unlinkable else "[red]NOT k-unlinkable[/red]"
-        Console().print(f"k={k}: {verdict}; true loves (certain re-identifications): {result.true_loves}; "
-                        f"maximum matching size: {result.maximum_matching_size}; "
-                        f"violations: {len(result.violations)}")
+        short = len(result.violations)
+        if result.k_unlinkable:
+            verdict = f"[green]k-unlinkable[/green]: every person and every record has at least {k} candidates"
+        else:
+            who = "person or record has" if short == 1 else "people or records have"
+            verdict = f"[red]NOT k-unlinkable[/red]: {short:,} {who} fewer than {k} candidates"
+        Console().print(f"k = {k}: {verdict}.\nCertain re-identifications (true loves): {result.true_loves:,}; "
+                        f"largest one-to-one assignment (maximum matching): {result.maximum_matching_size:,} pairs.")
         if not result.hall_ok:
-            err.print(f"[yellow]warning: the {markup_text(tr.model.label)} model does not hold (no assignment covers "
-                      f"every element), so the audit describes a broken model. Unmatched: "
+            err.print("[yellow]warning: the data do not fit the model (no assignment covers every element), so the "
+                      "audit describes a model that does not hold. Unmatched: "
                       + markup_text(", ".join(map(str, result.unmatched[:20]))))
         if len(result.violations):
             print_frame(result.violations.head(200), title="Violations (first 200)")
