@@ -77,7 +77,7 @@ def _table(summary: dict[str, Any], identified_rows: int) -> None:
     rows = [
         ("certified k-unlinkable (exact audit)", "yes" if summary["certified"] else "NO"),
         ("locations disclosing", f"{summary['locations_disclosing']} of {summary['locations']}"),
-        ("locations with nothing to disclose (eq. 7.2)", summary["locations_empty"]),
+        ("locations left with nothing to disclose", summary["locations_empty"]),
         ("withheld by Final-Clean", summary["final_clean_withheld"]),
         ("withheld because the audit failed", f"{summary['repair_withheld']} ({summary['repair_rounds']} rounds)"),
         ("re-identified (true loves) before", summary["true_loves_before"]),
