@@ -6,6 +6,9 @@ The link test between a reserved row r and a complete row s is::
 
 * :func:`class_links`: every linked (r, s) pair of two sets of rows (twin classes in practice), grouped by
   '*' pattern or by a parallel brute force (docs/algorithms.md#link-generation);
+* :func:`indexed_links`: the same pairs through posting lists (each reserved row scans only the complete rows
+  that share its rarest known value), sorted for the link graph without a key sort;
+* :func:`transpose_csr`: a CSR regrouped by its columns, by counting (no argsort);
 * :func:`first_links`: for every reserved row, one linked complete row or -1 (early exit): the cheap test behind
   the data-model decision (a record that can be nobody refutes a model);
 * :func:`block_pairs`: trail-class edges refined by attribute blocks (attribute linkage sets).
@@ -22,6 +25,8 @@ import numpy as np
 from graphlink.kernels.rows import fingerprint, row_classes
 
 Progress = Callable[[float, str], None]
+#: how many of a reserved row's known values (the rarest) :func:`indexed_links` intersects posting lists for
+MAX_DEPTH = 24
 
 
 @numba.njit(inline="always", cache=True)
@@ -94,19 +99,269 @@ def _links_by_mask(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray,
     return np.concatenate(out_r, dtype=np.int64), np.concatenate(out_s, dtype=np.int64)
 
 
-def class_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, *,
-                method: Literal["auto", "mask", "bruteforce"] = "auto",
-                progress: Progress | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """All (r, s) with ((s.ones ^ r.ones) & r.known) == 0, as two int64 arrays (unsorted)."""
+@numba.njit(cache=True)
+def _row_elements(r_known: np.ndarray, r_ones: np.ndarray, rank: np.ndarray,
+                  width: int) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - numba
+    """Every reserved row's ``width`` rarest known values as element ranks (element ``2p + v``: bit p is v),
+    ascending, in an (|R|, width) matrix padded with 0 (ranks are stored + 1, so a row sorts before its
+    extensions); and how many values each row knows in all."""
+    n_r, n_w = r_known.shape
+    seq = np.zeros((n_r, width), np.int32)
+    length = np.zeros(n_r, np.int64)
+    row = np.empty(n_w * 64, np.int32)
+    one = np.uint64(1)
+    for i in range(n_r):
+        c = 0
+        for w in range(n_w):
+            k, o = r_known[i, w], r_ones[i, w]
+            for b in range(64):
+                if (k >> np.uint64(b)) & one:
+                    row[c] = rank[2 * (w * 64 + b) + np.int64((o >> np.uint64(b)) & one)] + 1
+                    c += 1
+        row[:c].sort()
+        seq[i, :min(c, width)] = row[:min(c, width)]
+        length[i] = c
+    return seq, length
+
+
+@numba.njit(cache=True)
+def _column_bits(s_ones: np.ndarray, n_bits: int) -> np.ndarray:  # pragma: no cover - numba
+    """The complete side transposed: for every bit position p, a bitset of the complete rows whose bit p is 1."""
+    n_s = s_ones.shape[0]
+    out = np.zeros((n_bits, (n_s + 63) // 64), np.uint64)
+    one = np.uint64(1)
+    for j in range(n_s):
+        word, bit = j // 64, one << np.uint64(j % 64)
+        for p in range(n_bits):
+            if (s_ones[j, p // 64] >> np.uint64(p % 64)) & one:
+                out[p, word] |= bit
+    return out
+
+
+@numba.njit(inline="always", cache=True)
+def _has(cols: np.ndarray, element: int, j: int) -> bool:  # pragma: no cover - numba
+    bit = (cols[element // 2, j // 64] >> np.uint64(j % 64)) & np.uint64(1)
+    return bit == np.uint64(element % 2)
+
+
+@numba.njit(cache=True)
+def _trie_chunk(seq: np.ndarray, length: np.ndarray, order: np.ndarray, lo_row: int, hi_row: int,
+                element: np.ndarray, cols: np.ndarray, n_s: int, offsets: np.ndarray, fill: bool,
+                out: np.ndarray, counts: np.ndarray, r_known: np.ndarray, r_ones: np.ndarray,
+                s_ones: np.ndarray) -> None:  # pragma: no cover - numba
+    # its own function, not the body of the prange: numba hoists allocations of a prange body out of the loop,
+    # which would share this stack between threads
+    cap = 2 * n_s + 64
+    buf = np.empty(cap, np.int32)
+    ends = np.zeros(seq.shape[1] + 1, np.int64)     # the list of depth d is buf[ends[d - 1]:ends[d]]
+    depth = 0
+    prev = -1
+    for k in range(lo_row, hi_row):
+        i = order[k]
+        n = min(length[i], seq.shape[1])
+        verify = length[i] > n          # values past the sequence's width: test the candidates on the words
+        common = 0
+        if prev >= 0:
+            while common < depth and common < n and seq[prev, common] == seq[i, common]:
+                common += 1
+        for t in range(common, n):
+            e = element[seq[i, t] - 1]
+            base = ends[t]
+            need = base + (n_s if t == 0 else ends[t] - ends[t - 1])
+            if need > cap:
+                cap = max(2 * cap, need)
+                grown = np.empty(cap, np.int32)
+                grown[:base] = buf[:base]
+                buf = grown
+            pos = base
+            if t == 0:
+                for j in range(n_s):
+                    if _has(cols, e, j):
+                        buf[pos] = j
+                        pos += 1
+            else:
+                for q in range(ends[t - 1], ends[t]):
+                    j = buf[q]
+                    if _has(cols, e, j):
+                        buf[pos] = j
+                        pos += 1
+            ends[t + 1] = pos
+        depth = n
+        prev = i
+        if n == 0:
+            counts[i] = n_s
+            if fill:
+                for j in range(n_s):
+                    out[offsets[i] + j] = j
+        elif verify:
+            c = 0
+            for q in range(ends[n - 1], ends[n]):
+                if _linked(r_known, r_ones, s_ones, i, buf[q]):
+                    if fill:
+                        out[offsets[i] + c] = buf[q]
+                    c += 1
+            counts[i] = c
+        else:
+            counts[i] = ends[n] - ends[n - 1]
+            if fill:
+                for q in range(ends[n - 1], ends[n]):
+                    out[offsets[i] + q - ends[n - 1]] = buf[q]
+
+
+@numba.njit(parallel=True, cache=True)
+def _trie_links(seq: np.ndarray, length: np.ndarray, order: np.ndarray, bounds: np.ndarray, element: np.ndarray,
+                cols: np.ndarray, n_s: int, offsets: np.ndarray, fill: bool, out: np.ndarray, r_known: np.ndarray,
+                r_ones: np.ndarray, s_ones: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
+    """Count (``fill`` False) or fill every reserved row's partners: the complete rows holding all of its
+    elements.  Rows are visited in lexicographic order of their element sequences (``order``), in chunks
+    ``bounds``; along each chunk a stack holds the candidates of every prefix of the current sequence, so rows
+    that share a prefix share its intersections, and each step only filters the previous list by one bitset."""
+    counts = np.zeros(seq.shape[0], np.int64)
+    for chunk in numba.prange(len(bounds) - 1):
+        _trie_chunk(seq, length, order, bounds[chunk], bounds[chunk + 1], element, cols, n_s, offsets, fill, out,
+                    counts, r_known, r_ones, s_ones)
+    return counts
+
+
+@numba.njit(cache=True)
+def _transpose(offsets: np.ndarray, s_idx: np.ndarray, n_s: int) -> np.ndarray:  # pragma: no cover - numba
+    """The reserved row of every edge of a CSR (reserved row -> complete rows), regrouped by complete row: a
+    counting sort, so the reserved rows stay ascending within each complete row.  It writes the rows themselves,
+    where :func:`graphlink.kernels.flow.counting_order` and a gather would hold an edge-sized permutation too."""
+    start = np.zeros(n_s + 1, np.int64)
+    for e in range(s_idx.shape[0]):
+        start[s_idx[e] + 1] += 1
+    for j in range(n_s):
+        start[j + 1] += start[j]
+    out = np.empty(s_idx.shape[0], np.int64)
+    for i in range(offsets.shape[0] - 1):
+        for e in range(offsets[i], offsets[i + 1]):
+            j = s_idx[e]
+            out[start[j]] = i
+            start[j] += 1
+    return out
+
+
+def transpose_csr(ptr: np.ndarray, cols: np.ndarray, n_cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """The transpose of a CSR (row ``r``'s columns are ``cols[ptr[r]:ptr[r + 1]]``): for every column, its rows,
+    ascending.  A counting sort: 8 bytes per edge besides the input, where an argsort and its gather hold 16
+    (and sort).  O(E + rows + columns).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> col_ptr, rows = transpose_csr(np.array([0, 2, 3]), np.array([1, 2, 1]), 3)
+    >>> col_ptr.tolist(), rows.tolist()
+    ([0, 0, 2, 3], [0, 1, 0])
+    """
+    cols = np.asarray(cols, np.int64)
+    col_ptr = np.zeros(n_cols + 1, np.int64)
+    np.cumsum(np.bincount(cols, minlength=n_cols), out=col_ptr[1:])
+    return col_ptr, _transpose(np.asarray(ptr, np.int64), cols, n_cols)
+
+
+def _bit_counts(s_ones: np.ndarray) -> np.ndarray:
+    """Complete rows with bit p set, for every bit position p = 64·word + bit.  O(|S|·W·64) vectorised."""
+    counts = np.zeros(s_ones.shape[1] * 64, np.int64)
+    for w in range(s_ones.shape[1]):
+        col = s_ones[:, w]
+        for b in range(64):
+            counts[w * 64 + b] = np.count_nonzero(col & np.uint64(1 << b))
+    return counts
+
+
+def indexed_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, *,
+                  by: Literal["reserved", "complete"] = "reserved") -> tuple[np.ndarray, np.ndarray]:
+    """All (r, s) with ((s.ones ^ r.ones) & r.known) == 0, through posting lists, sorted for the link graph.
+
+    Every reserved row r fixes the value of each of its known bits, so each of its partners lies in the posting
+    list "complete rows whose bit p is v" of every known bit p of r: r scans only the shortest of them (all
+    complete rows when r knows nothing) and tests each candidate on the packed words.  Exact, the same pairs as
+    the brute force; on releases where withheld records leave ``*`` per entry (the scaling experiment's
+    populations: the identified side knows only its ones) the shortest list is the complete rows that visited
+    the rarest location r discloses, a small fraction of them.
+
+    Two passes (count, fill), parallel over reserved rows.  ``by="reserved"``: sorted by (r, s), 16 bytes per
+    edge; ``by="complete"``: sorted by (s, r), by a counting sort that holds 16 bytes per edge at its peak (the
+    forward list and the regrouped one; the repeated row numbers are made after the forward list is gone), where
+    a key sort needs 24.  Posting lists: 8 bytes per (complete row, list used).
+    O(|S|·W·64 + Σ_r |shortest list of r|·W + E).
+
+    Returns
+    -------
+    r_idx, s_idx : numpy.ndarray
+        int64 pairs, sorted as ``by`` says.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> known = np.array([[0b011], [0b000]], np.uint64)   # r0 knows bits 0 and 1, r1 knows nothing
+    >>> ones = np.array([[0b001], [0b000]], np.uint64)    # r0: bit 0 is 1, bit 1 is 0
+    >>> s = np.array([[0b001], [0b011], [0b101]], np.uint64)
+    >>> [a.tolist() for a in indexed_links(known, ones, s)]
+    [[0, 0, 1, 1, 1], [0, 2, 0, 1, 2]]
+    """
     n_r, n_s = r_known.shape[0], s_ones.shape[0]
     if n_r == 0 or n_s == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    if method == "auto":
-        n_masks = len(row_classes(r_known)[0])
-        # mask path ≈ #K·|S|·~30 ns (hash + sort); brute force ≈ |R|·|S|·~0.5 ns on two cores
-        method = "mask" if n_masks * 60 <= n_r else "bruteforce"
+    r_known, r_ones, s_ones = (np.ascontiguousarray(a, np.uint64) for a in (r_known, r_ones, s_ones))
+    n_bits = r_known.shape[1] * 64
+    ones = _bit_counts(s_ones)
+    sizes = np.empty(2 * n_bits, np.int64)
+    sizes[0::2], sizes[1::2] = n_s - ones, ones                  # list 2p + v: complete rows whose bit p is v
+    by_size = np.argsort(sizes, kind="stable")
+    rank = np.empty_like(by_size)
+    rank[by_size] = np.arange(len(by_size))
+    # the trie goes MAX_DEPTH values deep (the rarest); a row that knows more tests its last candidates on the
+    # words, so the sequences and their sort stay small when every location is known
+    width = min(MAX_DEPTH, int(np.bitwise_count(r_known).sum(axis=1).max()))
+    seq, length = _row_elements(r_known, r_ones, rank, max(width, 1))
+    order = np.lexsort(seq.T[::-1]) if width else np.arange(n_r)   # lexicographic: shared prefixes adjacent
+    n_chunks = max(1, min(n_r, 16 * numba.get_num_threads()))
+    bounds = np.linspace(0, n_r, n_chunks + 1).astype(np.int64)
+    cols = _column_bits(s_ones, n_bits)
+    args = (seq, length, order, bounds, by_size, cols, n_s)
+    offsets = np.zeros(n_r + 1, np.int64)
+    words = (r_known, r_ones, s_ones)
+    counts = _trie_links(*args, offsets, False, np.zeros(0, np.int64), *words)
+    np.cumsum(counts, out=offsets[1:])
+    s_idx = np.empty(int(offsets[-1]), np.int64)
+    _trie_links(*args, offsets, True, s_idx, *words)
+    del seq, cols
+    if by == "reserved":
+        return np.repeat(np.arange(n_r, dtype=np.int64), counts), s_idx
+    r_idx = _transpose(offsets, s_idx, n_s)
+    s_count = np.bincount(s_idx, minlength=n_s)
+    del s_idx
+    return r_idx, np.repeat(np.arange(n_s, dtype=np.int64), s_count)
+
+
+def link_method(r_known: np.ndarray, method: Literal["auto", "mask", "bruteforce", "index"] = "auto") -> str:
+    """The class-link method ``auto`` stands for: grouping by '*' pattern when few patterns exist (whole
+    locations withhold), else the posting-list join of :func:`indexed_links`."""
+    if method != "auto":
+        return method
+    n_masks = len(row_classes(r_known)[0]) if r_known.shape[0] else 0
+    # mask path ≈ #K·|S|·~30 ns (hash + sort); the posting-list join's cost follows the candidates it filters
+    return "mask" if n_masks * 60 <= r_known.shape[0] else "index"
+
+
+def class_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, *,
+                method: Literal["auto", "mask", "bruteforce", "index"] = "auto",
+                progress: Progress | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """All (r, s) with ((s.ones ^ r.ones) & r.known) == 0, as two int64 arrays (any order).
+
+    ``method``: ``mask`` groups by '*' pattern, ``index`` is :func:`indexed_links`, ``bruteforce`` tests every
+    pair in parallel (kept as the plain reference); ``auto`` picks by :func:`link_method`.
+    """
+    n_r, n_s = r_known.shape[0], s_ones.shape[0]
+    if n_r == 0 or n_s == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    method = link_method(r_known, method)
     if method == "mask":
         return _links_by_mask(r_known, r_ones, s_ones, progress)
+    if method == "index":
+        return indexed_links(r_known, r_ones, s_ones)
     return _links_bruteforce(np.ascontiguousarray(r_known), np.ascontiguousarray(r_ones),
                              np.ascontiguousarray(s_ones))
 

@@ -72,3 +72,24 @@ def csr(src: np.ndarray, dst: np.ndarray, n_src: int, *, presorted: bool = False
     if presorted:
         return ptr, np.asarray(dst, np.int64)
     return ptr, np.asarray(dst, np.int64)[np.argsort(src, kind="stable")]
+
+
+def weighted_degrees(ptr: np.ndarray, nb: np.ndarray, weight: np.ndarray, chunk: int = 1 << 24) -> np.ndarray:
+    """Σ ``weight[nb[e]]`` over each CSR row's edges (a twin class's degree counted in members), a chunk of edges
+    at a time, so no temporary has the edge count (1e6 subjects × 72 locations: 4.5e8 class edges).
+    O(E + rows · E / chunk).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> weighted_degrees(np.array([0, 2, 2, 3]), np.array([0, 1, 1]), np.array([5, 7])).tolist()
+    [12, 0, 7]
+    """
+    out = np.zeros(len(ptr) - 1, np.int64)
+    for lo in range(0, len(nb), chunk):
+        hi = min(len(nb), lo + chunk)
+        first = int(np.searchsorted(ptr, lo, side="right")) - 1
+        last = int(np.searchsorted(ptr, hi, side="left"))
+        rows = np.searchsorted(ptr[first:last + 1], np.arange(lo, hi), side="right") - 1
+        out[first:last] += np.bincount(rows, weights=weight[nb[lo:hi]], minlength=last - first).astype(np.int64)
+    return out

@@ -356,11 +356,9 @@ def _view(graph: Any) -> Any:
 
 
 def _class_degrees(v: Any) -> tuple[np.ndarray, np.ndarray]:
-    deg_r = np.bincount(np.repeat(np.arange(len(v.r_size)), np.diff(v.r_ptr)), weights=v.s_size[v.r_nb],
-                        minlength=len(v.r_size))
-    deg_s = np.bincount(np.repeat(np.arange(len(v.s_size)), np.diff(v.s_ptr)), weights=v.r_size[v.s_nb],
-                        minlength=len(v.s_size))
-    return deg_r, deg_s
+    from graphlink.kernels.rows import weighted_degrees
+
+    return weighted_degrees(v.r_ptr, v.r_nb, v.s_size), weighted_degrees(v.s_ptr, v.s_nb, v.r_size)
 
 
 def _loop_order(pairs: pd.DataFrame, keys: np.ndarray, eids: np.ndarray, side: str) -> np.ndarray:

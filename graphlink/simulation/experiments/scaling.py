@@ -58,6 +58,7 @@ def _measure(task: tuple) -> list[dict[str, Any]]:
             try:
                 graph = build_linkgraph(trails)
                 res = reidit_i(graph) if alg == "REIDIT-I" else true_loves(graph, explain=False)
+                del graph       # before the next algorithm builds its own: two 1e6 × 72 graphs do not fit
             except ModelAssumptionError as exc:   # element-level REIDIT-I refuses a too-large expansion
                 rows.append({"algorithm": alg, "subjects": n, "locations": 24 * w, "run": run,
                              "identified_trails": len(trails.identified),
