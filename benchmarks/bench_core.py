@@ -1,6 +1,6 @@
 """Core hot paths, each against the naive formulation in the same run.
 
-    python benchmarks/bench_core.py [--scale 1.0] [--only reidit_c,links,matching,reidit_i,low_entropy,twins]
+    python benchmarks/bench_core.py [--scale 1.0] [--only reidit_c,links,matching,reidit_i,low_entropy,twins,scaling]
 
 Targets (2 cores / 24 GB): REIDIT-C 1e6×1e6×200 locations < 20 s; link edges reserved
 1e5×1e5×200 locations, 30 % '*' < 30 s; true loves + union-degrees 1e6+1e6 vertices, 1e7 edges < 60 s and
@@ -9,6 +9,10 @@ Targets (2 cores / 24 GB): REIDIT-C 1e6×1e6×200 locations < 20 s; link edges r
 ``low_entropy``: the thesis's §5.4 setting as a user runs it — 1e5 and 1e6 subjects over 24 sites
 (visit probability 0.5·r^-0.6 for the site of rank r, identified side withholds half), every CLI command timed
 as a subprocess with its peak RSS, plus the element-vs-class edge counts that make the expansion impossible.
+
+``scaling``: the scaling experiment's populations (1e6 subjects × 48 and 72 locations, half the identified
+records withheld): link graph, REIDIT-I and true loves with peak RSS; goal < 12 GB at 72 locations, < 120 s and
+< 8 GB each at 48.
 
 ``twins``: true loves on a low-entropy Zipf release (1e5 and 1e6 subjects × 24 locations) with
 the numba twin-class engine against scipy's Dinic on the same class graph; goal < 10 s at 1e5 on 2 idle cores.
@@ -86,8 +90,10 @@ def bench_links(scale: float) -> None:
     n = int(100_000 * scale)
     print(f"Link edges: {n:,} × {n:,} trails, 200 locations, 30% '*' (reserved, per-entry '*')")
     tr = make_trails(n, n, 200, 0.3, 2, "deidentified")
-    measure("graphlink build_linkgraph (twins + numba brute force)",
+    measure("graphlink build_linkgraph (twins + posting-list join)",
             lambda: f"{build_linkgraph(tr).n_expanded_edges:,} edges")
+    measure("graphlink build_linkgraph (twins + numba brute force)",
+            lambda: f"{build_linkgraph(tr, method='bruteforce').n_expanded_edges:,} edges")
     sample = make_trails(3000, 3000, 200, 0.3, 3, "deidentified")
     import time
 
@@ -112,6 +118,42 @@ def bench_links_masks(scale: float) -> None:
             lambda: f"{len(class_links(R.known, R.ones, S.ones, method='mask')[0]):,} edges")
     measure("graphlink class_links numba brute force",
             lambda: f"{len(class_links(R.known, R.ones, S.ones, method='bruteforce')[0]):,} edges")
+
+
+def bench_scaling(scale: float) -> None:
+    """The scaling experiment's populations (docs/experiments.md, Figure 5.9): 24-site profile copied 2 or 3
+    times, half of the identified records withheld, so the identified side knows only where a person is named.
+    Link graph, REIDIT-I and true loves, each in its own process with its peak RSS; the brute-force link join in
+    the same run up to 2e5 subjects (beyond, it takes minutes: 634 s at 1e6 × 72 before the join)."""
+    from graphlink.analysis.reidit import true_loves
+    from graphlink.simulation.experiments.common import population_trails, task_seed
+    from graphlink.simulation.experiments.scaling import SITE_PROFILE, WITHHOLD
+    from graphlink.simulation.simulate import draw_population
+
+    n = int(1_000_000 * scale)
+    for copies in (2, 3):
+        print(f"Scaling populations: {n:,} subjects × {24 * copies} locations, half the identified records "
+              f"withheld (load {os.getloadavg()[0]:.1f})")
+
+        def trails(n: int = n, copies: int = copies) -> Trails:
+            pop = draw_population(n, np.tile(SITE_PROFILE, copies), withhold=WITHHOLD, reserved="identified",
+                                  seed=task_seed(0, n, copies, 0))
+            return population_trails(pop)
+
+        def wrong(res: Any) -> int:
+            p = res.pairs
+            return int((p["identified"].str[1:] != p["deidentified"].str[1:]).sum())
+
+        measure("trails + link graph (posting-list join)",
+                lambda t=trails: f"{len(build_linkgraph(t()).class_ei):,} class edges")
+        if n <= 200_000:
+            measure("trails + link graph (numba brute force over class pairs)",
+                    lambda t=trails: f"{len(build_linkgraph(t(), method='bruteforce').class_ei):,} class edges")
+        for name, algorithm in (("REIDIT-I", reidit_i), ("true loves", lambda g: true_loves(g, explain=False))):
+            def run(t: Callable[[], Trails] = trails, algorithm: Callable = algorithm) -> str:
+                res = algorithm(build_linkgraph(t()))
+                return f"{len(res):,} pairs, {wrong(res)} wrong"
+            measure(f"trails + link graph + {name}", run)
 
 
 def planted_graph(n: int, extra: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -290,7 +332,7 @@ def bench_twins(scale: float) -> None:
 
 CASES = {"reidit_c": bench_reidit_c, "links": bench_links, "links_masks": bench_links_masks,
          "matching": bench_matching, "reidit_i": bench_reidit_i, "low_entropy": bench_low_entropy,
-         "twins": bench_twins}
+         "twins": bench_twins, "scaling": bench_scaling}
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
