@@ -323,13 +323,15 @@ def class_view(graph: LinkGraph) -> _ClassView:
         rc, sc, r_size, s_size, r_class, s_class = (graph.class_ei, graph.class_ej, graph.id_class_size,
                                                      graph.de_class_size, graph.id_class, graph.de_class)
     # the graph's edges are sorted by (class_ej, class_ei): the class_ej side's CSR is the graph's own arrays;
-    # the other side is their transpose by counting, 8 bytes per class edge (an argsort and its gather held 16)
+    # the other side is their transpose by counting, 4 bytes per class edge as int32 (an argsort and its gather
+    # held 16): at 1e6 × 72 (4.5e8 class edges) the difference between 11.1 and 9.3 GB
+    small = np.int32 if max(len(r_size), len(s_size)) < 2**31 else np.int64
     if r_is_de:
         r_ptr, r_nb = csr(rc, sc, len(r_size), presorted=True)
-        s_ptr, s_nb = transpose_csr(r_ptr, r_nb, len(s_size))
+        s_ptr, s_nb = transpose_csr(r_ptr, r_nb, len(s_size), small)
     else:
         s_ptr, s_nb = csr(sc, rc, len(s_size), presorted=True)
-        r_ptr, r_nb = transpose_csr(s_ptr, s_nb, len(r_size))
+        r_ptr, r_nb = transpose_csr(s_ptr, s_nb, len(r_size), small)
     rmp, rm = _members(r_class, len(r_size))
     smp, sm = _members(s_class, len(s_size))
     view = _ClassView(r_ptr, r_nb, s_ptr, s_nb, r_size.astype(np.int64),

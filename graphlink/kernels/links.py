@@ -224,7 +224,8 @@ def _trie_links(seq: np.ndarray, length: np.ndarray, order: np.ndarray, bounds: 
 
 
 @numba.njit(cache=True)
-def _transpose(offsets: np.ndarray, s_idx: np.ndarray, n_s: int) -> np.ndarray:  # pragma: no cover - numba
+def _transpose(offsets: np.ndarray, s_idx: np.ndarray, n_s: int,
+               out: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
     """The reserved row of every edge of a CSR (reserved row -> complete rows), regrouped by complete row: a
     counting sort, so the reserved rows stay ascending within each complete row.  It writes the rows themselves,
     where :func:`graphlink.kernels.flow.counting_order` and a gather would hold an edge-sized permutation too."""
@@ -233,7 +234,6 @@ def _transpose(offsets: np.ndarray, s_idx: np.ndarray, n_s: int) -> np.ndarray: 
         start[s_idx[e] + 1] += 1
     for j in range(n_s):
         start[j + 1] += start[j]
-    out = np.empty(s_idx.shape[0], np.int64)
     for i in range(offsets.shape[0] - 1):
         for e in range(offsets[i], offsets[i + 1]):
             j = s_idx[e]
@@ -242,10 +242,11 @@ def _transpose(offsets: np.ndarray, s_idx: np.ndarray, n_s: int) -> np.ndarray: 
     return out
 
 
-def transpose_csr(ptr: np.ndarray, cols: np.ndarray, n_cols: int) -> tuple[np.ndarray, np.ndarray]:
+def transpose_csr(ptr: np.ndarray, cols: np.ndarray, n_cols: int,
+                  dtype: type = np.int64) -> tuple[np.ndarray, np.ndarray]:
     """The transpose of a CSR (row ``r``'s columns are ``cols[ptr[r]:ptr[r + 1]]``): for every column, its rows,
-    ascending.  A counting sort: 8 bytes per edge besides the input, where an argsort and its gather hold 16
-    (and sort).  O(E + rows + columns).
+    ascending, as ``dtype``.  A counting sort: 8 bytes per edge besides the input (4 as int32), where an argsort
+    and its gather hold 16 (and sort).  O(E + rows + columns).
 
     Examples
     --------
@@ -257,7 +258,7 @@ def transpose_csr(ptr: np.ndarray, cols: np.ndarray, n_cols: int) -> tuple[np.nd
     cols = np.asarray(cols, np.int64)
     col_ptr = np.zeros(n_cols + 1, np.int64)
     np.cumsum(np.bincount(cols, minlength=n_cols), out=col_ptr[1:])
-    return col_ptr, _transpose(np.asarray(ptr, np.int64), cols, n_cols)
+    return col_ptr, _transpose(np.asarray(ptr, np.int64), cols, n_cols, np.empty(len(cols), dtype))
 
 
 def _bit_counts(s_ones: np.ndarray) -> np.ndarray:
@@ -330,7 +331,7 @@ def indexed_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, *
     del seq, cols
     if by == "reserved":
         return np.repeat(np.arange(n_r, dtype=np.int64), counts), s_idx
-    r_idx = _transpose(offsets, s_idx, n_s)
+    r_idx = _transpose(offsets, s_idx, n_s, np.empty(len(s_idx), np.int64))
     s_count = np.bincount(s_idx, minlength=n_s)
     del s_idx
     return r_idx, np.repeat(np.arange(n_s, dtype=np.int64), s_count)
