@@ -495,6 +495,7 @@ def coded_release(location: pa.ChunkedArray, kind: pa.ChunkedArray,
     if any(k is None for k in spelled):
         return None
     kind_row = np.array([KINDS.index(k) for k in spelled], dtype=np.int8)[kind_codes]
+    # the codes become the rows' indexes in place (factorize_rows): they are not used after this
     loc_order, row_loc, row_elem, id_keys, de_keys = factorize_rows(elem_codes, kind_row, loc_codes,
                                                                     len(elem_values), len(loc_values))
     n_loc = len(loc_order)

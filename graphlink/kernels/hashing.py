@@ -253,7 +253,9 @@ def factorize_rows(elem: np.ndarray, kind: np.ndarray, loc: np.ndarray, n_elem: 
     Locations are renumbered in order of first appearance; elements per kind in order of first appearance among
     that kind's rows (so the same text may be one identified and one de-identified element).  Returns
     (location codes in first-appearance order, row location index, row element index within its kind,
-    global element code of every identified element, of every de-identified element).  O(rows + n_elem).
+    global element code of every identified element, of every de-identified element).  The row indexes are
+    written over ``loc`` and ``elem`` (returned as the second and third value): no fresh 4 bytes a row each,
+    whose page faults cost more than the pass itself.  O(rows + n_elem).
     """
     n = elem.shape[0]
     loc_rank = np.full(n_loc_codes, -1, np.int32)
@@ -262,8 +264,8 @@ def factorize_rows(elem: np.ndarray, kind: np.ndarray, loc: np.ndarray, n_elem: 
     keys = np.empty((2, n_elem), np.int32)
     count = np.zeros(2, np.int64)
     n_loc = 0
-    row_loc = np.empty(n, np.int32)
-    row_elem = np.empty(n, np.int32)
+    row_loc = loc
+    row_elem = elem
     for r in range(n):
         c = loc[r]
         if loc_rank[c] < 0:
