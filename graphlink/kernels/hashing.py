@@ -186,19 +186,19 @@ def _partition_shift(ptr: np.ndarray) -> np.uint64:  # pragma: no cover - numba
 @numba.njit(cache=True)
 def _number_groups(first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - numba
     """Groups numbered in order of first appearance, from ``first[i]``, the first row equal to row i (so
-    ``first[i] <= i``): (group of every row, first row of every group).  O(n)."""
+    ``first[i] <= i``): (group of every row, written over ``first``; first row of every group).  O(n)."""
     n = first.shape[0]
-    group = np.empty(n, np.int64)
     heads = np.empty(n, np.int64)
     g = 0
     for i in range(n):
-        if first[i] == i:
-            group[i] = g
+        f = first[i]
+        if f == i:
+            first[i] = g
             heads[g] = i
             g += 1
         else:
-            group[i] = group[first[i]]
-    return group, heads[:g]
+            first[i] = first[f]                     # f < i: already its group
+    return first, heads[:g]
 
 
 @numba.njit(inline="always", cache=True)
