@@ -150,6 +150,7 @@ def _warm_kernels() -> threading.Thread:
             empty8, empty32, words = np.zeros(0, np.int8), np.zeros(0, np.int32), np.zeros((1, 1), np.uint64)
             dedupe_strings(np.zeros(1, np.int64), np.zeros(1, np.uint8))
             gather_codes(empty32, 0, empty32, empty32)
+            gather_codes(empty32, 0, empty32, empty8)     # the kind column's codes
             factorize_rows(empty32, empty8, empty32, 0, 0)
             pack_rows(empty32, empty8, empty32, 0, 0, 0, 1)
             group_rows(words, words)                   # REIDIT-C's, a few ms more once numba is up
@@ -387,9 +388,10 @@ def _dedupe(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     return codes, values.take(arrow_ints(first))
 
 
-def distinct_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array] | None:
-    """A text column as (int32 code per row, distinct stripped values), or None when a value is null, blank
-    after stripping, or of a type the release reader refuses.
+def distinct_codes(column: pa.ChunkedArray, dtype: type = np.int32) -> tuple[np.ndarray, pa.Array] | None:
+    """A text column as (code per row, distinct stripped values), or None when a value is null, blank after
+    stripping, or of a type the release reader refuses.  Codes are int32, or ``dtype`` for a column known to
+    have few values (the caller refuses more values than it holds: the codes then wrap and are not used).
 
     Dictionary chunks contribute their dictionaries (hashed once per entry, not per row).  Values are
     stripped like the detailed reader does: a value whose first and last bytes are printable ASCII other
@@ -424,7 +426,7 @@ def distinct_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array] | Non
     if stripped is not distinct:                   # stripping made some values equal: number them again
         remap, distinct = _dedupe(stripped)
         entry_codes = remap[entry_codes]
-    codes = np.empty(sum(n for _, n, _ in parts), np.int32)
+    codes = np.empty(sum(n for _, n, _ in parts), dtype)
     pos = 0
     for start, n, idx in parts:
         if idx is None:
@@ -483,8 +485,8 @@ def coded_release(location: pa.ChunkedArray, kind: pa.ChunkedArray,
     if n_rows == 0:
         return None
     cols = []
-    for column in (location, kind, element):
-        coded = distinct_codes(column)
+    for column, dtype in ((location, np.int32), (kind, np.int8), (element, np.int32)):   # at most 64 kinds, below
+        coded = distinct_codes(column, dtype)
         if coded is None:
             return None
         cols.append(coded)

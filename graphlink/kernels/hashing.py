@@ -74,8 +74,11 @@ def _same_bytes(offsets: np.ndarray, data: np.ndarray, i: int, j: int) -> bool: 
 def _partition(h: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - numba
     """Rows by the top bits of their hash ``h`` (about ``PARTITION_ROWS`` rows per partition, at most 4,096
     partitions): (row indices, their hashes, partition pointers), each partition's rows in increasing order (a
-    stable counting sort).  The hashes travel with the rows so that the tables read them in order.  O(n)."""
+    stable counting sort).  The hashes travel with the rows so that the tables read them in order.  Row indices
+    are int32 (as the codes of :func:`dedupe_strings` are): half the memory to fault in.  O(n)."""
     n = h.shape[0]
+    if n > 2**31 - 1:
+        raise ValueError("too many rows for int32 row indices")
     bits = 1
     while bits < 12 and n >> bits > PARTITION_ROWS:
         bits += 1
@@ -86,7 +89,7 @@ def _partition(h: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # p
     for p in range(1 << bits):
         ptr[p + 1] += ptr[p]
     at = ptr[:-1].copy()
-    order = np.empty(n, np.int64)
+    order = np.empty(n, np.int32)
     hashes = np.empty(n, np.uint64)
     for i in range(n):
         p = np.int64(h[i] >> shift)
@@ -122,7 +125,7 @@ def _first_same_hash(h: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     when the two differ (a 64-bit collision).  O(n) expected."""
     order, hashes, ptr = _partition(h)
     memory = _partition_table(ptr)
-    first = np.empty(h.shape[0], np.int64)
+    first = np.empty(h.shape[0], np.int32)
     for part in range(ptr.shape[0] - 1):
         table = _clear_table(memory, ptr[part + 1] - ptr[part])
         mask = table.shape[0] // 2 - 1
@@ -233,8 +236,7 @@ def _dedupe_hashed(offsets: np.ndarray, data: np.ndarray,
                    h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - numba
     """:func:`dedupe_strings` with the hashes given (any hashes, equal for equal strings: the tests pass
     colliding ones).  O(total bytes) expected."""
-    group, heads = _number_groups(_first_equal(h, offsets, data))
-    return group.astype(np.int32), heads
+    return _number_groups(_first_equal(h, offsets, data))
 
 
 @numba.njit(cache=True)
@@ -334,8 +336,8 @@ def _same_row(a: np.ndarray, i: int, b: np.ndarray, j: int) -> bool:  # pragma: 
 @numba.njit(cache=True)
 def group_rows(top: np.ndarray, bottom: np.ndarray) -> tuple[np.ndarray, int]:  # pragma: no cover - numba
     """Group id of every row of the two (n, W) uint64 arrays stacked (``top`` first, never copied) such that
-    rows share a group iff they are equal; groups numbered in order of first appearance.  Returns (group per
-    row, number of groups).
+    rows share a group iff they are equal; groups numbered in order of first appearance.  Returns (int32 group
+    per row, number of groups).
 
     Grouped on a 64-bit hash of the row, partitioned (module docstring), every row then compared word for word
     with the first of its group (so collisions cost time, never correctness).  O(n·W) expected.
