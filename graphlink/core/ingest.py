@@ -385,6 +385,8 @@ def _dedupe(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
 
     offsets, data = _buffers(values)
     codes, first = dedupe_strings(offsets, data)
+    if len(first) == len(values):        # all distinct, so first is 0, 1, ...: the values themselves, not a copy
+        return codes, values
     return codes, values.take(arrow_ints(first))
 
 

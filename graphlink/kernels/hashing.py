@@ -282,7 +282,7 @@ def factorize_rows(elem: np.ndarray, kind: np.ndarray, loc: np.ndarray, n_elem: 
             keys[k, count[k]] = e
             count[k] += 1
         row_elem[r] = local[k, e]
-    return loc_order[:n_loc], row_loc, row_elem, keys[0, :count[0]].copy(), keys[1, :count[1]].copy()
+    return loc_order[:n_loc], row_loc, row_elem, keys[0, :count[0]], keys[1, :count[1]]   # views: no copy
 
 
 @numba.njit(cache=True)
