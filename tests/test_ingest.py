@@ -357,6 +357,20 @@ def test_partitioned_kernels_match_first_appearance_numbering_across_many_partit
     assert n_groups == len(seen) and group.tolist() == [seen[r] for r in rows]
 
 
+@SETTINGS
+@given(st.lists(st.text(alphabet='ab,"\r\né€', max_size=4), min_size=1, max_size=20), st.integers(0, 5),
+       st.sampled_from(["string", "large_string"]))
+def test_the_quoting_check_on_bytes_agrees_with_the_pattern(values: list[str], cut: int, kind: str) -> None:
+    """The byte search that decides whether Arrow may write the pairs unquoted finds exactly the values the
+    regular expression finds, on sliced chunks too (the bytes before a slice are not looked at)."""
+    import pyarrow.compute as pc
+
+    from graphlink.io.pairs import _NEEDS_QUOTES, _needs_quotes
+
+    column = pa.chunked_array([pa.array(values, getattr(pa, kind)()).slice(min(cut, len(values) - 1))])
+    assert _needs_quotes(column) == pc.any(pc.match_substring_regex(column, _NEEDS_QUOTES)).as_py()
+
+
 @pytest.mark.parametrize("keys", [["p1", "p2", "p 3"], ["p1", "a,b", "c\"d"], ["x\ry", "z", "w"]])
 def test_pairs_csv_in_bulk_is_what_the_table_writer_writes(keys: list[str]) -> None:
     """REIDIT-C's pairs written by Arrow are byte for byte those of graphlink.core.tabular.write_csv."""
