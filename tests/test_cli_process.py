@@ -50,3 +50,33 @@ def test_the_in_process_runner_matches_a_real_process(args: tuple[str, ...]) -> 
     assert (here.returncode, here.stdout, here.stderr) == (real.returncode, real.stdout, real.stderr)
     if args and args[-1] == "json":
         assert json.loads(here.stdout)["k"] == 2
+
+
+ENTRY = """
+import atexit, sys, threading, time
+from pathlib import Path
+marks = Path(sys.argv[1])
+atexit.register(lambda: (marks / "atexit").write_text("ran"))
+if sys.argv[2] == "thread":           # a non-daemon thread still working when the command ends
+    threading.Thread(target=lambda: (time.sleep(0.5), (marks / "thread").write_text("done"))).start()
+sys.argv = ["graphlink", *sys.argv[3:]]
+from graphlink.cli import run
+run()
+"""
+
+
+@pytest.mark.parametrize("thread", ["none", "thread"])
+def test_the_process_entry_ends_after_flushing_and_the_exit_handlers(tmp_path: Path, thread: str) -> None:
+    """``run`` ends the process without the interpreter's teardown, but only after everything a normal exit does
+    that a user could see: the whole output flushed, the exit handlers run, the exit code kept, and a non-daemon
+    thread still running waited for (then it exits the usual way)."""
+    args = ["reidentify", str(FIG34), "--method", "true-loves", "--format", "csv"]
+    done = subprocess.run([sys.executable, "-c", ENTRY, str(tmp_path), thread, *args], capture_output=True,
+                          text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["identified,deidentified", "Ali,actg", "Charlie,tgac", "Bob,ctga", "Dan,gatc"]
+    assert (tmp_path / "atexit").read_text() == "ran"
+    assert (tmp_path / "thread").exists() == (thread == "thread")
+    failed = subprocess.run([sys.executable, "-c", ENTRY, str(tmp_path), thread, "audit", str(FIG34), "--k", "0"],
+                            capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert failed.returncode == 2 and failed.stderr.startswith("graphlink: error: "), failed.stderr

@@ -320,6 +320,57 @@ def test_group_rows_groups_exactly_equal_rows(rows: list[tuple[int, int]]) -> No
     assert [firsts[g] for g in group] == rows
 
 
+@SETTINGS
+@given(st.lists(st.text(alphabet="ab", max_size=3), max_size=60), st.sampled_from([0, 1, 62]))
+def test_kernels_stay_exact_when_every_hash_collides(values: list[str], shift: int) -> None:
+    """Rows with equal hashes but different contents (a 64-bit collision) are told apart: the kernels given
+    colliding hashes (a few values, equal for equal rows) number exactly as first appearance does."""
+    from graphlink.kernels.hashing import _dedupe_hashed, _group_hashed
+
+    h = np.array([(len(v) % 2) << shift for v in values], np.uint64)
+    codes, first = _dedupe_hashed(*ingest._buffers(pa.array(values, pa.large_string())), h)
+    expected = {v: c for c, v in enumerate(dict.fromkeys(values))}
+    assert codes.tolist() == [expected[v] for v in values]
+    assert [values[i] for i in first] == list(expected)
+    words = np.array([[ord(c) for c in v.ljust(3)] for v in values], np.uint64).reshape(len(values), 3)
+    group, n_groups = _group_hashed(words[:len(values) // 3], words[len(values) // 3:], h)
+    assert n_groups == len(expected) and group.tolist() == [expected[v] for v in values]
+
+
+def test_partitioned_kernels_match_first_appearance_numbering_across_many_partitions() -> None:
+    """Past ``PARTITION_ROWS`` rows the kernels split the rows into many hash partitions: the codes and groups
+    are still those of numbering in order of first appearance over all rows (checked with a dict)."""
+    from graphlink.kernels.hashing import PARTITION_ROWS, dedupe_strings, group_rows
+
+    rng = np.random.default_rng(7)
+    n = 40 * PARTITION_ROWS
+    values = [f"k{v}" for v in rng.integers(0, n // 3, n)]
+    arr = pa.array(values, pa.large_string())
+    codes, first = dedupe_strings(*ingest._buffers(arr))
+    expected = {v: c for c, v in enumerate(dict.fromkeys(values))}
+    assert codes.tolist() == [expected[v] for v in values]
+    assert [values[i] for i in first] == list(expected)
+    words = rng.integers(0, 4, (n, 3)).astype(np.uint64) << np.uint64(62)
+    group, n_groups = group_rows(words[:n // 2], words[n // 2:])
+    rows = [tuple(r) for r in words.tolist()]
+    seen = {r: g for g, r in enumerate(dict.fromkeys(rows))}
+    assert n_groups == len(seen) and group.tolist() == [seen[r] for r in rows]
+
+
+@SETTINGS
+@given(st.lists(st.text(alphabet='ab,"\r\né€', max_size=4), min_size=1, max_size=20), st.integers(0, 5),
+       st.sampled_from(["string", "large_string"]))
+def test_the_quoting_check_on_bytes_agrees_with_the_pattern(values: list[str], cut: int, kind: str) -> None:
+    """The byte search that decides whether Arrow may write the pairs unquoted finds exactly the values the
+    regular expression finds, on sliced chunks too (the bytes before a slice are not looked at)."""
+    import pyarrow.compute as pc
+
+    from graphlink.io.pairs import _NEEDS_QUOTES, _needs_quotes
+
+    column = pa.chunked_array([pa.array(values, getattr(pa, kind)()).slice(min(cut, len(values) - 1))])
+    assert _needs_quotes(column) == pc.any(pc.match_substring_regex(column, _NEEDS_QUOTES)).as_py()
+
+
 @pytest.mark.parametrize("keys", [["p1", "p2", "p 3"], ["p1", "a,b", "c\"d"], ["x\ry", "z", "w"]])
 def test_pairs_csv_in_bulk_is_what_the_table_writer_writes(keys: list[str]) -> None:
     """REIDIT-C's pairs written by Arrow are byte for byte those of graphlink.core.tabular.write_csv."""

@@ -218,9 +218,13 @@ def reidit_c(trails: Trails) -> Reidentification:
     sel = unique[gm]
     pm = mi[sel]
     pn = de_of[gm[sel]]
-    ones = np.bitwise_count(M.ones[pm]).sum(axis=1) if len(pm) else np.zeros(0, np.int64)
     mk, nk = M.keys_at(pm), N.keys_at(pn)
-    res = PairColumns(mk, nk, lambda: _complete_reasons(mk, nk, ones, M.n_locations))
+
+    def reasons() -> pa.Array:            # only when asked for (--explain): the trail sizes are counted then
+        ones = np.bitwise_count(M.ones[pm]).sum(axis=1) if len(pm) else np.zeros(0, np.int64)
+        return _complete_reasons(mk, nk, ones, M.n_locations)
+
+    res = PairColumns(mk, nk, reasons)
     return Reidentification("complete", res, ReidentifySummary("complete", len(pm), len(pm), identified=len(M),
                                                                deidentified=len(N)))
 

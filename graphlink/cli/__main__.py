@@ -1,5 +1,5 @@
 """``python -m graphlink.cli``: the same entry as the ``graphlink`` console script."""
 
-from graphlink.cli import main
+from graphlink.cli import run
 
-main()
+run()

