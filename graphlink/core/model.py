@@ -302,9 +302,15 @@ def _evidence(n_m: int, n_n: int, reading: str, more_de: list[str], more_id: lis
                                      **extra})
 
 
-def _names(keys: np.ndarray, rows: np.ndarray, show: int = 3) -> str:
+#: how many elements the model's evidence names (an engine that passes class samples keeps this many per class)
+EVIDENCE_KEYS = 5
+
+
+def _names(keys: np.ndarray, rows: np.ndarray, total: int, show: int = 3) -> str:
+    """The first ``show`` keys, and "…" when they are not all ``total`` elements: rows may be twin classes that
+    stand for several elements each (the Spark engine's fill), so their number is not the count."""
     shown = ", ".join(str(keys[r]) for r in rows[:show])
-    return shown + (", …" if len(rows) > show else "")
+    return shown + (", …" if total > min(show, len(rows)) else "")
 
 
 # ------------------------------------------------------------------------------------------------ decision
@@ -399,22 +405,23 @@ def decide(sizes: pd.DataFrame | LocationSizes, n_identified: int, n_deidentifie
             n_orphans = _count(orphans_m, many.id_weight)
             raise ModelAssumptionError(diagnostic=Diagnostic(
                 d.code, f"{d.message}. One-to-many data (households) would explain mixed sizes, but "
-                f"{n_orphans:,} identified trail(s) ({_names(many.id_keys, orphans_m)}) are contained in no "
+                f"{n_orphans:,} identified trail(s) ({_names(many.id_keys, orphans_m, n_orphans)}) are contained in no "
                 "de-identified trail", {**d.data, "orphans": n_orphans,
-                                        "first": [str(many.id_keys[r]) for r in orphans_m[:5]]},
+                                        "first": [str(many.id_keys[r]) for r in orphans_m[:EVIDENCE_KEYS]]},
                 remedy=d.remedy)) from None
         raise AssertionError("unreachable")       # pragma: no cover
     one = fill("deidentified", ONE_TO_ONE)
     orphans_n = _unlinked(one.de_known, one.de_ones, one.id_ones)
     _, size_reason = decide_reserved(sizes, "auto")
-    refuted_one = (f"{_count(orphans_n, one.de_weight):,} de-identified element(s) ({_names(one.de_keys, orphans_n)}) "
+    lone_n, lone_m = _count(orphans_n, one.de_weight), _count(orphans_m, many.id_weight)
+    refuted_one = (f"{lone_n:,} de-identified element(s) ({_names(one.de_keys, orphans_n, lone_n)}) "
                    "fit no identified trail, so they cannot be one person's records with some withheld")
-    refuted_many = (f"{_count(orphans_m, many.id_weight):,} identified trail(s) ({_names(many.id_keys, orphans_m)}) "
+    refuted_many = (f"{lone_m:,} identified trail(s) ({_names(many.id_keys, orphans_m, lone_m)}) "
                     "are contained in no de-identified trail, so no shared element explains them")
     links = {"deidentified_fitting_no_trail": _count(orphans_n, one.de_weight),
-             "first_deidentified": [str(one.de_keys[r]) for r in orphans_n[:5]],
+             "first_deidentified": [str(one.de_keys[r]) for r in orphans_n[:EVIDENCE_KEYS]],
              "identified_in_no_trail": _count(orphans_m, many.id_weight),
-             "first_identified": [str(many.id_keys[r]) for r in orphans_m[:5]]}
+             "first_identified": [str(many.id_keys[r]) for r in orphans_m[:EVIDENCE_KEYS]]}
     if len(orphans_n) and not len(orphans_m):
         return decision("identified", ONE_TO_MANY, f"{refuted_one}; every identified trail is contained in a "
                         f"de-identified one: {many_reason}", "links", **links), many

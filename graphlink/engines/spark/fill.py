@@ -14,10 +14,11 @@ Stages (each a Spark job; shuffle volume in rows of the release):
    ``cid`` = the smallest ``eid`` of its class — first appearance, the numbering of :func:`kernels.row_classes`.
    Shuffle: every element once; the class table reuses that partitioning.
 4. **Model.**  Per-location sizes and element counts come from two aggregations; :func:`graphlink.core.model.decide`
-   decides as for the local engine.  When it needs link evidence it gets a class-level fill: at most three
-   member rows per class (the first three in element order, so the elements it names are the local engine's)
+   decides as for the local engine.  When it needs link evidence it gets a class-level fill: at most five
+   member rows per class (the first five in element order: the model's evidence lists the first five elements,
+   and each of those is among the first five of its class, so the elements it names are the local engine's)
    with weights that add up to the class sizes (:class:`graphlink.core.model.Fill`).  Only then are those rows
-   collected: 3 × classes rows.
+   collected: 5 × classes rows.
 
 The driver never sees per-element data unless asked: :meth:`SparkTrails.to_trails` builds the core
 :class:`~graphlink.core.trails.Trails` (O(|M| + |N|) driver memory) and :meth:`SparkTrails.summary` the local
@@ -34,9 +35,21 @@ import numpy as np
 import pandas as pd
 
 from graphlink.config import get_config
-from graphlink.core.model import ONE_TO_MANY, Fill, Model, MultiplicityChoice, Reserved, ReservedChoice, decide
+from graphlink.core.model import (
+    EVIDENCE_KEYS,
+    ONE_TO_MANY,
+    Fill,
+    Model,
+    MultiplicityChoice,
+    Reserved,
+    ReservedChoice,
+    decide,
+)
 from graphlink.core.trails import Trails, TrailSide, n_words
 from graphlink.io.trails import SIDES, TrailSummary, trail_strings
+
+#: member rows per twin class the model decision sees: the first in element order, as many as its evidence names
+SAMPLES = EVIDENCE_KEYS
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -286,12 +299,12 @@ class _Samples:
 
         part = Window.partitionBy("side", "cid")
         picked = (self.elements.withColumn("rn", F.row_number().over(part.orderBy("eid")))
-                  .withColumn("size", F.count(F.lit(1)).over(part)).filter(F.col("rn") <= 3)
+                  .withColumn("size", F.count(F.lit(1)).over(part)).filter(F.col("rn") <= SAMPLES)
                   .select("side", "eid", "element", "rn", "size", *word_cols("o", self.w)).toPandas())
         out = {}
         for side in SIDES:
             df = picked[picked["side"] == side].sort_values("eid", kind="stable").reset_index(drop=True)
-            m = np.minimum(df["size"].to_numpy(np.int64), 3)
+            m = np.minimum(df["size"].to_numpy(np.int64), SAMPLES)
             rn = df["rn"].to_numpy(np.int64)
             df["weight"] = np.where(rn < m, 1, df["size"].to_numpy(np.int64) - (m - 1))
             out[side] = df
