@@ -299,7 +299,8 @@ def build_linkgraph(trails: Trails, *, method: Literal["auto", "mask", "brutefor
     else:
         R, S, r_rep, s_rep = N, M, de_rep, id_rep
     r_known = R.known[r_rep]
-    if blocks is None and len(r_rep) and len(s_rep) and link_method(r_known, method) == "index":
+    method = link_method(r_known, method) if len(r_rep) else method     # decided once (it groups the '*' masks)
+    if blocks is None and len(r_rep) and len(s_rep) and method == "index":
         # the posting-list join hands the pairs over sorted by (class_ej, class_ei): no key sort, 16 bytes per
         # class edge at the peak (the scaling experiment's 1e6 × 72 point: 4.5e8 class edges)
         if trails.star_side == "identified":

@@ -331,10 +331,9 @@ def indexed_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, *
     del seq, cols
     if by == "reserved":
         return np.repeat(np.arange(n_r, dtype=np.int64), counts), s_idx
-    r_idx = _transpose(offsets, s_idx, n_s, np.empty(len(s_idx), np.int64))
-    s_count = np.bincount(s_idx, minlength=n_s)
+    s_ptr, r_idx = transpose_csr(offsets, s_idx, n_s)
     del s_idx
-    return r_idx, np.repeat(np.arange(n_s, dtype=np.int64), s_count)
+    return r_idx, np.repeat(np.arange(n_s, dtype=np.int64), np.diff(s_ptr))
 
 
 def link_method(r_known: np.ndarray, method: Literal["auto", "mask", "bruteforce", "index"] = "auto") -> str:
