@@ -232,3 +232,20 @@ def test_app_sh_expose_switch_listens_everywhere_and_turns_the_console_off(tmp_p
     finally:
         stop(proc)
     assert listening & {"0.0.0.0", "::"}, listening
+
+
+def test_pairs_download_keeps_formulas_from_running_in_a_spreadsheet() -> None:
+    import io
+
+    import pandas as pd
+
+    from app.components.text import spreadsheet_csv
+
+    keys = ["=HYPERLINK(\"http://x\")", "+cmd|' /C calc'!A0", "-2+3", "@SUM(1)", "\tx", "Ali", "<b>n</b>"]
+    frame = pd.DataFrame({"identified": keys, "deidentified": list(reversed(keys)), "count": range(len(keys))})
+    back = pd.read_csv(io.BytesIO(spreadsheet_csv(frame)), keep_default_na=False)
+    for column in ("identified", "deidentified"):
+        for written, key in zip(back[column], frame[column], strict=True):
+            risky = key[0] in "=+-@\t\r"
+            assert written == ("'" + key if risky else key)
+    assert back["count"].tolist() == list(range(len(keys)))

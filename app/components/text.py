@@ -47,3 +47,33 @@ def one_line(exc: BaseException | object) -> str:
     text = str(exc).strip()
     first = text.splitlines()[0] if text else type(exc).__name__
     return md(first)
+
+
+#: a spreadsheet reads a cell that starts with one of these as a formula (OWASP, "CSV injection")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_csv(frame: object) -> bytes:
+    """A table as CSV for people who open it in a spreadsheet: a text cell that starts like a formula gets a
+    leading apostrophe, so ``=HYPERLINK(...)`` in an element key shows as text and never runs.  Only the app's
+    tables for people go through it; the files graphlink reads back (releases, the CLI's ``--format csv``) keep
+    every key as it is.  O(cells).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> print(spreadsheet_csv(pd.DataFrame({"identified": ["=SUM(1)", "Ali"], "n": [1, 2]})).decode(), end="")
+    identified,n
+    '=SUM(1),1
+    Ali,2
+    """
+    import pandas as pd
+
+    def cell(value: object) -> object:
+        return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_START) else value
+
+    out = pd.DataFrame(frame).copy()
+    for column in out.columns:
+        if not pd.api.types.is_numeric_dtype(out[column]):
+            out[column] = out[column].map(cell)
+    return out.to_csv(index=False).encode()

@@ -9,7 +9,7 @@ import streamlit as st
 from app import state
 from app.components import charts, words
 from app.components.tables import show_table
-from app.components.text import md
+from app.components.text import md, spreadsheet_csv
 
 st.title("Re-identification")
 loaded = state.require_release()
@@ -100,7 +100,7 @@ if results:
                          format_func=state.METHOD_LABELS.get, key="reid_shown")
     pairs = results[shown].to_frame() if hasattr(results[shown], "to_frame") else results[shown].pairs
     show_table(pairs)
-    st.download_button("Download pairs as CSV", pairs.to_csv(index=False).encode(),
+    st.download_button("Download pairs as CSV", spreadsheet_csv(pairs),
                        file_name=f"{release.name}_{shown}.csv", mime="text/csv", key="reid_download")
 
     st.subheader("Leave-one-location-out sensitivity")
