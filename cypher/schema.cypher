@@ -45,6 +45,8 @@ CREATE INDEX location_release IF NOT EXISTS FOR (l:Location) ON (l.release);
 CREATE INDEX analysis_release IF NOT EXISTS FOR (a:Analysis) ON (a.release, a.kind);
 CREATE INDEX trailclass_release IF NOT EXISTS FOR (c:TrailClass) ON (c.release);
 
-// Results of one run.
-CREATE INDEX link_run IF NOT EXISTS FOR ()-[r:LINK]-() ON (r.run);
+// Results of one run. LINK edges have no run index: every query reaches a run's LINKs from its TrailClass
+// nodes (which carry the run) or from the release's Identified nodes, and on a low-entropy release the index
+// held millions of entries of one value, which took longer to build after a bulk import than the import's
+// relationship linking.
 CREATE INDEX reidentified_run IF NOT EXISTS FOR ()-[r:REIDENTIFIED]-() ON (r.run);

@@ -86,3 +86,36 @@ def test_written_since_ignores_pruning_but_not_commits():
     assert bulk.written_since(before, {**before, "neostore.transaction.db.4": (80, 3)})  # appended
     assert bulk.written_since(before, {**pruned, "neostore.transaction.db.5": (10, 4)})  # rotated
     assert bulk.written_since(before, {"neostore.transaction.db.3": (100, 1), "neostore.transaction.db.4": (50, 9)})
+
+
+def test_node_ids_are_record_ids_in_file_order(tmp_path):
+    """``--id-type=actual`` makes each node's input id its record id, so the release's and the results' node files,
+    read in the order the importer is given them, must number their nodes 0, 1, 2, ... without a gap or a
+    repeat; and every relationship must end on one of those ids."""
+    from graphlink.analysis.reidit import reidentify
+    from graphlink.core.trails import build_trails
+    from graphlink.engines.local import LocalEngine
+    from graphlink.store import classgraph, writeback
+
+    rel = simulate_uniform(300, 6, 0.4, withhold=0.3, seed=11)
+    frame = rel.frame.astype(str).drop_duplicates(ignore_index=True)
+    trails = build_trails(rel, multiplicity="one-to-one")
+    result, classes = LocalEngine().audit(trails, 2)
+    table = classgraph.tables(classes)
+    link = (table, writeback.Analysis("link-graph", "link-graph", {}, table.analysis, run="link-graph-x"))
+    audit = writeback.audit_analysis(result)
+    audit[0].run = "audit-x"
+    reid = writeback.reid_analysis(reidentify(rel, "complete"))
+    reid[0].run = "reidentification-x"
+    files = bulk.write_files(tmp_path, frame, rel.truth.astype(str), "r", None, "f" * 64)
+    writeback.add_results(files, "r", link=link, audit=audit, reid=reid)
+
+    assert files.id_type == "actual"
+    assert f"--id-type={files.id_type}" in bulk.importer_options(files)
+    ids = [int(r[":ID"]) for _, names in files.nodes for r in _read(tmp_path, names)]
+    assert ids == list(range(files.next_id))
+    labels = [label for label, _ in files.nodes]
+    assert labels[:2] == ["Release", "Location"] and {"TrailClass", "Analysis", "Entity"} <= set(labels)
+    ends = {int(r[key]) for _, names in files.relationships for r in _read(tmp_path, names)
+            for key in (":START_ID", ":END_ID")}
+    assert ends <= set(ids) and len(ends) > len(frame["location"].unique())

@@ -18,11 +18,11 @@ from graphlink.store import classgraph
 
 #: load and run times, and which path loaded the release: compared by type only
 VOLATILE = {"created_at", "loaded_at", "at", "load_method"}
-RUN = re.compile(r"-\d{8}T\d{6}-[0-9a-f]{8}$")
+RUN = re.compile(r"-\d{8}[Tt]\d{6}-[0-9a-f]{8}$")  # run ids (graphlink.store.batches.run_id; the t lower case)
 
 
 def _analysis(store: Any, name: str, kind: str, method: str, params: dict, extra: dict) -> str:
-    run = f"{kind}-20000101T000000-{np.random.default_rng().integers(16**8):08x}"
+    run = f"{kind}-20000101t000000-{np.random.default_rng().integers(16**8):08x}"
     store._query("""MATCH (r:Release {name: $release})
                     CREATE (a:Analysis {run: $run, release: $release, kind: $kind, method: $method,
                                         params: $params, at: datetime()})-[:ON]->(r)

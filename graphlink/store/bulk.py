@@ -178,6 +178,11 @@ class ImportFiles:
     #: per kind, the element keys (an Index) and the node id of the first: further groups refer to elements by it
     ids: dict[str, tuple[pd.Index, int]] = field(default_factory=dict)
     next_id: int = 0
+    #: the importer's ``--id-type``: ``actual`` when the node ids are exactly 0, 1, ... in the order of ``nodes``
+    #: (rows within a file, files within a group, groups in list order), so that each id is the node's record id
+    #: and the importer builds and consults no id map (two fifths of its relationship phase on a low-entropy
+    #: release's class LINKs); ``integer`` otherwise (the Spark engine's parts)
+    id_type: str = "integer"
 
     def arguments(self, *, absolute: bool = False) -> list[str]:
         """The importer's ``--nodes`` / ``--relationships`` options; a node group of label ``""`` takes its labels
@@ -231,7 +236,9 @@ def write_files(folder: Path, frame: pd.DataFrame, truth: pd.DataFrame | None, n
 
     Node ids are integers in one space: 0 the Release, then the locations (in first-appearance order, which is
     ``Location.index``), the identified, the de-identified elements and the entities. Sizes and totals are those of
-    ``finalize`` in ``cypher/load.cypher``. O(rows).
+    ``finalize`` in ``cypher/load.cypher``. The ids run without a gap in the order of ``files.nodes``, so the
+    importer takes them as record ids (``id_type`` ``actual``); groups appended later must continue from
+    ``files.next_id`` in order (as :func:`graphlink.store.writeback.add_results` does). O(rows).
     """
     files = ImportFiles(folder)
     loc_codes, locations = pd.factorize(frame["location"].to_numpy(dtype=object), sort=False)
@@ -283,6 +290,7 @@ def write_files(folder: Path, frame: pd.DataFrame, truth: pd.DataFrame | None, n
     files.relationships.insert(1, ("DISCLOSED_AT", ["DISCLOSED_AT-Identified.header.csv", *rel_files]))
     files.multiline = files.multiline or multiline
     files.ids, files.next_id = keys, next_id + entities
+    files.id_type = "actual"     # ids 0 (Release), 1.. (Location), then the groups above, in the order of nodes
     return files
 
 
@@ -325,7 +333,7 @@ def importer_options(files: ImportFiles, *, absolute: bool = False) -> list[str]
     importer's off-heap cap (default 50%)."""
     memory = get_config().neo4j_import_memory
     report = files.folder / "import.report" if absolute else "import.report"
-    return ["database", "import", "full", DATABASE, "--id-type=integer", "--bad-tolerance=0",
+    return ["database", "import", "full", DATABASE, f"--id-type={files.id_type}", "--bad-tolerance=0",
             f"--report-file={report}", f"--multiline-fields={'true' if files.multiline else 'false'}",
             f"--max-off-heap-memory={memory}", *files.arguments(absolute=absolute)]
 

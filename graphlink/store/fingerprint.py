@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import uuid
-from datetime import UTC, datetime
 
 from graphlink.errors import StoreError
 from graphlink.fingerprint.attribute import Attribution
 from graphlink.fingerprint.plan import Plan
 from graphlink.store import cypherlib
+from graphlink.store.batches import run_id
 from graphlink.store.neo4j import Store
 
 
@@ -85,7 +84,7 @@ def write_attribution(store: Store, plan: Plan, result: Attribution, *, source: 
                       plan_name: str | None = None) -> str:
     """Store one leak's verdict against a stored plan (written first if needed); returns the leak id."""
     pid = write_plan(store, plan, plan_name)
-    leak = f"leak-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
+    leak = run_id("leak")
     props = {"source": source, "rows": result.rows, "exact": result.exact, "explained_rows": result.explained_rows,
              "reason": result.reason, "pattern": json.dumps(result.pattern)}
     st = _statements().statement

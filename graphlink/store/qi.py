@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import uuid
-from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -32,6 +30,7 @@ from graphlink.qi.hierarchy import Hierarchy
 from graphlink.qi.result import Anonymization
 from graphlink.qi.table import QITable, as_labels
 from graphlink.store import cypherlib
+from graphlink.store.batches import run_id
 from graphlink.store.neo4j import BATCH, Progress, Store
 
 LABELS = ("QIRelease", "QIRecord")
@@ -139,7 +138,7 @@ def write_release(store: Store, name: str, res: Anonymization) -> str:
     if info.get("fingerprint") != _fingerprint(res.table):
         raise StoreError(f"QI table {name!r} in Neo4j holds other data than this anonymization's table")
     t = res.table
-    run = f"qi-{res.algorithm}-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
+    run = run_id(f"qi-{res.algorithm}")
     s = res.summary()
     props: dict[str, Any] = {"algorithm": res.algorithm, "k": s["k"], "k_requested": res.k_requested,
                              "levels": json.dumps(s["levels"]), "prec": s["prec"], "dm_star": s["dm_star"],
