@@ -215,8 +215,8 @@ def _class_links(name: str, run: str, t: Tables, lo: int, hi: int) -> dict:
 
 def _element_batches(out: Any, name: str, run: str, el: dict[str, np.ndarray]) -> None:
     out.run("""UNWIND range(0, size($i) - 1) AS n
-               MATCH (i:Identified {release: $release, key: $i[n]})
-               MATCH (d:Deidentified {release: $release, key: $d[n]})
+               MATCH (i:Identified {release: $release, key: $i[n]}) USING INDEX SEEK i:Identified(release, key)
+               MATCH (d:Deidentified {release: $release, key: $d[n]}) USING INDEX SEEK d:Deidentified(release, key)
                CREATE (i)-[:LINK {allowed: $al[n], vital: $vi[n], matched: $ma[n], run: $run}]->(d)
                RETURN count(*) AS n""",
             ({"release": name, "run": run, "i": el["i"][lo:hi].tolist(), "d": el["d"][lo:hi].tolist(),

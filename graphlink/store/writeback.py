@@ -8,9 +8,11 @@ node by node and edge by edge, with each other and with plain per-row queries):
   :mod:`graphlink.store.bulk`, ``bulk='auto'`` from ``GRAPHLINK_BULK_MIN_ROWS`` rows *in all*: disclosures,
   classes, memberships, links, pairs): the release's CSV files (:func:`graphlink.store.bulk.write_files`) plus
   the results' (:func:`add_results`) go through one ``neo4j-admin database import``. A low-entropy release of
-  150,000 subjects over 36 locations (1e6 disclosures, 3.8e6 class LINKs) and its audit took 41 s at load 6
-  on two cores (the release alone: 20 s), where Cypher transactions create 1e4 to 4e4 relationships a second
-  and the single-session writer took 500 s (``benchmarks/bench_neo4j_load.py --results``).
+  150,000 subjects over 36 locations (1e6 disclosures, 3.8e6 class LINKs) and its audit take 16.6 s as a whole
+  ``graphlink audit --store neo4j`` process on the idle two-core machine (the audit alone 1.5 s), where Cypher
+  transactions create 1e4 to 4e4 relationships a second: the same results in UNWIND batches on three sessions,
+  once the release is stored, take 170 s (``benchmarks/bench_neo4j_load.py --results``; docs/neo4j.md says
+  where the import's time goes).
 * **Parameterised UNWIND batches on a few concurrent sessions** otherwise (:class:`Batches`): a database that
   holds other data, a server that is not the project's local one, results of a release loaded before. Each batch
   is one managed transaction (retried on transient errors, deadlocks included), and batches are cut along the
@@ -99,6 +101,7 @@ def write_audit(store: Store, name: str, result: Any) -> str:
         out.run(f"""MATCH (a:Analysis {{run: $run}})
                     UNWIND range(0, size($e) - 1) AS i
                     MATCH (x:{LABEL[kind]} {{release: $release, key: $e[i]}})
+                      USING INDEX SEEK x:{LABEL[kind]}(release, key)
                     CREATE (a)-[:VIOLATES {{side: $side, union_degree: $u[i]}}]->(x)
                     RETURN count(*) AS n""",
                 ({"run": run, "release": name, "side": kind, "e": keys[lo:lo + PAIR_CHUNK].tolist(),
@@ -113,8 +116,8 @@ def write_reidentification(store: Store, name: str, result: Any, progress: Progr
     run = store._new_analysis(name, a.kind, a.method, a.params, a.extra)
     out = Batches(store, progress, total=len(rows["i"]), what="pairs")
     out.run("""UNWIND range(0, size($i) - 1) AS n
-               MATCH (i:Identified {release: $release, key: $i[n]})
-               MATCH (d:Deidentified {release: $release, key: $d[n]})
+               MATCH (i:Identified {release: $release, key: $i[n]}) USING INDEX SEEK i:Identified(release, key)
+               MATCH (d:Deidentified {release: $release, key: $d[n]}) USING INDEX SEEK d:Deidentified(release, key)
                CREATE (i)-[:REIDENTIFIED {method: $method, run: $run, reason: $reason[n]}]->(d)
                RETURN count(*) AS n""",
             ({"release": name, "run": run, "method": a.method, "i": rows["i"][lo:lo + PAIR_CHUNK].tolist(),

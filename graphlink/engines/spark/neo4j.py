@@ -288,7 +288,9 @@ def write_reidentification(store: Store, name: str, result: Any, *, spark: Any, 
         df = spark.createDataFrame(frame, "release string, run string, method string, i string, d string, "
                                           "reason string")
         _write(df, store, """MATCH (i:Identified {release: event.release, key: event.i})
+                               USING INDEX SEEK i:Identified(release, key)
                              MATCH (d:Deidentified {release: event.release, key: event.d})
+                               USING INDEX SEEK d:Deidentified(release, key)
                              CREATE (i)-[:REIDENTIFIED {method: event.method, run: event.run,
                                                         reason: event.reason}]->(d)""",
                auth, partitions=get_config().neo4j_rel_partitions)
