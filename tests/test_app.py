@@ -289,6 +289,7 @@ def test_cypher_console_without_server_says_so(monkeypatch: pytest.MonkeyPatch) 
     app = AppTest.from_file(APP, default_timeout=120).run()
     side = " ".join(x.value for x in app.sidebar.info)
     assert "In-process engine" in side
+    assert "Error" not in side and ("could not be reached" in side or "no server is running" in side)
     goto(app, "cypher")
     if app.warning and any("unavailable in this build" in w.value for w in app.warning):
         pytest.skip("graphlink.store.neo4j is not in this build")

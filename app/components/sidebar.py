@@ -34,7 +34,17 @@ def _store(target: str) -> tuple[Any | None, EngineStatus]:
         uri = getattr(store, "uri", None) or getattr(getattr(store, "config", None), "uri", None)
         return store, EngineStatus(True, str(uri) if uri else None, version, "connected")
     except Exception as exc:  # any failure to reach a server means: run in-process
-        return None, EngineStatus(False, None, None, f"no Neo4j server reachable ({type(exc).__name__})")
+        return None, EngineStatus(False, None, None, _why_not(exc))
+
+
+def _why_not(exc: BaseException) -> str:
+    """Why there is no connection, in words (the exception's class name means nothing to the person reading)."""
+    name = type(exc).__name__
+    if name in {"AuthError", "Unauthorized"} or "password" in str(exc).lower() or "credential" in str(exc).lower():
+        return "a server answered but refused the credentials"
+    if "not running" in str(exc) or name in {"ServiceUnavailable", "ConnectionRefusedError"}:
+        return "no server is running or reachable"
+    return "the server could not be reached"
 
 
 def engine() -> tuple[Any | None, EngineStatus]:
