@@ -32,7 +32,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))     # tests.reference: the thesis's naive formulations
-from _measure import measure  # noqa: E402
+from _measure import measure, run_command  # noqa: E402
 
 from graphlink.analysis.matching import dm_classify  # noqa: E402
 from graphlink.analysis.reidit import reidit_c, reidit_i  # noqa: E402
@@ -207,19 +207,10 @@ def bench_reidit_i(scale: float) -> None:
 
 def _run_cli(args: list[str]) -> tuple[float, float, int]:
     """Run ``graphlink ARGS`` as a user would; (wall seconds, peak RSS MiB of the process, exit code)."""
-    import os
-    import subprocess
-    import time
-
-    t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "graphlink.cli", *args], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    err = proc.stderr.read().decode() if proc.stderr else ""
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode:
-        print(f"    exit {proc.returncode}: {err.strip().splitlines()[-1] if err.strip() else ''}")
-    return time.perf_counter() - t0, usage.ru_maxrss / 1024, proc.returncode
+    dt, rss, code, err = run_command([sys.executable, "-m", "graphlink.cli", *args])
+    if code:
+        print(f"    exit {code}: {err.strip().splitlines()[-1] if err.strip() else ''}")
+    return dt, rss, code
 
 
 def bench_low_entropy(scale: float) -> None:

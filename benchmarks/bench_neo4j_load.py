@@ -50,6 +50,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from graphlink.config import set_config
 from graphlink.simulation.simulate import simulate_uniform
 from graphlink.store import server
 from graphlink.store.neo4j import connect
@@ -193,6 +194,7 @@ def main() -> None:
     for var in ("NEO4J_URI", "NEO4J_AUTH", "NEO4J_PASSWORD"):
         os.environ.pop(var, None)
     os.environ["GRAPHLINK_NEO4J_DIR"] = str(paths.base)  # what connect() and the children resolve
+    set_config(neo4j_dir=str(paths.base))  # this process read its settings already (Paths.default above)
     try:
         st = server.start(port=server.free_port(), http_port=None, paths=paths, echo=lambda line: None)
         if args.results:

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 
-from benchmarks._measure import measure
+sys.path.insert(0, str(Path(__file__).resolve().parent))     # run as a script: its own folder's helpers
+from _measure import measure  # noqa: E402
 
 
 def old_certain(graph) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001

@@ -14,7 +14,8 @@ run() {
   "$@"
   echo "=== done in $((SECONDS - t0)) s (load $(cut -d' ' -f1-3 /proc/loadavg))"
 }
-run python benchmarks/bench_core.py
+run python benchmarks/bench_core.py --only reidit_c,links,links_masks,matching,reidit_i,low_entropy,twins
+run python benchmarks/bench_core.py --only scaling    # a process of its own: it forks, which OpenMP forbids after use
 run python benchmarks/bench_e2e.py --repeat 5
 run python benchmarks/bench_neo4j_load.py
 run python benchmarks/bench_neo4j_load.py --results
