@@ -290,6 +290,16 @@ def test_table_output_prints_markup_as_text(tmp_path: Path, value: str) -> None:
     assert out.code == 0 and value in out.stdout, out.stderr[-300:]
 
 
+def test_missing_choice_option_is_one_line_of_words() -> None:
+    """Was: click's "Choose from:" list over lines, escaped to a literal ``\\n\\t`` between the choices."""
+    out = subprocess.run([sys.executable, "-m", "graphlink.cli", "reidentify", "x.csv"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2
+    (line,) = out.stderr.splitlines()
+    assert "\\n" not in line and "\\t" not in line
+    assert "Choose from: complete, incomplete, incomplete-k, multiple, true-loves" in line, line
+
+
 def test_usage_error_is_one_line_in_a_real_process() -> None:
     """Was: four lines (Usage / Try ... --help / blank / Error)."""
     out = subprocess.run([sys.executable, "-m", "graphlink.cli", "audit", "x.csv", "--k", "0"],

@@ -74,6 +74,8 @@ def _usage_message(exc: BaseException) -> str:
     """A click usage error (bad option, missing argument) as one line naming the command and its --help."""
     ctx = getattr(exc, "ctx", None)
     message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    # click lays some messages out over lines ("Choose from:\n\tcomplete,\n\t..."): one line of words, not escapes
+    message = " ".join(message.split())
     if ctx is None:
         return message
     names = []                     # the sub-command path without the program name (python -m ... or graphlink)
