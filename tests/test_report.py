@@ -201,7 +201,7 @@ def test_html_escapes_values_from_the_data_and_has_no_external_asset() -> None:
     text = "".join(parsed.text)
     assert HOSTILE_LOCATION in text and HOSTILE_ELEMENT in text   # shown as text, after unescaping
     assert 'rel<img src="http://example.org/x.png">&' in text
-    assert "note = <i>o</i>&" in text
+    assert "note: <i>o</i>&" in text
     assert set(SECTIONS) <= parsed.ids
     assert "<style>" in page and "<svg" in page
 
@@ -219,7 +219,7 @@ def test_cli_writes_a_self_contained_report(tmp_path: Path) -> None:
 
     text = "".join(parsed.text)
     assert hashlib.sha256(src.read_bytes()).hexdigest() in text
-    assert "k = 2" in text and "seed = 0" in text
+    assert "k: 2" in text and "tie-breaking seed: 0" in text
     assert "4 of 4 people certainly re-identifiable" in " ".join(proc.stderr.split())
 
 

@@ -38,8 +38,10 @@ def test_report_page_shows_the_library_numbers(at: AppTest) -> None:
     exposure = exposure_table.set_index("location")["certain removed"].to_dict()
     assert exposure == {e.location: e.lost for e in expected.exposure}
     assert list(uniqueness_table["people"]) == [u.people for u in expected.uniqueness]
-    assert list(protection["method"]) == [p.method for p in expected.protection]
-    assert list(protection["withheld"]) == [p.records_withheld for p in expected.protection]
+    assert list(protection["option"]) == [p.label for p in expected.ranked_protection]
+    assert list(protection["withheld"]) == [f"{p.records_withheld:,} ({100 * p.share_withheld:.0f} %)"
+                                            for p in expected.ranked_protection]
+    assert any(expected.recommendation in rendered(x.value) for x in at.markdown)
     assert not any("--" in rendered(x.value) for x in [*at.markdown, *at.caption, *at.info, *at.warning])
 
 

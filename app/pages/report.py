@@ -80,10 +80,14 @@ m2.metric("Certainly re-identifiable", f"{report.certain:,}")
 m3.metric(f"Fewer than {k} candidates", f"{report.below_k:,}")
 m4.metric("Match no record", f"{report.no_candidate:,}")
 (st.success if report.k_unlinkable else st.error)(md(report.verdict))
+st.caption(md(report.k_meaning))
+with st.container(border=True):
+    st.markdown("**Recommendation**")
+    st.markdown(md(report.recommendation))
 with st.expander("Data model assumed", expanded=True):
     st.markdown(md(report.model.plain))
     st.markdown(md(report.model.would_change))
-    st.caption(md(f"Technical reading: {report.model.label} — {report.model.reason}"))
+    st.caption(md(f"Reading of the data: {report.model.label}."))
 
 st.subheader("People by number of candidates")
 hist = pd.DataFrame({"candidates": [f"{b.candidates}+" if b.more else str(b.candidates) for b in report.histogram],
@@ -114,17 +118,22 @@ st.subheader(f"Protection options for k = {k}")
 if report.protection_note:
     st.info(md(f"Not shown: {report.protection_note}."))
 else:
+    ranked = report.ranked_protection      # certified first, the fewest records withheld first
     show_table(pd.DataFrame({
-        "method": [p.method for p in report.protection],
-        "certified": ["yes" if p.certified else "no" for p in report.protection],
-        "records before": [p.records_before for p in report.protection],
-        "withheld": [p.records_withheld for p in report.protection],
-        "after": [p.records_after for p in report.protection],
-        "locations disclosing": [f"{p.locations_disclosing} of {p.locations}" for p in report.protection],
-        "certain after": [p.certain_after for p in report.protection]}),
+        "option": [p.label for p in ranked],
+        f"reaches k = {k}": ["yes" if p.certified else "no" for p in ranked],
+        "records before": [p.records_before for p in ranked],
+        "withheld": [f"{p.records_withheld:,} ({100 * p.share_withheld:.0f} %)" for p in ranked],
+        "after": [p.records_after for p in ranked],
+        "locations left with nothing": [p.locations_emptied for p in ranked],
+        "certain after": [p.certain_after for p in ranked],
+        f"people at 1 in {k}": ["—" if p.people_at_k is None else f"{p.people_at_k:,}" for p in ranked]}),
         key="report_protection_table")
-    for p in report.protection:
+    for p in ranked:
         if p.records_before and not p.records_after:
-            st.warning(md(f"{p.method} leaves nothing disclosed: every de-identified record is withheld."))
+            st.warning(md(f"{p.label} leaves nothing disclosed: every de-identified record is withheld."))
+        elif p.certified and p.share_withheld > 0.5:
+            st.warning(md(f"{p.label} withholds more than half of the de-identified records "
+                          f"({100 * p.share_withheld:.0f} %)."))
     st.caption("The Protect page produces each protected release for download.")
 st.caption(md(f"graphlink {report.version}; SHA-256 of the input {report.sha256_of}: {report.sha256}"))

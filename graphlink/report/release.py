@@ -10,6 +10,7 @@ protection methods of ch. 7 side by side.  Rendering (HTML) is at the edge: :mod
 
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import shlex
 import time
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
 
 #: the histogram has one bar per candidate count up to this many (or up to k), then one for "more"
 HISTOGRAM_BARS = 10
+#: the protection methods in words (the report speaks to a board, not to the command line)
+PROTECTION_LABELS = {"greedy-dedup": "Greedy-Dedup", "force-dedup": "Force-Dedup", "flow-dedup": "Flow-Dedup"}
 
 
 @dataclass(frozen=True)
@@ -91,10 +94,26 @@ class ProtectionOption:
     per_location: tuple[LocationRecords, ...]
     command: str
     seconds: float
+    people_at_k: int | None = None        # people left with exactly k candidates (a 1-in-k guess); None: not known
 
     @property
     def records_after(self) -> int:
         return self.records_before - self.records_withheld
+
+    @property
+    def label(self) -> str:
+        """The method's name for people."""
+        return PROTECTION_LABELS.get(self.method, self.method)
+
+    @property
+    def share_withheld(self) -> float:
+        """The share of de-identified records withheld (0 when there were none)."""
+        return self.records_withheld / self.records_before if self.records_before else 0.0
+
+    @property
+    def locations_emptied(self) -> int:
+        """Locations left with no de-identified record to disclose."""
+        return self.locations - self.locations_disclosing
 
 
 @dataclass(frozen=True)
@@ -157,6 +176,84 @@ class ReleaseReport:
     sha256_of: str                            # "file", "folder" or "release table" (no file: the rows as read)
     options: tuple[tuple[str, str], ...]
     timings: tuple[tuple[str, float], ...]
+    at_k: int = 0                             # people with exactly k candidates (someone who guesses: 1 in k)
+    title: str = ""                           # the user's title (default: "Re-identification risk report: NAME")
+    purpose: str | None = None                # what the release is for, in the user's words
+    prepared_by: str | None = None
+    recipients: tuple[str, ...] = ()          # who receives which tables, one line each, in the user's words
+    created: str = ""                         # when the report was computed (UTC, ISO 8601 to the minute)
+
+    @property
+    def heading(self) -> str:
+        """The report's title: the user's, or "Re-identification risk report: NAME"."""
+        return self.title or f"Re-identification risk report: {self.name}"
+
+    @property
+    def k_meaning(self) -> str:
+        """What k means, in one sentence."""
+        return (f"k = {self.k} asks that everyone named in the identified tables could be any of at least {self.k} "
+                f"de-identified records, so that someone who links the tables can at best guess, and is right at "
+                f"most 1 time in {self.k}.")
+
+    @property
+    def attacker(self) -> str:
+        """The attacker the figures assume, in words."""
+        return ("The figures assume a recipient who holds every table released, identified and de-identified, from "
+                "every location, knows which location released which record, and reasons exactly as this report "
+                "does (the data model below). They know nothing else: no outside register, no attributes beyond "
+                "where a record appears.")
+
+    @property
+    def ranked_protection(self) -> tuple[ProtectionOption, ...]:
+        """The protection options, certified ones first, each group from the fewest records withheld."""
+        return tuple(sorted(self.protection, key=lambda p: (not p.certified, p.records_withheld, p.method)))
+
+    @property
+    def recommendation(self) -> str:
+        """Which option to take, what it costs and what risk remains, in words."""
+        k = self.k
+        if self.k_unlinkable:
+            left = (f" {self.at_k:,} people have exactly {k} candidates: someone who guesses is right about each "
+                    f"of them with probability 1 in {k}." if self.at_k else "")
+            return f"The release meets k = {k} as it is; no record needs to be withheld.{left}"
+        if self.protection_note is not None or not self.protection:
+            return (f"Do not release as it is: {self.certain:,} people can be re-identified with certainty. "
+                    "No protection by withholding was computed for this release.")
+        certified = [p for p in self.ranked_protection if p.certified]
+        if not certified:
+            return (f"Do not release as it is: {self.certain:,} people can be re-identified with certainty, and "
+                    f"no protection option reached k = {k}.")
+        best = certified[0]
+        emptied = (f", and {best.locations_emptied:,} of {best.locations:,} locations are left with nothing to "
+                   "disclose" if best.locations_emptied else "")
+        risk = (f"Afterwards nobody is re-identifiable with certainty; {best.people_at_k:,} people have exactly {k} "
+                f"candidates, so someone who guesses is right about each of them with probability 1 in {k}."
+                if best.people_at_k is not None else
+                "Afterwards nobody is re-identifiable with certainty, and everyone has at least "
+                f"{k} candidates.")
+        return (f"Do not release as it is: {self.certain:,} people can be re-identified with certainty. Release the "
+                f"version protected by {best.label} instead: it withholds {best.records_withheld:,} of "
+                f"{best.records_before:,} de-identified records ({100 * best.share_withheld:.0f} %){emptied}. "
+                f"{risk}")
+
+    @property
+    def next_steps(self) -> tuple[str, ...]:
+        """What to do after reading the report, in words."""
+        steps = []
+        certified = [p for p in self.ranked_protection if p.certified]
+        if not self.k_unlinkable and certified:
+            steps.append(f"Produce the protected release with the command for {certified[0].label} in the "
+                         "appendix, and run this report again on it to confirm the verdict.")
+        elif not self.k_unlinkable:
+            steps.append("Decide which tables to withhold, or release to fewer recipients, and run this report "
+                         "again.")
+        if any(p.share_withheld > 0.5 for p in certified):
+            steps.append("Where a protection withholds more than half of the records, ask whether the recipients "
+                         "need every location; fewer locations often needs less withheld.")
+        steps.append("Check that the data model below matches how the locations collected their records; if not, "
+                     "state the right reading and run the report again.")
+        steps.append("Keep this report with the release: its footer identifies the exact input it describes.")
+        return tuple(steps)
 
     @property
     def verdict(self) -> str:
@@ -260,8 +357,29 @@ def reproduce_command(source: str, k: int, method: str, seed: int) -> str:
             f"--out {shlex.quote(f'protected-{method}.csv')}")
 
 
+def people_with_exactly_k(classes: object, k: int) -> int:
+    """People (identified elements) whose number of candidates (union degree, "not in the data" counted) is exactly
+    ``k``: those someone who guesses names correctly with probability 1/k.  O(|M|)."""
+    degrees = np.asarray(classes.union_degree_total("identified"))  # type: ignore[attr-defined]
+    real = np.asarray(classes.union_degree_identified) > 0  # type: ignore[attr-defined]
+    return int(((degrees == k) & real).sum())
+
+
+def _residual_at_k(protected: Release, reserved: str, k: int) -> int | None:
+    """People with exactly k candidates in a protected release (one-to-one, the report's reading)."""
+    from graphlink.analysis.matching import classify_edges
+    from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.core.trails import build_trails
+
+    try:
+        classes = classify_edges(build_linkgraph(build_trails(protected, reserved, "one-to-one")))  # type: ignore[arg-type]
+    except ModelAssumptionError:
+        return None
+    return people_with_exactly_k(classes, k) if classes.hall_ok else None
+
+
 def _protection(release: Release, k: int, seed: int, methods: Sequence[str], source: str,
-                certain_before: int) -> tuple[ProtectionOption, ...]:
+                certain_before: int, reserved: str = "auto") -> tuple[ProtectionOption, ...]:
     from graphlink.protect import unlink
     from graphlink.protect.certify import omega_sets
 
@@ -278,7 +396,8 @@ def _protection(release: Release, k: int, seed: int, methods: Sequence[str], sou
                                     + res.metrics["rows_withheld"], res.metrics["rows_withheld"],
                                     res.metrics["locations"], res.metrics["locations_disclosing"],
                                     int(res.after.get("true_loves", certain_before)), per, cmd,
-                                    time.perf_counter() - t0))
+                                    time.perf_counter() - t0,
+                                    _residual_at_k(res.release, reserved, k) if res.certified else None))
     return tuple(out)
 
 
@@ -331,7 +450,9 @@ def qi_section(trails: Trails, qi_links: str | Path, source: str | Path | None, 
 def build_report(release: Release, k: int = 2, *, reserved: str = "auto", multiplicity: str = "auto",
                  seed: int = 0, methods: Sequence[str] | None = None, source: str | Path | None = None,
                  options: Mapping[str, object] | None = None, exposure: bool = True,
-                 protection: bool = True, qi_links: str | Path | None = None) -> ReleaseReport:
+                 protection: bool = True, qi_links: str | Path | None = None, title: str | None = None,
+                 purpose: str | None = None, prepared_by: str | None = None,
+                 recipients: Sequence[str] = (), created: _dt.datetime | None = None) -> ReleaseReport:
     """Compute the release report.
 
     Parameters
@@ -355,6 +476,12 @@ def build_report(release: Release, k: int = 2, *, reserved: str = "auto", multip
     qi_links : str or Path, optional
         An attribute linkage set (YAML): adds the trails + quasi-identifiers section (:func:`qi_section`);
         the attributes come from its files or from ``source``'s extra columns.
+    title, purpose, prepared_by : str, optional
+        What the first page says the report is, what the release is for and who prepared it (the user's words).
+    recipients : sequence of str
+        Who receives which tables, one entry each (the user's words).
+    created : datetime, optional
+        When the report was made (default: now, UTC).
 
     Returns
     -------
@@ -411,6 +538,7 @@ def build_report(release: Release, k: int = 2, *, reserved: str = "auto", multip
         cand = classes.union_degree_total("identified")
         real = classes.union_degree_identified
         certain_rows = classes.true_love_pairs[0]
+    at_k = int(((cand == k) & (real > 0)).sum())
     certain = int(len(certain_rows))
     timings["analysis"] = time.perf_counter() - t0
     src = str(source) if source is not None else release.name
@@ -428,7 +556,7 @@ def build_report(release: Release, k: int = 2, *, reserved: str = "auto", multip
         "withhold de-identified records only; this release is read otherwise")
     if protection and prot_note is None:
         t0 = time.perf_counter()
-        prot = _protection(release, k, seed, list(methods or METHODS), src, certain)
+        prot = _protection(release, k, seed, list(methods or METHODS), src, certain, tr.reserved)
         timings["protection"] = time.perf_counter() - t0
     elif not protection:
         prot_note = "not computed (switched off)"
@@ -451,4 +579,6 @@ def build_report(release: Release, k: int = 2, *, reserved: str = "auto", multip
         sha256=file_sha256(source) if is_file else release_sha256(release),
         sha256_of=("folder" if Path(str(source)).is_dir() else "file") if is_file else "release table",
         options=tuple((str(a), str(b)) for a, b in (options or {}).items()),
-        timings=tuple((a, round(b, 4)) for a, b in timings.items()))
+        timings=tuple((a, round(b, 4)) for a, b in timings.items()), at_k=at_k, title=title or "",
+        purpose=purpose or None, prepared_by=prepared_by or None, recipients=tuple(r for r in recipients if r),
+        created=(created or _dt.datetime.now(_dt.UTC)).strftime("%Y-%m-%d %H:%M UTC"))

@@ -26,7 +26,8 @@ from graphlink.display import markup_text
 def register(app: typer.Typer) -> None:
     @app.command("report")
     def report_cmd(release: ReleaseArg,
-                   out: Annotated[Path, typer.Option("--out", help="Where to write the HTML report")],
+                   out: Annotated[Path, typer.Option(
+                       "--out", help="Where to write the report: .html, or .pdf for a PDF")],
                    k: Annotated[int, typer.Option("--k", min=1, help="Protection level the verdict and the "
                                                   "protection options are for")] = 2,
                    reserved: ReservedO = ReservedOpt.auto, multiplicity: MultO = MultOpt.auto,
@@ -36,12 +37,30 @@ def register(app: typer.Typer) -> None:
                        "--exposure/--no-exposure", help="Leave-one-location-out exposure per location")] = True,
                    protection: Annotated[bool, typer.Option(
                        "--protection/--no-protection", help="Compare Greedy-, Force- and Flow-Dedup")] = True,
-                   qi_links: QiLinks = None, id_key: IdKey = None, deid_key: DeidKey = None) -> None:
+                   qi_links: QiLinks = None, id_key: IdKey = None, deid_key: DeidKey = None,
+                   title: Annotated[str | None, typer.Option(
+                       "--title", help="The report's title (default: 'Re-identification risk report: NAME')")] = None,
+                   purpose: Annotated[str | None, typer.Option(
+                       "--purpose", help="What the release is for, in a sentence, for the first page")] = None,
+                   prepared_by: Annotated[str | None, typer.Option(
+                       "--prepared-by", help="Who prepared the report")] = None,
+                   recipient: Annotated[list[str] | None, typer.Option(
+                       "--recipient", help="Who receives which tables, e.g. 'Genome consortium: the DNA tables' "
+                       "(repeat for each)")] = None) -> None:
         """Write a re-identification risk report a privacy officer can forward: one HTML file with no external
-        assets (opens offline, prints to PDF)."""
+        assets (opens offline, prints to PDF), or a PDF when --out ends in .pdf (printed by headless Chromium)."""
         from graphlink.fileio import check_output, write_text
         from graphlink.io.report_html import render_html
         from graphlink.report import build_report
+
+        pdf = out.suffix.lower() == ".pdf"
+        if pdf:
+            from graphlink.io.report_pdf import find_chromium
+
+            if find_chromium() is None:     # before the work, not after it
+                from graphlink.io.report_pdf import write_pdf
+
+                write_pdf("", out)          # raises the one-line error naming what is missing
 
         check_output(out, inputs=[release, qi_links])
         rel = load(release, id_key, deid_key)
@@ -56,8 +75,15 @@ def register(app: typer.Typer) -> None:
         with step("computing the report"):
             report = build_report(rel, k, reserved=reserved.value, multiplicity=multiplicity.value, seed=seed,
                                   source=release, options=options, exposure=exposure, protection=protection,
-                                  qi_links=qi_links)
-        write_text(out, render_html(report))
+                                  qi_links=qi_links, title=title, purpose=purpose, prepared_by=prepared_by,
+                                  recipients=recipient or ())
+        if pdf:
+            from graphlink.io.report_pdf import write_pdf
+
+            with step("printing the PDF"):
+                write_pdf(render_html(report), out)
+        else:
+            write_text(out, render_html(report))
         err.print(f"wrote the report to {markup_text(out)}: {report.certain:,} of {report.people:,} people "
                   f"certainly re-identifiable, {report.below_k:,} with fewer than {k} candidates.")
         err.print(markup_text(report.verdict))
