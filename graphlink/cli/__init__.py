@@ -111,8 +111,9 @@ def main() -> None:
     logging.getLogger("neo4j").addHandler(logging.NullHandler())
     with warnings.catch_warnings(record=True) as caught:      # the usual filters still decide what is shown
         try:
-            app(standalone_mode=False)
-            code = 0
+            # click hands a command's ``typer.Exit(n)`` back as the return value when not standalone
+            returned = app(standalone_mode=False)
+            code = returned if isinstance(returned, int) and not isinstance(returned, bool) else 0
         except GraphlinkError as exc:
             _fail(f"graphlink: error: {one_line(words.say(exc))}", exc.exit_code)
         except typer.Exit as exc:
