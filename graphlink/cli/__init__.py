@@ -14,6 +14,7 @@ import importlib
 import logging
 import os
 import pkgutil
+import re
 import sys
 import threading
 import warnings
@@ -70,12 +71,32 @@ def one_line(text: object) -> str:
     return terminal_text(str(text).strip())
 
 
+_NOT_ONE_OF = re.compile(r"(?:Value error, )?'(?P<given>[^']*)' is not one of (?P<choices>(?:'[^']*'(?:, )?)+)\.?")
+
+
+def _choice_words(message: str) -> str:
+    """A value outside a choice in plain words, with the closest choice when there is one: "'true-love' is not one of
+    the choices (complete, ..., true-loves); did you mean 'true-loves'?" instead of the validator's "Value error,
+    'true-love' is not one of 'complete', ...".  O(choices)."""
+    import difflib
+
+    found = _NOT_ONE_OF.search(message)
+    if found is None:
+        return message
+    choices = re.findall(r"'([^']*)'", found["choices"])
+    close = difflib.get_close_matches(found["given"], choices, n=1, cutoff=0.6)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    words = f"'{found['given']}' is not one of the choices ({', '.join(choices)}){hint}"
+    return message[:found.start()] + words + message[found.end():]
+
+
 def _usage_message(exc: BaseException) -> str:
     """A click usage error (bad option, missing argument) as one line naming the command and its --help."""
     ctx = getattr(exc, "ctx", None)
     message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
     # click lays some messages out over lines ("Choose from:\n\tcomplete,\n\t..."): one line of words, not escapes
     message = " ".join(message.split())
+    message = _choice_words(message)
     if ctx is None:
         return message
     names = []                     # the sub-command path without the program name (python -m ... or graphlink)

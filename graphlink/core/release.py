@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -312,6 +312,17 @@ def _read_fast(path: Path) -> CodedRelease | None:
     return coded
 
 
+def _other_separator(cols: Mapping[str, pd.Series], at: int, missing: str) -> str:
+    """Why a row lacks a field when that is plainly a separator mix-up: one of its fields holds another separator
+    (``L01;identified;p1`` in a comma file reads as one location and no element).  Empty otherwise."""
+    for name, sep in (("semicolon", ";"), ("tab", "\t"), ("comma", ","), ("'|'", "|")):
+        for col, values in cols.items():
+            if col != missing and sep in str(values.iloc[at]):
+                return (f"; its {col} holds a {name}: this row looks {name}-separated, while the file's other rows "
+                        "are not")
+    return ""
+
+
 def _stripped(values: pd.Series) -> tuple[pd.Series, np.ndarray]:
     """Values as stripped text (``str.strip``) and the mask of empty/missing ones."""
     import pandas as pd
@@ -347,8 +358,10 @@ def _validate_columns(cols: dict[str, pd.Series], n_rows: int, *, source: str,
     for col in ("location", "element", "kind"):
         values, blank = _stripped(cols[col].reset_index(drop=True))
         if blank.any():
+            at = int(blank.argmax())
             raise ReleaseError(f"empty or missing {col}; expected a non-empty key ({int(blank.sum())} "
-                               "row(s) like this)", file=source, row=row_of(int(blank.argmax())), column=col)
+                               f"row(s) like this){_other_separator(cols, at, col)}", file=source, row=row_of(at),
+                               column=col)
         out[col] = values
     # few distinct spellings: normalise each once, with Python's (not Arrow's) lower-casing
     spelling = {k: kind_of(k) for k in pd.unique(out["kind"])}

@@ -209,13 +209,24 @@ def _line_at(data: bytes, pos: int) -> int:
     return data.count(b"\n", 0, pos) + data.count(b"\r", 0, pos) - data.count(b"\r\n", 0, pos) + 1
 
 
+#: what a spreadsheet or archive saved under a .csv name (or given as-is) starts with, and its name for people
+_WORKBOOKS = ((b"PK\x03\x04", "a ZIP archive: an Excel workbook (.xlsx), an OpenDocument sheet (.ods) or another "
+               "zipped file"),
+              (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Excel workbook (.xls)"))
+
+
 def _check_utf8(data: bytes, file: str) -> bytes:
-    """The bytes without a UTF-8 byte-order mark; refuses other encodings, NUL bytes and invalid UTF-8."""
+    """The bytes without a UTF-8 byte-order mark; refuses spreadsheets (naming them), other encodings, NUL bytes and
+    invalid UTF-8."""
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             raise ReleaseError(f"the file is {encoding} text; expected UTF-8 (save it as CSV UTF-8)", file=file)
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8):]
+    for magic, what in _WORKBOOKS:
+        if data.startswith(magic):
+            raise ReleaseError(f"this is {what}, not CSV text; save the sheet as CSV (UTF-8) and read that file",
+                               file=file)
     nul = data.find(b"\x00")
     if nul >= 0:
         raise ReleaseError("found a NUL byte: binary data, or UTF-16 text without a byte-order mark? expected "

@@ -356,6 +356,8 @@ def register(app: typer.Typer) -> None:
 
             flush_notes()
             write_pairs_csv(result, cols, sys.stdout)
+            sys.stdout.flush()                  # the pairs first, then the summary on stderr (correct / wrong)
+            _print_result_summary(err, result.summary)
         elif fmt is Fmt.json:
             flush_notes()
             typer.echo(json.dumps(result.to_dict(), indent=2, default=str))

@@ -1,0 +1,61 @@
+"""What the command line says to a new user who makes the usual mistakes: a misspelt choice, an Excel workbook, a
+row in another separator, and --format csv with --truth (the summary on stderr, the pairs alone on stdout)."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.cli_runner import run_cli
+from tests.fixtures import fig34
+
+
+@pytest.fixture
+def release(tmp_path: Path) -> Path:
+    path = tmp_path / "fig34.csv"
+    fig34().to_csv(path, index=False)
+    return path
+
+
+def test_a_misspelt_method_is_named_with_the_closest_choice(release: Path) -> None:
+    res = run_cli("reidentify", release, "--method", "true-love")
+    assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1
+    assert "'true-love' is not one of the choices (complete, incomplete, incomplete-k, multiple, true-loves)" \
+        in res.stderr
+    assert "did you mean 'true-loves'?" in res.stderr
+    assert "Value error" not in res.stderr
+
+
+@pytest.mark.parametrize(("magic", "what"), [(None, "Excel workbook (.xlsx)"),
+                                             (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(64), "old Excel workbook")])
+def test_a_spreadsheet_is_named_as_one(tmp_path: Path, magic: bytes | None, what: str) -> None:
+    path = tmp_path / "release.xlsx"
+    if magic is None:
+        with zipfile.ZipFile(path, "w") as book:
+            book.writestr("[Content_Types].xml", "<Types/>")
+    else:
+        path.write_bytes(magic)
+    res = run_cli("trails", path)
+    assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1
+    assert what in res.stderr and "save the sheet as CSV" in res.stderr
+    assert "NUL" not in res.stderr
+
+
+def test_a_row_in_another_separator_is_named_as_such(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.csv"
+    path.write_text("location,kind,element\nA,identified,p1\nA,deidentified,s1\nB;identified;p1\n")
+    res = run_cli("trails", path)
+    assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1
+    assert "row 4" in res.stderr and "semicolon-separated" in res.stderr
+
+
+def test_csv_pairs_with_truth_keep_the_summary_on_stderr(release: Path, tmp_path: Path) -> None:
+    truth = tmp_path / "truth.csv"
+    truth.write_text("identified,deidentified\nAli,actg\nBob,ctga\nCharlie,tgac\nDan,gatc\n")
+    res = run_cli("reidentify", release, "--method", "true-loves", "--format", "csv", "--truth", truth)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines()[0] == "identified,deidentified" and "Dan,gatc" in res.stdout
+    assert "correct" not in res.stdout
+    assert "Against the truth: 4 correct, 0 wrong" in " ".join(res.stderr.split())
