@@ -221,9 +221,15 @@ def test_a_message_claiming_another_sender_stops_the_run(monkeypatch):
 @pytest.mark.slow
 def test_a_party_that_dies_stops_the_run_at_once():
     """A killed party process ends the run within seconds with one line naming it (not a wait of the whole
-    time limit)."""
+    time limit), also when it is gone before the launcher sends it the directory (its pipe is closed then)."""
     def kill(ports: dict[str, int], pids: dict[str, int]) -> None:
         os.kill(pids["X"], signal.SIGKILL)
+        end = time.monotonic() + 10
+        while time.monotonic() < end:                 # dead (a zombie): its end of the pipe is closed
+            with open(f"/proc/{pids['X']}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    break
+            time.sleep(0.01)
 
     t0 = time.monotonic()
     with pytest.raises(ProtocolError, match="party X exited unexpectedly") as exc:

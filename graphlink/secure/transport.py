@@ -93,7 +93,11 @@ def party_main(spec: dict, conn) -> None:
                              handshake_seconds=handshake)
     threading.Thread(target=listener.serve, daemon=True, name="stranon-accept").start()
     conn.send(("port", server.getsockname()[1]))
-    directory = conn.recv()[1]
+    first = conn.recv()
+    if first[0] != "directory":                   # stopped before the run began
+        listener.close()
+        return
+    directory = first[1]
     out = wire.Sender(plan, party.name, keys["out"], directory, handshake_seconds=handshake)
     sent_log: list[tuple] = []
 
@@ -118,7 +122,7 @@ def party_main(spec: dict, conn) -> None:
         try:
             if kind == "sttp":
                 send(party.start())
-        except Exception as exc:  # noqa: BLE001 - one line to the launcher, not a traceback
+        except Exception as exc:  # one line to the launcher, not a traceback
             conn.send(("error", f"party {party.name} could not start: {_one_line(exc) or exc.__class__.__name__}"))
             return
         done_reported = False
@@ -231,11 +235,14 @@ def run_processes(data, k: int, method: str, *, alpha=0, beta=0, integrity=True,
             ports[name] = msg[1]
         if on_start is not None:
             on_start(dict(ports), {n: p.pid for n, p in procs.items()})
+        # a party that died since it reported its port is found by _next (its sentinel), not by a broken pipe
         for c in conns.values():
-            c.send(("directory", ports))
+            with contextlib.suppress(OSError):
+                c.send(("directory", ports))
         t0 = time.perf_counter()
         for c in conns.values():
-            c.send(("go",))
+            with contextlib.suppress(OSError):
+                c.send(("go",))
         deadline = time.monotonic() + timeout
         while _next(conns, procs, set(specs), deadline, f"finish ({timeout:.0f} s)")[0] != "sTTP":
             pass                                    # only the sTTP reports done before the stop
