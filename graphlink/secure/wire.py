@@ -48,6 +48,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from graphlink.errors import ReleaseError
 from graphlink.secure import messages as M
 from graphlink.secure.crypto import POINT_BYTES
 
@@ -141,10 +142,12 @@ def _json_len(x: str) -> int:
 
 
 def declare(data: Mapping[str, tuple[list[str], list[str]]], beta: Mapping[str, int], dc_size: int) -> Plan:
-    """The run's declared sizes from each location's (γ, ω) and β.  O(size of the γ's)."""
+    """The run's declared sizes from each location's (γ, ω) and β.  O(size of the γ's).
+
+    Raises :class:`~graphlink.errors.ReleaseError` beyond 65,534 locations (a party's id is two bytes)."""
     locs = list(data)
     if len(locs) + 1 > 0xFFFF:
-        raise ValueError("the wire format holds at most 65,534 locations")
+        raise ReleaseError(f"the secure protocol takes at most 65,534 locations, not {len(locs)}")
     return Plan(parties=(*locs, M.STTP),
                 points={c: len(om) + int(beta.get(c, 0)) + 1 for c, (_, om) in data.items()},
                 gamma_json={c: 2 + sum(_json_len(str(x)) + 1 for x in gam) for c, (gam, _) in data.items()},
@@ -300,6 +303,7 @@ class Sender:
         s.sendall(frame(self.keys[recipient], self.ids[self.me], self.ids[recipient], kind, seq, body))
 
     def close(self) -> None:
+        """Close every outgoing connection.  O(connections)."""
         for s in self.socks.values():
             s.close()
 
