@@ -9,14 +9,18 @@ large datasets to each other can never deadlock on full socket buffers. The cont
 setup (own data in, port out), the "stop" command, and the final per-party report (own costs, own
 disclosure, message summaries) — never protocol traffic.
 
-Frames on the wire are authenticated: the launcher draws a fresh 32-byte key per run (``secrets``) and gives
-it to every party over its control pipe; each frame is ``u32 length | HMAC-SHA256(key, frame) | frame``. A
-reader checks the length against the run's frame limit (sized from the data) and the tag *before* anything
-is parsed; a connection that sends a bad length or tag is logged in one line and closed, and the party keeps
-serving.  An authenticated frame that does not decode, or a message its recipient cannot handle, stops the
-run: the party reports one line to the launcher, which stops every party and raises
-:class:`~graphlink.errors.ProtocolError` at once (so does a party process that dies).  The launcher waits at
-most :func:`work_timeout` seconds, sized to the run's scalar multiplications with a floor.
+Frames on the wire are authenticated (:mod:`graphlink.secure.wire`): the launcher draws a fresh run secret
+(``secrets``) and keeps it; every party gets, over its control pipe, only the keys of the ordered pairs of
+parties it belongs to (one key per pair, derived from the secret) and the run's declared sizes.  A
+connection starts with an authenticated hello, and every frame with a fixed-size header carrying its own
+tag, kind, sequence number and length, which is checked (against the cap of that kind, sized from the
+declared sizes) before a byte of the body is read; connections from outside the run get at most the 40 bytes
+of a hello read and are closed within the handshake timeout, with caps on how many may wait.  A refused
+connection is logged in one line and closed, and the party keeps serving.  An authenticated frame that does
+not decode, whose message claims another sender or kind than it was authenticated as, or a message its
+recipient cannot handle, stops the run: the party reports one line to the launcher, which stops every party
+and raises :class:`~graphlink.errors.ProtocolError` at once (so does a party process that dies).  The
+launcher waits at most :func:`work_timeout` seconds, sized to the run's scalar multiplications with a floor.
 
 Cost: the same crypto as in-process; the processes run in parallel on all cores (the parallelism the
 thesis assumes in App. C.3.2).
@@ -25,14 +29,10 @@ thesis assumes in App. C.3.2).
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import hmac
 import logging
 import multiprocessing as mp
 import queue
-import secrets
 import socket
-import struct
 import threading
 import time
 import uuid
@@ -41,12 +41,10 @@ from multiprocessing.connection import wait as wait_ready
 
 from graphlink.errors import ProtocolError
 from graphlink.secure import messages as M
-from graphlink.secure.crypto import POINT_BYTES
+from graphlink.secure import wire
 from graphlink.secure.parties import Location, SemiTrustedThirdParty, send_frame
 from graphlink.secure.report import StranonResult, collect, party_report
 
-_LEN = struct.Struct(">I")
-TAG_BYTES = 32
 log = logging.getLogger("graphlink.secure")
 
 #: the launcher's waits: the floor of the run's time limit, and the assumed slowest scalar-multiplication
@@ -54,16 +52,6 @@ log = logging.getLogger("graphlink.secure")
 FLOOR_SECONDS = 60.0
 SLOWEST_MULTS_PER_SECOND = 1_000.0
 STARTUP_SECONDS = 60.0
-
-
-def frame_limit(data: dict, beta: dict, dc_size: int) -> int:
-    """The largest frame any party of this run may send, in bytes: every point of every location (data, v_C,
-    dummies, lock dummies) twice over, plus every published name four times over (JSON escaping), plus 1 MiB.
-    A longer length prefix is refused before its bytes are read.  O(data)."""
-    points = sum(len(om) + 1 + int(beta.get(c, 0)) for c, (_, om) in data.items()) + 2 * dc_size
-    names = sum(len(str(x).encode("utf-8")) + 8 for gam, _ in data.values() for x in gam)
-    names += sum(len(str(c).encode("utf-8")) + 8 for c in data) * (len(data) + 4)
-    return (1 << 20) + 2 * POINT_BYTES * points + 4 * names
 
 
 def work_timeout(data: dict, alpha: dict, beta: dict, dc_size: int) -> float:
@@ -79,62 +67,6 @@ def work_timeout(data: dict, alpha: dict, beta: dict, dc_size: int) -> float:
     return FLOOR_SECONDS + mults / SLOWEST_MULTS_PER_SECOND
 
 
-def _tag(key: bytes, frame: bytes) -> bytes:
-    return hmac.new(key, frame, hashlib.sha256).digest()
-
-
-def _recv_exact(sock: socket.socket, n: int) -> bytes | None:
-    buf = bytearray()
-    while len(buf) < n:
-        chunk = sock.recv(min(1 << 20, n - len(buf)))
-        if not chunk:
-            return None
-        buf += chunk
-    return bytes(buf)
-
-
-def _reader(sock: socket.socket, q: queue.Queue, key: bytes, limit: int, me: str) -> None:
-    """Drain one connection: length, tag and frame; a bad length or tag is logged and ends the connection
-    (nothing of the frame is parsed)."""
-    try:
-        peer = "{}:{}".format(*sock.getpeername()[:2])
-    except OSError:
-        peer = "?"
-    try:
-        while True:
-            head = _recv_exact(sock, 4)
-            if head is None:
-                return
-            n = _LEN.unpack(head)[0]
-            if not TAG_BYTES < n <= TAG_BYTES + limit:
-                log.warning("graphlink secure: %s refused a frame from %s: length %d outside %d..%d; "
-                            "connection closed", me, peer, n, TAG_BYTES + 1, TAG_BYTES + limit)
-                return
-            body = _recv_exact(sock, n)
-            if body is None:
-                return
-            tag, frame = body[:TAG_BYTES], body[TAG_BYTES:]
-            if not hmac.compare_digest(tag, _tag(key, frame)):
-                log.warning("graphlink secure: %s refused a frame from %s: not authenticated for this run; "
-                            "connection closed", me, peer)
-                return
-            q.put(frame)
-    except OSError:
-        return
-    finally:
-        sock.close()
-
-
-def _acceptor(server: socket.socket, q: queue.Queue, key: bytes, limit: int, me: str) -> None:
-    while True:
-        try:
-            conn, _ = server.accept()
-        except OSError:
-            return
-        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        threading.Thread(target=_reader, args=(conn, q, key, limit, me), daemon=True).start()
-
-
 def _build_party(spec: dict) -> Location | SemiTrustedThirdParty:
     kind = spec.pop("kind")
     return Location(**spec) if kind == "location" else SemiTrustedThirdParty(**spec)
@@ -145,9 +77,10 @@ def _one_line(text: object) -> str:
 
 
 def party_main(spec: dict, conn) -> None:
-    """Entry point of one party process."""
+    """Entry point of one party process: listen, authenticate, and run the party until told to stop."""
     spec = dict(spec)
-    key, limit = spec.pop("auth"), spec.pop("frame_limit")
+    plan, keys = spec.pop("plan"), spec.pop("keys")
+    handshake = spec.pop("handshake_seconds", wire.HANDSHAKE_SECONDS)
     kind = spec["kind"]
     party = _build_party(spec)
     server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -155,22 +88,24 @@ def party_main(spec: dict, conn) -> None:
     server.bind(("127.0.0.1", 0))
     server.listen(64)
     inbox: queue.Queue = queue.Queue()
-    threading.Thread(target=_acceptor, args=(server, inbox, key, limit, party.name), daemon=True).start()
+    listener = wire.Listener(server, plan, party.name, keys["in"],
+                             lambda sender, k, body: inbox.put(("frame", sender, k, body)),
+                             handshake_seconds=handshake)
+    threading.Thread(target=listener.serve, daemon=True, name="stranon-accept").start()
     conn.send(("port", server.getsockname()[1]))
-    directory = conn.recv()[1]
-    out_socks: dict[str, socket.socket] = {}
+    first = conn.recv()
+    if first[0] != "directory":                   # stopped before the run began
+        listener.close()
+        return
+    directory = first[1]
+    out = wire.Sender(plan, party.name, keys["out"], directory, handshake_seconds=handshake)
     sent_log: list[tuple] = []
 
     def send(msgs) -> None:
         for m in msgs:
             frame, entry = send_frame(party, m)
             sent_log.append(entry)
-            s = out_socks.get(m.recipient)
-            if s is None:
-                s = socket.create_connection(("127.0.0.1", directory[m.recipient]))
-                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                out_socks[m.recipient] = s
-            s.sendall(_LEN.pack(TAG_BYTES + len(frame)) + _tag(key, frame) + frame)
+            out.send(m.recipient, m.kind, frame)
 
     if conn.recv()[0] != "go":
         return
@@ -184,22 +119,29 @@ def party_main(spec: dict, conn) -> None:
 
     threading.Thread(target=control, daemon=True).start()
     try:
-        if kind == "sttp":
-            send(party.start())
+        try:
+            if kind == "sttp":
+                send(party.start())
+        except Exception as exc:  # one line to the launcher, not a traceback
+            conn.send(("error", f"party {party.name} could not start: {_one_line(exc) or exc.__class__.__name__}"))
+            return
         done_reported = False
         while True:
             item = inbox.get()
-            if isinstance(item, tuple):
+            if item[0] == "control":
                 if item[1][0] == "stop":
                     break
                 continue
-            what = "a frame"
+            _, sender, frame_kind, frame = item
+            what = f"{frame_kind} from {sender}"
             try:
-                msg = M.decode(item)
-                what = f"{msg.kind} from {msg.sender}"
+                msg = M.decode(frame)
+                # the frame was authenticated as (sender, kind): the message inside must say the same
+                if msg.sender != sender or msg.kind != frame_kind:
+                    raise M.MessageError(f"the message inside claims to be {msg.kind} from {msg.sender}")
                 if msg.recipient != party.name or msg.session != party.session:
                     raise M.MessageError(f"addressed to {msg.recipient!r} in another session")
-                send(party.deliver(msg, len(item)))
+                send(party.deliver(msg, len(frame)))
             except Exception as exc:  # a party that cannot go on stops the run with one line, not a traceback
                 conn.send(("error", f"party {party.name} could not handle {what}: "
                                     f"{_one_line(exc) or exc.__class__.__name__}"))
@@ -211,9 +153,8 @@ def party_main(spec: dict, conn) -> None:
         report["log"] = sent_log
         conn.send(("report", report))
     finally:
-        for s in out_socks.values():
-            s.close()
-        server.close()
+        out.close()
+        listener.close()
 
 
 def _next(conns: dict, procs: dict, waiting: set[str], deadline: float, what: str) -> tuple[str, tuple]:
@@ -249,22 +190,24 @@ def _next(conns: dict, procs: dict, waiting: set[str], deadline: float, what: st
 def run_processes(data, k: int, method: str, *, alpha=0, beta=0, integrity=True, locking=False,
                   dc_size=0, behaviours=None, certify=True, certify_limit=4_000_000, pairs=None,
                   contributor_veto=False, timeout: float | None = None,
+                  handshake_seconds: float = wire.HANDSHAKE_SECONDS,
                   on_start: Callable[[dict[str, int], dict[str, int]], None] | None = None) -> StranonResult:
     """Run STRANON with every party in its own process over loopback TCP; returns a ``StranonResult``.
 
     ``timeout`` (seconds) defaults to :func:`work_timeout`.  ``on_start(ports, pids)`` is called once every
-    party listens, before the run starts (to show or probe the parties).  Raises
+    party listens, before the run starts (to show or probe the parties).  ``handshake_seconds`` is how long a
+    party waits for a new connection's authenticated hello.  Raises
     :class:`~graphlink.errors.ProtocolError` (one line) when a party fails, exits or the run outlasts the
     timeout; every party process is stopped."""
     session = uuid.uuid4().hex
-    auth = secrets.token_bytes(32)
+    secret = wire.new_run_secret()          # stays in the launcher; each party gets only its own pair keys
     locs = list(data)
     behaviours = behaviours or {}
     a = alpha if isinstance(alpha, dict) else {c: alpha for c in locs}
     b = beta if isinstance(beta, dict) else {c: beta for c in locs}
     a = {c: (a.get(c, 0) if integrity else 0) for c in locs}
     b = {c: (b.get(c, 0) if integrity else 0) for c in locs}
-    limit = frame_limit(data, b, dc_size)
+    plan = wire.declare(data, b, dc_size)
     timeout = work_timeout(data, a, b, dc_size) if timeout is None else float(timeout)
     specs: dict[str, dict] = {}
     for loc in locs:
@@ -279,7 +222,8 @@ def run_processes(data, k: int, method: str, *, alpha=0, beta=0, integrity=True,
     procs, conns = {}, {}
     for name, spec in specs.items():
         parent, child = ctx.Pipe()
-        p = ctx.Process(target=party_main, args=({**spec, "auth": auth, "frame_limit": limit}, child),
+        p = ctx.Process(target=party_main, args=({**spec, "plan": plan, "handshake_seconds": handshake_seconds,
+                                                      "keys": wire.party_keys(secret, plan.parties, name)}, child),
                         name=f"stranon-{name}", daemon=True)
         p.start()
         procs[name], conns[name] = p, parent
@@ -291,11 +235,14 @@ def run_processes(data, k: int, method: str, *, alpha=0, beta=0, integrity=True,
             ports[name] = msg[1]
         if on_start is not None:
             on_start(dict(ports), {n: p.pid for n, p in procs.items()})
+        # a party that died since it reported its port is found by _next (its sentinel), not by a broken pipe
         for c in conns.values():
-            c.send(("directory", ports))
+            with contextlib.suppress(OSError):
+                c.send(("directory", ports))
         t0 = time.perf_counter()
         for c in conns.values():
-            c.send(("go",))
+            with contextlib.suppress(OSError):
+                c.send(("go",))
         deadline = time.monotonic() + timeout
         while _next(conns, procs, set(specs), deadline, f"finish ({timeout:.0f} s)")[0] != "sTTP":
             pass                                    # only the sTTP reports done before the stop
