@@ -2,9 +2,7 @@
 
 Data flows one way: release → trails → link graph → analyses → store/app, and the modules are laid out by layer
 (CONTRIBUTING.md#layers: kernels, core, analysis, protect, qi, ..., cli).  The names below are the public API for
-scripts and notebooks; they load lazily, so ``import graphlink`` stays cheap.  The module paths of the flat 0.x
-layout (``graphlink.reidit``, ``graphlink.unlink``, ...) still import, with a DeprecationWarning naming the new
-path (:mod:`graphlink._moved`).
+scripts and notebooks; they load lazily, so ``import graphlink`` stays cheap.
 
 =========================  ===================================================================================
 ``read_release``           read a release (CSV/Parquet long table, per-location folders, a DataFrame)
@@ -43,7 +41,6 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from graphlink import _moved
 from graphlink.errors import GraphlinkError, ModelAssumptionError, ReleaseError, StoreError
 
 __version__ = "0.1.0"
@@ -87,8 +84,6 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 }
 
 __all__ = ["GraphlinkError", "ModelAssumptionError", "ReleaseError", "StoreError", "__version__", *_EXPORTS]
-
-_moved.install(_EXPORTS)          # the flat layout's module paths (graphlink.reidit, ...) import, with a warning
 
 
 def __getattr__(name: str) -> Any:

@@ -6,12 +6,3 @@ plain NumPy, so reading a small release and summarising its trails start without
 """
 
 from __future__ import annotations
-
-from typing import Any
-
-
-def __getattr__(name: str) -> Any:
-    """The names of the former module ``graphlink.kernels``, from their new modules, with a DeprecationWarning."""
-    from graphlink._moved import kernel_name
-
-    return kernel_name(name)
