@@ -58,7 +58,9 @@ def input_problem(path: str | Path, *, folder: bool = False) -> str | None:
     if stat.S_ISREG(mode) or (folder and stat.S_ISDIR(mode)):
         return None
     kind = next((name for test, name in _KINDS if test(mode)), "something else")
-    return f"is {kind}, not a regular file{' or a folder' if folder else ''}; expected a file to read"
+    if folder:
+        return f"is {kind}, not a regular file or a folder; expected a file or folder to read"
+    return f"is {kind}, not a regular file; expected a file to read"
 
 
 def check_input(path: str | Path, *, folder: bool = False) -> Path:

@@ -368,7 +368,7 @@ def test_check_input_refuses_special_files_by_stat_alone(tmp_path: Path) -> None
 
 
 def _input_cases(folder: Path) -> dict[str, tuple[list[str], str, str]]:
-    """Every entry point of the issue: (arguments, the refused path, its kind)."""
+    """Every entry point that used to block or fill memory: (arguments, the refused path, its kind)."""
     fifo = folder / "fifo.csv"
     os.mkfifo(fifo)
     yaml_fifo = folder / "links.yaml"
