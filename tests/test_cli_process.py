@@ -202,3 +202,12 @@ def test_a_reader_that_leaves_early_ends_the_command_quietly(large_release: Path
     err = proc.stderr.read()
     assert proc.wait(timeout=300) == 141, err
     assert "Traceback" not in err and "graphlink:" not in err and "Exception ignored" not in err, err
+
+
+def test_a_commands_own_exit_code_is_kept(tmp_path: Path) -> None:
+    """typer returns (not raises) a command's ``typer.Exit`` code outside standalone mode; the entry used to drop it:
+    ``graphlink neo4j status`` with no server exited 0 instead of its documented 3.  A folder with no server in
+    it (GRAPHLINK_NEO4J_DIR) is the known state."""
+    done = subprocess.run([str(SCRIPT), "neo4j", "status"], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                          env={**os.environ, "GRAPHLINK_NEO4J_DIR": str(tmp_path / "none"), "NEO4J_URI": ""})
+    assert done.returncode == 3 and "not running" in done.stdout, (done.returncode, done.stdout, done.stderr)
