@@ -11,6 +11,13 @@ Only regular files are ever replaced: a target that exists and is anything else 
 with a :class:`~graphlink.errors.ReleaseError` before anything is written, and checked again just before the
 rename.  :func:`check_output` adds what only a command knows: ``--out`` must name a file, and must not be one
 of the command's inputs.  Errors name the user's path, never the temporary one.
+
+Input: every reader of a user's path asks :func:`check_input` first.  It ``stat`` calls on the path and refuses
+anything but a regular file (or a folder, where the reader takes one) before it is opened: opening a FIFO
+blocks until a writer comes, and a device such as ``/dev/zero`` never ends.  While a command of the CLI runs
+(:func:`reading_inputs`) the files it read are remembered, and :func:`atomic_path` refuses to replace any of
+them (by device and inode, so a symbolic or hard link to an input is refused too) or to write inside an input
+folder: an output never replaces an input, whichever option names it.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import contextlib
 import os
 import secrets
 import stat
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -29,6 +37,113 @@ _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"), (sta
           (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"))
 
 
+# -------------------------------------------------------------------------------------------------- input
+# What the command running in this process has read (:func:`reading_inputs`): (device, inode) of each input
+# file and the resolved path of each input folder; None outside a command (library callers may read and write
+# the same file on purpose).  A plain global, not a context variable: readers may run on worker threads.
+_INPUTS: dict[str, Any] | None = None
+_INPUTS_LOCK = threading.Lock()
+
+
+def input_problem(path: str | Path, *, folder: bool = False) -> str | None:
+    """Why ``path`` may not be read as input: it is not a regular file (or, with ``folder``, a folder),
+    following symbolic links; None when it may be read, or when it does not exist (the reader's own
+    message says so).  Only ``stat`` is called, never ``open``.  O(1) system calls."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        return f"cannot be checked ({exc.strerror or exc})"
+    if stat.S_ISREG(mode) or (folder and stat.S_ISDIR(mode)):
+        return None
+    kind = next((name for test, name in _KINDS if test(mode)), "something else")
+    if folder:
+        return f"is {kind}, not a regular file or a folder; expected a file or folder to read"
+    return f"is {kind}, not a regular file; expected a file to read"
+
+
+def check_input(path: str | Path, *, folder: bool = False) -> Path:
+    """``path`` as a Path once it is safe to open for reading: a regular file (with ``folder``, also a
+    folder) or a path that does not exist (left to the reader's own message).  A FIFO, a character or
+    block device (``/dev/zero``), a socket, or a folder where a file is wanted is refused with a
+    :class:`~graphlink.errors.ReleaseError` naming the user's path, without opening it.  Inside
+    :func:`reading_inputs` the input is remembered, so that no output of the command replaces it.
+    O(1) system calls.
+
+    Examples
+    --------
+    >>> check_input("/dev/zero")
+    Traceback (most recent call last):
+    ...
+    graphlink.errors.ReleaseError: /dev/zero: is a character device, not a regular file; expected a file to read
+    """
+    from graphlink.diagnostics import Diagnostic
+
+    path = Path(path)
+    problem = input_problem(path, folder=folder)
+    if problem:
+        raise ReleaseError(problem, file=str(path),
+                           diagnostic=Diagnostic("input-refused", problem, {"file": str(path)}))
+    _remember(path)
+    return path
+
+
+def _remember(path: Path) -> None:
+    if _INPUTS is None:
+        return
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    with _INPUTS_LOCK:
+        if _INPUTS is None:
+            return
+        if stat.S_ISDIR(st.st_mode):
+            _INPUTS["folders"][path.resolve()] = str(path)
+        else:
+            _INPUTS["files"][(st.st_dev, st.st_ino)] = str(path)
+
+
+@contextlib.contextmanager
+def reading_inputs() -> Iterator[None]:
+    """While the block runs (one CLI command), remember every input :func:`check_input` passes, and let
+    :func:`atomic_path` refuse to replace one of them or write inside an input folder.  Not re-entrant: an
+    inner block shares the outer one's record.  O(1)."""
+    global _INPUTS
+    outer = _INPUTS
+    if outer is None:
+        _INPUTS = {"files": {}, "folders": {}}
+    try:
+        yield
+    finally:
+        if outer is None:
+            _INPUTS = None
+
+
+def _replaces_input(target: Path) -> str | None:
+    """The input (as the user named it) that writing ``target`` would replace or write into, else None."""
+    if _INPUTS is None:
+        return None
+    with _INPUTS_LOCK:
+        files, folders = dict(_INPUTS["files"]), dict(_INPUTS["folders"])
+    try:
+        st = os.stat(target)
+        if (st.st_dev, st.st_ino) in files:
+            return f"is the same file as {files[(st.st_dev, st.st_ino)]}, which this command reads; name another file"
+    except OSError:
+        pass
+    try:
+        where = target.resolve()
+    except (OSError, RuntimeError):
+        return None
+    for folder, name in folders.items():
+        if where.is_relative_to(folder):
+            return f"is inside the input folder {name}; write somewhere else"
+    return None
+
+
+# ------------------------------------------------------------------------------------------------- output
 def output_problem(target: str | Path) -> str | None:
     """Why a regular file may not be written at ``target`` (it exists and is not a regular file, following
     symbolic links; or it names no file), else None.  O(1) system calls."""
@@ -70,7 +185,7 @@ def check_output(target: str | Path, *, inputs: Iterable[str | Path | None] = ()
     if not raw.strip():
         raise refused(f"needs a file name, got {raw!r}", None)
     path = Path(raw)
-    problem = output_problem(path)
+    problem = output_problem(path) or _replaces_input(path)
     if problem:
         raise refused(problem)
     for given in inputs:
@@ -114,10 +229,12 @@ def atomic_path(target: str | Path, *, mode: int | None = None) -> Iterator[Path
     The folder is created if needed. ``mode`` sets the permission bits of the result (default: those of the
     file it replaces, else what the umask allows). Whatever the block raises (including KeyboardInterrupt)
     removes the temporary file and leaves ``target`` as it was.  A ``target`` that is not a regular file or
-    a new path is refused (:func:`output_problem`); an OSError names ``target``, not the temporary file.
+    a new path is refused (:func:`output_problem`), and so is one of the inputs the running command read
+    (:func:`reading_inputs`), both before writing and again before the rename; an OSError names ``target``,
+    not the temporary file.
     """
     target = Path(target)
-    problem = output_problem(target)
+    problem = output_problem(target) or _replaces_input(target)
     if problem:
         raise ReleaseError(problem, file=str(target))
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -131,7 +248,8 @@ def atomic_path(target: str | Path, *, mode: int | None = None) -> Iterator[Path
         elif target.exists():
             tmp.chmod(target.stat().st_mode & 0o7777)
         _fsync(tmp)
-        problem = output_problem(target)           # again: the path may have changed while we wrote
+        # again: the path may have changed while we wrote, and the command may have read more inputs since
+        problem = output_problem(target) or _replaces_input(target)
         if problem:
             raise ReleaseError(problem, file=str(target))
         os.replace(tmp, target)

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 from graphlink import fileio
+from tests import cli_runner
 from tests.fixtures import fig34
 from tests.processes import stop
 
@@ -334,3 +335,170 @@ def test_write_errors_name_the_users_path_not_the_temporary_file(tmp_path: Path)
     outcome = run_cli(argv)
     check_contract(outcome, argv)
     assert outcome.code == 2 and str(target) in outcome.stderr and ".tmp" not in outcome.stderr, outcome.stderr
+
+
+# ------------------------------------------------------------- inputs: FIFOs and devices, refused without opening
+GENPHEN = DATA / "genphen"
+FIFO, DEVICE = "a FIFO (named pipe)", "a character device"
+
+
+def test_check_input_refuses_special_files_by_stat_alone(tmp_path: Path) -> None:
+    """A FIFO (also behind a symbolic link), a device, a socket and a folder where a file is wanted: one
+    ReleaseError naming the user's path and the kind of file.  Nothing is opened: no writer ever comes to the
+    FIFO, so an ``open`` would block this test (the timeout of the CLI cases below is the real-process proof)."""
+    import socket
+
+    fifo, link, sock, regular = tmp_path / "f.csv", tmp_path / "l.csv", tmp_path / "s", tmp_path / "r.csv"
+    os.mkfifo(fifo)
+    link.symlink_to(fifo)
+    regular.write_text("a\n1\n")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(sock))
+    try:
+        for path, kind in [(fifo, FIFO), (link, FIFO), (Path("/dev/zero"), DEVICE),
+                           (sock, "a socket"), (tmp_path, "a folder")]:
+            with pytest.raises(fileio.ReleaseError) as err:
+                fileio.check_input(path)
+            assert str(err.value).startswith(f"{path}: is {kind}, not a regular file"), err.value
+    finally:
+        server.close()
+    assert fileio.check_input(regular) == regular
+    assert fileio.check_input(tmp_path, folder=True) == tmp_path
+    assert fileio.check_input(tmp_path / "missing.csv") == tmp_path / "missing.csv"   # the reader says "no such file"
+
+
+def _input_cases(folder: Path) -> dict[str, tuple[list[str], str, str]]:
+    """Every entry point that used to block or fill memory: (arguments, the refused path, its kind)."""
+    fifo = folder / "fifo.csv"
+    os.mkfifo(fifo)
+    yaml_fifo = folder / "links.yaml"
+    os.mkfifo(yaml_fifo)
+    rel, als = str(GENPHEN / "release.csv"), (GENPHEN / "als.yaml").read_text()
+    (folder / "deid.csv").write_text("id,age\nx,1\n")
+    for name, target in (("als_fifo.yaml", fifo), ("als_zero.yaml", "/dev/zero")):
+        (folder / name).write_text(als + f"attributes: {{identified: {target}, deidentified: deid.csv, key: id}}\n")
+    html = str(folder / "report.html")
+    return {
+        "trails": (["trails", str(fifo)], str(fifo), FIFO),
+        "reidentify": (["reidentify", str(fifo), "--method", "true-loves"], str(fifo), FIFO),
+        "report": (["report", str(fifo), "--out", html], str(fifo), FIFO),
+        "load": (["load", str(fifo), "--name", "never"], str(fifo), FIFO),
+        "truth": (["reidentify", rel, "--method", "true-loves", "--truth", str(fifo)], str(fifo), FIFO),
+        "qi-links": (["reidentify", rel, "--method", "true-loves", "--qi-links", str(yaml_fifo)], str(yaml_fifo),
+                     FIFO),
+        "report qi-links": (["report", rel, "--qi-links", str(yaml_fifo), "--out", html], str(yaml_fifo), FIFO),
+        "als attributes fifo": (["reidentify", rel, "--method", "true-loves", "--qi-links",
+                                 str(folder / "als_fifo.yaml")], str(fifo), FIFO),
+        "als attributes /dev/zero": (["reidentify", rel, "--method", "true-loves", "--qi-links",
+                                      str(folder / "als_zero.yaml")], "/dev/zero", DEVICE),
+        "release /dev/zero": (["trails", "/dev/zero"], "/dev/zero", DEVICE),
+        "reidentify /dev/zero": (["reidentify", "/dev/zero", "--method", "complete"], "/dev/zero",
+                                 DEVICE),
+        "simulate probabilities": (["simulate", "--subjects", "5", "--probabilities", str(fifo), "--out",
+                                    str(folder / "sim.csv")], str(fifo), FIFO),
+        "qi table": (["qi", "hierarchy", str(fifo), "--column", "sex", "--kind", "flat", "--out",
+                      str(folder / "h.csv")], str(fifo), FIFO),
+        "cypher file": (["cypher", str(folder / "links.yaml")], str(yaml_fifo), FIFO),
+    }
+
+
+def _limit_memory() -> None:
+    """The child may not grow past 4 GiB of address space: a reader of /dev/zero fails instead of filling the
+    machine (it took 7.7 GB in 16 s)."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+
+def test_fifos_and_devices_as_input_are_refused_promptly(tmp_path: Path) -> None:
+    """Was: a FIFO as release (trails, reidentify, report, load), as --qi-links or as an ALS 'attributes:' file
+    blocked forever in open(); /dev/zero as a release filled memory.  Now each is one line naming the file and
+    what it is, exit 2, before anything is opened.  All run at once, as real processes, each with a timeout;
+    NEO4J_URI points at a closed port, so that load and cypher never reach a server."""
+    env = {**os.environ, "NEO4J_URI": "bolt://127.0.0.1:9", "NEO4J_AUTH": "none"}
+    cases = _input_cases(tmp_path)
+    procs = {name: subprocess.Popen([sys.executable, "-m", "graphlink.cli", *argv], cwd=tmp_path, env=env,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    preexec_fn=_limit_memory)
+             for name, (argv, _, _) in cases.items()}
+    deadline, failures = time.monotonic() + 240, []
+    for name, proc in procs.items():
+        try:
+            out, err = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            failures.append(f"{name}: still running (blocked on the input?)")
+            continue
+        _, path, kind = cases[name]
+        want = f"graphlink: error: {path}: is {kind}, not a regular file"
+        if proc.returncode != 2 or err.count("\n") != 1 or not err.startswith(want) or out:
+            failures.append(f"{name}: exit {proc.returncode}, stderr {err[-300:]!r}")
+    assert not failures, "\n".join(failures)
+    assert (tmp_path / "fifo.csv").is_fifo() and not (tmp_path / "report.html").exists()
+
+
+# ------------------------------------------------------------------------ outputs never replace an input
+def test_cypher_csv_never_replaces_the_query_file(tmp_path: Path) -> None:
+    """Was: ``cypher q.cypher --csv q.cypher`` ran the query and wrote its result over the query (exit 0).  Now
+    refused before the query runs (so before connecting: NEO4J_URI names a closed port), also through a
+    symbolic or a hard link, and for a library query named by its bare name."""
+    from graphlink.store.cypherlib import cypher_dir
+
+    query = tmp_path / "q.cypher"
+    query.write_text("// one row\nRETURN 1 AS x;\n")
+    (tmp_path / "sym.csv").symlink_to(query)
+    os.link(query, tmp_path / "hard.csv")
+    env = {"NEO4J_URI": "bolt://127.0.0.1:9", "NEO4J_AUTH": "none"}
+    for target in ("q.cypher", "sym.csv", "hard.csv"):
+        out = cli_runner.run_cli("cypher", "q.cypher", "--csv", target, env=env, cwd=tmp_path)
+        assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+        assert out.stderr.startswith(f"graphlink: error: {target}: --csv is the same file as q.cypher"), out.stderr
+    assert query.read_text() == "// one row\nRETURN 1 AS x;\n"
+    library = cypher_dir() / "trails.cypher"
+    before = library.read_bytes()
+    out = cli_runner.run_cli("cypher", "trails", "--csv", str(library), env=env)
+    assert out.returncode == 2 and "is the same file as" in out.stderr and library.read_bytes() == before
+
+
+def test_outputs_never_replace_an_input_only_read_on_the_way(tmp_path: Path) -> None:
+    """An input a command finds while it runs (an ALS's attribute file, named in the --qi-links file, not on the
+    command line) is remembered when read (fileio.reading_inputs), and no output replaces it: reidentify --out
+    and report --out naming it, directly or through a hard link, are refused and it stays as it was.  Was:
+    overwritten with the pairs / the HTML report, exit 0."""
+    frame = pd.read_csv(GENPHEN / "release.csv", dtype=str, keep_default_na=False)
+    for kind, cols in (("identified", ["birthdate", "gender", "visit_date"]),
+                       ("deidentified", ["age", "gender", "visit_date"])):
+        frame.loc[frame["kind"] == kind, ["element", *cols]].drop_duplicates().rename(
+            columns={"element": "id"}).to_csv(tmp_path / f"{kind}_attrs.csv", index=False)
+    als = tmp_path / "als.yaml"
+    als.write_text((GENPHEN / "als.yaml").read_text() + "attributes: {identified: identified_attrs.csv, "
+                   "deidentified: deidentified_attrs.csv, key: id}\n")
+    attrs = tmp_path / "deidentified_attrs.csv"
+    os.link(attrs, tmp_path / "attrs-link.csv")
+    before = attrs.read_bytes()
+    rel = str(GENPHEN / "release.csv")
+    for target in (attrs, tmp_path / "attrs-link.csv"):
+        for argv in (["reidentify", rel, "--method", "true-loves", "--qi-links", str(als), "--out", str(target)],
+                     ["report", rel, "--qi-links", str(als), "--out", str(target)]):
+            out = run_cli(argv)
+            check_contract(out, argv)
+            assert out.code == 2 and "is the same file as" in out.stderr, (argv, out.stderr)
+            assert attrs.read_bytes() == before and _leftovers(tmp_path) == []
+    done = run_cli(["reidentify", rel, "--method", "true-loves", "--qi-links", str(als), "--out",
+                    str(tmp_path / "pairs.csv")])
+    assert done.code == 0 and (tmp_path / "pairs.csv").is_file(), done.stderr
+
+
+def test_the_record_of_inputs_is_only_kept_while_a_command_runs(tmp_path: Path) -> None:
+    """A library caller may read a file and write it back (no reading_inputs block); inside one, the same
+    write is refused."""
+    source = tmp_path / "t.csv"
+    source.write_text("a\n1\n")
+    fileio.check_input(source)
+    fileio.write_text(source, "a\n2\n")
+    with fileio.reading_inputs():
+        fileio.check_input(source)
+        with pytest.raises(fileio.ReleaseError, match="same file as"):
+            fileio.write_text(source, "a\n3\n")
+    assert source.read_text() == "a\n2\n"

@@ -3,8 +3,10 @@
 Commands live in ``graphlink/cli/commands/*.py``; each module defines ``register(app)``.  ``python -m graphlink.cli``
 runs :func:`run` (``graphlink/cli/__main__.py``), as the ``graphlink`` console script does: :func:`main`, then the
 end of the process.
-Exit codes: 0 ok, 2 bad input (one-line message on stderr), 1 internal error.  ``tests/test_fuzz_readers.py``
-holds every command that reads a file to that contract on generated malformed input.
+Exit codes: 0 ok, 2 bad input (one-line message on stderr), 1 internal error, 130 interrupted (Ctrl-C) and
+143 terminated (SIGTERM; both with one line, ``graphlink: interrupted`` / ``graphlink: terminated``, and no output
+file left half-written), 141 when the reader of stdout went away (``graphlink ... | head``: no message).
+``tests/test_fuzz_readers.py`` holds every command that reads a file to that contract on generated malformed input.
 """
 
 from __future__ import annotations
@@ -25,6 +27,13 @@ from typer._click import exceptions as _click_exceptions
 from graphlink.cli import words
 from graphlink.display import drop_notes, flush_notes, terminal_text
 from graphlink.errors import GraphlinkError
+from graphlink.fileio import reading_inputs
+
+
+class Terminated(BaseException):
+    """SIGTERM while a command runs (:func:`run` installs the handler): unwinds like Ctrl-C, so the atomic
+    writers remove their temporary files, and ends in exit 143.  A BaseException, so no ``except Exception``
+    of the library swallows it."""
 
 app = typer.Typer(
     name="graphlink",
@@ -130,11 +139,28 @@ def main() -> None:
     os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
     # the Neo4j driver logs each retry and dropped connection; the StoreError it ends in is the one line we print
     logging.getLogger("neo4j").addHandler(logging.NullHandler())
-    with warnings.catch_warnings(record=True) as caught:      # the usual filters still decide what is shown
+    with warnings.catch_warnings(record=True) as caught, reading_inputs():   # the usual filters decide what is shown
         try:
-            # click hands a command's ``typer.Exit(n)`` back as the return value when not standalone
+            # outside standalone mode typer *returns* the code of a typer.Exit, and turns Ctrl-C into a returned
+            # 130 (typer.core's main): a returned number is the exit code, never dropped
             returned = app(standalone_mode=False)
             code = returned if isinstance(returned, int) and not isinstance(returned, bool) else 0
+            if code == 130:
+                raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            # a script must not take a cut-off table for a result: 128 + SIGINT, as a shell reports it; the atomic
+            # writers have removed their temporary files on the way out
+            _fail("graphlink: interrupted", 130)
+        except Terminated:
+            _fail("graphlink: terminated", 143)
+        except BrokenPipeError:
+            if not _stdout_gone():
+                raise                          # a socket or a child's pipe: an internal error, keep the traceback
+            _stdout_gone_exit()
+        except SystemExit as exc:
+            if exc.code not in (0, None) and _stdout_gone():
+                _stdout_gone_exit()            # typer answers a broken stdout pipe with a silent exit 1
+            raise
         except GraphlinkError as exc:
             _fail(f"graphlink: error: {one_line(words.say(exc))}", exc.exit_code)
         except typer.Exit as exc:
@@ -179,6 +205,10 @@ def run() -> None:
     command runs.
     """
     _reuse_freed_memory()
+    import signal
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminated)      # unwind (temporary files removed), then exit 143
     try:
         main()
     except SystemExit as exc:
@@ -222,6 +252,42 @@ def _reuse_freed_memory() -> None:
 def _flush() -> None:
     sys.stdout.flush()
     sys.stderr.flush()
+
+
+def _stdout_gone() -> bool:
+    """Is stdout a pipe or socket whose reading end is closed?  (``poll`` reports an error on it.)  O(1)."""
+    import select
+
+    try:
+        fd = sys.stdout.fileno()
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poller.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _stdout_gone_exit() -> None:
+    """The reader of stdout left (``graphlink ... | head``): no message, no traceback, and 141 (128 + SIGPIPE,
+    as a shell reports a writer whose reader left), so a script under ``set -o pipefail`` sees why."""
+    _stdout_to_devnull()
+    drop_notes()
+    sys.exit(141)
+
+
+def _stdout_to_devnull() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush of what is still buffered for the gone
+    reader raises nothing (the Python documentation's advice for SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated
 
 
 def _fail(line: str, code: int) -> None:

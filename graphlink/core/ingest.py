@@ -112,8 +112,10 @@ def read_coded(path: Path) -> CodedRelease | None:
     """The release in ``path`` (long CSV or Parquet) on codes, or None when the detailed reader must run
     (a file of a size no fast path takes, or anything the fast paths do not vouch for: module docstring)."""
     from graphlink.core.tabular import PARQUET_SUFFIXES, parquet_parts
+    from graphlink.fileio import check_input
 
     parts = parquet_parts(path)
+    check_input(path, folder=parts is not None)     # a FIFO or a device is refused before it is opened
     parquet = parts is not None or path.suffix.lower() in PARQUET_SUFFIXES
     try:
         if not parquet and path.stat().st_size < min(PLAIN_MAX_BYTES, FAST_MIN_BYTES):

@@ -37,6 +37,7 @@ import numpy as np
 from graphlink.core.ingest import COLUMNS, KINDS, kind_of
 from graphlink.core.tabular import Table, names_list, parquet_parts, read_table, write_csv
 from graphlink.errors import ReleaseError
+from graphlink.fileio import check_input
 
 if TYPE_CHECKING:          # pandas is imported where used: a small CSV release is read and summarised without it
     import pandas as pd
@@ -284,6 +285,7 @@ def read_release(source: str | Path | pd.DataFrame, *, id_key: Sequence[str] | N
         if not path.exists():
             what = "broken symbolic link" if path.is_symlink() else "no such file or folder"
             raise ReleaseError(what, file=str(path))
+        check_input(path, folder=True)      # a FIFO or a device (/dev/zero) is refused before it is opened
         coded = None
         if path.is_dir() and parquet_parts(path) is None:
             frame = _read_folder(path, id_key=id_key, deid_key=deid_key)
@@ -462,6 +464,7 @@ def _read_folder(path: Path, *, id_key: Sequence[str] | None, deid_key: Sequence
                 raise ReleaseError("broken or looping symbolic link", file=str(f))
             if f.exists() and not f.is_file():     # a FIFO or device would block the read
                 raise ReleaseError(f"location '{loc}': {kind}.csv is not a regular file", file=str(f))
+            check_input(f)
             if not f.is_file():
                 raise ReleaseError(f"location '{loc}' has no {kind}.csv (write an empty file with a "
                                    f"header if nothing was disclosed)", file=str(f))
@@ -522,6 +525,7 @@ def read_truth(source: str | Path | pd.DataFrame) -> pd.DataFrame:
         row_of: Callable[[int], int] = lambda pos: pos  # noqa: E731
     else:
         label = str(source)
+        check_input(source)                 # a FIFO or a device is refused by name, not taken for a missing file
         if not Path(source).is_file():
             raise ReleaseError("no such truth file", file=label)
         table = read_table(Path(source), expected="identified,deidentified")

@@ -44,7 +44,6 @@ import codecs
 import csv
 import io
 import re
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -147,10 +146,14 @@ def read_table(path: str | Path, *, expected: str) -> Table:
     ``expected`` describes the header the caller wants (e.g. ``"location,kind,element"``) for the
     messages about empty files.  Raises :class:`ReleaseError` naming file, row and column.  O(file size).
     """
+    from graphlink.fileio import check_input
+
     path = Path(path)
     parts = parquet_parts(path)
     if parts is not None:
+        check_input(path, folder=True)
         return _read_parquet_parts(path, parts)
+    check_input(path)           # a FIFO or a device would block or never end: refused before it is opened
     if path.suffix.lower() in PARQUET_SUFFIXES:
         return _read_parquet(path)
     return _read_csv(path, expected=expected)
@@ -172,15 +175,15 @@ def parquet_parts(path: Path) -> list[Path] | None:
         return None
     if not entries or any(e.is_dir() or e.suffix.lower() not in PARQUET_SUFFIXES for e in entries):
         return None
+    from graphlink.fileio import check_input
+
     for e in entries:
         try:
-            regular = stat.S_ISREG(e.stat().st_mode)
+            e.stat()
         except OSError as exc:
             raise ReleaseError(f"cannot read this part of the Parquet folder ({exc.strerror or exc}; a broken "
                                "symbolic link?)", file=str(e)) from None
-        if not regular:
-            raise ReleaseError("is not a regular file (a FIFO, device or socket); a Parquet folder holds only "
-                               "Parquet files", file=str(e))
+        check_input(e)
     return entries
 
 

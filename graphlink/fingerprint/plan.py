@@ -675,7 +675,9 @@ class Plan:
     def load(cls, path: str | Path) -> Plan:
         """Read a plan file, bounded: at most ``MAX_PLAN_BYTES``; NaN and Infinity are refused, and so is
         nesting deeper than Python's recursion limit; then :meth:`from_dict`.  One-line ReleaseError."""
-        p = Path(path)
+        from graphlink.fileio import check_input
+
+        p = check_input(path)       # a FIFO or a device is refused before it is opened
         try:
             with open(p, "rb") as fh:
                 raw = fh.read(MAX_PLAN_BYTES + 1)

@@ -157,6 +157,9 @@ def _load_yaml(p: Path) -> Any:
     anchors or aliases, nesting depth), then the safe loader.  ReleaseError naming file and line.  O(size)."""
     import yaml
 
+    from graphlink.fileio import check_input
+
+    check_input(p)                  # a FIFO or a device would block or never end: refused before it is opened
     try:
         with open(p, "rb") as fh:
             data = fh.read(MAX_ALS_BYTES + 1)
@@ -249,7 +252,9 @@ def relation_from(spec: Any, path: Path | None = None, entry: int = 1) -> Relati
         if kw["map"].startswith("prefix:"):
             _prefix_length(kw["map"], where, src)
     elif "lookup" in spec:
-        table = base / str(spec["lookup"])
+        from graphlink.fileio import check_input
+
+        table = check_input(base / str(spec["lookup"]))
         try:
             df = pd.read_csv(table, dtype=str, keep_default_na=False)
         except (OSError, ValueError) as exc:

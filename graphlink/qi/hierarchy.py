@@ -214,7 +214,9 @@ def parse_csv(text: str, name: str, source: str | None = None) -> Hierarchy:
 
 def read_csv(path: str | Path, name: str | None = None) -> Hierarchy:
     """Read an ARX hierarchy CSV (the attribute name defaults to the file stem)."""
-    p = Path(path)
+    from graphlink.fileio import check_input
+
+    p = check_input(path)           # a FIFO or a device would block or never end: refused before it is opened
     try:
         text = p.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:

@@ -47,7 +47,9 @@ def sniff_separator(path: str | Path) -> str:
     """The field separator of a CSV file: whichever of ``,``, ``;`` and tab occurs most often outside quotes
     on its first non-blank line (the header); ``,`` on a tie or when none occurs. ARX's sample tables use
     ``;``. Reads at most 64 KiB. O(1)."""
-    with open(path, "rb") as fh:
+    from graphlink.fileio import check_input
+
+    with open(check_input(path), "rb") as fh:
         head = fh.read(1 << 16).decode("utf-8", errors="replace").lstrip("\ufeff")
     line = next((x for x in head.splitlines() if x.strip()), "")
     outside, quoted = [], False
@@ -110,8 +112,9 @@ def read_table(path: str | Path) -> pd.DataFrame:
     refused. The separator found is kept in ``frame.attrs["separator"]`` for messages.
     """
     from graphlink.core import tabular
+    from graphlink.fileio import check_input
 
-    p = Path(path)
+    p = check_input(path)        # a FIFO or a device is refused before it is opened
     if not p.is_file():
         raise ReleaseError("no such file", file=str(p))
     if p.suffix.lower() not in (".parquet", ".pq"):

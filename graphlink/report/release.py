@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from graphlink.errors import ModelAssumptionError
+from graphlink.fileio import check_input
 from graphlink.report.exposure import LocationExposure, exposure_applies, location_exposure
 
 if TYPE_CHECKING:
@@ -274,7 +275,7 @@ def file_sha256(path: str | Path) -> str:
     for f in files:
         if path.is_dir():
             digest.update(str(f.relative_to(path)).encode() + b"\0")
-        with open(f, "rb") as fh:
+        with open(check_input(f), "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(block)
     return digest.hexdigest()

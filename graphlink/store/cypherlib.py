@@ -15,6 +15,7 @@ Parameters a statement does not use are ignored by Neo4j, so one parameter map s
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,14 +77,25 @@ class CypherFile:
         return out
 
 
-def load_file(path: str | Path) -> CypherFile:
-    """Parse a ``.cypher`` file (a bare name like ``trails`` is looked up in the library folder)."""
+def resolve_file(path: str | Path) -> Path:
+    """The ``.cypher`` file ``path`` names: the path itself when something exists there (refused, without
+    opening it, unless it is a regular file: :func:`graphlink.fileio.check_input`), else (also for a folder) a
+    bare name like ``trails`` looked up in the library folder.  StoreError when neither exists.  O(1) system calls."""
+    from graphlink.fileio import check_input
+
     p = Path(path)
-    if not p.is_file():
-        cand = cypher_dir() / (p.name if p.suffix == ".cypher" else f"{p.name}.cypher")
-        if not cand.is_file():
-            raise StoreError(f"no Cypher file {path} (the library is in {cypher_dir()})")
-        p = cand
+    if os.path.lexists(p) and not p.is_dir():     # a folder of that name does not hide the library's file
+        return check_input(p)
+    cand = cypher_dir() / (p.name if p.suffix == ".cypher" else f"{p.name}.cypher")
+    if not cand.is_file():
+        raise StoreError(f"no Cypher file {path} (the library is in {cypher_dir()})")
+    return check_input(cand)
+
+
+def load_file(path: str | Path) -> CypherFile:
+    """Parse a ``.cypher`` file (a bare name like ``trails`` is looked up in the library folder:
+    :func:`resolve_file`)."""
+    p = resolve_file(path)
     data = p.read_bytes()
     try:
         text = data.decode("utf-8-sig")

@@ -180,9 +180,15 @@ def cypher_cmd(
     from rich.markup import escape
     from rich.table import Table
 
+    from graphlink.store.cypherlib import resolve_file
     from graphlink.store.neo4j import connect
 
     params = _parse_params(param)
+    query = resolve_file(file)  # a missing file or a FIFO is refused before connecting
+    if csv:                     # before the query runs (it may write): the result never replaces the query file
+        from graphlink.fileio import check_output
+
+        check_output(csv, inputs=[query], option="--csv")
     with connect() as store:
         df = store.run_file(file, params, write=write, timeout=timeout)
     if csv:

@@ -81,6 +81,9 @@ def read(spark: SparkSession, source: Any, *, name: str | None = None, truth: An
         if not path.exists():
             what = "broken symbolic link" if path.is_symlink() else "no such file or folder"
             raise ReleaseError(what, file=str(path))
+        from graphlink.fileio import check_input
+
+        check_input(path, folder=True)      # a FIFO or a device is refused before Spark opens it
         if path.is_dir() and _per_location_folder(path):
             rel = read_release(path, id_key=id_key, deid_key=deid_key, name=name)
             return _from_pandas(spark, rel.frame, rel.name, str(path), truth_frame)
