@@ -291,3 +291,38 @@ def test_hostile_text_inside_literals_and_comments_is_harmless(text: str, case: 
     check(f"MATCH (n) /* {block} */ RETURN count(n) AS c", write=False)
     line = "".join(" " if c in "\n\r\x0b\x0c\x85\u2028\u2029" else c for c in payload)
     check(f"MATCH (n) RETURN count(n) AS c // {line}", write=False)
+
+
+# ---------------------------------------------------------------------------------------------- never allowed
+NEVER_CALLS = ["apoc.cypher.runFirstColumnSingle('SHOW SETTINGS', {})", "apoc.periodic.iterate('a', 'b', {})",
+               "apoc.load.json('http://127.0.0.1:9/')", "apoc.import.csv([], [], {})", "apoc.export.csv.all('x', {})",
+               "apoc.util.compress('x', {})", "APOC.Cypher.run('x', {})", "`apoc.cypher`.run('x', {})",
+               "apoc. cypher.run('x', {})"]
+
+
+@pytest.mark.parametrize("call", NEVER_CALLS)
+def test_never_families_are_refused_whatever_the_allowlist_says(monkeypatch, call: str) -> None:
+    """Even with every ``apoc.*`` name on both allowlists, the families that run Cypher text or reach files and
+    URLs are refused, as a function and as a procedure."""
+    monkeypatch.setattr(guard, "PLUGIN_FUNCTIONS", ("apoc.",))
+    monkeypatch.setattr(guard, "_PROCEDURES_LOWER", {**guard._PROCEDURES_LOWER,
+                                                     call.split("(")[0].replace("`", "").lower(): "x"})
+    for query in (f"RETURN {call} AS x", f"CALL {call}"):
+        try:
+            check(query, write=True)
+        except QueryRefusedError as exc:
+            assert "is not one the console runs" in str(exc) or "cannot parse" in str(exc), exc
+        else:
+            pytest.fail(f"ran: {query}")
+    assert not guard.function_allowed(call.split("(")[0].replace("`", ""))
+
+
+def test_server_allowlist_never_holds_the_refused_families() -> None:
+    from graphlink.store.server import safe_allowlist
+
+    helpers = [f + "*" for f in guard.PLUGIN_FUNCTIONS]
+    assert safe_allowlist(["apoc.*"]) == helpers and safe_allowlist(["*"]) == helpers
+    assert safe_allowlist(["apoc.coll.*", "apoc.cypher.*", "apoc.cypher.run", "APOC.Load.json", "apoc.util.*",
+                           "apoc.text.join", "apoc.c*", "apoc.do.when"]) == ["apoc.coll.*", "apoc.text.join"]
+    for entry in safe_allowlist(["apoc.*", "*", "apoc.c*", "apoc.?ypher.*"]):
+        assert not guard.never_allowed(entry.rstrip("*")), entry

@@ -175,13 +175,17 @@ def setup_script() -> Path:
 
 
 def launcher_stale(paths: Paths) -> bool:
-    """The compiled launcher is older than ``docker/local/Neo4jLauncher.java`` (the setup script rebuilds it)."""
-    source = project_root() / "docker" / "local" / "Neo4jLauncher.java"
-    compiled = paths.runtime / "classes" / "Neo4jLauncher.class"
-    try:
-        return compiled.stat().st_mtime <= source.stat().st_mtime
-    except OSError:
-        return False  # no source checkout (installed package) or no runtime: nothing to compare
+    """A compiled class is older than its source, ``docker/local/Neo4jLauncher.java`` or ``CypherCheck.java`` (the
+    console's parser worker): the setup script rebuilds them."""
+    for name in ("Neo4jLauncher", "CypherCheck"):
+        source = project_root() / "docker" / "local" / f"{name}.java"
+        compiled = paths.runtime / "classes" / f"{name}.class"
+        try:
+            if compiled.stat().st_mtime <= source.stat().st_mtime:
+                return True
+        except OSError:
+            continue  # no source checkout (installed package) or no runtime: nothing to compare
+    return False
 
 
 def ensure_runtime(paths: Paths, echo: Callable[[str], None] = print) -> str:
