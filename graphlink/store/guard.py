@@ -16,8 +16,9 @@ refuses the query (docs/security.md, "The Cypher console"):
      5.26 overflow its stack after parsing and never answer, deeply nested subqueries make its planner run for
      minutes without looking at the transaction timeout;
    * an **allowlist of invoked names**: every procedure call must name one of :data:`PROCEDURES`, every function
-     invocation a built-in function or one of :data:`PLUGIN_FUNCTIONS` (pure APOC helpers); families that run
-     text as Cypher or reach files and URLs (:data:`NEVER`) are refused whatever else says so;
+     invocation a built-in function or one of :data:`~graphlink.store.plugins.PLUGIN_FUNCTIONS` (pure APOC
+     helpers); families that run text as Cypher or reach files and URLs (:data:`~graphlink.store.plugins.NEVER`)
+     are refused whatever else says so;
    * an **allowlist of clauses** (:data:`CLAUSES`) and statement kinds: ``LOAD CSV``, ``USE``, ``SHOW`` other than
      the schema listings, ``TERMINATE``, administration commands and several statements are refused; schema
      commands and ``CALL {...} IN TRANSACTIONS`` only with ``--write``.
@@ -56,6 +57,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from graphlink.errors import StoreError
+from graphlink.store.plugins import NEVER as NEVER  # re-exported: the console's rules in one place
+from graphlink.store.plugins import PLUGIN_FUNCTIONS, never_allowed
 
 #: what runs a write the console refused in read-only mode (the CLI and the app say it with their own controls)
 READ_ONLY_REMEDY = "allow writes (write=True) to run it"
@@ -101,12 +104,6 @@ BUILTIN_FUNCTIONS = frozenset({
     "point.distance", "point.withinbbox",
     "vector.similarity.cosine", "vector.similarity.euclidean",
 })
-#: plugin function namespaces allowed where a server has them (the project's own server loads none): APOC's pure
-#: helpers on values, which read no file, URL or other session and run no Cypher text
-PLUGIN_FUNCTIONS = ("apoc.coll.", "apoc.map.", "apoc.text.", "apoc.math.", "apoc.number.", "apoc.bitwise.",
-                    "apoc.agg.", "apoc.date.", "apoc.temporal.", "apoc.label.", "apoc.node.", "apoc.rel.",
-                    "apoc.any.", "apoc.scoring.", "apoc.hashing.")
-
 #: plan operators a read-only console query may use (Neo4j 5.26 names, without the ``@database`` suffix)
 READ_OPERATORS = frozenset({
     "ProduceResults", "EmptyResult", "Argument", "ArgumentTracker", "EmptyRow",
@@ -174,20 +171,6 @@ CLAUSES = frozenset({
     "ShowIndexesClause", "ShowConstraintsClause", "ShowProceduresClause", "ShowFunctionsClause",
 })
 _WRITE_CLAUSES = frozenset({"Create", "Merge", "SetClause", "Remove", "Delete", "Foreach"})
-#: function and procedure families refused whatever an allowlist says: they run text as Cypher (``apoc.cypher``,
-#: ``apoc.periodic``, ``apoc.do``, ``apoc.trigger``, ``apoc.custom``), read or write files and URLs
-#: (``apoc.load``, ``apoc.import``, ``apoc.export``, ``apoc.util``, ``apoc.bolt``, ``apoc.log``), or reach other
-#: databases and the system graph (``apoc.systemdb``, ``apoc.cypher``)
-NEVER = ("apoc.cypher.", "apoc.periodic.", "apoc.load.", "apoc.import.", "apoc.export.", "apoc.util.", "apoc.do.",
-         "apoc.trigger.", "apoc.custom.", "apoc.bolt.", "apoc.log.", "apoc.systemdb.", "apoc.when", "apoc.case")
-
-
-def never_allowed(name: str) -> bool:
-    """``name`` (a procedure or function) belongs to a family of :data:`NEVER`, in any letter case or spacing."""
-    low = ".".join(p.strip() for p in name.lower().split("."))
-    return low.startswith(NEVER)
-
-
 # ---------------------------------------------------------------------------------------------- Neo4j's parser
 @dataclass(frozen=True)
 class Facts:

@@ -291,9 +291,9 @@ def pick_port(preferred: int) -> int:
 
 def procedure_allowlist() -> list[str]:
     """:data:`PROCEDURE_ALLOWLIST` plus the comma-separated ``GRAPHLINK_NEO4J_PROCEDURES`` (e.g. ``apoc.coll.*``),
-    never a family of :data:`graphlink.store.guard.NEVER` (dynamic Cypher, files, URLs): an entry naming one is
+    never a family of :data:`graphlink.store.plugins.NEVER` (dynamic Cypher, files, URLs): an entry naming one is
     dropped, and a pattern that covers one (``apoc.*``, ``*``) becomes the pure helper families it covers
-    (:data:`graphlink.store.guard.PLUGIN_FUNCTIONS`). So the server does not even register those procedures and
+    (:data:`graphlink.store.plugins.PLUGIN_FUNCTIONS`). So the server does not even register those procedures and
     functions, whatever the setting says. O(entries × families)."""
     return safe_allowlist([*PROCEDURE_ALLOWLIST, *get_config().neo4j_procedures])
 
@@ -303,7 +303,7 @@ def safe_allowlist(entries: list[str]) -> list[str]:
     families; see :func:`procedure_allowlist`."""
     from fnmatch import fnmatchcase
 
-    from graphlink.store.guard import NEVER, PLUGIN_FUNCTIONS, never_allowed
+    from graphlink.store.plugins import NEVER, PLUGIN_FUNCTIONS, never_allowed
 
     out: list[str] = []
     for entry in (e.strip() for e in entries):
