@@ -38,8 +38,9 @@ refuses the query (docs/security.md, "The Cypher console"):
 
 Neo4j Community has no role-based access control (``CREATE ROLE``/``GRANT`` are Enterprise features), so the console
 cannot run as a less privileged database user: these locks are what keeps it to reading the graph.
-Cost: one JVM start (about a second) for the first :func:`check` of a process, then O(length of the query) in the
-worker (about a millisecond for a short query); O(plan operators) for :func:`check_plan`.
+Cost: one JVM start and a cold parse (seconds: docs/security.md, "What it costs") for the first :func:`check` of a
+process, then O(length of the query) in the worker (milliseconds for a short query); O(plan operators) for
+:func:`check_plan`.
 """
 
 from __future__ import annotations
@@ -210,7 +211,7 @@ class ParserWorker:
 
     Requests are serialised (a lock). Each query gets :attr:`Limits.seconds`; a worker that does not answer in
     time is killed and the next request starts a new one. The JVM's heap and the parser thread's stack are
-    bounded. O(length of the query) per request after a start of about a second.
+    bounded. O(length of the query) per request after a start of a few seconds.
     """
 
     #: stack of the parser's thread: half the JVM's default of 1 MiB, the stack of the server's threads, so a
