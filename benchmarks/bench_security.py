@@ -9,12 +9,12 @@ Usage::
                                                          #   (needs Neo4j: NEO4J_URI or `graphlink neo4j start`)
 
 Prints sizes, wall times and peak memory (each case in a forked child, benchmarks/_measure.py) for
-  1. graphlink.store.guard.check over every statement of cypher/*.cypher (microseconds per call), over a query
-     at the console's token limit and over one at its character limit made of \\uXXXX escapes (the check is
-     linear in the query's length),
+  1. graphlink.store.guard.check (Neo4j's parser in the console's Java worker; its start is timed by
+     bench_cypher_guard.py) over every statement of cypher/*.cypher, over a query at the console's depth limit
+     and over one at its character limit made of \\uXXXX escapes,
   2. writing a simulated release of ~1e6 rows as CSV: pandas ``to_csv`` straight to the name (the naive way)
      vs graphlink.fileio.write_frame (temporary file, fsync, rename),
-  3. (--console) a small read query: ``Store.run_cypher`` (decoded-text check, EXPLAIN plan check, READ session
+  3. (--console) a small read query: ``Store.run_cypher`` (parser check, EXPLAIN plan check, READ session
      with a time limit, the give-up thread) vs one ``session.run`` on the bare driver; and opening a connection
      (driver, TLS handshake with the pinned certificate, authentication) vs a plain-text one where the server
      allows it (the project's server does while HTTP serves Neo4j Browser).
@@ -53,12 +53,12 @@ def bench_guard(repeat: int) -> None:
         return f"{len(statements)} statements, {chars:,} chars: {per / len(statements) * 1e6:.0f} µs per statement"
 
     measure("static check: the Cypher library", library_pass)
-    predicates = LIMITS.tokens // 7  # n.name = 'r1' OR ...: six tokens and an OR each
+    predicates = LIMITS.depth - 10  # n.name = 'r1' OR ...: one level of the syntax tree each
     at_limit = "MATCH (n:Release) WHERE " + " OR ".join(f"n.name = 'r{i}' /* c{i} */" for i in range(predicates)) + \
         " RETURN n.name AS name"
     escaped = "RETURN '" + "\\u0041" * ((LIMITS.chars - 20) // 6) + "' AS a"
 
-    for label, query in ((f"{predicates} predicates (the token limit)", at_limit),
+    for label, query in ((f"{predicates} predicates (the depth limit)", at_limit),
                          ("\\u escapes up to the character limit", escaped)):
         def large(q: str = query) -> str:
             return f"{len(q):,} chars: {_per_call(lambda: check(q), 3) * 1e3:.1f} ms"

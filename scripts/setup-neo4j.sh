@@ -8,7 +8,8 @@
 #   lib/      the server classpath (org.neo4j:neo4j + Bolt + HTTP server + Neo4j Browser + the bulk importer behind
 #             neo4j-admin database import), from docker/local/pom.xml
 #   plugins/  APOC core + its dependencies (optional; skipped with a warning if it cannot be resolved)
-#   classes/  Neo4jLauncher.class compiled from docker/local/Neo4jLauncher.java
+#   classes/  Neo4jLauncher.class and CypherCheck.class (the Cypher console's parser worker: Neo4j's own parser)
+#             compiled from docker/local/*.java
 #   VERSION   the Neo4j version, written last: its presence marks a complete runtime
 # Needs: Java 17 (javac) and Maven 3.8+ with access to Maven Central. No Docker.
 set -euo pipefail
@@ -27,10 +28,24 @@ die() { say "error: $*"; exit 1; }
 version=$(sed -n 's:.*<neo4j.version>\(.*\)</neo4j.version>.*:\1:p' "$src/pom.xml" | head -n 1)
 [[ -n "$version" ]] || die "cannot read <neo4j.version> from $src/pom.xml"
 
-launcher_src="$src/Neo4jLauncher.java"
-if [[ $force -eq 0 && -f "$out/VERSION" && "$(cat "$out/VERSION")" == "$version" \
-      && -f "$out/classes/Neo4jLauncher.class" && "$out/classes/Neo4jLauncher.class" -nt "$launcher_src" ]]; then
-  say "Neo4j $version runtime already complete in $out ($(ls "$out/lib" | wc -l) jars); nothing to do."
+sources=("$src/Neo4jLauncher.java" "$src/CypherCheck.java")
+compiled() {  # every class is newer than its source
+  local s
+  for s in "${sources[@]}"; do
+    [[ -f "$1/$(basename "${s%.java}").class" && "$1/$(basename "${s%.java}").class" -nt "$s" ]] || return 1
+  done
+}
+if [[ $force -eq 0 && -f "$out/VERSION" && "$(cat "$out/VERSION")" == "$version" ]]; then
+  if compiled "$out/classes"; then
+    say "Neo4j $version runtime already complete in $out ($(ls "$out/lib" | wc -l) jars); nothing to do."
+    exit 0
+  fi
+  # the jars are there, a source changed: compile the classes again, nothing else
+  command -v javac >/dev/null || die "javac not found: install a full JDK 17 (openjdk-17-jdk-headless), not only the JRE"
+  rm -rf "$out/classes.tmp" && mkdir -p "$out/classes.tmp"
+  javac -nowarn -cp "$out/lib/*" -d "$out/classes.tmp" "${sources[@]}"
+  rm -rf "$out/classes" && mv "$out/classes.tmp" "$out/classes"
+  say "compiled $(basename -a "${sources[@]}" | tr '\n' ' ')into $out/classes"
   exit 0
 fi
 
@@ -79,8 +94,8 @@ else
   rm -f "$tmp"/plugins/*.jar
 fi
 
-say "3/3 compiling the launcher..."
-javac -nowarn -cp "$tmp/lib/*" -d "$tmp/classes" "$launcher_src"
+say "3/3 compiling the launcher and the console's parser worker..."
+javac -nowarn -cp "$tmp/lib/*" -d "$tmp/classes" "${sources[@]}"
 
 rm -f "$tmp/apoc-mvn.log"
 echo "$version" > "$tmp/VERSION"

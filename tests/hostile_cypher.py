@@ -33,17 +33,17 @@ ALWAYS_REFUSED = [
     ("CALL dbms.components()", "dbms"),
     ("CALL genai.vector.encode('secret', 'OpenAI', {})", "genai"),
     ("SHOW USERS", "SHOW USERS"),
-    ("SHOW USER neo4j PRIVILEGES", "SHOW USER"),
+    ("SHOW USER neo4j PRIVILEGES", "SHOW PRIVILEGES"),
     ("SHOW ROLES", "SHOW ROLES"),
     ("SHOW TRANSACTIONS", "SHOW TRANSACTIONS"),
     ("SHOW SETTINGS YIELD name, value", "SHOW SETTINGS"),
-    ("SHOW DATABASES", "SHOW DATABASES"),
+    ("SHOW DATABASES", "SHOW DATABASE"),
     ("SHOW CURRENT USER", "SHOW CURRENT"),
     ("TERMINATE TRANSACTIONS 'neo4j-transaction-1'", "TERMINATE"),
     ("ALTER USER neo4j SET PASSWORD 'pwned-pass' CHANGE NOT REQUIRED", "ALTER"),
-    ("ALTER CURRENT USER SET PASSWORD FROM 'a' TO 'b'", "ALTER"),
+    ("ALTER CURRENT USER SET PASSWORD FROM 'a' TO 'b'", "SET OWN PASSWORD"),
     ("CREATE USER eve SET PASSWORD 'eve-pass'", "CREATE USER"),
-    ("CREATE OR REPLACE DATABASE pwned", "CREATE OR"),
+    ("CREATE OR REPLACE DATABASE pwned", "CREATE DATABASE"),
     ("CREATE DATABASE pwned", "CREATE DATABASE"),
     ("DROP DATABASE neo4j", "DROP DATABASE"),
     ("START DATABASE neo4j", "START DATABASE"),
@@ -71,7 +71,7 @@ ALWAYS_REFUSED = [
     ("RETURN 1 AS x; SHOW SETTINGS YIELD name RETURN name AS x", "one statement"),
     ("CALL () { CALL db.stats.retrieve('QUERIES') YIELD section RETURN section } RETURN section", "db.stats"),
     ("CALL { LOAD CSV FROM 'http://127.0.0.1:9/x.csv' AS l RETURN l } RETURN l", "LOAD CSV"),
-    ("MATCH (n) CALL (n) { SHOW SETTINGS YIELD name RETURN name } RETURN name", "SHOW SETTINGS"),
+    ("MATCH (n) CALL (n) { SHOW SETTINGS YIELD name RETURN name } RETURN name", "SHOW"),  # Neo4j 5 refuses it
     ("RETURN 1 AS x UNION ALL CALL db.stats.retrieve('QUERIES') YIELD section RETURN 1 AS x", "db.stats"),
     ("PROFILE SHOW SETTINGS YIELD name RETURN name", "SHOW SETTINGS"),
     ("EXPLAIN SHOW TRANSACTIONS", "SHOW TRANSACTIONS"),
@@ -110,7 +110,7 @@ ESCAPED = [
     ("MATCH (n) RETURN count(n) AS c // \\u000aUNION ALL CALL db.stats.retrieve('QUERIES') YIELD section "
      "RETURN count(section) AS c", "db.stats.retrieve"),
     (r"/* \u002a/ SHOW SETTINGS YIELD name RETURN name /* */", "SHOW SETTINGS"),
-    (r"RETURN 1 AS x /* \u002A/ UNION ALL SHOW SETTINGS YIELD name RETURN 1 AS x /* */", "SHOW SETTINGS"),
+    (r"RETURN 1 AS x /* \u002A/ UNION ALL SHOW SETTINGS YIELD name RETURN 1 AS x /* */", "SHOW"),  # Neo4j 5 refuses it
     # Java's Integer.parseInt(s, 16): a sign, full-width and Arabic-Indic digits all decode
     (r"SHOW S\u+045TTINGS", "SHOW SETTINGS"),
     ("SHOW S\\u\uff10\uff10\uff14\uff15TTINGS", "SHOW SETTINGS"),
@@ -119,6 +119,16 @@ ESCAPED = [
     (r"CR\u0045ATE DATABASE pwned", "CREATE DATABASE"),
     (r"GR\u0041NT ROLE admin TO eve", "GRANT"),
 ]
+#: the reported bypass of the first console: a ``//`` comment "ended" by a Unicode line break that Neo4j does not end
+#: a comment at (escaped or raw: U+2028, U+000B, U+000C, U+0085, U+2029), then a quote the first console took for
+#: the start of a string hiding the next line, on which Neo4j reads the payload as code
+_PAYLOAD = "apoc.cypher.runFirstColumnSingle('SHOW SETTINGS YIELD name RETURN name', {})"
+COMMENT_BYPASSES = [(f'RETURN 1 AS a // x{brk} "\n, {_PAYLOAD} AS b //"', "apoc.cypher.runFirstColumnSingle")
+                    for code in ("2028", "000b", "000c", "0085", "2029")
+                    for brk in ("\\u" + code, chr(int(code, 16)))]
+COMMENT_BYPASSES += [(f"RETURN 1 AS a // x{brk} '\nUNION ALL CALL db.stats.retrieve('QUERIES') YIELD section "
+                      "RETURN 1 AS a //'", "db.stats.retrieve") for brk in ("\\u2028", "\u2029")]
+
 #: queries of ESCAPED that a plain READ session (no console) really runs or sends out: the threat is real
 EFFECTIVE = [q for q, _ in ESCAPED if any(k in q for k in ("S\\u0048OW", "TR\\u0041NS", "\\u0020TRANS",
                                                             "st\\u0061ts", "a\\u0027", "\\u000a",
@@ -156,11 +166,11 @@ READ_ONLY_REFUSED = [
     ("CALL () { MATCH (n) RETURN n } IN TRANSACTIONS OF 10 ROWS RETURN count(n)", "IN TRANSACTIONS"),
     ("CALL { MATCH (n) RETURN n } IN TRANSACTIONS RETURN count(n)", "IN TRANSACTIONS"),
     ("CALL () { MATCH (n) RETURN n } IN 2 CONCURRENT TRANSACTIONS RETURN 1", "IN TRANSACTIONS"),
-    ("CREATE INDEX pwned FOR (n:Pwned) ON (n.x)", "CREATE INDEX"),
-    ("CREATE RANGE INDEX pwned IF NOT EXISTS FOR (n:Pwned) ON (n.x)", "CREATE RANGE"),
-    ("CREATE CONSTRAINT pwned FOR (n:Pwned) REQUIRE n.x IS UNIQUE", "CREATE CONSTRAINT"),
-    ("DROP CONSTRAINT release_name IF EXISTS", "DROP CONSTRAINT"),
-    ("DROP INDEX some_index", "DROP INDEX"),
+    ("CREATE INDEX pwned FOR (n:Pwned) ON (n.x)", "schema"),
+    ("CREATE RANGE INDEX pwned IF NOT EXISTS FOR (n:Pwned) ON (n.x)", "schema"),
+    ("CREATE CONSTRAINT pwned FOR (n:Pwned) REQUIRE n.x IS UNIQUE", "schema"),
+    ("DROP CONSTRAINT release_name IF EXISTS", "schema"),
+    ("DROP INDEX some_index", "schema"),
 ]
 # what analysts do: all pass in both modes (writes are left to the server's plan check)
 ACCEPTED = [

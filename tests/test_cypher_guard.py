@@ -1,12 +1,13 @@
-"""The static lock of the Cypher console (graphlink/store/guard.py), without a server.
+"""The static lock of the Cypher console (graphlink/store/guard.py), without a server: Neo4j's own parser in the
+console's Java worker (docker/local/CypherCheck.java, on the local runtime's class path).
 
 Hostile queries are refused however they are spelt (case, whitespace, comments, backticks, Unicode spaces:
-hypothesis rewrites them; ``\\uXXXX`` escapes anywhere, decoded exactly as Neo4j 5's lexer does, checked here
-against Java's rules and, in tests/test_security_console.py, against the server itself); the same text inside a
-string literal or a comment is harmless and passes; queries too large or too deeply nested for Neo4j's parser are
-refused; every query of the project's own Cypher library passes in the mode it is meant for. The plan check is
-fed plans as the driver returns them. The live-server half (plan check, READ session, server settings, time
-limit) is tests/test_security_console.py.
+hypothesis rewrites them; ``\\uXXXX`` escapes anywhere, read by the parser itself); the comment that an escaped
+Unicode line break did not end (the reported bypass) hides nothing; the same text inside a string literal or a
+comment is harmless and passes; queries too large or too deeply nested are refused; every query of the project's
+own Cypher library passes in the mode it is meant for. The plan check is fed plans as the driver returns them.
+The live-server half (plan check, READ session, server settings, time limit, the differential test of the
+parser against the server) is tests/test_security_console.py.
 """
 
 from __future__ import annotations
@@ -17,18 +18,15 @@ from hypothesis import strategies as st
 
 from graphlink.store import guard
 from graphlink.store.cypherlib import library
-from graphlink.store.guard import LIMITS, QueryRefusedError, check, check_plan, decode_escapes, tokenize
+from graphlink.store.guard import LIMITS, QueryRefusedError, check, check_plan, read
 from tests.hostile_cypher import (
     ACCEPTED,
     ALWAYS_REFUSED,
-    ESCAPE_CHARS,
+    COMMENT_BYPASSES,
     ESCAPED,
-    JAVA_DECODED,
     READ_ONLY_REFUSED,
     READS,
 )
-
-ESCAPE_ALPHABET = st.sampled_from(ESCAPE_CHARS)
 
 
 def _refusal(query: str, write: bool) -> str:
@@ -60,58 +58,82 @@ def test_ordinary_queries_pass(query: str) -> None:
 def test_refusal_names_line_and_column() -> None:
     msg = _refusal("MATCH (n)\nWITH n\n   LOAD CSV FROM 'file:///etc/passwd' AS l RETURN l", False)
     assert msg.startswith("refused (line 3, column 4): LOAD CSV")
-    # positions are those of the text as typed, before its escapes are decoded
+    # positions are those of the text as typed, escapes and all
     msg = _refusal("RETURN '\\u0041\\u0042' AS x,\n  '\\u0043' AS y UNION CALL db.stats.retrieve('QUERIES')", False)
-    assert msg.startswith("refused (line 2, column 28): procedure db.stats.retrieve")
+    assert msg.startswith("refused (line 2, column 23): procedure db.stats.retrieve")   # its CALL
+    assert _refusal("RETURN 'open", False).startswith("refused (line 1, column 8): Neo4j cannot parse it")
 
 
-# ---------------------------------------------------------------------------------------------- escapes
+# ---------------------------------------------------------------------------------------------- the reported bypass
+@pytest.mark.parametrize(("query", "needle"), COMMENT_BYPASSES)
+@pytest.mark.parametrize("write", [False, True], ids=["read", "write"])
+def test_a_comment_neo4j_does_not_end_hides_nothing(query: str, needle: str, write: bool) -> None:
+    """``// x\\u2028 "`` then, on the next line, ``, <payload> AS b //"``: Neo4j ends a ``//`` comment only at
+    ``\\n`` or ``\\r``, so the quote is commented out and the payload is code. The first console ended the comment
+    at the escaped (or raw) Unicode line break, read a string hiding the next line, and let the payload through;
+    Neo4j's own parser sees it."""
+    assert needle in _refusal(query, write)
 
 
-@pytest.mark.parametrize(("typed", "read"), JAVA_DECODED)
-def test_escapes_decode_as_neo4j_reads_them(typed: str, read: str) -> None:
-    assert decode_escapes(typed).text == read
+def test_the_parser_reads_the_payload_line_as_code() -> None:
+    facts = read("RETURN 1 AS a // x\\u2028 \"\n, toUpper('x') AS b //\"")
+    assert [name for name, _ in facts.functions] == ["toUpper"]
+    facts = read("RETURN 1 AS a // x\n, toUpper('x') AS b")
+    assert [name for name, _ in facts.functions] == ["toUpper"]
+    assert read("RETURN 1 AS a // toUpper('x')").functions == ()
 
 
-def test_an_escape_cut_short_by_the_end_of_the_text_is_parsed_as_it_is() -> None:
-    assert decode_escapes(r"RETURN \u41").text == "RETURN A"   # Java's substring stops at the end
+def test_without_the_parser_every_query_is_refused(monkeypatch, tmp_path) -> None:
+    """No runtime (no worker class): one line naming the set-up script, never a fallback reading."""
+    monkeypatch.setenv("GRAPHLINK_NEO4J_DIR", str(tmp_path))
+    from graphlink.config import config_context
+
+    worker = guard.ParserWorker()
+    monkeypatch.setattr(guard, "WORKER", worker)
+    with config_context(neo4j_dir=str(tmp_path)), pytest.raises(QueryRefusedError, match="setup-neo4j.sh"):
+        check("RETURN 1 AS one")
 
 
-@pytest.mark.parametrize("typed", [r"\u004 ", r"\u 041", r"\u12)", r"\u", r"\uzzzz", "\\u\U0001F600zz"])
-def test_invalid_escapes_are_refused_as_neo4j_refuses_them(typed: str) -> None:
-    with pytest.raises(QueryRefusedError, match="invalid \\\\u escape"):
-        decode_escapes("RETURN 1 AS x" + typed)
-
-
-def test_decoded_positions_point_at_the_typed_text() -> None:
-    typed = "a\\u0042c\\uD83D\\uDE00d"
-    dec = decode_escapes(typed)
-    assert dec.text == "aBc\U0001F600d" and dec.origin == [0, 1, 7, 8, 20, len(typed)]
+def test_a_stuck_or_dead_worker_is_replaced(monkeypatch) -> None:
+    worker = guard.ParserWorker()
+    monkeypatch.setattr(guard, "WORKER", worker)
+    check("RETURN 1 AS one")
+    assert worker._proc is not None
+    worker._proc.kill()
+    worker._proc.wait()
+    check("RETURN 2 AS two")            # a dead worker is started again
+    tight = guard.Limits(seconds=0.0)   # no time at all: the worker is given up on, the query refused
+    with pytest.raises(QueryRefusedError, match="too large"):
+        check("RETURN 3 AS three", limits=tight)
+    assert worker._proc is None
+    check("RETURN 4 AS four")
+    worker.close()
 
 
 # ---------------------------------------------------------------------------------------------- limits
 @pytest.mark.parametrize(("query", "what"), [
-    ("RETURN " + "(" * (LIMITS.nesting + 1) + "1" + ")" * (LIMITS.nesting + 1), "nested"),
-    ("RETURN " + "[" * (LIMITS.nesting + 1) + "]" * (LIMITS.nesting + 1), "nested"),
-    ("RETURN " + "CASE WHEN true THEN " * (LIMITS.nesting + 1) + "1" + " END" * (LIMITS.nesting + 1), "nested"),
+    ("RETURN " + "[" * (LIMITS.depth + 1) + "]" * (LIMITS.depth + 1), "nested"),
+    ("RETURN " + "CASE WHEN true THEN " * (LIMITS.depth + 1) + "1" + " END" * (LIMITS.depth + 1), "nested"),
     ("RETURN " + "EXISTS { MATCH (n) WHERE " * (LIMITS.subqueries + 1) + "true" + " }" * (LIMITS.subqueries + 1),
      "subqueries"),
-    ("RETURN " + "NOT " * (LIMITS.chain + 1) + "true", "in a row"),
-    ("RETURN 1 + " + "- " * (LIMITS.chain + 1) + "1", "in a row"),
-    ("WITH {} AS m RETURN m" + ".a" * (LIMITS.chain + 1), "in a row"),
-    ("WITH {} AS m RETURN m" + "['a']" * (LIMITS.chain + 1), "in a row"),
-    ("RETURN " + "+".join(["1"] * LIMITS.tokens), "tokens"),
+    ("RETURN " + "NOT " * (LIMITS.depth + 1) + "true", "nested"),
+    ("RETURN 1 + " + "-(" * (LIMITS.depth + 1) + "1" + ")" * (LIMITS.depth + 1), "nested"),
+    ("WITH {} AS m RETURN m" + ".a" * (LIMITS.depth + 1), "nested"),
+    ("WITH {} AS m RETURN m" + "['a']" * (LIMITS.depth + 1), "nested"),
+    ("RETURN " + "+".join(["1"] * (LIMITS.depth + 1)), "nested"),
+    ("RETURN [" + ", ".join(["1"] * LIMITS.nodes) + "]", "parts"),
     ("RETURN '" + "x" * LIMITS.chars + "'", "characters"),
+    ("RETURN " + "(" * 3000 + "1" + ")" * 3000, "too deeply"),   # the parser's own stack runs out
 ])
 def test_queries_beyond_the_limits_are_refused(query: str, what: str) -> None:
     assert what in _refusal(query, True)
 
 
 def test_queries_at_the_limits_pass() -> None:
-    n, c = LIMITS.nesting, LIMITS.chain
-    for query in ("RETURN " + "(" * n + "1" + ")" * n, "RETURN " + "NOT " * c + "true",
-                  "WITH {} AS m RETURN m" + ".a" * c, "WITH {} AS m RETURN m" + ".a" * c + "[0]" * 0,
-                  "RETURN " + "+".join(["1"] * (LIMITS.tokens // 2 - 2)),
+    n = LIMITS.depth - 10   # the statement, its clause and projection come first
+    for query in ("RETURN " + "[" * n + "]" * n, "RETURN " + "NOT " * n + "true",
+                  "WITH {} AS m RETURN m" + ".a" * n, "RETURN " + "+".join(["1"] * n),
+                  "RETURN [" + ", ".join(["1"] * (LIMITS.nodes - 100)) + "]",
                   "RETURN " + "EXISTS { MATCH (n) WHERE " * LIMITS.subqueries + "true" + " }" * LIMITS.subqueries,
                   "MATCH (n) RETURN n.a.b.c, [1, 2][0], -1, n.x - -1, NOT NOT true"):
         check(query, write=False)
@@ -120,7 +142,8 @@ def test_queries_at_the_limits_pass() -> None:
 def test_library_stays_far_below_the_limits() -> None:
     for cf in library():
         for stmt in cf.statements:
-            assert len(tokenize(stmt.text)) < LIMITS.tokens // 3, (cf.path.name, stmt.name)
+            facts = read(stmt.text)
+            assert facts.nodes < LIMITS.nodes // 3 and facts.depth < LIMITS.depth // 2, (cf.path.name, stmt.name)
 
 
 # ---------------------------------------------------------------------------------------------- names
@@ -195,7 +218,7 @@ def test_every_allowlisted_procedure_is_read_only() -> None:
 
 @pytest.mark.parametrize("query", ["RETURN 'open", 'RETURN "open', "RETURN `open", "MATCH (n) /* open"])
 def test_unterminated_text_is_refused(query: str) -> None:
-    assert "unterminated" in _refusal(query, True)
+    assert "cannot parse" in _refusal(query, True)
 
 
 def test_library_passes_in_its_mode() -> None:
@@ -214,34 +237,44 @@ def test_library_passes_in_its_mode() -> None:
                 check(cf.statements[0].text, write=False)
 
 
-def test_tokenizer_drops_comments_and_keeps_literals() -> None:
-    toks = tokenize("MATCH (n) // c1\n/* c2 */ RETURN 'a // b' AS `x /* y */`, $p, $`q r`")
-    assert [(t.kind, t.text) for t in toks if t.kind != "punct"] == [
-        ("word", "MATCH"), ("word", "n"), ("word", "RETURN"), ("string", "a // b"), ("word", "AS"),
-        ("quoted", "x /* y */"), ("param", "p"), ("param", "q r")]
+def test_facts_name_every_invocation_clause_and_subquery() -> None:
+    facts = read("PROFILE MATCH (n) // c1\n/* c2 */ WHERE EXISTS { MATCH (n)--(m) } "
+                 "CALL { CALL db.labels() YIELD label RETURN label } IN TRANSACTIONS "
+                 "RETURN 'a // toLower(x)' AS `x /* y */`, apoc.coll.sum([1]) AS s, `date`.truncate('day', date())")
+    assert sorted(name for name, _ in facts.functions) == ["apoc.coll.sum", "date", "date.truncate"]
+    assert [name for name, _ in facts.procedures] == ["db.labels"]
+    assert {"Match", "UnresolvedCall", "Return"} <= {name for name, _ in facts.clauses}
+    assert facts.in_transactions and facts.subqueries == 1 and facts.kind == "query" and not facts.writes
+    assert read("CREATE (n:X)").writes and read("CREATE INDEX FOR (n:X) ON (n.y)").writes
 
 
 # ---------------------------------------------------------------------------------------------- properties
-SEPARATORS = st.lists(st.sampled_from([" ", "\n", "\t", "  ", "/* x */", "/**/", "// c\n", "// c\r", "// c\u2028",
+SEPARATORS = st.lists(st.sampled_from([" ", "\n", "\t", "  ", "/* x */", "/**/", "// c\n", "// c\r",
                                        "\u00a0", "\u2003", "\u200b", "\u3000", "\r\n"]),
                       min_size=1, max_size=3).map("".join)
 
 
 @st.composite
 def disguised(draw: st.DrawFn, query: str) -> str:
-    """``query`` with random letter case on its words and random whitespace/comments between its tokens."""
+    """``query`` with random letter case on its keywords (upper-case words of the corpus) and random whitespace or
+    comments where it has a space. String literals keep their case and spaces."""
     out: list[str] = []
-    for tok in tokenize(query):
-        text = query[tok.pos:tok.end]
-        if tok.kind == "word":
-            flips = draw(st.lists(st.booleans(), min_size=len(text), max_size=len(text)))
-            text = "".join(c.upper() if f else c.lower() for c, f in zip(text, flips, strict=True))
-        out += [draw(SEPARATORS) if out else "", text]
-    return "".join(out)
+    for i, part in enumerate(query.split("'")):
+        if i % 2:  # inside a string literal
+            out.append(part)
+            continue
+        words = []
+        for word in part.split(" "):
+            if word.isalpha() and word.isupper():
+                flips = draw(st.lists(st.booleans(), min_size=len(word), max_size=len(word)))
+                word = "".join(c.upper() if f else c.lower() for c, f in zip(word, flips, strict=True))
+            words.append(word)
+        out.append("".join(w if not j else draw(SEPARATORS) + w for j, w in enumerate(words)))
+    return "'".join(out)
 
 
 @settings(max_examples=60, deadline=None)
-@given(data=st.data(), case=st.sampled_from(ALWAYS_REFUSED + READ_ONLY_REFUSED))
+@given(data=st.data(), case=st.sampled_from([c for c in ALWAYS_REFUSED + READ_ONLY_REFUSED if "`" not in c[0]]))
 def test_disguised_hostile_queries_stay_refused(data: st.DataObject, case: tuple[str, str]) -> None:
     query = data.draw(disguised(case[0]))
     with pytest.raises(QueryRefusedError):
@@ -260,40 +293,36 @@ def test_hostile_text_inside_literals_and_comments_is_harmless(text: str, case: 
     check(f"MATCH (n) RETURN count(n) AS c // {line}", write=False)
 
 
+# ---------------------------------------------------------------------------------------------- never allowed
+NEVER_CALLS = ["apoc.cypher.runFirstColumnSingle('SHOW SETTINGS', {})", "apoc.periodic.iterate('a', 'b', {})",
+               "apoc.load.json('http://127.0.0.1:9/')", "apoc.import.csv([], [], {})", "apoc.export.csv.all('x', {})",
+               "apoc.util.compress('x', {})", "APOC.Cypher.run('x', {})", "`apoc.cypher`.run('x', {})",
+               "apoc. cypher.run('x', {})"]
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(ESCAPE_ALPHABET, max_size=24).map("".join))
-def test_decoding_is_java_s(text: str) -> None:
-    """An independent model of the rule (a backslash not escaped by one before it, then u, then Java's
-    parseInt(s, 16) of four units) on random mixes of the characters that matter."""
-    expected, i, escaped = [], 0, False
-    try:
-        while i < len(text):
-            if not escaped and text.startswith("\\u", i):
-                expected.append(chr(_java_parse_int(text[i + 2:i + 6]) & 0xFFFF))
-                i, escaped = i + 6, False
-                continue
-            escaped = not escaped and text[i] == "\\"
-            expected.append(text[i])
-            i += 1
-    except ValueError:
-        with pytest.raises(QueryRefusedError):
-            decode_escapes(text)
-        return
-    assert decode_escapes(text).text == "".join(expected)
+@pytest.mark.parametrize("call", NEVER_CALLS)
+def test_never_families_are_refused_whatever_the_allowlist_says(monkeypatch, call: str) -> None:
+    """Even with every ``apoc.*`` name on both allowlists, the families that run Cypher text or reach files and
+    URLs are refused, as a function and as a procedure."""
+    monkeypatch.setattr(guard, "PLUGIN_FUNCTIONS", ("apoc.",))
+    monkeypatch.setattr(guard, "_PROCEDURES_LOWER", {**guard._PROCEDURES_LOWER,
+                                                     call.split("(")[0].replace("`", "").lower(): "x"})
+    for query in (f"RETURN {call} AS x", f"CALL {call}"):
+        try:
+            check(query, write=True)
+        except QueryRefusedError as exc:
+            assert "is not one the console runs" in str(exc) or "cannot parse" in str(exc), exc
+        else:
+            pytest.fail(f"ran: {query}")
+    assert not guard.function_allowed(call.split("(")[0].replace("`", ""))
 
 
-def _java_parse_int(s: str) -> int:
-    """Java's Integer.parseInt(s, 16) for the characters of ESCAPE_ALPHABET."""
-    digits = {"\uff10": 0, "\u0664": 4}
-    sign, body = (-1, s[1:]) if s[:1] == "-" else (1, s[1:]) if s[:1] == "+" else (1, s)
-    if not body:
-        raise ValueError(s)
-    value = 0
-    for ch in body:
-        d = digits.get(ch, int(ch, 16) if ch in "0123456789abcdefABCDEF" else None)
-        if d is None:
-            raise ValueError(s)
-        value = value * 16 + d
-    return sign * value
+def test_server_allowlist_never_holds_the_refused_families() -> None:
+    from graphlink.store.server import safe_allowlist
+
+    helpers = [f + "*" for f in guard.PLUGIN_FUNCTIONS]
+    assert safe_allowlist(["apoc.*"]) == helpers and safe_allowlist(["*"]) == helpers
+    assert safe_allowlist(["apoc.coll.*", "apoc.cypher.*", "apoc.cypher.run", "APOC.Load.json", "apoc.util.*",
+                           "apoc.text.join", "apoc.c*", "apoc.do.when"]) == ["apoc.coll.*", "apoc.text.join"]
+    for entry in safe_allowlist(["apoc.*", "*", "apoc.c*", "apoc.?ypher.*"]):
+        assert not guard.never_allowed(entry.rstrip("*")), entry

@@ -33,27 +33,17 @@ def _timeout() -> float | None:
 #: written analysis run or link graph, then the quasi-identifier and fingerprint tables; the loaders last
 FIRST = ("trails", "reidit_c", "link_edges", "leave_one_location_out", "neighbourhood")
 AFTER_A_RUN = ("reidentified_at_location", "locations_by_contribution", "k_unlinkability", "link_pairs")
-#: clauses that change the graph: the read-only console refuses a statement holding one (when the server plans it)
-_WRITES = {"CREATE", "MERGE", "SET", "DELETE", "DETACH", "REMOVE", "DROP", "FOREACH"}
-
-
 def writes(text: str) -> bool:
-    """Whether a library statement changes the graph: a write keyword outside strings and comments that starts a
-    clause, not a name (``c.set``, ``AS set``, ``{set: set}``). For ordering and labelling only: the console's
-    own checks decide what runs."""
-    tokenize = getattr(state.optional_module("graphlink.store.guard"), "tokenize", None)
-    if tokenize is None:
+    """Whether a library statement changes the graph (a write clause or a schema command), as Neo4j's own parser
+    reads it (``guard.read``). For ordering and labelling only: the console's own checks decide what runs; without
+    the parser (no local Neo4j runtime) every example counts as a read."""
+    guard = state.optional_module("graphlink.store.guard")
+    if guard is None:
         return False
-    tokens = tokenize(text)
-    for i, t in enumerate(tokens):
-        if t.kind != "word" or t.text.upper() not in _WRITES:
-            continue
-        before = tokens[i - 1] if i else None
-        after = tokens[i + 1] if i + 1 < len(tokens) else None
-        named = before is not None and (before.text in (".", ":", "{", ",", "$") or before.text.upper() == "AS")
-        if not named and not (after is not None and after.text == ":"):
-            return True
-    return False
+    try:
+        return bool(guard.read(text).writes)
+    except Exception:  # noqa: BLE001 - labelling only: a missing parser must not break the page
+        return False
 
 
 def example_rank(stem: str, text: str) -> tuple[int, int, str]:

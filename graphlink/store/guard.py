@@ -4,19 +4,27 @@ The console (``graphlink cypher``, the app's Cypher page, ``Store.run_cypher``/`
 Cypher. One code path (:meth:`graphlink.store.neo4j.Store.run_cypher`) runs it behind these locks; any one of them
 refuses the query (docs/security.md, "The Cypher console"):
 
-1. :func:`check`, on the text **the server will parse**: Neo4j replaces every ``\\uXXXX`` escape *before* it lexes a
-   query, in keywords, names, strings and comments alike (:func:`decode_escapes` does exactly what Neo4j 5's
-   ``UnicodeEscapeReplacementReader`` does). The decoded text is split into tokens the way Cypher's lexer does
-   (comments, string literals, backticked names), then:
+1. :func:`check`, on **Neo4j's own reading of the text**: the query is parsed by the parser the server uses,
+   in a Java worker on the local Neo4j runtime's class path (``docker/local/CypherCheck.java``, :class:`ParserWorker`):
+   the pre-parser (``CYPHER`` options, ``EXPLAIN``/``PROFILE``), then the ANTLR Cypher 5 parser with its own
+   ``\\uXXXX`` handling, the same calls as the server's parsing phase. There is no second lexer here that could
+   end a comment or a string where Neo4j does not. The worker answers with facts of the syntax tree
+   (:class:`Facts`), and this module decides on them:
 
-   * size limits (:data:`LIMITS`): very long, deeply nested or long-chained expressions make Neo4j 5.26's parser
-     overflow its stack and never answer, or its planner run for minutes without looking at the transaction
-     timeout;
-   * an **allowlist of invoked names**: a ``CALL`` may name only a procedure of :data:`PROCEDURES`, a function call
-     only a built-in function or one of :data:`PLUGIN_FUNCTIONS` (pure APOC helpers);
-   * early refusals with a precise reason for what is never run (``LOAD CSV``, administration, ``USE``, other
-     ``SHOW`` commands, several statements; schema commands and ``CALL {...} IN TRANSACTIONS`` without ``--write``).
-     They only make the message clearer: the allowlists below refuse the same queries.
+   * size limits (:data:`LIMITS`): the length, the size and depth of the syntax tree, nested subqueries; a
+     parser that overflows its (bounded) stack or takes too long refuses the query too. Deep trees make Neo4j
+     5.26 overflow its stack after parsing and never answer, deeply nested subqueries make its planner run for
+     minutes without looking at the transaction timeout;
+   * an **allowlist of invoked names**: every procedure call must name one of :data:`PROCEDURES`, every function
+     invocation a built-in function or one of :data:`~graphlink.store.plugins.PLUGIN_FUNCTIONS` (pure APOC
+     helpers); families that run text as Cypher or reach files and URLs (:data:`~graphlink.store.plugins.NEVER`)
+     are refused whatever else says so;
+   * an **allowlist of clauses** (:data:`CLAUSES`) and statement kinds: ``LOAD CSV``, ``USE``, ``SHOW`` other than
+     the schema listings, ``TERMINATE``, administration commands and several statements are refused; schema
+     commands and ``CALL {...} IN TRANSACTIONS`` only with ``--write``.
+
+   Without the local runtime (``scripts/setup-neo4j.sh``) the console refuses every query with one line: it never
+   falls back to a reading of its own.
 
 2. :func:`check_plan`, on the server's own plan (``EXPLAIN``): every operator must be one of :data:`READ_OPERATORS`
    (plus :data:`WRITE_OPERATORS` with ``--write``) on the configured database, and every ``ProcedureCall`` one of
@@ -30,17 +38,28 @@ refuses the query (docs/security.md, "The Cypher console"):
 
 Neo4j Community has no role-based access control (``CREATE ROLE``/``GRANT`` are Enterprise features), so the console
 cannot run as a less privileged database user: these locks are what keeps it to reading the graph.
-Cost: O(length of the query) for :func:`check`, O(plan operators) for :func:`check_plan`.
+Cost: one JVM start and a cold parse (seconds: docs/security.md, "What it costs") for the first :func:`check` of a
+process, then O(length of the query) in the worker (milliseconds for a short query); O(plan operators) for
+:func:`check_plan`.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import json
+import os
 import re
-import unicodedata
+import select
+import subprocess
+import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from graphlink.errors import StoreError
+from graphlink.store.plugins import NEVER as NEVER  # re-exported: the console's rules in one place
+from graphlink.store.plugins import PLUGIN_FUNCTIONS, never_allowed
 
 #: what runs a write the console refused in read-only mode (the CLI and the app say it with their own controls)
 READ_ONLY_REMEDY = "allow writes (write=True) to run it"
@@ -59,195 +78,6 @@ class QueryRefusedError(StoreError):
         diagnostic = Diagnostic("store-read-only", f"refused{where}: {reason}", {"line": line, "column": column},
                                 remedy=READ_ONLY_REMEDY) if read_only else None
         super().__init__(f"refused{where}: {self.reason}", diagnostic=diagnostic)
-
-
-# ---------------------------------------------------------------------------------------------- escapes
-@dataclass(frozen=True)
-class Decoded:
-    """A query after Neo4j's ``\\uXXXX`` replacement: ``text`` and, per character of it, the index in the original
-    text where it came from (``origin``; one more entry for the end)."""
-
-    text: str
-    origin: list[int]
-
-
-def _java_hex_digit(unit: int) -> int:
-    """``Character.digit(unit, 16)`` of Java for one UTF-16 code unit: ASCII and full-width Latin letters a-f,
-    and any Unicode decimal digit (general category Nd); -1 otherwise."""
-    if 0x30 <= unit <= 0x39:
-        return unit - 0x30
-    for base in (0x41, 0x61, 0xFF21, 0xFF41):  # A, a, full-width A, full-width a
-        if base <= unit < base + 6:
-            return 10 + unit - base
-    if 0xD800 <= unit <= 0xDFFF:
-        return -1
-    ch = chr(unit)
-    return unicodedata.decimal(ch, -1) if unicodedata.category(ch) == "Nd" else -1
-
-
-def _java_parse_hex(units: list[int]) -> int | None:
-    """``Integer.parseInt(s, 16)`` of Java (a leading ``+`` or ``-`` is allowed), or None where Java throws."""
-    if not units:
-        return None
-    sign, start = 1, 0
-    if units[0] in (0x2B, 0x2D):  # '+', '-'
-        if len(units) == 1:
-            return None
-        sign, start = (-1 if units[0] == 0x2D else 1), 1
-    value = 0
-    for unit in units[start:]:
-        digit = _java_hex_digit(unit)
-        if digit < 0:
-            return None
-        value = value * 16 + digit
-    return sign * value
-
-
-def decode_escapes(query: str) -> Decoded:
-    """Replace ``\\uXXXX`` escapes exactly as Neo4j 5 does before lexing (``UnicodeEscapeReplacementReader``).
-
-    Rules, on UTF-16 code units as Java sees them: a backslash that is not itself escaped by the backslash before
-    it, followed by ``u``, takes the next four units (fewer at the end of the text) as a hexadecimal number in
-    Java's ``Integer.parseInt(s, 16)`` syntax (so ``+``/``-`` signs, full-width and other Unicode decimal digits
-    count) and becomes that code unit; the six units are consumed. A backslash produced by an escape does not
-    escape the next character. Only lowercase ``u``; ``\\\\u0041`` stays as it is. Where Neo4j fails ("expected four
-    hexadecimal digits") this raises :class:`QueryRefusedError`. O(len(query)).
-    """
-    if "\\" not in query:
-        return Decoded(query, list(range(len(query) + 1)))
-    raw = query.encode("utf-16-le", "surrogatepass")
-    units = [int.from_bytes(raw[i:i + 2], "little") for i in range(0, len(raw), 2)]
-    unit_origin: list[int] = []  # code-point index in `query` of every UTF-16 unit
-    for index, ch in enumerate(query):
-        unit_origin += [index] * (2 if ord(ch) > 0xFFFF else 1)
-    unit_origin.append(len(query))
-    out: list[int] = []
-    out_origin: list[int] = []
-    escaped = False
-    pos, end = 0, len(units)
-    while pos < end:
-        unit = units[pos]
-        replacement = not escaped and unit == 0x5C and pos + 1 < end and units[pos + 1] == 0x75
-        if replacement:
-            value = _java_parse_hex(units[pos + 2:pos + 6])
-            if value is None:
-                raise _refuse_at(query, unit_origin[min(pos + 2, end)],
-                                 "invalid \\u escape: expected four hexadecimal digits")
-            unit = value & 0xFFFF
-        escaped = not escaped and not replacement and unit == 0x5C
-        out.append(unit)
-        out_origin.append(unit_origin[pos])
-        pos += 6 if replacement else 1
-    text = b"".join(u.to_bytes(2, "little") for u in out).decode("utf-16-le", "surrogatepass")
-    origin: list[int] = []  # per code point of `text`: the origin of its first unit
-    i = 0
-    while i < len(out):
-        origin.append(out_origin[i])
-        pair = 0xD800 <= out[i] <= 0xDBFF and i + 1 < len(out) and 0xDC00 <= out[i + 1] <= 0xDFFF
-        i += 2 if pair else 1
-    origin.append(len(query))
-    return Decoded(text, origin)
-
-
-# ---------------------------------------------------------------------------------------------- tokens
-@dataclass(frozen=True)
-class Token:
-    """A lexical token: ``word`` (bare identifier or keyword), ``quoted`` (backticked name), ``string``,
-    ``number``, ``param`` (``$name``) or ``punct`` (one character). ``text[pos:end]`` is its source text."""
-
-    kind: str
-    text: str
-    pos: int
-    end: int
-
-
-# Neo4j ends a // comment at \r or \n only; ending it at more line breaks shows this check more text, never less
-_LINE_BREAKS = "\n\r\x0b\x0c\x85\u2028\u2029"
-
-
-def _is_word_char(ch: str) -> bool:
-    return ch.isalnum() or ch == "_"
-
-
-def tokenize(query: str) -> list[Token]:
-    """Split (decoded) Cypher text into tokens, dropping ``//`` and ``/* */`` comments and whitespace.
-
-    Strings (``'...'``, ``"..."``) honour backslash escapes; backticked names honour doubled backticks.
-    Unterminated strings, names or comments raise :class:`QueryRefusedError`. O(len(query)).
-    """
-    tokens: list[Token] = []
-    i, n = 0, len(query)
-    while i < n:
-        ch = query[i]
-        if ch.isspace():
-            i += 1
-        elif query.startswith("//", i):
-            i += 2
-            while i < n and query[i] not in _LINE_BREAKS:
-                i += 1
-        elif query.startswith("/*", i):
-            end = query.find("*/", i + 2)
-            if end < 0:
-                raise _refuse_at(query, i, "unterminated /* comment")
-            i = end + 2
-        elif ch in "'\"":
-            j = i + 1
-            while j < n and query[j] != ch:
-                j += 2 if query[j] == "\\" else 1
-            if j >= n:
-                raise _refuse_at(query, i, "unterminated string literal")
-            tokens.append(Token("string", query[i + 1:j], i, j + 1))
-            i = j + 1
-        elif ch == "`":
-            name, end = _backticked(query, i)
-            tokens.append(Token("quoted", name, i, end))
-            i = end
-        elif ch == "$":
-            j = i + 1
-            if j < n and query[j] == "`":
-                name, j = _backticked(query, j)
-            else:
-                while j < n and _is_word_char(query[j]):
-                    j += 1
-                name = query[i + 1:j]
-            tokens.append(Token("param", name, i, j))
-            i = j
-        elif ch.isdigit():  # digits only: a letter glued to a number starts a word, so no keyword hides in it
-            j = i
-            while j < n and query[j].isdigit():
-                j += 1
-            tokens.append(Token("number", query[i:j], i, j))
-            i = j
-        elif _is_word_char(ch):
-            j = i
-            while j < n and _is_word_char(query[j]):
-                j += 1
-            tokens.append(Token("word", query[i:j], i, j))
-            i = j
-        elif ord(ch) > 127:  # Cypher's punctuation is ASCII: anything else separates words, like a space
-            i += 1
-        else:
-            tokens.append(Token("punct", ch, i, i + 1))
-            i += 1
-    return tokens
-
-
-def _backticked(query: str, start: int) -> tuple[str, int]:
-    """The name in the backticks opening at ``start`` (doubled backticks escape one) and the offset after it."""
-    j = start + 1
-    while True:
-        j = query.find("`", j)
-        if j < 0:
-            raise _refuse_at(query, start, "unterminated backticked name")
-        if not query.startswith("``", j):
-            return query[start + 1:j].replace("``", "`"), j + 1
-        j += 2
-
-
-def _refuse_at(query: str, pos: int, reason: str, read_only: bool = False) -> QueryRefusedError:
-    line = query.count("\n", 0, pos) + 1
-    column = pos - (query.rfind("\n", 0, pos) + 1) + 1
-    return QueryRefusedError(reason, line, column, read_only=read_only)
 
 
 # ---------------------------------------------------------------------------------------------- allowlists
@@ -275,12 +105,6 @@ BUILTIN_FUNCTIONS = frozenset({
     "point.distance", "point.withinbbox",
     "vector.similarity.cosine", "vector.similarity.euclidean",
 })
-#: plugin function namespaces allowed where a server has them (the project's own server loads none): APOC's pure
-#: helpers on values, which read no file, URL or other session and run no Cypher text
-PLUGIN_FUNCTIONS = ("apoc.coll.", "apoc.map.", "apoc.text.", "apoc.math.", "apoc.number.", "apoc.bitwise.",
-                    "apoc.agg.", "apoc.date.", "apoc.temporal.", "apoc.label.", "apoc.node.", "apoc.rel.",
-                    "apoc.any.", "apoc.scoring.", "apoc.hashing.")
-
 #: plan operators a read-only console query may use (Neo4j 5.26 names, without the ``@database`` suffix)
 READ_OPERATORS = frozenset({
     "ProduceResults", "EmptyResult", "Argument", "ArgumentTracker", "EmptyRow",
@@ -320,219 +144,276 @@ WRITE_OPERATORS = frozenset({
 
 @dataclass(frozen=True)
 class Limits:
-    """Bounds on a console query (see the module doc; the figures are in docs/security.md).
+    """Bounds on a console query (see the module doc; the figures are in docs/security.md), measured on Neo4j's own
+    syntax tree of it (:class:`Facts`).
 
-    ``chars``/``tokens``: its size; ``nesting``: brackets ``( [ {`` and ``CASE ... END`` inside each other;
-    ``subqueries``: ``{ }`` subqueries (``CALL``, ``EXISTS``, ``COUNT``, ``COLLECT``) inside each other;
-    ``chain``: prefix operators (``NOT``, unary ``+``/``-``) or postfix accesses (``.key``, ``[i]``) in a row.
+    ``chars``: its length; ``nodes``: the nodes of its syntax tree; ``depth``: the longest path from the
+    statement down to a leaf of that tree (expressions inside each other: brackets that build something, ``CASE``,
+    ``NOT``, signs, ``.key`` and ``[i]`` accesses, each term of a sum); ``subqueries``: ``CALL``, ``EXISTS``,
+    ``COUNT``, ``COLLECT`` subqueries inside each other; ``seconds``: how long the parser may take.
     """
 
     chars: int = 64_000
-    tokens: int = 3_000
-    nesting: int = 40
+    nodes: int = 20_000
+    depth: int = 100
     subqueries: int = 4
-    chain: int = 40
+    seconds: float = 20.0
 
 
 LIMITS = Limits()
 
+#: clauses a console query may hold (Neo4j 5.26's class names): reading, writing (the plan check and the READ
+#: session refuse writes in read-only mode), subqueries, and the four schema listings. Every other clause is
+#: refused: ``LoadCSV``, ``UseGraph``, ``ShowSettingsClause``, ``ShowTransactionsClause``,
+#: ``TerminateTransactionsClause``, ``ShowServers``-like commands, and any clause a later Neo4j adds.
+CLAUSES = frozenset({
+    "Match", "With", "Return", "Unwind", "Yield", "UnresolvedCall", "SubqueryCall", "ImportingWithSubqueryCall",
+    "ScopeClauseSubqueryCall", "Create", "Merge", "SetClause", "Remove", "Delete", "Foreach", "Finish",
+    "ShowIndexesClause", "ShowConstraintsClause", "ShowProceduresClause", "ShowFunctionsClause",
+})
+_WRITE_CLAUSES = frozenset({"Create", "Merge", "SetClause", "Remove", "Delete", "Foreach"})
+# ---------------------------------------------------------------------------------------------- Neo4j's parser
+@dataclass(frozen=True)
+class Facts:
+    """What Neo4j's parser read in a query (``docker/local/CypherCheck.java``).
+
+    ``error``: None, ``"syntax"`` (``message`` is the parser's), ``"overflow"`` (its stack ran out) or another
+    failure; ``statements``: how many; ``kind``: ``query``, ``schema``, ``administration`` or ``other``;
+    ``statement``: the class of the statement; ``clauses``: classes of its clauses; ``functions`` and
+    ``procedures``: (full name, ``line:column``) of every invocation; ``in_transactions``: a ``CALL {...} IN
+    TRANSACTIONS``; ``nodes``, ``depth``, ``subqueries``: the size measures of :class:`Limits`; ``opaque``: tree
+    nodes whose children the worker could not list (refused).
+    """
+
+    error: str | None = None
+    message: str = ""
+    version: str = "default"
+    statements: int = 1
+    kind: str = ""
+    statement: str = ""
+    clauses: tuple[tuple[str, str], ...] = ()
+    functions: tuple[tuple[str, str], ...] = ()
+    procedures: tuple[tuple[str, str], ...] = ()
+    in_transactions: bool = False
+    nodes: int = 0
+    depth: int = 0
+    subqueries: int = 0
+    opaque: tuple[str, ...] = ()
+
+    @property
+    def writes(self) -> bool:
+        """The statement changes data or the schema (a write clause, a schema command)."""
+        return self.kind == "schema" or any(name in _WRITE_CLAUSES for name, _ in self.clauses)
+
+
+class ParserWorker:
+    """One JVM running ``CypherCheck`` on the local Neo4j runtime's class path, started on first use and kept.
+
+    Requests are serialised (a lock). Each query gets :attr:`Limits.seconds`; a worker that does not answer in
+    time is killed and the next request starts a new one. The JVM's heap and the parser thread's stack are
+    bounded. O(length of the query) per request after a start of a few seconds.
+    """
+
+    #: stack of the parser's thread: half the JVM's default of 1 MiB, the stack of the server's threads, so a
+    #: query that parses here parses on the server
+    STACK = 512 * 1024
+
+    def __init__(self) -> None:
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._buffer = b""
+        self._lock = threading.Lock()
+
+    def command(self) -> list[str]:
+        """The worker's command line; refuses (one line) when Java or the runtime is missing."""
+        from graphlink.store import server
+
+        runtime = server.Paths.default().runtime
+        java = server.find_java()
+        if not (runtime / "classes" / "CypherCheck.class").is_file() or not (runtime / "lib").is_dir():
+            raise QueryRefusedError("the console reads queries with Neo4j's own parser, which is not installed: run "
+                                    "bash scripts/setup-neo4j.sh (or scripts/bootstrap.sh)")
+        if java is None:
+            raise QueryRefusedError("the console reads queries with Neo4j's own parser, which needs Java 17 "
+                                    "(install openjdk-17-jre-headless)")
+        classpath = os.pathsep.join([str(runtime / "classes"), str(runtime / "lib" / "*")])
+        return [java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
+                f"-Dgraphlink.parseStack={self.STACK}", "-cp", classpath, "CypherCheck"]
+
+    def read(self, query: str, seconds: float) -> dict:
+        """The worker's answer for ``query`` as a dict; ``{"error": "timeout"}`` when it took longer than
+        ``seconds``."""
+        body = query.encode("utf-8")
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self._start()
+            proc = self._proc
+            assert proc is not None and proc.stdin is not None
+            try:
+                proc.stdin.write(b"%d\n" % len(body) + body)
+                proc.stdin.flush()
+                line = self._line(seconds)
+            except (OSError, ValueError):
+                line = None
+            if line is None:
+                self.close()
+                return {"error": "timeout"}
+            return json.loads(line)
+
+    def _start(self) -> None:
+        self.close()
+        self._proc = subprocess.Popen(self.command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.DEVNULL, start_new_session=True)
+        self._buffer = b""
+        if self._line(120.0) is None:
+            self.close()
+            raise QueryRefusedError("Neo4j's parser (the console's Java worker) did not start; see "
+                                    "bash scripts/setup-neo4j.sh")
+
+    def _line(self, seconds: float) -> bytes | None:
+        """The next line of the worker's output, or None at its end or after ``seconds``."""
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None
+        fd = proc.stdout.fileno()
+        deadline = time.monotonic() + seconds
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return None
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line
+
+    def close(self) -> None:
+        """Stop the worker (it also stops by itself when this process's end closes its stdin)."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            with contextlib.suppress(OSError):
+                proc.kill()
+            with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+                proc.wait(5)
+            for stream in (proc.stdin, proc.stdout):
+                with contextlib.suppress(OSError):
+                    if stream is not None:
+                        stream.close()
+
+
+WORKER = ParserWorker()
+atexit.register(WORKER.close)
+
+
+def read(query: str, *, limits: Limits = LIMITS) -> Facts:
+    """Neo4j's reading of ``query`` (:class:`Facts`), by its own parser in :data:`WORKER`. Refuses text that is
+    not valid Unicode (Bolt could not send it either)."""
+    try:
+        query.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise QueryRefusedError(f"the query holds a character that is not text (position {exc.start + 1})") from None
+    raw = WORKER.read(query, limits.seconds)
+    return Facts(error=raw.get("error"), message=str(raw.get("message", "")), version=raw.get("version", "default"),
+                 statements=int(raw.get("statements", 1)), kind=raw.get("kind", ""),
+                 statement=raw.get("statement", ""), clauses=tuple((n, w) for n, w in raw.get("clauses", ())),
+                 functions=tuple((n, w) for n, w in raw.get("functions", ())),
+                 procedures=tuple((n, w) for n, w in raw.get("procedures", ())),
+                 in_transactions=bool(raw.get("in_transactions")), nodes=int(raw.get("nodes", 0)),
+                 depth=int(raw.get("depth", 0)), subqueries=int(raw.get("subqueries", 0)),
+                 opaque=tuple(raw.get("opaque", ())))
+
 
 # ---------------------------------------------------------------------------------------------- the static check
-_SCHEMA_OBJECTS = {"INDEX", "INDEXES", "CONSTRAINT", "CONSTRAINTS", "RANGE", "TEXT", "POINT", "LOOKUP",
-                   "FULLTEXT", "VECTOR", "BTREE"}
-_ADMIN_OBJECTS = {"USER", "USERS", "ROLE", "ROLES", "DATABASE", "DATABASES", "COMPOSITE", "ALIAS", "ALIASES",
-                  "SERVER", "SERVERS", "OR"}
-_ADMIN_VERBS = {"GRANT", "DENY", "REVOKE", "ALTER", "RENAME", "TERMINATE", "DEALLOCATE", "REALLOCATE",
-                "ENABLE", "DRYRUN", "USE"}
-# SHOW <modifiers> <listing>: the schema listings are read-only; every other SHOW is administration
-_SHOW_LISTINGS = {"INDEX", "INDEXES", "CONSTRAINT", "CONSTRAINTS", "PROCEDURE", "PROCEDURES", "FUNCTION",
-                  "FUNCTIONS"}
-_SHOW_MODIFIERS = {"ALL", "RANGE", "TEXT", "POINT", "LOOKUP", "FULLTEXT", "VECTOR", "BTREE", "UNIQUE",
-                   "UNIQUENESS", "KEY", "EXIST", "EXISTS", "EXISTENCE", "NODE", "REL", "RELATIONSHIP", "PROPERTY",
-                   "TYPE", "BUILT", "IN", "USER", "DEFINED"}
-# tokens after which a word is a name (property, label, type, map key, parameter), not a keyword
-_NAME_CONTEXT = {".", ":", "|", "&", "!", "$"}
-_OPEN, _CLOSE = "([{", ")]}"
-_SUBQUERY_HEADS = {"CALL", "EXISTS", "COUNT", "COLLECT"}
+def _words(class_name: str) -> str:
+    """``ShowSettingsClause`` -> ``SHOW SETTINGS``: a Neo4j class name as the command's words."""
+    name = re.sub(r"(Clause|Command)$", "", class_name)
+    return " ".join(re.findall(r"[A-Z][a-z]*|[a-z]+|\d+", name)).upper()
 
 
-def _is_keyword(tokens: list[Token], i: int) -> bool:
-    """``tokens[i]`` is an unquoted word standing where a keyword can (not a property, label or map key)."""
-    tok = tokens[i]
-    if tok.kind != "word":
-        return False
-    if i > 0 and tokens[i - 1].kind == "punct" and tokens[i - 1].text in _NAME_CONTEXT:
-        return False
-    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-    return not (nxt is not None and nxt.kind == "punct" and nxt.text == ":")  # a map key {show: 1}
+def _at(where: str) -> tuple[int, int]:
+    """(line, column) of the worker's ``line:column``."""
+    line, _, column = where.partition(":")
+    return int(line), int(column)
 
 
-def _upper(tok: Token | None) -> str:
-    return tok.text.upper() if tok is not None and tok.kind == "word" else ""
-
-
-def _punct(tok: Token | None, chars: str) -> bool:
-    return tok is not None and tok.kind == "punct" and tok.text in chars
-
-
-def _calls(tokens: list[Token]) -> Iterator[tuple[str, Token, bool]]:
-    """Every invoked procedure or function: (dotted name, first token, is a CALL).
-
-    A name is parts (bare or backticked; a backticked part may itself contain dots) joined by ``.``; it is an
-    invocation when ``(`` follows it or ``CALL`` precedes it.
-    """
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        prev = tokens[i - 1] if i else None
-        if tok.kind in ("word", "quoted") and not _punct(prev, "."):
-            parts = [tok.text]
-            j = i + 1
-            while j + 1 < len(tokens) and _punct(tokens[j], ".") and tokens[j + 1].kind in ("word", "quoted"):
-                parts.append(tokens[j + 1].text)
-                j += 2
-            after = tokens[j] if j < len(tokens) else None
-            is_call = _upper(prev) == "CALL" and _is_keyword(tokens, i - 1)
-            if is_call or _punct(after, "("):
-                yield ".".join(p.strip() for p in ".".join(parts).split(".")), tok, is_call
-            i = j
-        else:
-            i += 1
-
-
-def _value_end(tok: Token | None) -> bool:
-    """``tok`` can end an operand (so ``[`` after it indexes, ``.`` accesses a key, ``-`` subtracts)."""
-    return tok is not None and (tok.kind in ("word", "quoted", "param", "number", "string")
-                                or _punct(tok, ")]}"))
-
-
-def _check_limits(text: str, tokens: list[Token], limits: Limits) -> None:
-    """Refuse what Neo4j cannot plan safely (stack overflow, planning that ignores the timeout). O(tokens)."""
-    def refuse(tok: Token, what: str, limit: int) -> QueryRefusedError:
-        return _refuse_at(text, tok.pos, f"{what} (the console's limit is {limit}); split the query or simplify it")
-
-    if len(tokens) > limits.tokens:
-        raise refuse(tokens[limits.tokens], f"the query has more than {limits.tokens:,} tokens", limits.tokens)
-    stack: list[tuple[bool, int]] = []  # per open bracket or CASE: (a subquery body?, postfix run before it)
-    subqueries = prefix = postfix = 0
-    for i, tok in enumerate(tokens):
-        prev = tokens[i - 1] if i else None
-        word = _upper(tok) if _is_keyword(tokens, i) else ""
-        if _punct(tok, _OPEN) or word == "CASE":
-            body = tok.text == "{" and (_upper(prev) in _SUBQUERY_HEADS or _punct(prev, ")"))
-            index = tok.text == "[" and _value_end(prev)  # x[0]: one more access in a postfix run
-            stack.append((body, postfix + 1 if index else 0))
-            subqueries += body
-            if len(stack) > limits.nesting:
-                raise refuse(tok, f"brackets and CASE expressions are nested more than {limits.nesting} deep",
-                             limits.nesting)
-            if subqueries > limits.subqueries:
-                raise refuse(tok, f"subqueries are nested more than {limits.subqueries} deep", limits.subqueries)
-            prefix = postfix = 0
-            continue
-        if _punct(tok, _CLOSE) or word == "END":
-            body, postfix = stack.pop() if stack else (False, 0)
-            subqueries -= body
-            prefix = 0
-        elif _punct(tok, ".") and _value_end(prev):
-            postfix += 1
-        elif not (tok.kind in ("word", "quoted") and _punct(prev, ".")):  # the key after a '.' continues a run
-            postfix = 0
-        if word == "NOT" or (_punct(tok, "+-") and not _value_end(prev)):
-            prefix += 1
-        elif not _punct(tok, _CLOSE):
-            prefix = 0
-        if max(prefix, postfix) > limits.chain:
-            raise refuse(tok, f"more than {limits.chain} operators or property accesses in a row", limits.chain)
+def _syntax(message: str) -> QueryRefusedError:
+    """Neo4j's syntax error as one line, at its position."""
+    m = re.search(r"\(line (\d+), column (\d+)", message)
+    first = message.splitlines()[0] if message else "the query cannot be parsed"
+    first = re.sub(r"\s*\(line \d+, column \d+ \(offset: \d+\)\)", "", first).strip()
+    line, column = (int(m.group(1)), int(m.group(2))) if m else (None, None)
+    return QueryRefusedError(f"Neo4j cannot parse it: {first[:300]}", line, column)
 
 
 def check(query: str, *, write: bool = False, limits: Limits = LIMITS) -> None:
     """Refuse (raise :class:`QueryRefusedError`, one line) what the console must never run; see the module doc.
 
-    ``query`` is checked as the server will read it (after :func:`decode_escapes`); positions in refusals are
-    those of the original text. ``write=False`` adds the read-only rules. Passing this check is necessary, not
-    sufficient: the caller still plans the query with ``EXPLAIN`` (:func:`check_plan`) and runs it in a session of
-    the matching access mode. O(len(query)).
+    ``query`` is read by Neo4j's own parser (:func:`read`), exactly as the server will read it: its escapes,
+    comments, strings and line breaks are the server's. ``write=False`` adds the read-only rules. Passing this
+    check is necessary, not sufficient: the caller still plans the query with ``EXPLAIN`` (:func:`check_plan`)
+    and runs it in a session of the matching access mode. O(len(query)) in the worker.
     """
     if len(query) > limits.chars:
         raise QueryRefusedError(f"the query has {len(query):,} characters (the console's limit is "
                                 f"{limits.chars:,}); split the query or simplify it")
-    decoded = decode_escapes(query)
-    text = decoded.text
-    try:
-        tokens = tokenize(text)
-        _check_text(text, tokens, write, limits)
-    except QueryRefusedError as exc:
-        raise _at_origin(exc, text, query, decoded) from None
-
-
-def _at_origin(exc: QueryRefusedError, text: str, query: str, decoded: Decoded) -> QueryRefusedError:
-    """The same refusal with its position moved from the decoded text to the original one."""
-    line, column = _position(str(exc))
-    if text == query or line is None or column is None:
-        return exc
-    pos = _offset(text, line, column)
-    return _refuse_at(query, decoded.origin[min(pos, len(decoded.origin) - 1)], exc.reason)
-
-
-def _position(message: str) -> tuple[int | None, int | None]:
-    m = re.match(r"refused \(line (\d+), column (\d+)\)", message)
-    return (int(m.group(1)), int(m.group(2))) if m else (None, None)
-
-
-def _offset(text: str, line: int, column: int) -> int:
-    start = 0
-    for _ in range(line - 1):
-        start = text.index("\n", start) + 1
-    return start + column - 1
-
-
-def _check_text(text: str, tokens: list[Token], write: bool, limits: Limits) -> None:
-    def refuse(tok: Token, reason: str) -> QueryRefusedError:
-        return _refuse_at(text, tok.pos, reason)
-
-    _check_limits(text, tokens, limits)
-    for i, tok in enumerate(tokens):
-        if _punct(tok, ";") and i < len(tokens) - 1:
-            raise refuse(tok, "one statement at a time: put each statement on lines of its own, ending in ';'")
-        if not _is_keyword(tokens, i):
+    facts = read(query, limits=limits)
+    too_big = "split the query or simplify it"
+    if facts.error == "syntax":
+        raise _syntax(facts.message)
+    if facts.error in ("overflow", "timeout", "memory"):
+        raise QueryRefusedError(f"the query is nested too deeply or is too large for Neo4j's parser ({facts.error}); "
+                                + too_big)
+    if facts.error is not None:
+        raise QueryRefusedError(f"Neo4j's parser failed on the query ({facts.message[:200] or facts.error})")
+    if facts.statements != 1:
+        raise QueryRefusedError("one statement at a time: put each statement on lines of its own, ending in ';'")
+    if facts.version not in ("default", "5"):
+        raise QueryRefusedError(f"the console runs Cypher 5 only, not CYPHER {facts.version}")
+    if facts.opaque:
+        raise QueryRefusedError(f"the console cannot inspect {', '.join(facts.opaque)} in this query")
+    if facts.kind == "administration" or facts.kind not in ("query", "schema"):
+        raise QueryRefusedError(f"{_words(facts.statement)} is an administration command; the console does not "
+                                "administer the server")
+    if facts.kind == "schema" and not write:
+        raise QueryRefusedError(f"schema commands ({_words(facts.statement)}) change the schema in read-only mode",
+                                read_only=True)
+    for measure, limit, what in ((facts.nodes, limits.nodes, "has more than {limit:,} parts"),
+                                 (facts.depth, limits.depth, "is nested more than {limit} deep"),
+                                 (facts.subqueries, limits.subqueries, "has subqueries nested more than {limit} deep")):
+        if measure > limit:
+            raise QueryRefusedError(f"the query {what.format(limit=limit)} (the console's limit); {too_big}")
+    for clause, where in sorted(facts.clauses, key=lambda c: _at(c[1])):
+        if clause in CLAUSES:
             continue
-        word, nxt = tok.text.upper(), _upper(tokens[i + 1] if i + 1 < len(tokens) else None)
-        if word == "LOAD" and nxt == "CSV":
-            raise refuse(tok, "LOAD CSV reads files and URLs on the server; load releases with `graphlink load`")
-        if word in _ADMIN_VERBS:
-            if word == "USE":
-                raise refuse(tok, "USE switches database; the console runs on the configured database "
-                                  "(quote a variable named `use` in backticks)")
-            raise refuse(tok, f"{word} is an administration command; the console does not administer the server")
-        if word in ("START", "STOP") and nxt == "DATABASE":
-            raise refuse(tok, f"{word} DATABASE is an administration command")
-        if word in ("CREATE", "DROP") and nxt in _ADMIN_OBJECTS:
-            raise refuse(tok, f"{word} {nxt} is an administration command")
-        if word == "SHOW":
-            j = i + 1
-            while j < len(tokens) and _upper(tokens[j]) in _SHOW_MODIFIERS:
-                j += 1
-            if _upper(tokens[j] if j < len(tokens) else None) not in _SHOW_LISTINGS:
-                what = " ".join(t.text for t in tokens[i:j + 1]).upper()
-                raise refuse(tok, f"{what} is an administration command (the console lists only indexes, "
-                                  "constraints, procedures and functions)")
-        if not write:
-            if word in ("CREATE", "DROP") and nxt in _SCHEMA_OBJECTS:
-                raise _refuse_at(text, tok.pos, f"{word} {nxt} changes the schema in read-only mode", True)
-            if word == "TRANSACTIONS" and i > 0 and _upper(tokens[i - 1]) in ("IN", "CONCURRENT"):
-                raise refuse(tok, "CALL {...} IN TRANSACTIONS commits batches on its own; it is refused in "
-                                  "read-only mode")
+        if clause == "LoadCSV":
+            raise QueryRefusedError("LOAD CSV reads files and URLs on the server; load releases with "
+                                    "`graphlink load`", *_at(where))
+        if clause == "UseGraph":
+            raise QueryRefusedError("USE switches database; the console runs on the configured database "
+                                    "(quote a variable named `use` in backticks)", *_at(where))
+        raise QueryRefusedError(f"{_words(clause)} is an administration command (the console lists only indexes, "
+                                "constraints, procedures and functions)", *_at(where))
+    if facts.in_transactions and not write:
+        raise QueryRefusedError("CALL {...} IN TRANSACTIONS commits batches on its own; it is refused in "
+                                "read-only mode")
+    for name, where in facts.procedures:
+        if name.lower() not in _PROCEDURES_LOWER or never_allowed(name):
+            raise QueryRefusedError(f"procedure {name} is not one the console runs (it runs only "
+                                    f"{', '.join(sorted(PROCEDURES))})", *_at(where))
+    for name, where in facts.functions:
+        if not function_allowed(name):
+            raise QueryRefusedError(f"function {name} is not one the console runs (built-in functions and "
+                                    f"{', '.join(p + '*' for p in PLUGIN_FUNCTIONS[:3])}, ... only)", *_at(where))
 
-    for name, tok, is_call in _calls(tokens):
-        low = name.lower()
-        if is_call:
-            if low not in _PROCEDURES_LOWER:
-                raise refuse(tok, f"procedure {name} is not one the console runs (it runs only "
-                                  f"{', '.join(sorted(PROCEDURES))})")
-        elif "." in low and low not in BUILTIN_FUNCTIONS and not low.startswith(PLUGIN_FUNCTIONS):
-            raise refuse(tok, f"function {name} is not one the console runs (built-in functions and "
-                              f"{', '.join(p + '*' for p in PLUGIN_FUNCTIONS[:3])}, ... only)")
+
+def function_allowed(name: str) -> bool:
+    """A built-in function (no namespace, or one of :data:`BUILTIN_FUNCTIONS`) or a pure plugin helper of
+    :data:`PLUGIN_FUNCTIONS`, and never one of :data:`NEVER`."""
+    low = ".".join(p.strip() for p in name.lower().split("."))
+    if never_allowed(low):
+        return False
+    return "." not in low or low in BUILTIN_FUNCTIONS or low.startswith(PLUGIN_FUNCTIONS)
+
+
 
 
 # ---------------------------------------------------------------------------------------------- the plan check

@@ -676,11 +676,11 @@ class Store:
         and several ``;``-terminated statements run in order (every one of them checked as below).
 
         Read-only unless ``write=True``, behind the locks of :mod:`graphlink.store.guard` (docs/security.md):
-        the text as the server will parse it (``\\uXXXX`` escapes decoded as Neo4j does) passes
-        :func:`guard.check` (size limits; only allowlisted procedures and functions; no ``LOAD CSV``,
-        administration or ``USE``); the server's ``EXPLAIN`` plan passes :func:`guard.check_plan` (an allowlist
-        of read operators, plus data and schema writes with ``write=True``; never administration, ``LOAD CSV``,
-        ``SHOW SETTINGS``/``TRANSACTIONS`` or ``TERMINATE``); the query runs in a READ session (WRITE with
+        the text as read by Neo4j's own parser (in the console's Java worker, on the local runtime's class path)
+        passes :func:`guard.check` (size limits; only allowlisted clauses, procedures and functions; no
+        ``LOAD CSV``, administration or ``USE``); the server's ``EXPLAIN`` plan passes :func:`guard.check_plan` (an
+        allowlist of read operators, plus data and schema writes with ``write=True``; never administration,
+        ``LOAD CSV``, ``SHOW SETTINGS``/``TRANSACTIONS`` or ``TERMINATE``); the query runs in a READ session (WRITE with
         ``write=True``) under a transaction timeout of ``timeout`` seconds (default :func:`console_timeout`), and
         the client gives up :data:`DEADLINE_GRACE` seconds later if the server has not answered.
         Refusals raise :class:`graphlink.store.guard.QueryRefusedError` (a StoreError). Parameters travel

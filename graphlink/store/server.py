@@ -164,7 +164,8 @@ def java_major(java: str) -> int | None:
 def runtime_version(paths: Paths) -> str | None:
     """Neo4j version of a complete runtime (``runtime/VERSION`` is written last by the setup script)."""
     vf = paths.runtime / "VERSION"
-    if vf.is_file() and (paths.runtime / "classes" / "Neo4jLauncher.class").is_file():
+    classes = paths.runtime / "classes"
+    if vf.is_file() and all((classes / c).is_file() for c in ("Neo4jLauncher.class", "CypherCheck.class")):
         return vf.read_text().strip() or None
     return None
 
@@ -174,13 +175,17 @@ def setup_script() -> Path:
 
 
 def launcher_stale(paths: Paths) -> bool:
-    """The compiled launcher is older than ``docker/local/Neo4jLauncher.java`` (the setup script rebuilds it)."""
-    source = project_root() / "docker" / "local" / "Neo4jLauncher.java"
-    compiled = paths.runtime / "classes" / "Neo4jLauncher.class"
-    try:
-        return compiled.stat().st_mtime <= source.stat().st_mtime
-    except OSError:
-        return False  # no source checkout (installed package) or no runtime: nothing to compare
+    """A compiled class is older than its source, ``docker/local/Neo4jLauncher.java`` or ``CypherCheck.java`` (the
+    console's parser worker): the setup script rebuilds them."""
+    for name in ("Neo4jLauncher", "CypherCheck"):
+        source = project_root() / "docker" / "local" / f"{name}.java"
+        compiled = paths.runtime / "classes" / f"{name}.class"
+        try:
+            if compiled.stat().st_mtime <= source.stat().st_mtime:
+                return True
+        except OSError:
+            continue  # no source checkout (installed package) or no runtime: nothing to compare
+    return False
 
 
 def ensure_runtime(paths: Paths, echo: Callable[[str], None] = print) -> str:
@@ -285,8 +290,30 @@ def pick_port(preferred: int) -> int:
 
 
 def procedure_allowlist() -> list[str]:
-    """:data:`PROCEDURE_ALLOWLIST` plus the comma-separated ``GRAPHLINK_NEO4J_PROCEDURES`` (e.g. ``apoc.coll.*``)."""
-    return list(dict.fromkeys([*PROCEDURE_ALLOWLIST, *get_config().neo4j_procedures]))
+    """:data:`PROCEDURE_ALLOWLIST` plus the comma-separated ``GRAPHLINK_NEO4J_PROCEDURES`` (e.g. ``apoc.coll.*``),
+    never a family of :data:`graphlink.store.plugins.NEVER` (dynamic Cypher, files, URLs): an entry naming one is
+    dropped, and a pattern that covers one (``apoc.*``, ``*``) becomes the pure helper families it covers
+    (:data:`graphlink.store.plugins.PLUGIN_FUNCTIONS`). So the server does not even register those procedures and
+    functions, whatever the setting says. O(entries × families)."""
+    return safe_allowlist([*PROCEDURE_ALLOWLIST, *get_config().neo4j_procedures])
+
+
+def safe_allowlist(entries: list[str]) -> list[str]:
+    """``entries`` of ``dbms.security.procedures.allowlist`` (names or ``*``/``?`` patterns) without the refused
+    families; see :func:`procedure_allowlist`."""
+    from fnmatch import fnmatchcase
+
+    from graphlink.store.plugins import NEVER, PLUGIN_FUNCTIONS, never_allowed
+
+    out: list[str] = []
+    for entry in (e.strip() for e in entries):
+        if not entry or never_allowed(entry.replace("*", "").replace("?", "") or "*"):
+            continue
+        if any(fnmatchcase(family + "x", entry) or fnmatchcase(family.rstrip("."), entry) for family in NEVER):
+            out += [family + "*" for family in PLUGIN_FUNCTIONS if fnmatchcase(family + "x", entry)]
+        else:
+            out.append(entry)
+    return list(dict.fromkeys(out))
 
 
 def write_conf(home: Path, runtime: Path, bolt_port: int, http_port: int | None,
