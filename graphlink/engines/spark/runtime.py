@@ -86,6 +86,16 @@ def default_memory() -> str:
     return f"{min(8, max(2, total // 4 // 2**30))}g"
 
 
+def _on_loopback(url: str) -> bool:
+    """A ``spark://`` master on this machine's loopback (``127.x``, ``localhost``, ``[::1]``)."""
+    from urllib.parse import urlsplit
+
+    if not url.startswith("spark://"):
+        return False
+    host = (urlsplit(url).hostname or "").lower()
+    return host == "localhost" or host.startswith("127.") or host == "::1"
+
+
 def resolve_master(master: str | None = None) -> str:
     return master or os.environ.get("SPARK_MASTER") or "local[*]"
 
@@ -198,6 +208,12 @@ def get_session(master: str | None = None, *, neo4j: bool = False, size: int | N
             conf["spark.default.parallelism"] = "1"      # pandas frames made into Spark ones: one slice
         if get_config().spark_local_dir:
             conf["spark.local.dir"] = get_config().spark_local_dir
+    elif _on_loopback(url):
+        # a cluster on this machine (the tests' standalone cluster): the driver listens on loopback only, and the
+        # executors run this interpreter (with this graphlink) unless the user chose another
+        conf.update({"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
+                     "spark.ui.enabled": "false"})
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     conf["spark.driver.extraJavaOptions"] = " ".join(java)
     if neo4j:
         conf.update({"spark.jars.packages": get_config().neo4j_connector, "spark.jars.ivySettings": _ivy_settings()})
@@ -207,6 +223,12 @@ def get_session(master: str | None = None, *, neo4j: bool = False, size: int | N
     except Exception as exc:  # JVM missing, Ivy cannot resolve the connector, bad master URL
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SparkUnavailable(f"cannot start Spark on {url}: {first[:300]}") from None
+    # a cluster: shuffles sized to the input and the cores the executors have (Spark's default is 200 partitions
+    # whatever the data: 200 tasks a stage for 20,000 rows), unless the user's Spark settings say otherwise
+    chosen = dict(spark.sparkContext.getConf().getAll())
+    if not url.startswith("local") and "spark.sql.shuffle.partitions" not in chosen:
+        cores = max(1, spark.sparkContext.defaultParallelism)
+        spark.conf.set("spark.sql.shuffle.partitions", str(partitions(cores, size)))
     spark.sparkContext.setLogLevel("ERROR")
     for name in ("DataFrameQueryContextLogger", "SQLQueryContextLogger"):   # pyspark logs every analysis error
         logging.getLogger(name).disabled = True                          # as JSON; graphlink reports its own
