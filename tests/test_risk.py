@@ -217,3 +217,57 @@ def test_one_to_many_is_refused() -> None:
     tr = trails_from_dense(np.where(M == 1, 1, -1), N, reserved="identified", multiplicity="one-to-many")
     with pytest.raises(ModelAssumptionError):
         pair_probabilities(build_linkgraph(tr))
+
+
+def _issue_release(tmp_path):
+    """The issue's release: x1 seen at A, B; x2 at A, B, C; x3 at B, C; one record at each place."""
+    rows = ["location,kind,element", "A,identified,x1", "B,identified,x1", "A,identified,x2", "B,identified,x2",
+            "C,identified,x2", "B,identified,x3", "C,identified,x3", "A,deidentified,y1", "B,deidentified,y2",
+            "C,deidentified,y3"]
+    path = tmp_path / "issue.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    truth = tmp_path / "truth.csv"
+    truth.write_text("identified,deidentified\nx1,y1\nx2,y2\nx3,y3\n", encoding="utf-8")
+    return path, truth
+
+
+def test_cli_risk_csv_json_table(tmp_path) -> None:
+    import io
+    import json
+
+    import pandas as pd
+
+    from tests.cli_runner import run_cli
+
+    path, truth = _issue_release(tmp_path)
+    out = run_cli("risk", str(path), "--format", "csv")
+    assert out.returncode == 0, out.stderr
+    csv = pd.read_csv(io.StringIO(out.stdout)).set_index(["identified", "deidentified"])
+    assert list(csv.columns[:3]) == ["probability", "exact", "error"]
+    assert csv.loc[("x1", "y1"), "probability"] == pytest.approx(2 / 3)
+    assert csv.loc[("x1", "y1"), "thesis_probability"] == pytest.approx(1 / 2)
+    assert bool(csv["exact"].all())
+    out = run_cli("risk", str(path), "--format", "json", "--truth", str(truth))
+    assert out.returncode == 0, out.stderr
+    s = json.loads(out.stdout)
+    assert s["expected_correct_best"] == pytest.approx(5 / 3)
+    assert s["thesis_expected_correct_best"] == pytest.approx(1.5)
+    assert s["above_threshold"] == 2 and s["exact"] is True
+    assert s["truth_people"] == 3 and s["correct_best"] == 2          # x2's best guess y1 (tied 1/3) is wrong
+    out = run_cli("risk", str(path))
+    assert out.returncode == 0, out.stderr
+    assert "x1" in out.stdout and "0.667" in out.stdout and "exact" in out.stdout
+
+
+def test_cli_risk_refuses_one_to_many_and_bad_threshold(tmp_path) -> None:
+    from tests.cli_runner import run_cli
+
+    path = tmp_path / "household.csv"
+    path.write_text("location,kind,element\nA,identified,p1\nA,identified,p2\nA,deidentified,h1\n"
+                    "B,identified,p1\nB,deidentified,h1\n", encoding="utf-8")
+    out = run_cli("risk", str(path))
+    assert out.returncode == 2
+    assert "one-to-many" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    path2, _ = _issue_release(tmp_path)
+    out = run_cli("risk", str(path2), "--threshold", "2")
+    assert out.returncode == 2 and "Traceback" not in out.stderr

@@ -54,10 +54,12 @@ READINGS: tuple[str, ...] = ("uniform", "weighted")
 MAX_EXACT_STATES = 1 << 22
 #: ... and states × (1 + mean degree) steps
 MAX_EXACT_STEPS = 1 << 28
-#: Markov chain defaults: sweeps counted after the burn-in, batches for the standard errors
+#: Markov chain defaults: sweeps at least (20 batches, after a burn-in of a quarter as many), the 95 % half-width
+#: aimed at, and the seconds an estimated block may take
 CHAIN_SWEEPS = 400
-CHAIN_BURN = 100
-CHAIN_BATCHES = 20
+CHAIN_TARGET = 0.02
+CHAIN_BUDGET = 1.0
+WALKS = 1
 
 
 @dataclass(frozen=True)
@@ -304,8 +306,8 @@ def _weights(graph: LinkGraph, reading: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pair_probabilities(graph: LinkGraph, *, reading: Reading = "uniform", classes: EdgeClasses | None = None,
-                       sweeps: int = CHAIN_SWEEPS, seed: int = 0,
-                       max_exact_states: int = MAX_EXACT_STATES) -> RiskResult:
+                       sweeps: int = CHAIN_SWEEPS, target: float = CHAIN_TARGET, budget: float = CHAIN_BUDGET,
+                       seed: int = 0, max_exact_states: int = MAX_EXACT_STATES) -> RiskResult:
     """The probability of every link edge: its share of the consistent assignments (module docstring).
 
     Parameters
@@ -318,7 +320,10 @@ def pair_probabilities(graph: LinkGraph, *, reading: Reading = "uniform", classe
     classes : EdgeClasses, optional
         A classification of ``graph`` already computed.
     sweeps : int
-        Markov-chain sweeps per estimated block (after a burn-in of a quarter as many).
+        Markov-chain sweeps per estimated block at least (after a burn-in of a quarter as many).
+    target, budget : float
+        An estimated block's chain runs on (doubling its batches) until every pair's 95 % half-width is at most
+        ``target`` or ``budget`` seconds are spent on the block.
     seed : int
         Seed of the Markov chain (the estimates are reproducible).
     max_exact_states : int
@@ -406,8 +411,11 @@ def pair_probabilities(graph: LinkGraph, *, reading: Reading = "uniform", classe
             cuts = np.flatnonzero(np.r_[True, rc[1:] != rc[:-1], True])
             for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
                 _block(rest[lo:hi], a, b, ci, cj, edge_lw, null_lw, prob, err, exact, none_l, none_r, nerr_l,
-                       nerr_r, stats, classes, left_is_id, sweeps, seed, max_exact_states, block_marginals,
-                       block_chain)
+                       nerr_r, stats, classes, left_is_id, sweeps, seed, target, budget, max_exact_states,
+                       block_marginals, block_chain)
+    # a true love (in every maximum matching) is certain whatever block it sits in
+    vital = classes.class_vital
+    prob[vital], err[vital], exact[vital] = 1.0, 0.0, True
     none_i, none_d = (none_l, none_r) if left_is_id else (none_r, none_l)
     ne_i, ne_d = (nerr_l, nerr_r) if left_is_id else (nerr_r, nerr_l)
     return RiskResult(classes, reading, prob, err, exact, none_i, none_d, ne_i, ne_d, BlockStats(**stats),
@@ -417,7 +425,8 @@ def pair_probabilities(graph: LinkGraph, *, reading: Reading = "uniform", classe
 def _block(edges: np.ndarray, a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: np.ndarray, edge_lw: np.ndarray,
            null_lw: np.ndarray, prob: np.ndarray, err: np.ndarray, exact: np.ndarray, none_l: np.ndarray,
            none_r: np.ndarray, nerr_l: np.ndarray, nerr_r: np.ndarray, stats: dict, classes: EdgeClasses,
-           left_is_id: bool, sweeps: int, seed: int, max_exact_states: int, block_marginals: Callable,
+           left_is_id: bool, sweeps: int, seed: int, target: float, budget: float, max_exact_states: int,
+           block_marginals: Callable,
            block_chain: Callable) -> None:
     """One component: orient it (rows = the side with more elements), then the DP or the chain."""
     t0 = time.perf_counter()
@@ -426,8 +435,8 @@ def _block(edges: np.ndarray, a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: 
     nl, nr = int(a[lc].sum()), int(b[rc].sum())
     size = nl + nr
     # rows: the side whose surplus stays unmatched; on a perfect block, the side with more DP states as rows
-    t_cols_if_right = float(np.prod((b[rc] + 1).astype(float)))
-    t_cols_if_left = float(np.prod((a[lc] + 1).astype(float)))
+    t_cols_if_right = float(np.exp(min(700.0, np.log(b[rc] + 1.0).sum())))     # DP states, capped (no overflow)
+    t_cols_if_left = float(np.exp(min(700.0, np.log(a[lc] + 1.0).sum())))
     rows_left = nl > nr or (nl == nr and t_cols_if_right <= t_cols_if_left)
     if rows_left:
         row_cls, col_cls, row_size, col_size = lc, rc, a[lc], b[rc]
@@ -464,7 +473,7 @@ def _block(edges: np.ndarray, a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: 
     else:
         marg, m_err, skipm, s_err = _estimate(row_class, row_size, col_size, rc_ptr, rc_col, rc_lw, skip, slack,
                                               edges, order, classes, rows_left, row_cls, col_cls, left_is_id,
-                                              sweeps, seed, block_chain)
+                                              sweeps, seed, target, budget, block_chain)
         kind = "estimated"
     # entry -> element-pair probability (members exchangeable)
     e_glob = edges[order]
@@ -488,7 +497,7 @@ def _block(edges: np.ndarray, a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: 
 def _estimate(row_class: np.ndarray, row_size: np.ndarray, col_size: np.ndarray, rc_ptr: np.ndarray,
               rc_col: np.ndarray, rc_lw: np.ndarray, skip: np.ndarray, slack: int, edges: np.ndarray,
               order: np.ndarray, classes: EdgeClasses, rows_left: bool, row_cls: np.ndarray, col_cls: np.ndarray,
-              left_is_id: bool, sweeps: int, seed: int,
+              left_is_id: bool, sweeps: int, seed: int, target: float, budget: float,
               block_chain: Callable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The Markov chain on one block: dummy columns for the slack, a start from the classification's matching."""
     ncc = len(col_size)
@@ -516,8 +525,25 @@ def _estimate(row_class: np.ndarray, row_size: np.ndarray, col_size: np.ndarray,
         lo, hi = new_ptr[r], new_ptr[r + 1]
         cum[lo:hi] = np.cumsum(sizes[col[lo:hi]])
     mate = _start(row_cls, col_cls, row_size, col_size, slack, classes, rows_left, left_is_id, col_ptr, row_class)
-    mean, se = block_chain(row_class, col_class, col_ptr, new_ptr, col, cum, lw, mate, int(sweeps),
-                           int(max(1, sweeps // 4)), 20, int(seed))
+    # batches of a fixed length, pooled over calls that continue from the last state, until the largest 95 %
+    # half-width of a pair probability is at most `target` or the block's time budget is spent
+    per_batch = max(2, int(sweeps) // 20)
+    walks = WALKS
+    t_end = time.perf_counter() + budget
+    row_of_entry = np.repeat(np.arange(len(counts)), counts + extra)
+    scale = np.where(is_skip, 1, sizes[col]) * row_size[row_of_entry].astype(float)   # class count -> one pair
+    s1, s2 = block_chain(row_class, col_class, col_ptr, new_ptr, col, cum, lw, mate, per_batch,
+                         int(max(1, sweeps // 4)), 20, walks, int(seed))
+    n_batches = 20
+    while True:
+        mean = s1 / n_batches
+        var = np.maximum(s2 / n_batches - mean * mean, 0.0) * n_batches / (n_batches - 1)
+        se = np.sqrt(var / n_batches)
+        if (1.96 * se / scale).max(initial=0.0) <= target or time.perf_counter() >= t_end:
+            break
+        a1, a2 = block_chain(row_class, col_class, col_ptr, new_ptr, col, cum, lw, mate, per_batch, 0, n_batches, walks,
+                             int(seed) + n_batches)
+        s1, s2, n_batches = s1 + a1, s2 + a2, 2 * n_batches
     marg, m_err = mean[pos], se[pos]
     if slack:
         return marg, m_err, mean[new_ptr[1:] - 1], se[new_ptr[1:] - 1]

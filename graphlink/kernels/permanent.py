@@ -189,16 +189,18 @@ def _flush(e: np.int64, t: np.int64, occ: np.ndarray, acc: np.ndarray, last: np.
 @numba.njit(cache=True)
 def block_chain(row_class: np.ndarray, col_class: np.ndarray, col_ptr: np.ndarray, rc_ptr: np.ndarray,
                 rc_col: np.ndarray, rc_cum: np.ndarray, rc_lw: np.ndarray, mate_row: np.ndarray,
-                sweeps: int, burn: int, batches: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+                per_batch: int, burn: int, batches: int, walks: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Ergodic averages of the class occupancies under the weighted law on the block's perfect matchings.
 
     Columns include the dummy class (last id, linked to every row with the skip weight); ``col_ptr[c]`` is the
     first member of column class ``c`` (members consecutive).  ``mate_row`` is a perfect matching to start
     from (changed in place); ``rc_cum[e]`` the running sum of column class sizes along a row class's entries;
-    ``rc_lw`` log weights.  Each sweep is ``rows`` 2-swap attempts plus one hole walk truncated at ``rows + 1``
-    picks.  After ``burn`` sweeps, ``sweeps`` are split into ``batches`` batches.  Returns (per entry the mean
-    number of the row class's members matched into that column class, its batch-means standard error).
-    O((burn + sweeps) · rows · log d) time, O(entries + rows + columns) memory.
+    ``rc_lw`` log weights.  Each sweep is ``rows`` 2-swap attempts plus ``walks`` hole walks, each truncated
+    at ``rows + 1`` picks.  After ``burn`` sweeps, ``batches`` batches of ``per_batch`` sweeps each.  Returns per
+    entry the sum over the batches of the batch means of the number of the row class's members matched into that column
+    class, and the sum of their squares (the caller pools calls that continue from ``mate_row`` into batch
+    means and their standard errors).  O((burn + batches · per_batch) · rows · log d) time, O(entries + rows +
+    columns) memory.
     """
     np.random.seed(seed)
     n = len(row_class)
@@ -223,7 +225,6 @@ def block_chain(row_class: np.ndarray, col_class: np.ndarray, col_ptr: np.ndarra
     rec_e = np.empty(2 * K + 2, np.int64)
     lost = np.empty(K + 1, np.int64)
     gained = np.empty(K + 1, np.int64)
-    per_batch = max(1, sweeps // batches)
     total = burn + per_batch * batches
     t = 0
     for sweep in range(total):
@@ -254,66 +255,65 @@ def block_chain(row_class: np.ndarray, col_class: np.ndarray, col_ptr: np.ndarra
             mate_row[x], mate_row[x2] = y2, y
             mate_col[y2], mate_col[y] = x, x2
             cur[x], cur[x2] = e_new, e2
-        # one hole walk (any alternating cycle of at most K rows)
-        t += 1
-        x = np.random.randint(0, n)
-        v = mate_row[x]
-        nrec = 0
-        nl = 0
-        ng = 0
-        rec_row[nrec], rec_col[nrec], rec_e[nrec] = x, v, cur[x]
-        nrec += 1
-        lost[nl] = cur[x]
-        nl += 1
-        d = -rc_lw[cur[x]]
-        mate_row[x] = -1
-        mate_col[v] = -1
-        u = x
-        closed = False
-        for _ in range(K):
-            y, e = _pick(rc_ptr, rc_cum, col_ptr, rc_col, row_class[u])
-            rec_row[nrec], rec_col[nrec], rec_e[nrec] = u, -1, -1
+        # hole walks (any alternating cycle of at most K rows)
+        for _w in range(walks):
+            t += 1
+            x = np.random.randint(0, n)
+            v = mate_row[x]
+            nrec = 0
+            nl = 0
+            ng = 0
+            rec_row[nrec], rec_col[nrec], rec_e[nrec] = x, v, cur[x]
             nrec += 1
-            gained[ng] = e
-            ng += 1
-            d += rc_lw[e]
-            if y == v:
-                mate_row[u] = v
-                mate_col[v] = u
-                cur[u] = e
-                closed = True
-                break
-            x2 = mate_col[y]
-            rec_row[nrec], rec_col[nrec], rec_e[nrec] = x2, y, cur[x2]
-            nrec += 1
-            lost[nl] = cur[x2]
+            lost[nl] = cur[x]
             nl += 1
-            d -= rc_lw[cur[x2]]
-            mate_row[u] = y
-            mate_col[y] = u
-            cur[u] = e
-            mate_row[x2] = -1
-            u = x2
-        if closed and (d >= 0.0 or np.random.random() < np.exp(d)):
-            for i in range(nl):
-                _flush(lost[i], t, occ, acc, last)
-                occ[lost[i]] -= 1
-            for i in range(ng):
-                _flush(gained[i], t, occ, acc, last)
-                occ[gained[i]] += 1
-        else:
-            for i in range(nrec - 1, -1, -1):
-                row = rec_row[i]
-                mate_row[row] = rec_col[i]
-                cur[row] = rec_e[i]
-                if rec_col[i] >= 0:
-                    mate_col[rec_col[i]] = row
+            d = -rc_lw[cur[x]]
+            mate_row[x] = -1
+            mate_col[v] = -1
+            u = x
+            closed = False
+            for _ in range(K):
+                y, e = _pick(rc_ptr, rc_cum, col_ptr, rc_col, row_class[u])
+                rec_row[nrec], rec_col[nrec], rec_e[nrec] = u, -1, -1
+                nrec += 1
+                gained[ng] = e
+                ng += 1
+                d += rc_lw[e]
+                if y == v:
+                    mate_row[u] = v
+                    mate_col[v] = u
+                    cur[u] = e
+                    closed = True
+                    break
+                x2 = mate_col[y]
+                rec_row[nrec], rec_col[nrec], rec_e[nrec] = x2, y, cur[x2]
+                nrec += 1
+                lost[nl] = cur[x2]
+                nl += 1
+                d -= rc_lw[cur[x2]]
+                mate_row[u] = y
+                mate_col[y] = u
+                cur[u] = e
+                mate_row[x2] = -1
+                u = x2
+            if closed and (d >= 0.0 or np.random.random() < np.exp(d)):
+                for i in range(nl):
+                    _flush(lost[i], t, occ, acc, last)
+                    occ[lost[i]] -= 1
+                for i in range(ng):
+                    _flush(gained[i], t, occ, acc, last)
+                    occ[gained[i]] += 1
+            else:
+                for i in range(nrec - 1, -1, -1):
+                    row = rec_row[i]
+                    mate_row[row] = rec_col[i]
+                    cur[row] = rec_e[i]
+                    if rec_col[i] >= 0:
+                        mate_col[rec_col[i]] = row
         if sweep >= burn and (sweep - burn + 1) % per_batch == 0:
             for e in range(ne):
                 _flush(e, t, occ, acc, last)
-                m = acc[e] / (per_batch * (n + 1))
+                m = acc[e] / (per_batch * (n + walks))
                 s1[e] += m
                 s2[e] += m * m
-    mean = s1 / batches
-    var = np.maximum(s2 / batches - mean * mean, 0.0) * batches / max(1, batches - 1)
-    return mean, np.sqrt(var / batches)
+    return s1, s2
