@@ -526,24 +526,38 @@ def _estimate(row_class: np.ndarray, row_size: np.ndarray, col_size: np.ndarray,
         cum[lo:hi] = np.cumsum(sizes[col[lo:hi]])
     mate = _start(row_cls, col_cls, row_size, col_size, slack, classes, rows_left, left_is_id, col_ptr, row_class)
     # batches of a fixed length, pooled over calls that continue from the last state, until the largest 95 %
-    # half-width of a pair probability is at most `target` or the block's time budget is spent
-    per_batch = max(2, int(sweeps) // 20)
+    # half-width of a pair probability is at most `target` or the block's time budget is spent; a probe sweep
+    # sizes the batches so that the first two calls fit the budget
     walks = WALKS
-    t_end = time.perf_counter() + budget
+    t_start = time.perf_counter()
     row_of_entry = np.repeat(np.arange(len(counts)), counts + extra)
     scale = np.where(is_skip, 1, sizes[col]) * row_size[row_of_entry].astype(float)   # class count -> one pair
-    s1, s2 = block_chain(row_class, col_class, col_ptr, new_ptr, col, cum, lw, mate, per_batch,
-                         int(max(1, sweeps // 4)), 20, walks, int(seed))
-    n_batches = 20
+
+    def run(per_batch: int, burn: int, batches: int, salt: int) -> tuple[np.ndarray, np.ndarray]:
+        return block_chain(row_class, col_class, col_ptr, new_ptr, col, cum, lw, mate, per_batch, burn, batches,
+                           walks, int(seed) * 1_000_003 + salt)
+
+    run(1, 0, 1, 0)
+    per_sweep = max(1e-9, time.perf_counter() - t_start)
+    affordable = max(24, int(max(0.0, budget - per_sweep) / per_sweep))
+    burn = int(min(max(1, sweeps // 4), affordable // 5))
+    per_batch = int(max(1, min(max(1, sweeps // 20), (affordable - burn) // 20)))
+    t_end = t_start + budget
+    a1, a2 = run(per_batch, burn, 10, 1)
+    b1, b2 = run(per_batch, 0, 10, 2)
+    s1, s2, n_batches = a1 + b1, a2 + b2, 20
     while True:
         mean = s1 / n_batches
         var = np.maximum(s2 / n_batches - mean * mean, 0.0) * n_batches / (n_batches - 1)
         se = np.sqrt(var / n_batches)
+        # stationarity check: the latest half of the batches against the earlier half; a chain that has not
+        # forgotten its start shows a drift, and the bound is widened to it
+        drift = np.abs(b1 / (n_batches // 2) - (s1 - b1) / (n_batches - n_batches // 2))
+        se = np.maximum(se, drift / 1.96)
         if (1.96 * se / scale).max(initial=0.0) <= target or time.perf_counter() >= t_end:
             break
-        a1, a2 = block_chain(row_class, col_class, col_ptr, new_ptr, col, cum, lw, mate, per_batch, 0, n_batches, walks,
-                             int(seed) + n_batches)
-        s1, s2, n_batches = s1 + a1, s2 + a2, 2 * n_batches
+        b1, b2 = run(per_batch, 0, n_batches, n_batches)
+        s1, s2, n_batches = s1 + b1, s2 + b2, 2 * n_batches
     marg, m_err = mean[pos], se[pos]
     if slack:
         return marg, m_err, mean[new_ptr[1:] - 1], se[new_ptr[1:] - 1]
