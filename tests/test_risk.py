@@ -127,7 +127,7 @@ def test_weighted_reading_equals_uniform_where_the_model_holds(inst) -> None:
     assert np.allclose(u.class_probability, w.class_probability, atol=1e-9)
 
 
-def test_issue_example_two_thirds() -> None:
+def test_three_records_two_thirds() -> None:
     """y1 ~ {x1, x2}, y2 ~ {x1, x2, x3}, y3 ~ {x2, x3}: three assignments, y1-x1 in two (the thesis says 1/2)."""
     M = np.array([[1, 1, 0], [1, 1, 1], [0, 1, 1]])
     N = np.array([[1, -1, -1], [-1, 1, -1], [-1, -1, 1]])
@@ -219,12 +219,12 @@ def test_one_to_many_is_refused() -> None:
         pair_probabilities(build_linkgraph(tr))
 
 
-def _issue_release(tmp_path):
-    """The issue's release: x1 seen at A, B; x2 at A, B, C; x3 at B, C; one record at each place."""
+def _three_records_release(tmp_path):
+    """Three records: x1 seen at A, B; x2 at A, B, C; x3 at B, C; one record at each place."""
     rows = ["location,kind,element", "A,identified,x1", "B,identified,x1", "A,identified,x2", "B,identified,x2",
             "C,identified,x2", "B,identified,x3", "C,identified,x3", "A,deidentified,y1", "B,deidentified,y2",
             "C,deidentified,y3"]
-    path = tmp_path / "issue.csv"
+    path = tmp_path / "three.csv"
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     truth = tmp_path / "truth.csv"
     truth.write_text("identified,deidentified\nx1,y1\nx2,y2\nx3,y3\n", encoding="utf-8")
@@ -239,7 +239,7 @@ def test_cli_risk_csv_json_table(tmp_path) -> None:
 
     from tests.cli_runner import run_cli
 
-    path, truth = _issue_release(tmp_path)
+    path, truth = _three_records_release(tmp_path)
     out = run_cli("risk", str(path), "--format", "csv")
     assert out.returncode == 0, out.stderr
     csv = pd.read_csv(io.StringIO(out.stdout)).set_index(["identified", "deidentified"])
@@ -268,6 +268,22 @@ def test_cli_risk_refuses_one_to_many_and_bad_threshold(tmp_path) -> None:
     out = run_cli("risk", str(path))
     assert out.returncode == 2
     assert "one-to-many" in out.stderr and len(out.stderr.strip().splitlines()) == 1
-    path2, _ = _issue_release(tmp_path)
+    path2, _ = _three_records_release(tmp_path)
     out = run_cli("risk", str(path2), "--threshold", "2")
     assert out.returncode == 2 and "Traceback" not in out.stderr
+
+
+def test_block_beyond_the_budget_says_it_is_unknown() -> None:
+    """A block the chain cannot sample within the budget: each record's candidates equally likely, with a bound
+    covering [0, 1], never a tight-looking number; the sums still hold."""
+    rng = np.random.default_rng(7)
+    M = rng.integers(0, 2, (9, 5))
+    N = np.where(rng.random((7, 5)) < 0.5, -1, M[rng.choice(9, 7, replace=False)])
+    g = build_linkgraph(trails_from_dense(M, N, reserved="deidentified"))
+    risk = pair_probabilities(g, max_exact_states=0, budget=0.0)
+    est = ~risk.class_exact & risk.classes.class_allowed
+    assert est.any()
+    p, e = risk.class_probability[est], risk.class_error[est]
+    assert np.all(p - e <= 1e-9) and np.all(p + e >= 1 - 1e-9)
+    pe = risk.class_probability[risk.classes._edge_class]
+    assert np.allclose(np.bincount(g.ej, pe, len(N)) + risk.none_deidentified[g.de_class], 1.0)

@@ -51,9 +51,9 @@ Reading = Literal["uniform", "weighted"]
 READINGS: tuple[str, ...] = ("uniform", "weighted")
 
 #: exact DP budget: (slack + 1) · Π (b_c + 1) states (two float64 tables of that size) ...
-MAX_EXACT_STATES = 1 << 22
-#: ... and states × (1 + mean degree) steps
-MAX_EXACT_STEPS = 1 << 28
+MAX_EXACT_STATES = 1 << 18
+#: ... and states × (1 + mean degree) steps (about a quarter of a second on one core)
+MAX_EXACT_STEPS = 1 << 23
 #: Markov chain defaults: sweeps at least (20 batches, after a burn-in of a quarter as many), the 95 % half-width
 #: aimed at, and the seconds an estimated block may take
 CHAIN_SWEEPS = 400
@@ -108,6 +108,15 @@ class RiskResult:
     blocks : BlockStats
     seconds : float
         Wall time of the whole computation (classification included).
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> risk = gl.pair_probabilities(gl.build_linkgraph(gl.build_trails(gl.thesis_example())))
+    >>> risk.people()[["identified", "deidentified", "probability", "exact"]].head(2)
+      identified deidentified  probability  exact
+    0        Ali         actg          1.0   True
+    1        Bob         ctga          1.0   True
     """
 
     classes: EdgeClasses
@@ -348,7 +357,7 @@ def pair_probabilities(graph: LinkGraph, *, reading: Reading = "uniform", classe
 
     Examples
     --------
-    The issue's three records: y1 ~ {x1, x2}, y2 ~ {x1, x2, x3}, y3 ~ {x2, x3} (x1 seen at A, B; x2 at A, B, C;
+    Three records: y1 ~ {x1, x2}, y2 ~ {x1, x2, x3}, y3 ~ {x2, x3} (x1 seen at A, B; x2 at A, B, C;
     x3 at B, C; each record seen at one place).
 
     >>> import numpy as np
@@ -471,10 +480,22 @@ def _block(edges: np.ndarray, a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: 
         s_err = np.zeros(len(row_cls))
         kind = "exact"
     else:
-        marg, m_err, skipm, s_err = _estimate(row_class, row_size, col_size, rc_ptr, rc_col, rc_lw, skip, slack,
-                                              edges, order, classes, rows_left, row_cls, col_cls, left_is_id,
-                                              sweeps, seed, target, budget, block_chain)
         kind = "estimated"
+        est = _estimate(row_class, row_size, col_size, rc_ptr, rc_col, rc_lw, skip, slack, edges, order, classes,
+                        rows_left, row_cls, col_cls, left_is_id, sweeps, seed, target, budget, block_chain)
+        if est is None:
+            # the budget does not buy a single batch of sweeps: every record's candidates equally likely (the
+            # thesis reading, which keeps the sums), with a bound that covers [0, 1]
+            col_deg = np.bincount(rc_col, row_size[np.repeat(np.arange(len(row_cls)), np.diff(rc_ptr))] * 1.0,
+                                  len(col_cls))
+            share = row_size[np.repeat(np.arange(len(row_cls)), np.diff(rc_ptr))] / col_deg[rc_col]
+            marg = share * col_size[rc_col]
+            skipm = row_size * (slack / row_size.sum())
+            m_err = np.maximum(marg, row_size[np.repeat(np.arange(len(row_cls)), np.diff(rc_ptr))] * col_size[rc_col]
+                               - marg) / 1.96
+            s_err = np.maximum(skipm, row_size - skipm) / 1.96
+        else:
+            marg, m_err, skipm, s_err = est
     # entry -> element-pair probability (members exchangeable)
     e_glob = edges[order]
     r_sz = row_size[row_of[order]].astype(float)
@@ -498,7 +519,7 @@ def _estimate(row_class: np.ndarray, row_size: np.ndarray, col_size: np.ndarray,
               rc_col: np.ndarray, rc_lw: np.ndarray, skip: np.ndarray, slack: int, edges: np.ndarray,
               order: np.ndarray, classes: EdgeClasses, rows_left: bool, row_cls: np.ndarray, col_cls: np.ndarray,
               left_is_id: bool, sweeps: int, seed: int, target: float, budget: float,
-              block_chain: Callable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+              block_chain: Callable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """The Markov chain on one block: dummy columns for the slack, a start from the classification's matching."""
     ncc = len(col_size)
     sizes = np.r_[col_size, slack].astype(np.int64) if slack else col_size.astype(np.int64)
@@ -539,6 +560,8 @@ def _estimate(row_class: np.ndarray, row_size: np.ndarray, col_size: np.ndarray,
 
     run(1, 0, 1, 0)
     per_sweep = max(1e-9, time.perf_counter() - t_start)
+    if per_sweep * 25 > 4 * budget:
+        return None                                    # not even 20 batches of one sweep fit: not estimated
     affordable = max(24, int(max(0.0, budget - per_sweep) / per_sweep))
     burn = int(min(max(1, sweeps // 4), affordable // 5))
     per_batch = int(max(1, min(max(1, sweeps // 20), (affordable - burn) // 20)))
