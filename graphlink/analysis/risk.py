@@ -59,6 +59,8 @@ MAX_EXACT_STEPS = 1 << 23
 CHAIN_SWEEPS = 400
 CHAIN_TARGET = 0.02
 CHAIN_BUDGET = 1.0
+#: rows above which a block is not sampled at all, per second of budget (a sweep costs about 2-20 µs a row)
+ROWS_PER_BUDGET_SECOND = 50_000
 WALKS = 1
 
 
@@ -558,6 +560,8 @@ def _estimate(row_class: np.ndarray, row_size: np.ndarray, col_size: np.ndarray,
         return block_chain(row_class, col_class, col_ptr, new_ptr, col, cum, lw, mate, per_batch, burn, batches,
                            walks, int(seed) * 1_000_003 + salt)
 
+    if len(row_class) > ROWS_PER_BUDGET_SECOND * budget:
+        return None                                    # a sweep alone would take about the whole budget
     run(1, 0, 1, 0)
     per_sweep = max(1e-9, time.perf_counter() - t_start)
     if per_sweep * 25 > 4 * budget:
