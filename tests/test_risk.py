@@ -287,3 +287,19 @@ def test_block_beyond_the_budget_says_it_is_unknown() -> None:
     assert np.all(p - e <= 1e-9) and np.all(p + e >= 1 - 1e-9)
     pe = risk.class_probability[risk.classes._edge_class]
     assert np.allclose(np.bincount(g.ej, pe, len(N)) + risk.none_deidentified[g.de_class], 1.0)
+
+
+@pytest.mark.parametrize("value", ["[/bold]", "\x1b[2J\x1b[H", "\x1b]8;;http://127.0.0.1:9/\x1b\\hidden\x1b]8;;\x1b\\",
+                                   "\u202eevil"])
+def test_cli_risk_prints_names_as_text(tmp_path, monkeypatch, value: str) -> None:
+    """A person named with markup or terminal control characters is shown as text, never interpreted."""
+    from tests.cli_runner import run_cli
+    from tests.fixtures import fig34
+
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    fig34().replace({"Ali": value}).to_csv(tmp_path / "r.csv", index=False)
+    out = run_cli("risk", str(tmp_path / "r.csv"))
+    assert out.returncode == 0, out.stderr
+    both = out.stdout + out.stderr
+    assert "\x1b]8;" not in both and "\x1b[2J" not in both and "\u202e" not in both
+    assert "actg" in out.stdout
