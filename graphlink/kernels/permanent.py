@@ -45,6 +45,10 @@ def block_marginals(row_class: np.ndarray, col_size: np.ndarray, rc_ptr: np.ndar
     for c in range(ncc):
         stride[c + 1] = stride[c] * (col_size[c] + 1)
     T = stride[ncc]
+    binary = True                              # singleton column classes: digits are bits (no division)
+    for c in range(ncc):
+        if col_size[c] != 1:
+            binary = False
     used = np.zeros(T, np.int64)               # members used in state st
     for st in range(T):
         u = 0
@@ -94,7 +98,7 @@ def block_marginals(row_class: np.ndarray, col_size: np.ndarray, rc_ptr: np.ndar
                     F[q + 1, st] += v * skip_w[r]
                 for e in range(rc_ptr[r], rc_ptr[r + 1]):
                     c = rc_col[e]
-                    d = _digit(st, stride[c], col_size[c] + 1)
+                    d = (st >> c) & 1 if binary else _digit(st, stride[c], col_size[c] + 1)
                     if d < col_size[c]:
                         F[q, st + stride[c]] += v * rc_w[e] * (col_size[c] - d)
     if F[slack, T - 1] == 0.0:
@@ -123,7 +127,7 @@ def block_marginals(row_class: np.ndarray, col_size: np.ndarray, rc_ptr: np.ndar
                     tmp_skip += f * x
                 for e in range(rc_ptr[r], rc_ptr[r + 1]):
                     c = rc_col[e]
-                    d = _digit(st, stride[c], col_size[c] + 1)
+                    d = (st >> c) & 1 if binary else _digit(st, stride[c], col_size[c] + 1)
                     if d < col_size[c]:
                         x = rc_w[e] * (col_size[c] - d) * G[q, st + stride[c]]
                         val += x
