@@ -305,3 +305,29 @@ def test_cli_risk_prints_names_as_text(tmp_path, monkeypatch, value: str) -> Non
     both = out.stdout + out.stderr
     assert "\x1b]8;" not in both and "\x1b[2J" not in both and "\u202e" not in both
     assert "actg" in out.stdout
+
+
+def test_exact_probabilities_are_calibrated_on_simulated_releases() -> None:
+    """Under the simulator's model the share of consistent assignments is the posterior (docs/risk.md#readings):
+    over simulated releases, the best guesses in exactly computed blocks are right about as often as their
+    probabilities say (within four standard deviations)."""
+    from graphlink.core.trails import build_trails
+    from graphlink.simulation.simulate import simulate_uniform
+
+    expected = variance = 0.0
+    right = 0
+    for seed in range(20):
+        rel = simulate_uniform(200, 10, 0.3, withhold=0.3, reserved="deidentified", seed=seed)
+        risk = pair_probabilities(build_linkgraph(build_trails(rel)), budget=0.0)
+        people = risk.people()
+        truth = rel.truth.set_index("identified")["deidentified"]
+        keep = people.identified.isin(truth.index).to_numpy() & people.exact.to_numpy() \
+            & (people.probability.to_numpy() < 1)
+        p = people.probability.to_numpy()[keep]
+        guess = people.deidentified.to_numpy()[keep]
+        true = truth.loc[people.identified.to_numpy()[keep]].to_numpy()
+        expected += p.sum()
+        variance += (p * (1 - p)).sum()
+        right += int((guess == true).sum())
+    assert variance > 10                                  # enough uncertain people for the check to mean something
+    assert abs(right - expected) <= 4 * np.sqrt(variance) + 1, (right, expected, variance)
