@@ -331,3 +331,20 @@ def test_exact_probabilities_are_calibrated_on_simulated_releases() -> None:
         right += int((guess == true).sum())
     assert variance > 10                                  # enough uncertain people for the check to mean something
     assert abs(right - expected) <= 4 * np.sqrt(variance) + 1, (right, expected, variance)
+
+
+def test_fixed_sweeps_are_reproducible(tmp_path) -> None:
+    """Without a time budget the estimate runs the sweeps asked for: the same numbers for the same seed."""
+    from tests.cli_runner import run_cli
+
+    rng = np.random.default_rng(3)
+    M = rng.integers(0, 2, (9, 5))
+    N = np.where(rng.random((7, 5)) < 0.5, -1, M[rng.choice(9, 7, replace=False)])
+    g = build_linkgraph(trails_from_dense(M, N, reserved="deidentified"))
+    one, two = (pair_probabilities(g, max_exact_states=0, budget=None, sweeps=400, seed=5) for _ in range(2))
+    assert not one.exact
+    assert np.array_equal(one.class_probability, two.class_probability)
+    assert np.array_equal(one.class_error, two.class_error)
+    path, _ = _three_records_release(tmp_path)
+    outs = [run_cli("risk", str(path), "--format", "csv", "--sweeps", "200") for _ in range(2)]
+    assert outs[0].returncode == 0 and outs[0].stdout == outs[1].stdout

@@ -317,7 +317,8 @@ def _weights(graph: LinkGraph, reading: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pair_probabilities(graph: LinkGraph, *, reading: Reading = "uniform", classes: EdgeClasses | None = None,
-                       sweeps: int = CHAIN_SWEEPS, target: float = CHAIN_TARGET, budget: float = CHAIN_BUDGET,
+                       sweeps: int = CHAIN_SWEEPS, target: float = CHAIN_TARGET,
+                       budget: float | None = CHAIN_BUDGET,
                        seed: int = 0, max_exact_states: int = MAX_EXACT_STATES) -> RiskResult:
     """The probability of every link edge: its share of the consistent assignments (module docstring).
 
@@ -332,9 +333,13 @@ def pair_probabilities(graph: LinkGraph, *, reading: Reading = "uniform", classe
         A classification of ``graph`` already computed.
     sweeps : int
         Markov-chain sweeps per estimated block at least (after a burn-in of a quarter as many).
-    target, budget : float
+    target : float
         An estimated block's chain runs on (doubling its batches) until every pair's 95 % half-width is at most
-        ``target`` or ``budget`` seconds are spent on the block.
+        ``target`` or the budget is spent.
+    budget : float or None
+        Seconds an estimated block may take (the batches are sized from a probe sweep, so the numbers depend on
+        the machine's speed).  ``None``: exactly ``sweeps`` sweeps after a burn-in of a quarter as many, whatever
+        the time: reproducible for a seed.
     seed : int
         Seed of the Markov chain (the estimates are reproducible).
     max_exact_states : int
@@ -436,7 +441,7 @@ def pair_probabilities(graph: LinkGraph, *, reading: Reading = "uniform", classe
 def _block(edges: np.ndarray, a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: np.ndarray, edge_lw: np.ndarray,
            null_lw: np.ndarray, prob: np.ndarray, err: np.ndarray, exact: np.ndarray, none_l: np.ndarray,
            none_r: np.ndarray, nerr_l: np.ndarray, nerr_r: np.ndarray, stats: dict, classes: EdgeClasses,
-           left_is_id: bool, sweeps: int, seed: int, target: float, budget: float, max_exact_states: int,
+           left_is_id: bool, sweeps: int, seed: int, target: float, budget: float | None, max_exact_states: int,
            block_marginals: Callable,
            block_chain: Callable) -> None:
     """One component: orient it (rows = the side with more elements), then the DP or the chain."""
@@ -520,7 +525,7 @@ def _block(edges: np.ndarray, a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: 
 def _estimate(row_class: np.ndarray, row_size: np.ndarray, col_size: np.ndarray, rc_ptr: np.ndarray,
               rc_col: np.ndarray, rc_lw: np.ndarray, skip: np.ndarray, slack: int, edges: np.ndarray,
               order: np.ndarray, classes: EdgeClasses, rows_left: bool, row_cls: np.ndarray, col_cls: np.ndarray,
-              left_is_id: bool, sweeps: int, seed: int, target: float, budget: float,
+              left_is_id: bool, sweeps: int, seed: int, target: float, budget: float | None,
               block_chain: Callable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """The Markov chain on one block: dummy columns for the slack, a start from the classification's matching."""
     ncc = len(col_size)
@@ -560,16 +565,19 @@ def _estimate(row_class: np.ndarray, row_size: np.ndarray, col_size: np.ndarray,
         return block_chain(row_class, col_class, col_ptr, new_ptr, col, cum, lw, mate, per_batch, burn, batches,
                            walks, int(seed) * 1_000_003 + salt)
 
-    if len(row_class) > ROWS_PER_BUDGET_SECOND * budget:
-        return None                                    # a sweep alone would take about the whole budget
-    run(1, 0, 1, 0)
-    per_sweep = max(1e-9, time.perf_counter() - t_start)
-    if per_sweep * 25 > 4 * budget:
-        return None                                    # not even 20 batches of one sweep fit: not estimated
-    affordable = max(24, int(max(0.0, budget - per_sweep) / per_sweep))
-    burn = int(min(max(1, sweeps // 4), affordable // 5))
-    per_batch = int(max(1, min(max(1, sweeps // 20), (affordable - burn) // 20)))
-    t_end = t_start + budget
+    if budget is None:                                 # reproducible: the sweeps asked for, whatever the machine
+        burn, per_batch, t_end = max(1, sweeps // 4), max(1, sweeps // 20), -np.inf
+    else:
+        if len(row_class) > ROWS_PER_BUDGET_SECOND * budget:
+            return None                                # a sweep alone would take about the whole budget
+        run(1, 0, 1, 0)
+        per_sweep = max(1e-9, time.perf_counter() - t_start)
+        if per_sweep * 25 > 4 * budget:
+            return None                                # not even 20 batches of one sweep fit: not estimated
+        affordable = max(24, int(max(0.0, budget - per_sweep) / per_sweep))
+        burn = int(min(max(1, sweeps // 4), affordable // 5))
+        per_batch = int(max(1, min(max(1, sweeps // 20), (affordable - burn) // 20)))
+        t_end = t_start + budget
     a1, a2 = run(per_batch, burn, 10, 1)
     b1, b2 = run(per_batch, 0, 10, 2)
     s1, s2, n_batches = a1 + b1, a2 + b2, 20

@@ -62,6 +62,9 @@ def register(app: typer.Typer) -> None:
                                                   "first (0: everyone)")] = 50,
                  budget: Annotated[float, typer.Option("--budget", min=0.0, help="Seconds the estimate may spend "
                                                        "on each block too large to count exactly")] = 1.0,
+                 sweeps: Annotated[int | None, typer.Option(
+                     "--sweeps", min=20, help="Run the estimate for exactly this many sweeps instead of a time "
+                     "budget: the same numbers on every machine for a seed")] = None,
                  seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the estimate")] = 0,
                  reserved: ReservedO = ReservedOpt.auto, multiplicity: MultO = MultOpt.auto,
                  id_key: IdKey = None, deid_key: DeidKey = None, explain: ExplainO = False) -> None:
@@ -85,7 +88,8 @@ def register(app: typer.Typer) -> None:
                                        "person")
         model_note(tr, explain)
         with step("computing pair probabilities"):
-            risk = pair_probabilities(build_linkgraph(tr), reading=reading.value, budget=budget, seed=seed)
+            chain = {"budget": budget} if sweeps is None else {"budget": None, "sweeps": sweeps}
+            risk = pair_probabilities(build_linkgraph(tr), reading=reading.value, seed=seed, **chain)
             summary = risk.summary(threshold, truth_frame)
         flush_notes()
         if fmt is RiskFmt.csv:
