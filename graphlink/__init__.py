@@ -13,6 +13,7 @@ scripts and notebooks; they load lazily, so ``import graphlink`` stays cheap.
 ``build_linkgraph``        the link graph (Def. 17) on twin classes, optionally constrained by an ALS
 ``reidentify``             REIDIT-C/I/I-K/M or the exact true loves, each pair with its reason
 ``audit``                  the exact k-unlinkability audit (Def. 19)
+``pair_probabilities``     how likely each pair is: its share of the consistent assignments (docs/risk.md)
 ``unlink``                 protect a release by suppression until it is certified k-unlinkable
 ``simulate_uniform`` ...   synthetic populations with ground truth (also ``simulate_zipf``, ``simulate_households``)
 ``connect``                the Neo4j store (loads, write-back, Cypher)
@@ -70,6 +71,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Diagnostic": ("graphlink.diagnostics", "Diagnostic"),
     "AuditResult": ("graphlink.analysis.audit", "AuditResult"),
     "audit": ("graphlink.analysis.audit", "audit"),
+    "pair_probabilities": ("graphlink.analysis.risk", "pair_probabilities"),
+    "RiskResult": ("graphlink.analysis.risk", "RiskResult"),
+    "RiskSummary": ("graphlink.analysis.results", "RiskSummary"),
     "unlink": ("graphlink.protect", "unlink"),
     "UnlinkResult": ("graphlink.protect", "UnlinkResult"),
     "UnlinkSummary": ("graphlink.protect", "UnlinkSummary"),

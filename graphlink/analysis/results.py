@@ -200,3 +200,86 @@ class AuditSummary:
 
     def as_dict(self) -> dict:
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class RiskSummary:
+    """How likely the re-identifications of a release are (:meth:`graphlink.analysis.risk.RiskResult.summary`).
+
+    A person's *best guess* is the record with the highest probability among their candidates.
+
+    Attributes
+    ----------
+    reading : str
+        ``uniform`` (every consistent assignment equally likely) or ``weighted`` (by the likelihood of the
+        withholding it implies).
+    people, records : int
+        Identified and de-identified elements.
+    threshold : float
+        The probability a best guess must reach to count in ``above_threshold``.
+    exact : bool
+        Every probability was computed exactly (no block needed the estimate).
+    max_error : float
+        Largest 95 % half-width of an estimated probability (0 when exact).
+    model_ok : bool
+        Hall's condition holds (some assignment covers every element); otherwise the figures describe a model
+        that does not hold.
+    blocks_exact, blocks_estimated, largest_exact_block, largest_estimated_block : int
+        Independent blocks computed each way, and the elements of the largest of each.
+    seconds : float
+        Wall time of the computation.
+    expected_correct_best : float
+        Expected number of people re-identified correctly when an attacker names each person's best guess.
+    expected_correct_random : float
+        The same when the attacker draws one consistent assignment at random.
+    above_threshold : int
+        People whose best guess has at least ``threshold`` probability.
+    highest, average : float
+        The highest and the average best-guess probability over the people.
+    thesis_expected_correct_best, thesis_expected_correct_random, thesis_above_threshold, thesis_highest, thesis_average
+        The same figures with Malin 2006 eq. 6.6's probabilities (1/|E_y| for each candidate of record y).
+    thesis_guess_expected_correct : float
+        Expected number right when naming the thesis reading's best guesses, scored by the assignment
+        probabilities.
+    correct_best, thesis_correct_best, truth_people : int, optional
+        Against a truth table: best guesses that are right (ours, the thesis reading's), and the people of the
+        truth present in the release.
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> s = gl.pair_probabilities(gl.build_linkgraph(gl.build_trails(gl.thesis_example()))).summary()
+    >>> s.expected_correct_best, s.above_threshold, s.exact
+    (4.0, 4, True)
+    """
+
+    reading: str
+    people: int
+    records: int
+    threshold: float
+    exact: bool
+    max_error: float
+    model_ok: bool
+    blocks_exact: int
+    blocks_estimated: int
+    largest_exact_block: int
+    largest_estimated_block: int
+    seconds: float
+    expected_correct_best: float
+    expected_correct_random: float
+    above_threshold: int
+    highest: float
+    average: float
+    thesis_expected_correct_best: float
+    thesis_expected_correct_random: float
+    thesis_above_threshold: int
+    thesis_highest: float
+    thesis_average: float
+    thesis_guess_expected_correct: float
+    correct_best: int | None = None
+    thesis_correct_best: int | None = None
+    truth_people: int | None = None
+
+    def as_dict(self) -> dict:
+        """The fields as plain JSON-able values; the truth fields only when a truth was given."""
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self) if getattr(self, f.name) is not None}

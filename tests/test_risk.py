@@ -1,0 +1,350 @@
+"""Pair probabilities (graphlink.analysis.risk) against brute-force enumeration of every consistent assignment."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphlink.analysis.matching import classify_edges
+from graphlink.analysis.risk import pair_probabilities
+from graphlink.core.linkgraph import build_linkgraph
+from graphlink.core.trails import trails_from_dense
+from tests.oracle import oracle_from_dense
+
+
+@st.composite
+def instances(draw):
+    """Small random one-to-one trail instances, all three readings of the sides; twins are frequent."""
+    c = draw(st.integers(1, 4))
+    nm = draw(st.integers(1, 7))
+    reserved = draw(st.sampled_from(["deidentified", "identified", "none"]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    M = rng.integers(0, 2, (nm, c))
+    nn = nm if reserved == "none" else int(rng.integers(1, nm + 1))
+    N = M[rng.choice(nm, nn, replace=False)].copy() if draw(st.booleans()) else rng.integers(0, 2, (nn, c))
+    if reserved != "none":
+        N = np.where(rng.random(N.shape) < draw(st.sampled_from([0.3, 0.6])), -1, N)
+    return (N, M, reserved) if reserved == "identified" else (M, N, reserved)
+
+
+def _rates(M: np.ndarray, N: np.ndarray, reserved: str) -> np.ndarray:
+    """Withholding rate per location from the table sizes: 1 − |reserved| / |complete|, clipped."""
+    R, S = (M, N) if reserved == "identified" else (N, M)
+    r, s = (R == 1).sum(0).astype(float), (S == 1).sum(0).astype(float)
+    return np.clip(np.where(s > 0, 1 - r / np.maximum(s, 1), 0.0), 0, 1)
+
+
+def _brute(M: np.ndarray, N: np.ndarray, reserved: str, g, weighted: bool) -> tuple[dict, dict, dict]:
+    """Share (or likelihood-weighted share) of the maximum matchings of the padded graph containing each pair;
+    and per element of each side the share in which it has no real partner."""
+    o = oracle_from_dense(M, N, g.null_side, g.n_null)
+    nm, nn = len(M), len(N)
+    w = _rates(M, N, reserved)
+    r_is_id = reserved == "identified"
+
+    def weight(i: int, j: int) -> float:
+        """Likelihood of the withholding the pair implies: the reserved element's records were withheld where
+        the complete one was seen and it was not; a null partner withheld everything."""
+        if not weighted:
+            return 1.0
+        real_i, real_j = i < nm, j < nn
+        s_row, r_row = (N[j], M[i] if real_i else None) if r_is_id else (M[i], N[j] if real_j else None)
+        s_ones = s_row == 1
+        r_ones = r_row == 1 if r_row is not None else np.zeros_like(s_ones)
+        return float(np.prod(w[s_ones & ~r_ones]) * np.prod(1 - w[r_ones]))
+
+    pair: dict = {}
+    none_i = np.zeros(nm)
+    none_d = np.zeros(nn)
+    total = 0.0
+    for mm in o["mms"]:
+        wt = float(np.prod([weight(i, j) for i, j in mm])) if mm else 1.0
+        total += wt
+        real_i, real_d = set(), set()
+        for i, j in mm:
+            if i < nm and j < nn:
+                pair[(i, j)] = pair.get((i, j), 0.0) + wt
+                real_i.add(i)
+                real_d.add(j)
+        none_i[[i for i in range(nm) if i not in real_i]] += wt
+        none_d[[j for j in range(nn) if j not in real_d]] += wt
+    return {k: v / total for k, v in pair.items()}, none_i / total, none_d / total
+
+
+def _ours(risk) -> dict:
+    g = risk.graph
+    p = risk.class_probability[risk.classes._edge_class]
+    return {(int(i), int(j)): float(x) for i, j, x in zip(g.ei, g.ej, p, strict=True)}
+
+
+def _check(M, N, reserved, engine: str, reading: str) -> None:
+    g = build_linkgraph(trails_from_dense(M, N, reserved=reserved))
+    classes = classify_edges(g, engine=engine)
+    if reading == "weighted" and not classes.hall_ok:
+        return                                       # the weighted reading assumes the model holds
+    risk = pair_probabilities(g, reading=reading, classes=classes)
+    want, none_i, none_d = _brute(M, N, reserved, g, reading == "weighted")
+    got = _ours(risk)
+    for key, value in got.items():
+        assert value == pytest.approx(want.get(key, 0.0), abs=1e-9), key
+    assert np.allclose(risk.none_identified[g.id_class], none_i, atol=1e-9)
+    assert np.allclose(risk.none_deidentified[g.de_class], none_d, atol=1e-9)
+    assert risk.exact
+    # every element: its probabilities plus "no partner" sum to 1; true loves have probability 1
+    p = risk.class_probability[classes._edge_class]
+    assert np.allclose(np.bincount(g.ej, p, len(N)) + risk.none_deidentified[g.de_class], 1.0)
+    assert np.allclose(np.bincount(g.ei, p, len(M)) + risk.none_identified[g.id_class], 1.0)
+    assert np.all(np.bincount(g.ei, p, len(M)) <= 1 + 1e-9)
+    assert np.allclose(p[classes.vital], 1.0)
+
+
+@settings(max_examples=250, deadline=None)
+@given(instances(), st.sampled_from(["elements", "twins"]))
+def test_uniform_equals_brute_force(inst, engine) -> None:
+    _check(*inst, engine=engine, reading="uniform")
+
+
+@settings(max_examples=250, deadline=None)
+@given(instances())
+def test_weighted_equals_brute_force(inst) -> None:
+    _check(*inst, engine="elements", reading="weighted")
+
+
+@settings(max_examples=100, deadline=None)
+@given(instances())
+def test_weighted_reading_equals_uniform_where_the_model_holds(inst) -> None:
+    """docs/risk.md#readings: the withholding likelihood factorises per element, so both readings agree."""
+    g = build_linkgraph(trails_from_dense(*inst[:2], reserved=inst[2]))
+    classes = classify_edges(g)
+    if not classes.hall_ok:
+        return
+    u = pair_probabilities(g, classes=classes)
+    w = pair_probabilities(g, reading="weighted", classes=classes)
+    assert np.allclose(u.class_probability, w.class_probability, atol=1e-9)
+
+
+def test_three_records_two_thirds() -> None:
+    """y1 ~ {x1, x2}, y2 ~ {x1, x2, x3}, y3 ~ {x2, x3}: three assignments, y1-x1 in two (the thesis says 1/2)."""
+    M = np.array([[1, 1, 0], [1, 1, 1], [0, 1, 1]])
+    N = np.array([[1, -1, -1], [-1, 1, -1], [-1, -1, 1]])
+    risk = pair_probabilities(build_linkgraph(trails_from_dense(M, N, reserved="deidentified")))
+    p = risk.pairs().set_index(["identified", "deidentified"])
+    assert p.loc[("m1", "n1"), "probability"] == pytest.approx(2 / 3)
+    assert p.loc[("m1", "n1"), "thesis_probability"] == pytest.approx(1 / 2)
+    assert p.loc[("m2", "n2"), "probability"] == pytest.approx(1 / 3)
+    s = risk.summary()
+    assert s.expected_correct_best == pytest.approx(2 / 3 + 1 / 3 + 2 / 3)
+    assert s.expected_correct_random == pytest.approx((4 + 1 + 1 + 1 + 1 + 1 + 4) / 9)      # Σ p²
+
+
+def _weighted_block_brute(a, b, adj_w, skip_w):
+    """Σ over injective row→column maps covering all columns (rows may skip) of the weight products."""
+    rows = [r for r, n in enumerate(a) for _ in range(n)]
+    cols = [c for c, n in enumerate(b) for _ in range(n)]
+    nr, nc = len(rows), len(cols)
+    marg = np.zeros(adj_w.shape)
+    skip = np.zeros(len(a))
+    z = 0.0
+    for chosen in itertools.permutations(range(nr), nc):          # chosen[k]: the row matched to column k
+        wt = 1.0
+        for k, x in enumerate(chosen):
+            wt *= adj_w[rows[x], cols[k]]
+        for x in set(range(nr)) - set(chosen):
+            wt *= skip_w[rows[x]]
+        if wt == 0:
+            continue
+        z += wt
+        for k, x in enumerate(chosen):
+            marg[rows[x], cols[k]] += wt
+        for x in set(range(nr)) - set(chosen):
+            skip[rows[x]] += wt
+    return (marg / z, skip / z) if z > 0 else (marg, np.full(len(a), np.nan))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_block_dp_with_arbitrary_weights(seed: int) -> None:
+    """The DP is a weighted permanent with twin multiplicities, for any weights (not only factorised ones)."""
+    from graphlink.kernels.permanent import block_marginals
+
+    rng = np.random.default_rng(seed)
+    nrc, ncc = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    a = rng.integers(1, 3, nrc)
+    b = rng.integers(1, 3, ncc)
+    while b.sum() > a.sum():
+        a[rng.integers(nrc)] += 1
+    adj = rng.random((nrc, ncc)) < 0.7
+    w = np.where(adj, rng.random((nrc, ncc)) + 0.1, 0.0)
+    skip_w = rng.random(nrc) + 0.1
+    want_m, want_s = _weighted_block_brute(a, b, w, skip_w)
+    rr, cc = np.nonzero(adj)
+    ptr = np.searchsorted(rr, np.arange(nrc + 1)).astype(np.int64)
+    row_class = np.repeat(np.arange(nrc), a).astype(np.int64)
+    marg, skip, ok = block_marginals(row_class, b.astype(np.int64), ptr, cc.astype(np.int64), w[rr, cc], skip_w,
+                                     int(a.sum() - b.sum()))
+    if not np.isfinite(want_s).all():                # no covering map at all
+        assert not ok
+        return
+    assert ok
+    assert np.allclose(marg, want_m[rr, cc])
+    assert np.allclose(skip, want_s)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_chain_estimate_within_its_error_bars(seed: int) -> None:
+    """Forced onto the Markov chain, the estimates agree with the exact values (within 4 half-widths + 0.02);
+    the chain starts from either engine's maximum matching."""
+    rng = np.random.default_rng(100 + seed)
+    M = rng.integers(0, 2, (9, 5))
+    N = np.where(rng.random((7, 5)) < 0.5, -1, M[rng.choice(9, 7, replace=False)])
+    g = build_linkgraph(trails_from_dense(M, N, reserved="deidentified"))
+    exact = pair_probabilities(g)
+    classes = classify_edges(g, engine="twins" if seed % 2 else "elements")
+    est = pair_probabilities(g, classes=classes, max_exact_states=0, sweeps=3000, seed=seed)
+    estimated = ~est.class_exact
+    assert estimated.any() or exact.blocks.exact == est.blocks.exact
+    gap = np.abs(est.class_probability - exact.class_probability)
+    assert np.all(gap <= 4 * est.class_error + 0.02)
+    assert np.all(est.class_error[est.class_exact] == 0)
+
+
+def test_one_to_many_is_refused() -> None:
+    from graphlink.errors import ModelAssumptionError
+
+    M = np.array([[1, 0], [1, 1], [0, 1]])
+    N = np.array([[1, 1]])
+    tr = trails_from_dense(np.where(M == 1, 1, -1), N, reserved="identified", multiplicity="one-to-many")
+    with pytest.raises(ModelAssumptionError):
+        pair_probabilities(build_linkgraph(tr))
+
+
+def _three_records_release(tmp_path):
+    """Three records: x1 seen at A, B; x2 at A, B, C; x3 at B, C; one record at each place."""
+    rows = ["location,kind,element", "A,identified,x1", "B,identified,x1", "A,identified,x2", "B,identified,x2",
+            "C,identified,x2", "B,identified,x3", "C,identified,x3", "A,deidentified,y1", "B,deidentified,y2",
+            "C,deidentified,y3"]
+    path = tmp_path / "three.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    truth = tmp_path / "truth.csv"
+    truth.write_text("identified,deidentified\nx1,y1\nx2,y2\nx3,y3\n", encoding="utf-8")
+    return path, truth
+
+
+def test_cli_risk_csv_json_table(tmp_path) -> None:
+    import io
+    import json
+
+    import pandas as pd
+
+    from tests.cli_runner import run_cli
+
+    path, truth = _three_records_release(tmp_path)
+    out = run_cli("risk", str(path), "--format", "csv")
+    assert out.returncode == 0, out.stderr
+    csv = pd.read_csv(io.StringIO(out.stdout)).set_index(["identified", "deidentified"])
+    assert list(csv.columns[:3]) == ["probability", "exact", "error"]
+    assert csv.loc[("x1", "y1"), "probability"] == pytest.approx(2 / 3)
+    assert csv.loc[("x1", "y1"), "thesis_probability"] == pytest.approx(1 / 2)
+    assert bool(csv["exact"].all())
+    out = run_cli("risk", str(path), "--format", "json", "--truth", str(truth))
+    assert out.returncode == 0, out.stderr
+    s = json.loads(out.stdout)
+    assert s["expected_correct_best"] == pytest.approx(5 / 3)
+    assert s["thesis_expected_correct_best"] == pytest.approx(1.5)
+    assert s["above_threshold"] == 2 and s["exact"] is True
+    assert s["truth_people"] == 3 and s["correct_best"] == 2          # x2's best guess y1 (tied 1/3) is wrong
+    out = run_cli("risk", str(path))
+    assert out.returncode == 0, out.stderr
+    assert "x1" in out.stdout and "0.667" in out.stdout and "exact" in out.stdout
+
+
+def test_cli_risk_refuses_one_to_many_and_bad_threshold(tmp_path) -> None:
+    from tests.cli_runner import run_cli
+
+    path = tmp_path / "household.csv"
+    path.write_text("location,kind,element\nA,identified,p1\nA,identified,p2\nA,deidentified,h1\n"
+                    "B,identified,p1\nB,deidentified,h1\n", encoding="utf-8")
+    out = run_cli("risk", str(path))
+    assert out.returncode == 2
+    assert "one-to-many" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    path2, _ = _three_records_release(tmp_path)
+    out = run_cli("risk", str(path2), "--threshold", "2")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+
+
+def test_block_beyond_the_budget_says_it_is_unknown() -> None:
+    """A block the chain cannot sample within the budget: each record's candidates equally likely, with a bound
+    covering [0, 1], never a tight-looking number; the sums still hold."""
+    rng = np.random.default_rng(7)
+    M = rng.integers(0, 2, (9, 5))
+    N = np.where(rng.random((7, 5)) < 0.5, -1, M[rng.choice(9, 7, replace=False)])
+    g = build_linkgraph(trails_from_dense(M, N, reserved="deidentified"))
+    risk = pair_probabilities(g, max_exact_states=0, budget=0.0)
+    est = ~risk.class_exact & risk.classes.class_allowed
+    assert est.any()
+    p, e = risk.class_probability[est], risk.class_error[est]
+    assert np.all(p - e <= 1e-9) and np.all(p + e >= 1 - 1e-9)
+    pe = risk.class_probability[risk.classes._edge_class]
+    assert np.allclose(np.bincount(g.ej, pe, len(N)) + risk.none_deidentified[g.de_class], 1.0)
+
+
+@pytest.mark.parametrize("value", ["[/bold]", "\x1b[2J\x1b[H", "\x1b]8;;http://127.0.0.1:9/\x1b\\hidden\x1b]8;;\x1b\\",
+                                   "\u202eevil"])
+def test_cli_risk_prints_names_as_text(tmp_path, monkeypatch, value: str) -> None:
+    """A person named with markup or terminal control characters is shown as text, never interpreted."""
+    from tests.cli_runner import run_cli
+    from tests.fixtures import fig34
+
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    fig34().replace({"Ali": value}).to_csv(tmp_path / "r.csv", index=False)
+    out = run_cli("risk", str(tmp_path / "r.csv"))
+    assert out.returncode == 0, out.stderr
+    both = out.stdout + out.stderr
+    assert "\x1b]8;" not in both and "\x1b[2J" not in both and "\u202e" not in both
+    assert "actg" in out.stdout
+
+
+def test_exact_probabilities_are_calibrated_on_simulated_releases() -> None:
+    """Under the simulator's model the share of consistent assignments is the posterior (docs/risk.md#readings):
+    over simulated releases, the best guesses in exactly computed blocks are right about as often as their
+    probabilities say (within four standard deviations)."""
+    from graphlink.core.trails import build_trails
+    from graphlink.simulation.simulate import simulate_uniform
+
+    expected = variance = 0.0
+    right = 0
+    for seed in range(20):
+        rel = simulate_uniform(200, 10, 0.3, withhold=0.3, reserved="deidentified", seed=seed)
+        risk = pair_probabilities(build_linkgraph(build_trails(rel)), budget=0.0)
+        people = risk.people()
+        truth = rel.truth.set_index("identified")["deidentified"]
+        keep = people.identified.isin(truth.index).to_numpy() & people.exact.to_numpy() \
+            & (people.probability.to_numpy() < 1)
+        p = people.probability.to_numpy()[keep]
+        guess = people.deidentified.to_numpy()[keep]
+        true = truth.loc[people.identified.to_numpy()[keep]].to_numpy()
+        expected += p.sum()
+        variance += (p * (1 - p)).sum()
+        right += int((guess == true).sum())
+    assert variance > 10                                  # enough uncertain people for the check to mean something
+    assert abs(right - expected) <= 4 * np.sqrt(variance) + 1, (right, expected, variance)
+
+
+def test_fixed_sweeps_are_reproducible(tmp_path) -> None:
+    """Without a time budget the estimate runs the sweeps asked for: the same numbers for the same seed."""
+    from tests.cli_runner import run_cli
+
+    rng = np.random.default_rng(3)
+    M = rng.integers(0, 2, (9, 5))
+    N = np.where(rng.random((7, 5)) < 0.5, -1, M[rng.choice(9, 7, replace=False)])
+    g = build_linkgraph(trails_from_dense(M, N, reserved="deidentified"))
+    one, two = (pair_probabilities(g, max_exact_states=0, budget=None, sweeps=400, seed=5) for _ in range(2))
+    assert not one.exact
+    assert np.array_equal(one.class_probability, two.class_probability)
+    assert np.array_equal(one.class_error, two.class_error)
+    path, _ = _three_records_release(tmp_path)
+    outs = [run_cli("risk", str(path), "--format", "csv", "--sweeps", "200") for _ in range(2)]
+    assert outs[0].returncode == 0 and outs[0].stdout == outs[1].stdout
