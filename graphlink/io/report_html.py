@@ -141,15 +141,22 @@ def _residual(r: ReleaseReport) -> str:
     """The risk left after each protection option, beside the release as it is (first page)."""
     if not r.protection:
         return ""
-    rows: list[Sequence[object]] = [("the release as it is", "none", "none", r.certain, r.at_k)]
+    def expected(e: object) -> str:
+        return "—" if e is None else e.words()  # type: ignore[attr-defined]
+
+    rows: list[Sequence[object]] = [("the release as it is", "none", "none", r.certain, r.at_k,
+                                     expected(r.expected_correct))]
     for p in r.ranked_protection:
         rows.append((p.label + ("" if p.certified else " (not certified)"),
                      f"{_n(p.records_withheld)} ({_pct_of(p.records_withheld, p.records_before)})",
                      _n(p.locations_emptied), p.certain_after if p.certified else "—",
-                     "—" if p.people_at_k is None else p.people_at_k))
+                     "—" if p.people_at_k is None else p.people_at_k, expected(p.expected_correct)))
+    note = ("<p class='muted'>Expected correct re-identifications: how many people an attacker who names each "
+            "person's most likely record gets right, on average over every assignment of records to people that "
+            "fits the release; an estimate where the release is too large to count exactly.</p>")
     return ("<h3>Risk left after each option</h3>" + _table(
         ["option", "de-identified records withheld", "locations left with nothing", "certain re-identifications",
-         f"people at 1 in {r.k} (exactly {r.k} candidates)"], rows))
+         f"people at 1 in {r.k} (exactly {r.k} candidates)", "expected correct re-identifications"], rows) + note)
 
 
 def _audience(r: ReleaseReport) -> str:

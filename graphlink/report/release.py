@@ -82,6 +82,29 @@ class LocationRecords:
 
 
 @dataclass(frozen=True)
+class ExpectedCorrect:
+    """How many people an attacker who names each person's most likely record gets right, expected over the
+    consistent assignments (:func:`graphlink.analysis.risk.pair_probabilities`, uniform reading); ``exact`` False
+    when a block was estimated (``max_error``: the largest 95 % half-width of an estimated probability)."""
+
+    people: float
+    exact: bool
+    max_error: float
+
+    @property
+    def known(self) -> bool:
+        """Exact, or estimated with every probability within :data:`USEFUL_ERROR` (else the figure says nothing)."""
+        return self.exact or self.max_error <= USEFUL_ERROR
+
+    def words(self) -> str:
+        """The figure as a board reads it: "1,340", "about 1,340 (estimated)", or "not known precisely" when the
+        estimate's error makes the number meaningless."""
+        if self.exact:
+            return f"{self.people:,.0f}"
+        return f"about {self.people:,.0f} (estimated)" if self.known else "not known precisely"
+
+
+@dataclass(frozen=True)
 class ProtectionOption:
     """One protection method (Greedy-/Force-/Flow-Dedup, ch. 7) at the report's k, and how to reproduce it."""
 
@@ -96,6 +119,7 @@ class ProtectionOption:
     command: str
     seconds: float
     people_at_k: int | None = None        # people left with exactly k candidates (a 1-in-k guess); None: not known
+    expected_correct: ExpectedCorrect | None = None   # people an attacker names correctly, expected (risk reading)
 
     @property
     def records_after(self) -> int:
@@ -178,6 +202,7 @@ class ReleaseReport:
     options: tuple[tuple[str, str], ...]
     timings: tuple[tuple[str, float], ...]
     at_k: int = 0                             # people with exactly k candidates (someone who guesses: 1 in k)
+    expected_correct: ExpectedCorrect | None = None   # see ExpectedCorrect; None where not computed (one-to-many)
     title: str = ""                           # the user's title (default: "Re-identification risk report: NAME")
     purpose: str | None = None                # what the release is for, in the user's words
     prepared_by: str | None = None
@@ -232,6 +257,11 @@ class ReleaseReport:
                 if best.people_at_k is not None else
                 "Afterwards nobody is re-identifiable with certainty, and everyone has at least "
                 f"{k} candidates.")
+        after, before = best.expected_correct, self.expected_correct
+        if after is not None and after.known:
+            today = f", against {before.words()} today" if before is not None and before.known else ""
+            risk += (f" An attacker who names each person's most likely record would name the right one for "
+                     f"{after.words()} people{today}.")
         return (f"Do not release as it is: {self.certain:,} people can be re-identified with certainty. Release the "
                 f"version protected by {best.label} instead: it withholds {best.records_withheld:,} of "
                 f"{best.records_before:,} de-identified records ({100 * best.share_withheld:.0f} %){emptied}. "
@@ -366,21 +396,43 @@ def people_with_exactly_k(classes: object, k: int) -> int:
     return int(((degrees == k) & real).sum())
 
 
-def _residual_at_k(protected: Release, reserved: str, k: int) -> int | None:
-    """People with exactly k candidates in a protected release (one-to-one, the report's reading)."""
+#: seconds the probability estimate may spend on each large block of a release in the report
+RISK_BUDGET = 1.0
+#: the largest 95 % half-width of an estimated probability at which the expected count is still shown as a number
+USEFUL_ERROR = 0.05
+
+
+def expected_correct(graph: object, classes: object) -> ExpectedCorrect | None:
+    """The expected number of people re-identified correctly by best guesses (one-to-one releases whose model
+    holds), or None.  Cost: :func:`graphlink.analysis.risk.pair_probabilities` with :data:`RISK_BUDGET` seconds per
+    estimated block."""
+    from graphlink.analysis.risk import pair_probabilities
+
+    if not getattr(classes, "hall_ok", False):
+        return None
+    summary = pair_probabilities(graph, classes=classes, budget=RISK_BUDGET).summary()  # type: ignore[arg-type]
+    return ExpectedCorrect(summary.expected_correct_best, summary.exact, summary.max_error)
+
+
+def _residual(protected: Release, reserved: str, k: int, risk: bool) -> tuple[int | None, ExpectedCorrect | None]:
+    """People with exactly k candidates, and the expected correct re-identifications, in a protected release
+    (one-to-one, the report's reading)."""
     from graphlink.analysis.matching import classify_edges
     from graphlink.core.linkgraph import build_linkgraph
     from graphlink.core.trails import build_trails
 
     try:
-        classes = classify_edges(build_linkgraph(build_trails(protected, reserved, "one-to-one")))  # type: ignore[arg-type]
+        graph = build_linkgraph(build_trails(protected, reserved, "one-to-one"))  # type: ignore[arg-type]
+        classes = classify_edges(graph)
     except ModelAssumptionError:
-        return None
-    return people_with_exactly_k(classes, k) if classes.hall_ok else None
+        return None, None
+    if not classes.hall_ok:
+        return None, None
+    return people_with_exactly_k(classes, k), (expected_correct(graph, classes) if risk else None)
 
 
 def _protection(release: Release, k: int, seed: int, methods: Sequence[str], source: str,
-                certain_before: int, reserved: str = "auto") -> tuple[ProtectionOption, ...]:
+                certain_before: int, reserved: str = "auto", risk: bool = True) -> tuple[ProtectionOption, ...]:
     from graphlink.protect import unlink
     from graphlink.protect.certify import omega_sets
 
@@ -393,12 +445,12 @@ def _protection(release: Release, k: int, seed: int, methods: Sequence[str], sou
         per = tuple(LocationRecords(str(c), before[c], before[c] - after.get(c, 0)) for c in release.locations
                     if c in before)
         cmd = reproduce_command(source, k, method, seed)
+        at_k, expected = _residual(res.release, reserved, k, risk) if res.certified else (None, None)
         out.append(ProtectionOption(method, bool(res.certified), res.metrics["rows_disclosed"]
                                     + res.metrics["rows_withheld"], res.metrics["rows_withheld"],
                                     res.metrics["locations"], res.metrics["locations_disclosing"],
                                     int(res.after.get("true_loves", certain_before)), per, cmd,
-                                    time.perf_counter() - t0,
-                                    _residual_at_k(res.release, reserved, k) if res.certified else None))
+                                    time.perf_counter() - t0, at_k, expected))
     return tuple(out)
 
 
@@ -453,7 +505,8 @@ def build_report(release: Release, k: int = 2, *, reserved: str = "auto", multip
                  options: Mapping[str, object] | None = None, exposure: bool = True,
                  protection: bool = True, qi_links: str | Path | None = None, title: str | None = None,
                  purpose: str | None = None, prepared_by: str | None = None,
-                 recipients: Sequence[str] = (), created: _dt.datetime | None = None) -> ReleaseReport:
+                 recipients: Sequence[str] = (), created: _dt.datetime | None = None,
+                 risk: bool = True) -> ReleaseReport:
     """Compute the release report.
 
     Parameters
@@ -483,6 +536,9 @@ def build_report(release: Release, k: int = 2, *, reserved: str = "auto", multip
         Who receives which tables, one entry each (the user's words).
     created : datetime, optional
         When the report was made (default: now, UTC).
+    risk : bool
+        Compute the expected number of correct re-identifications before and after each protection option
+        (:func:`expected_correct`; one-to-one releases).
 
     Returns
     -------
@@ -525,6 +581,7 @@ def build_report(release: Release, k: int = 2, *, reserved: str = "auto", multip
 
         classes = classify_one_to_many(graph)
         result = audit(classes, k)                 # refuses refuted or unsolved data (ModelAssumptionError)
+        expected = None                            # not computed for one-to-many releases (docs/risk.md)
         cand = np.asarray(classes.union_degree_identified, np.int64)
         real = cand
         certain_rows = np.unique(classes.pair_m)
@@ -536,6 +593,7 @@ def build_report(release: Release, k: int = 2, *, reserved: str = "auto", multip
                 f"{', '.join(map(str, classes.unmatched[:3]))}), so nothing can be called certain; state another "
                 "reading of the data")
         result = audit(classes, k)
+        expected = expected_correct(graph, classes) if risk else None
         cand = classes.union_degree_total("identified")
         real = classes.union_degree_identified
         certain_rows = classes.true_love_pairs[0]
@@ -557,7 +615,7 @@ def build_report(release: Release, k: int = 2, *, reserved: str = "auto", multip
         "withhold de-identified records only; this release is read otherwise")
     if protection and prot_note is None:
         t0 = time.perf_counter()
-        prot = _protection(release, k, seed, list(methods or METHODS), src, certain, tr.reserved)
+        prot = _protection(release, k, seed, list(methods or METHODS), src, certain, tr.reserved, risk)
         timings["protection"] = time.perf_counter() - t0
     elif not protection:
         prot_note = "not computed (switched off)"
@@ -580,6 +638,7 @@ def build_report(release: Release, k: int = 2, *, reserved: str = "auto", multip
         sha256=file_sha256(source) if is_file else release_sha256(release),
         sha256_of=("folder" if Path(str(source)).is_dir() else "file") if is_file else "release table",
         options=tuple((str(a), str(b)) for a, b in (options or {}).items()),
-        timings=tuple((a, round(b, 4)) for a, b in timings.items()), at_k=at_k, title=title or "",
+        timings=tuple((a, round(b, 4)) for a, b in timings.items()), at_k=at_k, expected_correct=expected,
+        title=title or "",
         purpose=purpose or None, prepared_by=prepared_by or None, recipients=tuple(r for r in recipients if r),
         created=(created or _dt.datetime.now(_dt.UTC)).strftime("%Y-%m-%d %H:%M UTC"))
