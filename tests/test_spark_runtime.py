@@ -65,3 +65,14 @@ def test_the_cli_on_spark_says_nothing_a_user_cannot_act_on():
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("Model: each de-identified record belongs to one identified "
                                                    "person (one-to-one)"), proc.stderr
+
+
+@pytest.mark.spark
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads listening sockets from /proc")
+def test_a_local_session_listens_on_loopback_only(spark) -> None:
+    """The driver's RPC endpoint and block manager of a local session listen on 127.0.0.1, not on the machine's
+    network address (nothing outside the machine has anything to say to a local[*] session)."""
+    from tests.test_spark_cluster import LOOPBACK, _listening_addresses
+
+    addresses = _listening_addresses(spark.sparkContext._gateway.proc.pid)
+    assert addresses and addresses <= LOOPBACK, addresses

@@ -202,7 +202,9 @@ def get_session(master: str | None = None, *, neo4j: bool = False, size: int | N
             cores = int(url[6:-1])
         conf.update({"spark.sql.shuffle.partitions": str(partitions(cores, size)),
                      "spark.driver.memory": get_config().spark_memory or default_memory(),
-                     "spark.ui.enabled": "false"})
+                     "spark.ui.enabled": "false",
+                     # local mode needs no address but loopback: the driver's RPC and block manager listen there
+                     "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"})
         if small(size):
             java += ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"]
             conf["spark.default.parallelism"] = "1"      # pandas frames made into Spark ones: one slice
