@@ -155,6 +155,39 @@ def test_toy_one_to_one_method_is_refused_on_one_to_many_data_by_the_cli():
         registry.unregister(TOY)
 
 
+def test_toy_method_is_in_the_app_selector(toy, at):
+    from tests.test_app import goto, metrics
+
+    goto(at, "reidentification")
+    methods = at.multiselect[0]
+    assert TOY in methods.options or "first candidate" in methods.options
+    assert TOY in methods.value                                    # one-to-one and one-to-many: it applies
+    methods.set_value([TOY, "true-loves"]).run()
+    at.button(key="reid_run").click().run()
+    assert not at.exception, at.exception
+    graph = build_linkgraph(build_trails(read_release(FIG34)))
+    assert metrics(at)["first candidate"] == str(len(_expected(graph)))
+
+
+@pytest.mark.spark
+@pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
+@pytest.mark.filterwarnings("ignore:The copy keyword is deprecated")
+def test_toy_method_runs_on_spark_on_both_splits(toy, spark):
+    """No Spark code of its own: the driver split runs its function on the collected graph, the component split
+    per bucket of components in the executors, the pairs concatenated."""
+    from graphlink.engines import spark as gs
+
+    graph = build_linkgraph(build_trails(read_release(FIG34)))
+    st_ = gs.trails(str(FIG34), spark=spark)
+    for split in ("driver", "components"):
+        got = gs.reidentify(st_, TOY, split=split)
+        assert got.method == TOY and _pairs(got) == _expected(graph), split
+    from graphlink.engines import get
+
+    engine = get("spark", master="local[1]")
+    assert engine.writes_direct(st_, TOY) is False                 # no writer in its Spark plan: collected
+
+
 # ------------------------------------------------------------------------------ no branch on a name elsewhere
 def _python_files() -> list[Path]:
     return [p for d in ("graphlink", "app") for p in sorted((ROOT / d).rglob("*.py"))] + [ROOT / "streamlit_app.py"]
@@ -206,3 +239,14 @@ LABELS = {"complete": "REIDIT-C", "incomplete": "REIDIT-I"}
 ok = method == "index" or "true-loves" in opts
 '''
     assert [line for line, _ in branches_on_names(bad, methods)] == [2, 3, 4, 5]
+
+
+def test_no_branch_on_a_method_or_engine_name_outside_the_registry():
+    methods = set(registry.names("reidentify")) | set(registry.names("protect"))
+    offenders = []
+    for path in _python_files():
+        if path == ROOT / "graphlink" / "registry.py":
+            continue
+        for line, text in branches_on_names(path.read_text(encoding="utf-8"), methods):
+            offenders.append(f"{path.relative_to(ROOT)}:{line}: {text}")
+    assert offenders == []
