@@ -51,13 +51,40 @@ SIMULATED_DEMO_PARAMS: dict[str, Any] = dict(subjects=3000, locations=16, alpha=
 HOUSEHOLDS_DEMO_PARAMS: dict[str, Any] = dict(households=400, probabilities=0.25, locations=24, withhold=0.2,
                                               seed=2006)
 
-METHOD_LABELS = {
-    "complete": "REIDIT-C",
-    "incomplete": "REIDIT-I",
-    "incomplete-k": "REIDIT-I-K",
-    "multiple": "REIDIT-M",
-    "true-loves": "True loves (exact)",
-}
+def reidentify_methods() -> list[str]:
+    """The re-identification methods the pages offer: the registry's (:mod:`graphlink.registry`), in its order."""
+    from graphlink import registry
+
+    return list(registry.names("reidentify"))
+
+
+def protect_methods() -> list[str]:
+    """The protection methods the Protect page offers: the registry's, in its order."""
+    from graphlink import registry
+
+    return list(registry.names("protect"))
+
+
+def secure_methods() -> list[str]:
+    """The protection methods the secure protocol runs (the registry's ``secure`` specs)."""
+    from graphlink import registry
+
+    return list(registry.secure_names())
+
+
+def method_title(method: str) -> str:
+    """A method's name as the app shows it (its registry heading, e.g. "True loves (exact)")."""
+    from graphlink import registry
+
+    spec = registry.find(method)
+    return spec.title if spec is not None else method
+
+
+def method_spec(method: str) -> Any:
+    """The registry's spec of ``method`` (:class:`graphlink.registry.MethodSpec`)."""
+    from graphlink import registry
+
+    return registry.get(method)
 
 
 def optional_module(name: str) -> ModuleType | None:
@@ -336,7 +363,8 @@ def classes(key: str, reserved: str, _release: Any) -> Any:
 def reidentification(key: str, reserved: str, method: str, k: int | None, _release: Any) -> Any:
     from graphlink.analysis.reidit import reidentify
 
-    data = trails(key, reserved, _release) if method == "complete" else graph(key, reserved, _release)
+    on_trails = method_spec(method).input == "trails"       # REIDIT-C reads whole trails, no link graph
+    data = trails(key, reserved, _release) if on_trails else graph(key, reserved, _release)
     return reidentify(data, method, k=k, truth=_release.truth)
 
 
@@ -449,22 +477,21 @@ def explain(key: str, reserved: str, side: str, element: str, _release: Any) -> 
     cls = classes(key, reserved, _release)
     row = row_index(key, reserved, side, _release)[element]
     union = int((cls.union_degree_identified if side == "identified" else cls.union_degree_deidentified)[row])
-    methods = ["true-loves"]
+    # each method with what its silence means: the exact one's names the union degree
+    methods = [("true-loves", f"not re-identified with certainty — it has {union} possible partner(s) across all "
+                              "maximum matchings (union degree), so no partner is forced.")]
     if cls.graph.n_expanded_edges <= 200_000 and not cls.graph.trails.one_to_many:
-        methods.append("incomplete")
+        methods.append(("incomplete", "not re-identified."))
     lines = []
-    for method in methods:
+    for method, missing in methods:
         res = reidentification(key, reserved, method, None, _release)
         hit = res.pairs[res.pairs[col].astype(str) == element]
-        name = METHOD_LABELS[method]
+        name = method_title(method)
         if len(hit):
             r = hit.iloc[0]
             lines.append(f"- **{name}**: re-identified as {md(r[other])} — {md(r['reason'])}")
-        elif method == "true-loves":
-            lines.append(f"- **{name}**: not re-identified with certainty — it has {union} possible partner(s) "
-                         "across all maximum matchings (union degree), so no partner is forced.")
         else:
-            lines.append(f"- **{name}**: not re-identified.")
+            lines.append(f"- **{name}**: {missing}")
     return "\n".join(lines)
 
 

@@ -1,19 +1,23 @@
 """The names the command line offers as choices, in a module without heavy imports.
 
-The CLI builds its option enums from these when it starts, so ``graphlink --help`` lists every choice without
+The CLI builds its option choices from these when it starts, so ``graphlink --help`` lists every choice without
 loading the algorithms (numba, scipy, pandas); each defining module imports its tuple from here, so there is
-one list per choice.
+one list per choice.  The methods (re-identification, protection) are the registry's (:mod:`graphlink.registry`).
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-#: re-identification methods (:func:`graphlink.analysis.reidit.reidentify`)
+from graphlink import registry
+
+#: re-identification methods (:func:`graphlink.analysis.reidit.reidentify`): the built-in ones
 Method = Literal["complete", "incomplete", "incomplete-k", "multiple", "true-loves"]
-METHODS: tuple[str, ...] = ("complete", "incomplete", "incomplete-k", "multiple", "true-loves")
-#: protection methods by suppression (:mod:`graphlink.protect.methods`, Malin 2006 ch. 7)
-PROTECT_METHODS: tuple[str, ...] = ("greedy-dedup", "force-dedup", "flow-dedup")
+#: the re-identification methods registered when this module was imported (:mod:`graphlink.registry`; the CLI, the
+#: app and the engines ask the registry itself, so a method registered later is offered too)
+METHODS: tuple[str, ...] = registry.names("reidentify")
+#: protection methods by suppression (:mod:`graphlink.protect.methods`, Malin 2006 ch. 7), as registered
+PROTECT_METHODS: tuple[str, ...] = registry.names("protect")
 #: quasi-identifier anonymisation algorithms (:mod:`graphlink.qi.algorithms`)
 QI_ALGORITHMS: tuple[str, ...] = ("optimal", "datafly", "mingen", "mu-argus", "mondrian")
 #: linking attacks on releases of one table (:mod:`graphlink.qi.attacks`)

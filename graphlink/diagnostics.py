@@ -18,7 +18,11 @@ from typing import Any
 #: the codes the library raises, warns or returns, with what each one's data holds
 CODES: dict[str, str] = {
     "invalid-choice": "option, value, choices: a model option outside its choices",
-    "method-needs-one-to-one": "method, label, stated_many: REIDIT-C/I/I-K on one-to-many data (Table A.1)",
+    "method-needs-one-to-one": "method, label, stated_many, alternatives: a one-to-one method (REIDIT-C/I/I-K) on "
+                               "one-to-many data (Table A.1)",
+    "method-unknown": "method, kind, choices: a method the registry does not know (graphlink.registry)",
+    "method-parameter": "method, label, parameter, words, minimum, value: a method's parameter missing or out of "
+                        "range",
     "mixed-sizes": "more_deidentified, more_identified (locations), orphans, first: neither side is reserved",
     "stated-side-contradicted": "reserved, offending (locations): a stated reserved side the sizes contradict",
     "one-to-many-deidentified-reserved": "no data: one-to-many with the de-identified side reserved (N/A)",

@@ -31,6 +31,8 @@ REMEDIES: dict[str, Callable[[dict], str]] = {
                                      "belongs to one person"),
     "unlink-side-undecided": lambda d: f"choose 'Multiplicity' one-to-one {_DATA} to protect it",
     "folder-key-missing": lambda d: "upload per-location tables with an 'element' column, or with a single column",
+    "method-unknown": lambda d: "choose one of the methods the selector offers",
+    "method-parameter": lambda d: f"set '{d.get('parameter')} for {d.get('label')}' on the page",
 }
 
 

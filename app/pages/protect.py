@@ -36,19 +36,18 @@ if one_to_many:
             icon=":material/info:")
     st.page_link("app/pages/data.py", label="Data page: Multiplicity", icon=":material/database:")
 
-methods = list(unlink.METHODS)
-labels = {"greedy-dedup": "Greedy-Dedup (Alg. 7)", "force-dedup": "Force-Dedup (Alg. 10)",
-          "flow-dedup": "Flow-Dedup"}
+methods = state.protect_methods()
 c1, c2, c3, c4 = st.columns([1, 2, 1, 1])
 k = int(c1.number_input("k", 1, 50, 2, key="protect_k"))
 method = c2.selectbox("Method", methods, index=methods.index("force-dedup") if "force-dedup" in methods else 0,
-                      format_func=lambda m: labels.get(m, m), key="protect_method")
+                      format_func=state.method_title, key="protect_method")
 secure = c3.toggle("Secure (STRANON)", key="protect_secure", disabled=not secure_available,
                    help="Run the locations and a semi-trusted third party over encrypted data (thesis ch. 8); "
                         "Greedy-/Force-Dedup only." if secure_available else "graphlink.secure is unavailable.")
 seed = int(c4.number_input("Seed", 0, 10_000, 0, key="protect_seed"))
-if secure and method not in ("greedy-dedup", "force-dedup"):
-    st.warning("The secure protocol supports Greedy-Dedup and Force-Dedup only.")
+if secure and not state.method_spec(method).secure:
+    st.warning(f"The secure protocol supports {' and '.join(state.method_title(m) for m in state.secure_methods())} "
+               "only.")
     st.stop()
 
 if st.button("Protect release", type="primary", key="protect_run") and not one_to_many:
@@ -75,7 +74,7 @@ with left:
     st.metric("De-identified records disclosed", f"{m['rows_disclosed'] + m['rows_withheld']:,}")
     st.metric("Locations disclosing", f"{m['locations']:,}")
 with right:
-    st.markdown(f"**Protected release** — {labels.get(method, method)}{' (secure)' if secure else ''}")
+    st.markdown(f"**Protected release** — {state.method_title(method)}{' (secure)' if secure else ''}")
     st.metric("Certain re-identifications (true loves)", after.get("true_loves", "n/a"),
               delta=(after.get("true_loves", 0) - before.get("true_loves", 0)) if before else None,
               delta_color="inverse")

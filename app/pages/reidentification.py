@@ -20,14 +20,13 @@ st.caption("REIDIT-C matches complete trails exactly; REIDIT-I iteratively links
            "pairs; REIDIT-I-K stops at candidate sets of size k; REIDIT-M allows one-to-many; true loves are "
            "the edges in every maximum matching of the link graph (certain re-identifications).")
 
-methods = list(state.METHOD_LABELS)
+methods = state.reidentify_methods()
 one_to_many = bool(state.trails(loaded.key, reserved, release).one_to_many)
-#: one-to-one methods (thesis Table A.1): not run on a release read as one-to-many
-ONE_TO_ONE_ONLY = ("complete", "incomplete", "incomplete-k")
-applicable = [m for m in methods if not (one_to_many and m in ONE_TO_ONE_ONLY)]
+# one-to-one methods (thesis Table A.1, each spec's readings) are not run on a release read as one-to-many
+applicable = [m for m in methods if state.method_spec(m).applies(one_to_many)]
 c1, c2 = st.columns([3, 1])
 # keyed by release and data model: a new release or reading starts from the methods that apply to it
-chosen = c1.multiselect("Methods", methods, default=applicable, format_func=state.METHOD_LABELS.get,
+chosen = c1.multiselect("Methods", methods, default=applicable, format_func=state.method_title,
                         key=f"reid_methods_{loaded.key}_{reserved}")
 k = int(c2.number_input("k for REIDIT-I-K", 1, 100, 2, key="reid_k"))
 run_key = f"reid_ran_{loaded.key}"
@@ -42,12 +41,13 @@ if not chosen:
 
 refused = [m for m in chosen if m not in applicable]
 if refused:
-    names = ", ".join(state.METHOD_LABELS[m] for m in refused)
+    names = ", ".join(state.method_title(m) for m in refused)
     st.info(f"**{names} {'is' if len(refused) == 1 else 'are'} not run on this release.** "
             f"{'It assumes' if len(refused) == 1 else 'They assume'} that each de-identified element stands for "
             "one person, but this release is read as one-to-many (one de-identified element, such as a "
             "household's IP address, may stand for several people), so a pair found that way would not be "
-            "certain. REIDIT-M and True loves apply to it. If each de-identified element does stand for one "
+            f"certain. {' and '.join(state.method_title(m) for m in applicable)} apply to it. If each "
+            "de-identified element does stand for one "
             "person, choose **one-to-one** under **Multiplicity** on the Data page.",
             icon=":material/info:")
     st.page_link("app/pages/data.py", label="Data page: Multiplicity", icon=":material/database:")
@@ -59,8 +59,8 @@ results = {}
 errors = {}
 for m in chosen:
     try:
-        results[m] = state.reidentification(loaded.key, reserved, m, k if m == "incomplete-k" else None,
-                                            release)
+        wants_k = any(p.name == "k" for p in state.method_spec(m).parameters)
+        results[m] = state.reidentification(loaded.key, reserved, m, k if wants_k else None, release)
     except Exception as exc:  # e.g. ModelAssumptionError: show it for that method, keep the others
         errors[m] = words.say(exc)
         continue
@@ -71,14 +71,14 @@ for m in chosen:
 cols = st.columns(max(len(chosen), 1))
 for col, m in zip(cols, chosen, strict=False):
     if m in results:
-        col.metric(state.METHOD_LABELS[m], state.reid_count(results[m]), help="re-identified elements")
+        col.metric(state.method_title(m), state.reid_count(results[m]), help="re-identified elements")
     else:
-        col.metric(state.METHOD_LABELS[m], "n/a")
+        col.metric(state.method_title(m), "n/a")
 for m, msg in errors.items():
-    st.error(f"{state.METHOD_LABELS[m]}: {md(msg)}")
+    st.error(f"{state.method_title(m)}: {md(msg)}")
 
-summary = words.reidentify_table({state.METHOD_LABELS[m]: r.summary for m, r in results.items()})
-counts = pd.DataFrame({"method": [state.METHOD_LABELS[m] for m in results],
+summary = words.reidentify_table({state.method_title(m): r.summary for m, r in results.items()})
+counts = pd.DataFrame({"method": [state.method_title(m) for m in results],
                        "re-identified": [state.reid_count(r) for r in results.values()]})
 if len(counts):
     domain = list(counts["method"])
@@ -97,7 +97,7 @@ if results:
     st.subheader("Re-identified pairs")
     listed = list(results)   # opens on true loves when it lists pairs, else on the method with the most
     shown = st.selectbox("Method", listed, index=listed.index(words.opening_method(results)),
-                         format_func=state.METHOD_LABELS.get, key="reid_shown")
+                         format_func=state.method_title, key="reid_shown")
     pairs = results[shown].to_frame() if hasattr(results[shown], "to_frame") else results[shown].pairs
     show_table(pairs)
     st.download_button("Download pairs as CSV", spreadsheet_csv(pairs),
@@ -107,13 +107,13 @@ if results:
     st.caption("Re-runs the method with each location removed: locations whose removal lowers the count "
                "drive re-identification.")
     opts = list(results)
-    loo_method = st.selectbox("Method for sensitivity", opts, format_func=state.METHOD_LABELS.get,
+    loo_method = st.selectbox("Method for sensitivity", opts, format_func=state.method_title,
                               index=opts.index("true-loves") if "true-loves" in opts else 0, key="loo_method")
     if st.button("Run sensitivity", key="loo_run"):
         st.session_state[f"loo_{loaded.key}"] = loo_method
     if st.session_state.get(f"loo_{loaded.key}") == loo_method:
-        loo = state.leave_one_out(loaded.key, reserved, loo_method,
-                                  k if loo_method == "incomplete-k" else None, release)
+        loo_k = k if any(p.name == "k" for p in state.method_spec(loo_method).parameters) else None
+        loo = state.leave_one_out(loaded.key, reserved, loo_method, loo_k, release)
         chart = alt.Chart(loo.dropna(subset=["change"])).mark_bar().encode(
             x=alt.X("location removed:N", sort=list(release.locations), title="Location removed"),
             y=alt.Y("change:Q", title="Change in re-identified pairs"),

@@ -13,12 +13,17 @@ one-to-one model holds and dominate every REIDIT variant there (Theorem 2).
 The thesis writes the table for "Γ_M reserved to Ω_N"; for one-to-one data the reserved direction is
 symmetric for REIDIT-I (graphlink runs its outer loop over whichever side is reserved), so we recommend
 REIDIT-I for de-identified-reserved one-to-one data too and mark the thesis's N/A cell in the note.
+
+The table names the thesis's methods; a method registered with ``advised=True`` (:mod:`graphlink.registry`) is
+named after them wherever its spec says it applies.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
+
+from graphlink import registry
 
 Multiplicity = Literal["one-to-one", "one-to-many"]
 
@@ -30,8 +35,21 @@ class Advice:
     note: str
 
 
+def _registered(table: tuple[str, ...], one_to_many: bool) -> tuple[str, ...]:
+    """Table A.1's methods that are registered, then the registered ``advised`` methods that apply."""
+    extra = tuple(s.name for s in registry.specs("reidentify")
+                  if s.advised and s.applies(one_to_many) and s.name not in table)
+    return tuple(m for m in table if registry.find(m) is not None) + extra
+
+
 def advise(multiplicity: Multiplicity, reserved: Literal["none", "identified", "deidentified"]) -> Advice:
-    """Table A.1 lookup plus graphlink's exact method.  O(1)."""
+    """Table A.1 lookup plus graphlink's exact method, and the registered methods advised where they apply.
+    O(registered methods)."""
+    advice = _table(multiplicity, reserved)
+    return Advice(_registered(advice.methods, multiplicity == "one-to-many"), advice.dominant, advice.note)
+
+
+def _table(multiplicity: Multiplicity, reserved: Literal["none", "identified", "deidentified"]) -> Advice:
     if multiplicity == "one-to-many":
         side = {"none": "unreserved", "identified": "identified reserved", "deidentified": "de-identified reserved"}
         note = (f"one-to-many data ({side[reserved]}): only REIDIT-M is free of false links (Appendix A, "

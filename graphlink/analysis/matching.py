@@ -35,7 +35,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -197,12 +197,21 @@ class EdgeClasses:
 
     @cached_property
     def _edge_class(self) -> np.ndarray:
-        g = self.graph
-        n_dc = len(g.de_class_size)
-        key_class = g.class_ei * n_dc + g.class_ej
-        order = np.argsort(key_class, kind="stable")
-        key_edge = g.id_class[g.ei] * n_dc + g.de_class[g.ej]
-        return order[np.searchsorted(key_class[order], key_edge)]
+        return self.graph._edge_class_index()
+
+    def to_networkx(self, *, component: int | None = None, nulls: bool = False) -> Any:
+        """The link graph as a ``networkx.Graph`` whose edges carry their ``class``: ``"true love"``,
+        ``"allowed"`` or ``"link only"`` (:meth:`graphlink.core.linkgraph.LinkGraph.to_networkx`; extra
+        ``networkx``).  O(|M| + |N| + E).
+
+        Examples
+        --------
+        >>> import graphlink as gl
+        >>> g = gl.classify_edges(gl.build_linkgraph(gl.build_trails(gl.thesis_example()))).to_networkx()
+        >>> sorted(c for _, _, c in g.edges(data="class"))
+        ['link only', 'true love', 'true love', 'true love', 'true love']
+        """
+        return self.graph.to_networkx(classes=self, component=component, nulls=nulls)
 
     @property
     def allowed(self) -> np.ndarray:

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 import numba
 import numpy as np
@@ -195,6 +195,12 @@ class ManyClasses:
     @property
     def class_vital(self) -> np.ndarray:
         return self.class_certain
+
+    def to_networkx(self, *, component: int | None = None) -> Any:
+        """The link graph as a ``networkx.Graph`` whose edges carry their ``class``: ``"true love"`` (a certain
+        pair), ``"allowed"`` (possible) or ``"link only"`` (:meth:`graphlink.core.linkgraph.LinkGraph.to_networkx`;
+        extra ``networkx``).  O(|M| + |N| + E)."""
+        return self.graph.to_networkx(classes=self, component=component)
 
     @property
     def hall_ok(self) -> bool:

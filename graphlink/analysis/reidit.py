@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from graphlink import registry
 from graphlink.analysis.results import ReidentifySummary
 from graphlink.catalog import METHODS, Method  # noqa: F401  (re-exported: graphlink.analysis.reidit.Method)
 from graphlink.core.linkgraph import LinkGraph, build_linkgraph
@@ -153,28 +154,20 @@ class Reidentification:
 
 
 def require_one_to_one(trails: Trails, name: str) -> None:
-    """Refuse one-to-many trails for the method ``name``: REIDIT-C/-I assume one-to-one data (Table A.1); on
-    one-to-many trails they can name people wrongly (REIDIT-I removes a household after its first member).
+    """Refuse one-to-many trails for the method labelled ``name``: REIDIT-C/-I assume one-to-one data (Table A.1);
+    on one-to-many trails they can name people wrongly (REIDIT-I removes a household after its first member).
 
     ``trails`` is anything with ``one_to_many``, ``model`` and ``reason`` (the core's trails or an engine's).
-    Raises :class:`ModelAssumptionError` with a ``method-needs-one-to-one`` diagnostic.  O(1)."""
+    Raises :class:`ModelAssumptionError` with a ``method-needs-one-to-one`` diagnostic
+    (:func:`graphlink.registry.needs_one_to_one`).  O(1)."""
     if trails.one_to_many:
-        stated = "one-to-many as stated" in trails.reason
-        raise ModelAssumptionError(diagnostic=Diagnostic(
-            "method-needs-one-to-one",
-            f"{name} assumes one-to-one data (thesis Table A.1), but this release is read as one-to-many "
-            f"({trails.model.label})", {"method": name, "label": trails.model.label, "stated_many": stated},
-            remedy="use REIDIT-M or the true loves (exact certain pairs for one-to-many data)"
-                   + ("" if stated else "; if every de-identified element stands for one person, state the "
-                                        "multiplicity as one-to-one")))
+        raise ModelAssumptionError(diagnostic=registry.needs_one_to_one(name, trails))
 
 
 def check_method(trails: Trails, method: str) -> None:
     """Raise :class:`ModelAssumptionError` (before any work) when ``method`` does not apply to the trails' data
-    model: REIDIT-C/-I/-I-K on one-to-many data (Table A.1).  O(1)."""
-    names = {"complete": "REIDIT-C", "incomplete": "REIDIT-I", "incomplete-k": "REIDIT-I"}
-    if method in names:
-        require_one_to_one(trails, names[method])
+    model (its spec's readings: :func:`graphlink.registry.validate`).  O(1)."""
+    registry.check_reading(registry.get(method, "reidentify"), trails)
 
 
 def _pairs_frame(rows: list[tuple[str, str, str]]) -> pd.DataFrame:
@@ -789,26 +782,17 @@ def reidentify(data: Release | Trails | LinkGraph, method: str, *, k: int | None
 
     Complexity: see each method; REIDIT-I/-M run on twin classes in O(|M| + |N| + E_class).
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}")
+    spec = registry.validate(method, "reidentify", k=k, explain=explain)
     release_truth = data.truth if isinstance(data, Release) else None
     trails = data if isinstance(data, Trails) else (data.trails if isinstance(data, LinkGraph) else None)
     if trails is None:
         trails = build_trails(data, reserved, multiplicity)
-    if method == "complete":
-        result = reidit_c(trails)
+    registry.check_reading(spec, trails)          # a refusal before the link graph is built
+    if spec.input == "trails":
+        subject: Trails | LinkGraph = trails
     else:
-        graph = data if isinstance(data, LinkGraph) else build_linkgraph(trails)
-        if method == "incomplete":
-            result = reidit_i(graph)
-        elif method == "incomplete-k":
-            if k is None:
-                raise ValueError("incomplete-k needs k")
-            result = reidit_ik(graph, k)
-        elif method == "multiple":
-            result = reidit_m(graph)
-        else:
-            result = true_loves(graph, explain=explain)
+        subject = data if isinstance(data, LinkGraph) else build_linkgraph(trails)
+    result = spec.resolve()(subject, **spec.keywords(k=k, explain=explain))
     truth = truth if truth is not None else release_truth
     facts = evaluate(result, truth) if truth is not None else {}
     result.summary = result.summary.with_(model=trails.model, **facts)
@@ -842,7 +826,8 @@ def evaluate(result: Reidentification, truth: pd.DataFrame) -> dict:
     """
     t = set(zip(truth["identified"].astype(str), truth["deidentified"].astype(str), strict=True))
     pairs = result.pairs
-    if result.method == "incomplete-k":
+    spec = registry.find(result.method)      # results of unregistered analyses (ALS-only pairs) are plain pairs
+    if spec is not None and spec.candidate_groups:
         groups = pairs.groupby("deidentified")["identified"].apply(set)
         truth_by_de = dict(zip(truth["deidentified"].astype(str), truth["identified"].astype(str), strict=False))
         correct = sum(1 for de, ids in groups.items() if truth_by_de.get(de) in ids)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
+from graphlink import registry
+
 if TYPE_CHECKING:
     from graphlink.core.model import ModelDecision
     from graphlink.diagnostics import Diagnostic
@@ -148,7 +150,8 @@ class ReidentifySummary:
                 out["diagnostic_data"] = _plain(value.data)
             else:
                 out[f.name] = _plain(value)
-        if self.method == "incomplete-k":
+        spec = registry.find(self.method)
+        if spec is not None and spec.candidate_groups:
             out["reidentified_elements"] = self.reidentified
         return out
 

@@ -42,6 +42,16 @@ REMEDIES: dict[str, Callable[[dict], str]] = {
 }
 
 
+def _method_unknown(text: str, d: dict) -> str:
+    return f"--method must be one of {', '.join(d['choices'])}"
+
+
+def _method_parameter(text: str, d: dict) -> str:
+    if d.get("value") is None:
+        return f"--method {d['method']} needs --{d['parameter']} ({d['words']})"
+    return text.replace(f"{d['parameter']} ({d['words']})", f"--{d['parameter']} ({d['words']})", 1)
+
+
 def _invalid_choice(text: str, d: dict) -> str:
     return f"--{d['option']} must be one of {', '.join(d['choices'])}"
 
@@ -60,6 +70,8 @@ REWRITES: dict[str, Callable[[str, dict], str]] = {
     "invalid-choice": _invalid_choice,
     "output-refused": _output,
     "folder-key-missing": _folder_key,
+    "method-unknown": _method_unknown,
+    "method-parameter": _method_parameter,
 }
 
 
@@ -96,9 +108,12 @@ def model_details(model: ModelDecision) -> str:
     return f"model (thesis notation): {model.label} ({model.how}): {model.reason}"
 
 
-#: the methods as the CLI names them to people (the option values stay the command's vocabulary)
-METHOD_NAMES = {"complete": "REIDIT-C", "incomplete": "REIDIT-I", "incomplete-k": "REIDIT-I-K",
-                "multiple": "REIDIT-M", "true-loves": "true loves"}
+def method_name(method: str) -> str:
+    """A method as the CLI names it to people (its registry label; the option values stay the command's
+    vocabulary)."""
+    from graphlink import registry
+
+    return registry.labels("reidentify").get(method, method)
 
 
 def _pct(x: float) -> str:
@@ -119,7 +134,7 @@ def summary_lines(s: Any) -> list[str]:
     true loves: 3 of 4 identified people re-identified (3 pairs listed).
     Against the truth: 3 correct, 0 wrong (precision 100.0 %, recall 75.0 % of 4 true pairs).
     """
-    name = METHOD_NAMES.get(s.method, s.method)
+    name = method_name(s.method)
     people = "" if s.identified is None else f" of {s.identified:,} identified people"
     head = f"{name}: {s.reidentified:,}{people} re-identified ({s.pairs:,} pair{'s' if s.pairs != 1 else ''} listed)"
     if s.k is not None and s.k_reidentified is not None:

@@ -208,6 +208,120 @@ class LinkGraph:
             n_null, null_side = _null_padding(trails, len(id_class), len(de_class))
         return cls(trails, id_class, de_class, id_size, de_size, cei, cej, int(n_null), null_side)
 
+    def components(self) -> tuple[np.ndarray, np.ndarray]:
+        """The connected component of every identified and every de-identified row (null trails left out), numbered
+        0, 1, ... in order of first appearance (identified rows first); an element without a link edge is a
+        component of its own.  Computed on twin classes (twins share their component).  O(|M| + |N| + E_class).
+
+        Examples
+        --------
+        >>> import graphlink as gl
+        >>> graph = gl.build_linkgraph(gl.build_trails(gl.thesis_example()))
+        >>> ci, cj = graph.components()
+        >>> [str(k) for k in graph.trails.deidentified.keys[cj == ci[0]]]      # Ali's component
+        ['actg', 'gatc']
+        """
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        n_ic, n_dc = len(self.id_class_size), len(self.de_class_size)
+        adj = coo_matrix((np.ones(len(self.class_ei), np.int8), (self.class_ei, n_ic + self.class_ej)),
+                         shape=(n_ic + n_dc, n_ic + n_dc))
+        _, labels = connected_components(adj, directed=False)
+        raw = np.concatenate([labels[:n_ic][self.id_class], labels[n_ic:][self.de_class]])
+        _, first, inverse = np.unique(raw, return_index=True, return_inverse=True)
+        rank = np.empty(len(first), np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+        out = rank[inverse]
+        return out[:self.n_identified], out[self.n_identified:]
+
+    def to_networkx(self, *, classes: object | None = None, component: int | None = None,
+                    nulls: bool = False) -> object:
+        """The link graph as a ``networkx.Graph`` (``pip install 'graphlink[networkx]'``).
+
+        Nodes are ``("identified", key)`` and ``("deidentified", key)`` with attributes ``side``, ``key`` and
+        ``bipartite`` (0 identified, 1 de-identified, networkx's convention); edges are the element-level link
+        edges (Definition 17).  With ``classes`` (the analyses' edge classes:
+        :class:`graphlink.analysis.matching.EdgeClasses` or, for one-to-many data,
+        :class:`graphlink.analysis.onetomany.ManyClasses`, whose ``to_networkx`` passes themselves) every edge
+        carries ``class``: ``"true love"`` (in every maximum matching: a certain re-identification), ``"allowed"``
+        (in some maximum matching) or ``"link only"`` (in none).
+
+        Parameters
+        ----------
+        classes : EdgeClasses or ManyClasses, optional
+            The classification of this graph's edges (``class_allowed``, ``class_vital`` per class edge).
+        component : int, optional
+            Only the connected component with this number (:meth:`components`).
+        nulls : bool
+            Add the symbolic null trails (Definition 18) as nodes ``("null", i)`` on ``null_side``, linked to
+            every element of the other side (a null trail fits every trail); with ``classes`` their edges carry
+            the class of each element's null edge.  Left out by default: they stand for withheld records.
+
+        Returns
+        -------
+        networkx.Graph
+
+        Complexity: O(|M| + |N| + E) with E the element-level edges (refused above
+        ``GRAPHLINK_MAX_EXPANDED_EDGES``, as every element-level view), plus ``n_null`` × |other side| with
+        ``nulls``.
+
+        Examples
+        --------
+        >>> import graphlink as gl
+        >>> g = gl.build_linkgraph(gl.build_trails(gl.thesis_example())).to_networkx()
+        >>> g.number_of_nodes(), g.number_of_edges(), g.has_edge(("identified", "Ali"), ("deidentified", "gatc"))
+        (8, 5, True)
+        """
+        from graphlink.errors import require
+
+        nx = require("networkx", "networkx", "the link graph as a networkx graph")
+        keys = {"identified": self.trails.identified.keys, "deidentified": self.trails.deidentified.keys}
+        keep = {"identified": np.ones(self.n_identified, bool), "deidentified": np.ones(self.n_deidentified, bool)}
+        if component is not None:
+            ci, cj = self.components()
+            keep = {"identified": ci == component, "deidentified": cj == component}
+        g = nx.Graph()
+        for bip, side in enumerate(("identified", "deidentified")):
+            g.add_nodes_from(((side, str(k)), {"side": side, "key": str(k), "bipartite": bip})
+                             for k in keys[side][keep[side]])
+        ei, ej = self.ei, self.ej
+        mask = keep["identified"][ei] & keep["deidentified"][ej]
+        label = None
+        if classes is not None:
+            edge_class = self._edge_class_index()[mask]
+            allowed = np.asarray(classes.class_allowed, bool)[edge_class]   # type: ignore[attr-defined]
+            vital = np.asarray(classes.class_vital, bool)[edge_class]       # type: ignore[attr-defined]
+            label = np.where(vital, "true love", np.where(allowed, "allowed", "link only"))
+        pairs = zip(keys["identified"][ei[mask]], keys["deidentified"][ej[mask]], strict=True)
+        for n, (a, b) in enumerate(pairs):
+            attrs = {"class": str(label[n])} if label is not None else {}
+            g.add_edge(("identified", str(a)), ("deidentified", str(b)), **attrs)
+        if nulls and self.null_side is not None and self.n_null:
+            other = "deidentified" if self.null_side == "identified" else "identified"
+            null_allowed = getattr(classes, "null_allowed", None)
+            null_vital = getattr(classes, "null_vital", None)
+            rows = np.flatnonzero(keep[other])
+            for t in range(self.n_null):
+                g.add_node(("null", t), side=self.null_side, key=None, bipartite=0 if other == "deidentified" else 1)
+                for r in rows:
+                    attrs = {}
+                    if null_allowed is not None and null_vital is not None:
+                        # null trails are interchangeable: one null node's edge is in every maximum matching
+                        # only when there is a single null trail
+                        vital = bool(null_vital[r]) and self.n_null == 1
+                        attrs["class"] = "true love" if vital else "allowed" if null_allowed[r] else "link only"
+                    g.add_edge(("null", t), (other, str(keys[other][r])), **attrs)
+        return g
+
+    def _edge_class_index(self) -> np.ndarray:
+        """The class edge of every element-level edge (``ei``/``ej`` order).  O(E log E_class)."""
+        n_dc = len(self.de_class_size)
+        key_class = self.class_ei * n_dc + self.class_ej
+        order = np.argsort(key_class, kind="stable")
+        key_edge = self.id_class[self.ei] * n_dc + self.de_class[self.ej]
+        return order[np.searchsorted(key_class[order], key_edge)]
+
     def degrees(self) -> tuple[np.ndarray, np.ndarray]:
         """Element-level degrees (identified, de-identified) without null trails, from classes.  O(E_class)."""
         n_ic, n_dc = len(self.id_class_size), len(self.de_class_size)

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from graphlink.engines.protocol import Engine
 
-#: the engines :func:`get` knows, by the name ``--engine`` takes
-NAMES = ("local", "spark")
+#: the engines :func:`get` knows, by the name ``--engine`` takes: the class, imported when asked for
+CLASSES = {"local": "graphlink.engines.local:LocalEngine", "spark": "graphlink.engines.spark.backend:SparkEngine"}
+NAMES = tuple(CLASSES)
 
 
 def get(name: str = "local", *, master: str | None = None) -> Engine:
@@ -36,12 +37,9 @@ def get(name: str = "local", *, master: str | None = None) -> Engine:
     >>> engines.get("local").name
     'local'
     """
-    if name == "local":
-        from graphlink.engines.local import LocalEngine
+    from graphlink.registry import resolve
 
-        return LocalEngine()
-    if name == "spark":
-        from graphlink.engines.spark.backend import SparkEngine
-
-        return SparkEngine(master)
-    raise ValueError(f"engine must be one of {', '.join(NAMES)}, got {name!r}")
+    if name not in CLASSES:
+        raise ValueError(f"engine must be one of {', '.join(NAMES)}, got {name!r}")
+    cls = resolve(CLASSES[name])
+    return cls(master) if getattr(cls, "takes_master", False) else cls()

@@ -36,6 +36,7 @@ class LocalEngine:
     """
 
     name = "local"
+    where = ""
     constrains_links = True
 
     def read(self, release: Path, *, id_key: list[str] | None = None, deid_key: list[str] | None = None,

@@ -66,6 +66,8 @@ class Engine(Protocol):
 
     #: the name ``--engine`` takes (``local``, ``spark``)
     name: str
+    #: where it runs, as words that follow a step's description (``""`` for this process, ``" in Spark"``)
+    where: str
     #: the attribute linkage sets of ``--qi-links`` (TR02 Def. 3.1) can constrain this engine's link graph
     constrains_links: bool
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from graphlink import registry
 from graphlink.errors import ReleaseError
 from graphlink.protect.final_clean import final_clean_codes
 from graphlink.protect.instance import Instance, Sets
-from graphlink.protect.methods import ENGINES, METHODS
 
 
 @dataclass
@@ -43,9 +43,6 @@ class Allocation:
         return sum(1 for v in self.disclosed.values() if v)
 
 
-_FINAL_CLEAN = {"greedy-dedup": False, "force-dedup": True, "flow-dedup": True}
-
-
 def allocate(inst: Instance, k: int, method: str = "force-dedup", seed: int | None = 0,
              final_clean_step: bool | None = None) -> Allocation:
     """Run one unlinking heuristic on an :class:`Instance`; returns its :class:`Allocation`.
@@ -54,13 +51,14 @@ def allocate(inst: Instance, k: int, method: str = "force-dedup", seed: int | No
     Greedy-Dedup (Algorithm 7) does not — any violation it leaves is caught by the exact audit in
     :func:`unlink`.
     """
-    if method not in ENGINES:
-        raise ReleaseError(f"unknown unlinking method {method!r}; choose one of {', '.join(METHODS)}")
+    spec = registry.find(method)
+    if spec is None or spec.kind != "protect":
+        raise ReleaseError(f"unknown unlinking method {method!r}; choose one of {', '.join(registry.names('protect'))}")
     if k < 1:
         raise ReleaseError(f"k must be a positive integer, got {k}")
-    alloc = ENGINES[method](inst, k, seed)
+    alloc = spec.resolve()(inst, k, seed)
     withdrawn: list[int] = []
-    if _FINAL_CLEAN[method] if final_clean_step is None else final_clean_step:
+    if spec.final_clean if final_clean_step is None else final_clean_step:
         withdrawn = final_clean_codes(inst, alloc, k, seed)
     locs = inst.locations
     dis, prot = alloc.disclosed_arrays(), alloc.protector_arrays()

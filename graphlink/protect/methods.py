@@ -7,7 +7,6 @@ Each engine runs on an :class:`~graphlink.protect.instance.Instance` and returns
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +16,8 @@ from graphlink.protect.flow import assign_given_locations, feasible_locations
 from graphlink.protect.instance import Instance, gather
 from graphlink.protect.procedures import State
 
+#: the protection methods registered when this module was imported (:mod:`graphlink.registry`: each one's spec
+#: names its function below and whether Final-Clean ends it)
 METHODS = PROTECT_METHODS
 FLOW_LP_LIMIT = 600_000   # Flow-Dedup solves its exact LP only up to this many variables (Σ|γ_c| + Σ|ω_c|)
 
@@ -155,7 +156,3 @@ def _flow(inst: Instance, k: int, seed: int | None) -> IntAllocation:
     for c in sorted(chosen_set):
         out.add(c, "flow", disclosed[c], protectors[c])
     return out
-
-
-ENGINES: dict[str, Callable[[Instance, int, int | None], IntAllocation]] = {
-    "greedy-dedup": _greedy, "force-dedup": _force, "flow-dedup": _flow}

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
+from graphlink import registry
 from graphlink.errors import ReleaseError
 from graphlink.secure.protocol import StranonResult, run_stranon
 from graphlink.secure.unlinkability import contributor_view, external_view
@@ -71,9 +72,9 @@ def secure_unlink(release, k: int, method: str, seed: int | None = None, *, proc
     ``run_stranon``; the evaluation views are O(|M|·|N|·|C|/64 + E√V) and skipped above ``evaluate_limit``
     (|M|·|N|)."""
     base = method.removesuffix("-secure")
-    if base not in ("greedy-dedup", "force-dedup"):
-        raise ReleaseError(f"the secure protocol supports greedy-dedup and force-dedup (thesis Alg. 12/14), not "
-                           f"{method!r}")
+    if base not in registry.secure_names():
+        raise ReleaseError(f"the secure protocol supports {' and '.join(registry.secure_names())} (thesis Alg. "
+                           f"12/14), not {method!r}")
     if k < 1:
         raise ReleaseError(f"k must be at least 1, got {k}")
     locs, gamma, omega = release_sets(release)

@@ -6,14 +6,14 @@ import contextlib
 import json
 import sys
 from collections.abc import Iterator
-from enum import Enum, StrEnum
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
-from graphlink.catalog import METHODS
+from graphlink.cli.choices import MethodChoice
 from graphlink.display import flush_notes, markup_text, note, print_frame, print_rows
 from graphlink.errors import ModelAssumptionError
 from graphlink.fileio import atomic_path, check_output
@@ -57,6 +57,10 @@ class Store(StrEnum):
     neo4j = "neo4j"
 
 
+#: ``--method`` of reidentify: the registry's re-identification methods (graphlink/registry.py)
+_METHOD = MethodChoice("reidentify")
+
+
 class EngineOpt(StrEnum):
     local = "local"
     spark = "spark"
@@ -67,7 +71,6 @@ class Mult(StrEnum):
     one_to_many = "one-to-many"
 
 
-MethodOpt = Enum("MethodOpt", {m.replace("-", "_"): m for m in METHODS}, type=str)  # type: ignore[misc]
 
 ReleaseArg = Annotated[Path, typer.Argument(help="Release: long CSV/Parquet (location,kind,element) or a folder "
                                                    "with one sub-folder per location")]
@@ -209,8 +212,7 @@ def _engine(name: EngineOpt, master: str | None) -> Engine:
 def _trails(engine: Engine, release: Path, id_key: str | None, deid_key: str | None, reserved: ReservedOpt,
             multiplicity: MultOpt, truth: Path | None = None, store: bool = False):
     """(release, trails) from the engine (:meth:`graphlink.engines.protocol.Engine.trails`)."""
-    where = "" if engine.name == "local" else f" in {engine.name.capitalize()}"
-    with step(f"reading {release} and building trails{where}"):
+    with step(f"reading {release} and building trails{engine.where}"):
         return engine.trails(release, id_key=_split(id_key), deid_key=_split(deid_key), reserved=reserved.value,
                              multiplicity=multiplicity.value, truth=truth, store=store)
 
@@ -295,7 +297,8 @@ def register(app: typer.Typer) -> None:
 
     @app.command("reidentify")
     def reidentify_cmd(release: ReleaseArg,
-                       method: Annotated[MethodOpt, typer.Option("--method", help="REIDIT algorithm or true loves")],
+                       method: Annotated[str, typer.Option("--method", parser=_METHOD, metavar=_METHOD.metavar(),
+                                                           help="REIDIT algorithm or true loves")],
                        k: Annotated[int | None, typer.Option("--k", min=1, help="k for incomplete-k")] = None,
                        reserved: ReservedO = ReservedOpt.auto, multiplicity: MultO = MultOpt.auto,
                        truth: Annotated[Path | None, typer.Option("--truth", help="Truth CSV")] = None,
@@ -312,20 +315,25 @@ def register(app: typer.Typer) -> None:
                            "true loves' on the component split, straight from the executors, never collected), also "
                            "a URI Spark writes")] = None) -> None:
         """Re-identify elements from their trails; every pair carries its reason."""
+        from graphlink import registry
         from graphlink.analysis.reidit import check_method
+        from graphlink.cli.words import say
 
-        m = method.value
-        if m == "incomplete-k" and k is None:
-            raise typer.BadParameter("--method incomplete-k needs --k", param_hint="--k")
+        m = method
+        try:
+            spec = registry.validate(m, "reidentify", k=k)
+        except registry.MethodError as exc:
+            raise typer.BadParameter(say(exc), param_hint="--k") from None
         if out is not None and fmt is Fmt.json:
             raise typer.BadParameter("--out writes the pairs as CSV or Parquet (by its name); drop --format json",
                                      param_hint="--out")
         eng = _engine(engine, spark_master)
         if out is not None:
             _check_out(eng, out, [release, truth, qi_links])
-        if m == "complete" and qi_links is not None:
-            raise typer.BadParameter("REIDIT-C matches whole trails only; with --qi-links use --method incomplete, "
-                                     "incomplete-k, multiple or true-loves", param_hint="--qi-links")
+        if spec.input == "trails" and qi_links is not None:
+            others = ", ".join(s.name for s in registry.specs("reidentify") if s.input != "trails")
+            raise typer.BadParameter(f"{spec.label} matches whole trails only; with --qi-links use --method "
+                                     f"{others}", param_hint="--qi-links")
         _local_only(qi_links, eng)
         rel, tr = _trails(eng, release, id_key, deid_key, reserved, multiplicity, truth, store is Store.neo4j)
         check_method(tr, m)             # a refusal is one line, before the model note

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import typer
 
+from graphlink import registry
 from graphlink.errors import ReleaseError
 
 THESIS_FIG_8_1 = {
@@ -59,8 +60,8 @@ def register(app: typer.Typer) -> None:
         from graphlink.secure.protocol import bandwidth_formula, dataset_ops_formula, run_stranon
 
         base = method.removesuffix("-secure")
-        if base not in ("greedy-dedup", "force-dedup"):
-            raise ReleaseError(f"--method must be greedy-dedup or force-dedup, got {method!r}")
+        if base not in registry.secure_names():
+            raise ReleaseError(f"--method must be {' or '.join(registry.secure_names())}, got {method!r}")
         release = None
         if thesis:
             data = {c: (list(g), list(o)) for c, (g, o) in THESIS_FIG_8_1.items()}

@@ -7,18 +7,17 @@ disclosed) and prints a summary.  Every written release has passed the core's ex
 from __future__ import annotations
 
 import json
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from graphlink.catalog import PROTECT_METHODS
+from graphlink.cli.choices import MethodChoice
 from graphlink.errors import GraphlinkError, ReleaseError
 
 FORMATS = ("table", "json")
-#: ``--method`` as a choice: checked (and listed in --help) before the release is read
-MethodChoice = Enum("MethodChoice", {m.replace("-", "_"): m for m in PROTECT_METHODS}, type=str)  # type: ignore[misc]
+#: ``--method`` as a choice of the registry's protection methods: checked (and listed in --help) before reading
+_METHOD = MethodChoice("protect")
 
 
 class SecureUnavailableError(GraphlinkError):
@@ -106,7 +105,8 @@ def register(app: typer.Typer) -> None:
     def unlink_cmd(
         release_path: Path = typer.Argument(..., metavar="RELEASE", help="Release (long CSV/Parquet or folder)."),
         k: int = typer.Option(..., "--k", min=1, help="Protection level k (Definition 19)."),
-        method: MethodChoice = typer.Option("force-dedup", "--method", help="Protection method"),
+        method: str = typer.Option("force-dedup", "--method", parser=_METHOD, metavar=_METHOD.metavar(),
+                                   help="Protection method"),
         secure: bool = typer.Option(False, "--secure", help="Run the secure STRANON protocol (ch. 8)."),
         seed: int = typer.Option(0, "--seed", min=0, help="Seed for the tie-breaking order."),
         out: Path = typer.Option(..., "--out", help="Where to write the protected release (.csv or .parquet)."),
@@ -120,7 +120,6 @@ def register(app: typer.Typer) -> None:
         from graphlink.fileio import check_output
         from graphlink.protect import check_model, disclosed_of, finish, unlink
 
-        method = method.value
         if fmt not in FORMATS:
             raise ReleaseError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
         if multiplicity not in ("auto", "one-to-one"):

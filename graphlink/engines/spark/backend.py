@@ -41,6 +41,9 @@ class SparkEngine:
     """
 
     name = "spark"
+    where = " in Spark"
+    #: :func:`graphlink.engines.get` passes the Spark master URL
+    takes_master = True
     #: the ALS-constrained link graph is built on the driver from core trails: not on this engine
     constrains_links = False
 
@@ -88,22 +91,27 @@ class SparkEngine:
             raise ValueError(f"{out} exists: the Spark engine's output names a new folder")
 
     def writes_direct(self, trails: SparkTrails, method: str) -> bool:
-        """REIDIT-C always; true loves when the exact analyses run on the component split
-        (:func:`graphlink.engines.spark.engine.choose_split`)."""
+        """When the method's Spark plan (:mod:`graphlink.registry`) has a writer: always (REIDIT-C), or only when
+        the exact analyses run on the component split (true loves;
+        :func:`graphlink.engines.spark.engine.choose_split`)."""
+        from graphlink import registry
         from graphlink.engines.spark import engine
 
-        return method == "complete" or (method == "true-loves" and engine.choose_split(trails) == "components")
+        plan = registry.get(method, "reidentify").spark
+        if plan.write is None:
+            return False
+        return plan.write_split == "any" or engine.choose_split(trails) == "components"
 
     def write_direct(self, trails: SparkTrails, method: str, out: str, *, explain: bool) -> ReidentifySummary:
-        """``method``'s pairs written by the executors to the folder ``out``; nothing but counts collected
-        (:func:`graphlink.engines.spark.links.write_reidit_c`,
+        """``method``'s pairs written by the executors to the folder ``out`` by its Spark plan's writer; nothing but
+        counts collected (:func:`graphlink.engines.spark.links.write_reidit_c`,
         :func:`graphlink.engines.spark.components.write_true_loves`)."""
-        from graphlink.engines.spark import components
-        from graphlink.engines.spark.links import write_reidit_c
+        from graphlink import registry
 
-        if method == "complete":
-            return write_reidit_c(trails, out, explain=explain)
-        return components.write_true_loves(trails, out, explain=explain)
+        plan = registry.get(method, "reidentify").spark
+        if plan.write is None:
+            raise ValueError(f"{method}'s pairs are collected before they are written")
+        return registry.resolve(plan.write)(trails, out, explain=explain)
 
     def write_pairs(self, trails: SparkTrails, result: Reidentification, columns: list[str], out: str) -> None:
         """Pairs already on the driver written by Spark to the folder ``out``, laid out as REIDIT-C's from the

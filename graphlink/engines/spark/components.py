@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from graphlink import registry
 from graphlink.analysis.audit import AuditResult
 from graphlink.analysis.reidit import (
     EXPLAIN_LIMIT,
@@ -45,7 +46,6 @@ from graphlink.analysis.reidit import (
     many_refuted,
     note_unsolved,
     orphan_diagnostic,
-    require_one_to_one,
 )
 from graphlink.analysis.results import ReidentifySummary
 from graphlink.config import get_config
@@ -261,7 +261,9 @@ def _elements(kind: str, side: str, keys: np.ndarray, eids: np.ndarray, rows: np
 
 
 def _run_bucket(ctx: dict, left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:
-    """One bucket through the core.  Output rows (``SCHEMA``) by ``kind``:
+    """One bucket through the core: ``ctx["bucket"]`` (a bucket function, resolved on the driver from the method's
+    spec, :mod:`graphlink.registry`, or one of this module's tasks) on the bucket's link graph.  Output rows
+    (``SCHEMA``) by ``kind``:
 
     * ``pair``: a identified, b de-identified, reason; n1..n3 sort keys; f1 forced (reason names a tight set)
     * ``viol``: a element, b side, n1 union degree, n2 its non-null part
@@ -272,8 +274,7 @@ def _run_bucket(ctx: dict, left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFr
     if left.empty:
         return _rows("stat", 0)
     graph, ids = _bucket_graph(ctx, left, right)
-    method = ctx["method"]
-    out = _many(ctx, graph, ids, method) if ctx["multiplicity"] == "one-to-many" else _one(ctx, graph, ids, method)
+    out = ctx["bucket"](ctx, graph, ids)
     return out.astype({"kind": object, "a": object, "b": object, "reason": object})
 
 
@@ -282,57 +283,159 @@ def _r_side(graph: Any) -> tuple[str, str]:
     return star, ("deidentified" if star == "identified" else "identified")
 
 
-def _one(ctx: dict, graph: Any, ids: dict, method: str) -> pd.DataFrame:
-    """One-to-one data: true loves, audit, REIDIT-I/I-K/M, or the classified graph (``graph``)."""
-    from graphlink.analysis.audit import audit
+def _keys(graph: Any) -> dict[str, np.ndarray]:
+    tr = graph.trails
+    return {"identified": tr.identified.keys, "deidentified": tr.deidentified.keys}
+
+
+def _classified(ctx: dict, graph: Any, ids: dict, finish: Any) -> pd.DataFrame:
+    """One-to-one data: the bucket's edges classified (maximum matching, true loves, the union of all maximum
+    matchings), its unmatched elements and counts, then ``finish(classes, out)`` adds the task's own rows."""
     from graphlink.analysis.matching import classify_edges
-    from graphlink.analysis.reidit import reidit_i, reidit_ik, reidit_m, true_loves
 
     tr = graph.trails
     eid = ids["eid"]
     star, other = _r_side(graph)
-    keys = {"identified": tr.identified.keys, "deidentified": tr.deidentified.keys}
-    out = []
-    if method in ("true-loves", "audit", "graph"):
-        classes = classify_edges(graph, engine=ctx["engine"])
-        mate = {"identified": classes.mate_identified, "deidentified": classes.mate_deidentified}
-        out.append(_elements("unmatched", star, keys[star], eid[star], np.flatnonzero(mate[star] < 0), 0))
-        if tr.reserved == "none":
-            out.append(_elements("unmatched", other, keys[other], eid[other], np.flatnonzero(mate[other] < 0), 1))
-        out.append(_stats(nu_real=classes.nu_real, true_loves=classes.n_true_loves,
-                          union_edges=int(np.sum(classes.union_degree_identified))))
-        if method == "true-loves":
-            ti, tj = classes.true_love_pairs
-            deg_i, deg_j = graph.degrees()
-            forced = (deg_j[tj] if star == "deidentified" else deg_i[ti]) > 1
-            explain = ctx["explain"] if ctx["explain"] is not None else int(forced.sum()) <= EXPLAIN_LIMIT
-            res = true_loves(classes, explain=explain)
-            out.append(_stats(forced=int(forced.sum())))
-            out.append(_rows("pair", len(res.pairs), a=res.pairs["identified"], b=res.pairs["deidentified"],
-                             reason=res.pairs["reason"], n1=ids["cid"]["deidentified"][graph.de_class[tj]],
-                             n2=ids["cid"]["identified"][graph.id_class[ti]], f1=forced))
-        elif method == "audit":
-            v = audit(classes, ctx["k"]).violations
-            out.append(_rows("viol", len(v), a=v["element"].astype(str), b=v["side"], n1=v["union_degree"],
-                             n2=v["union_degree_non_null"]))
-        else:
-            out.append(_graph_rows(graph, ids, classes.class_allowed, classes.class_vital, classes.class_flow,
-                                   classes.null_allowed, classes.complete_side, ctx["n_null"]))
-        return pd.concat(out, ignore_index=True)
-    v = _view(graph)
-    r_eid, s_eid = eid[star], eid[other]
-    if method == "multiple":
-        res = reidit_m(graph)
-        loop_s = tr.reserved == "none"
-        deg_r, deg_s = _class_degrees(v)
-        orphans = (np.flatnonzero(deg_s[v.s_class] == 0) if loop_s else np.flatnonzero(deg_r[v.r_class] == 0))
-        loop_side, loop_eid = (other, s_eid) if loop_s else (star, r_eid)
-        out.append(_elements("orphan", loop_side, keys[loop_side], loop_eid, orphans))
-        order = _loop_order(res.pairs, keys[loop_side], loop_eid, loop_side)
+    keys = _keys(graph)
+    out: list[pd.DataFrame] = []
+    classes = classify_edges(graph, engine=ctx["engine"])
+    mate = {"identified": classes.mate_identified, "deidentified": classes.mate_deidentified}
+    out.append(_elements("unmatched", star, keys[star], eid[star], np.flatnonzero(mate[star] < 0), 0))
+    if tr.reserved == "none":
+        out.append(_elements("unmatched", other, keys[other], eid[other], np.flatnonzero(mate[other] < 0), 1))
+    out.append(_stats(nu_real=classes.nu_real, true_loves=classes.n_true_loves,
+                      union_edges=int(np.sum(classes.union_degree_identified))))
+    finish(classes, out)
+    return pd.concat(out, ignore_index=True)
+
+
+def _classified_many(ctx: dict, graph: Any, ids: dict, possible: bool, finish: Any) -> pd.DataFrame:
+    """One-to-many data (Appendix A): the bucket classified (:mod:`graphlink.analysis.onetomany`, every step per
+    connected component, so each bucket's verdicts are the whole release's), its refusals and counts, then
+    ``finish(classes, out)`` adds the task's own rows."""
+    import warnings
+
+    from graphlink.analysis.onetomany import classify_one_to_many
+
+    out: list[pd.DataFrame] = []
+    with warnings.catch_warnings():           # budget notes are the driver's to give, once, for the whole release
+        warnings.simplefilter("ignore")
+        mc = classify_one_to_many(graph, possible=possible)
+        out.append(_refusal_rows("refusal", mc.refusals, ids))
+        out.append(_refusal_rows("unsolved", mc.unsolved, ids))
+        out.append(_stats(true_loves=mc.n_true_loves, union_edges=int(np.sum(mc.union_degree_identified))
+                          if mc.union_degree_identified is not None else 0))
+        finish(mc, out)
+    return pd.concat(out, ignore_index=True)
+
+
+def bucket_true_loves(ctx: dict, graph: Any, ids: dict) -> pd.DataFrame:
+    """True loves of one bucket (the ``true-loves`` spec's Spark bucket): the pairs with their reasons and
+    whether each is forced; one-to-many data: the certain pairs."""
+    from graphlink.analysis.reidit import certain_one_to_many, true_loves
+
+    eid = ids["eid"]
+    if graph.trails.one_to_many:
+        def many(mc: Any, out: list) -> None:
+            res = certain_one_to_many(graph, classes=mc)
+            m, n = mc.true_love_pairs
+            if len(res.pairs):
+                out.append(_rows("pair", len(res.pairs), a=res.pairs["identified"], b=res.pairs["deidentified"],
+                                 reason=res.pairs["reason"], n1=eid["identified"][m], n2=eid["deidentified"][n]))
+        return _classified_many(ctx, graph, ids, False, many)
+    star, _ = _r_side(graph)
+
+    def one(classes: Any, out: list) -> None:
+        ti, tj = classes.true_love_pairs
+        deg_i, deg_j = graph.degrees()
+        forced = (deg_j[tj] if star == "deidentified" else deg_i[ti]) > 1
+        explain = ctx["explain"] if ctx["explain"] is not None else int(forced.sum()) <= EXPLAIN_LIMIT
+        res = true_loves(classes, explain=explain)
+        out.append(_stats(forced=int(forced.sum())))
         out.append(_rows("pair", len(res.pairs), a=res.pairs["identified"], b=res.pairs["deidentified"],
-                         reason=res.pairs["reason"], n1=order))
-        return pd.concat(out, ignore_index=True)
-    res = reidit_i(graph, flip=ctx["flip"]) if method == "incomplete" else reidit_ik(graph, ctx["k"])
+                         reason=res.pairs["reason"], n1=ids["cid"]["deidentified"][graph.de_class[tj]],
+                         n2=ids["cid"]["identified"][graph.id_class[ti]], f1=forced))
+    return _classified(ctx, graph, ids, one)
+
+
+def bucket_audit(ctx: dict, graph: Any, ids: dict) -> pd.DataFrame:
+    """The k-unlinkability audit's violations in one bucket (Definition 19; ``ctx["k"]``)."""
+    from graphlink.analysis.audit import audit
+
+    def rows(classes: Any, out: list) -> None:
+        if graph.trails.one_to_many and (classes.unsolved or classes.consistent is False):
+            return
+        v = audit(classes, ctx["k"]).violations
+        out.append(_rows("viol", len(v), a=v["element"].astype(str), b=v["side"], n1=v["union_degree"],
+                         n2=v["union_degree_non_null"]))
+    if graph.trails.one_to_many:
+        return _classified_many(ctx, graph, ids, True, rows)
+    return _classified(ctx, graph, ids, rows)
+
+
+def bucket_classified_graph(ctx: dict, graph: Any, ids: dict) -> pd.DataFrame:
+    """One bucket's classified class graph (edges with flow, allowed, vital or certain; null degrees), for the
+    store (:mod:`graphlink.engines.spark.neo4j`)."""
+    if graph.trails.one_to_many:
+        return _classified_many(ctx, graph, ids, True, lambda mc, out: out.append(_graph_rows(
+            graph, ids, mc.class_allowed, mc.class_certain, mc.class_flow, None, None, 0)))
+    return _classified(ctx, graph, ids, lambda c, out: out.append(_graph_rows(
+        graph, ids, c.class_allowed, c.class_vital, c.class_flow, c.null_allowed, c.complete_side, ctx["n_null"])))
+
+
+def bucket_reidit_m(ctx: dict, graph: Any, ids: dict) -> pd.DataFrame:
+    """REIDIT-M in one bucket (the ``multiple`` spec's Spark bucket): pairs, orphans and, on one-to-many data with
+    nothing withheld, the refusals of the consistency check."""
+    import warnings
+
+    with warnings.catch_warnings():       # notes are the driver's to give, once, for the whole release
+        warnings.simplefilter("ignore")
+        return _reidit_m_rows(graph, ids)
+
+
+def _reidit_m_rows(graph: Any, ids: dict) -> pd.DataFrame:
+    from graphlink.analysis.reidit import reidit_m
+
+    tr = graph.trails
+    eid = ids["eid"]
+    keys = _keys(graph)
+    out = []
+    res = reidit_m(graph)
+    v = _view(graph)
+    deg_r, deg_s = _class_degrees(v)
+    if tr.one_to_many:
+        from graphlink.analysis.onetomany import classify_one_to_many
+
+        out.append(_elements("orphan", "identified", keys["identified"], eid["identified"],
+                             np.flatnonzero(deg_r[v.r_class] == 0)))
+        if tr.reserved == "none":
+            mc = classify_one_to_many(graph, possible=False, backbone=False)
+            out.append(_refusal_rows("refusal", mc.refusals, ids))
+            out.append(_refusal_rows("unsolved", mc.unsolved, ids))
+        loop_side, loop_eid = "identified", eid["identified"]
+    else:
+        star, other = _r_side(graph)
+        loop_s = tr.reserved == "none"
+        orphans = (np.flatnonzero(deg_s[v.s_class] == 0) if loop_s else np.flatnonzero(deg_r[v.r_class] == 0))
+        loop_side, loop_eid = (other, eid[other]) if loop_s else (star, eid[star])
+        out.append(_elements("orphan", loop_side, keys[loop_side], loop_eid, orphans))
+    order = _loop_order(res.pairs, keys[loop_side], loop_eid, loop_side)
+    out.append(_rows("pair", len(res.pairs), a=res.pairs["identified"], b=res.pairs["deidentified"],
+                     reason=res.pairs["reason"], n1=order))
+    return pd.concat(out, ignore_index=True)
+
+
+def bucket_reidit_i(ctx: dict, graph: Any, ids: dict) -> pd.DataFrame:
+    """REIDIT-I, or REIDIT-I-K when the spec's pairs are candidate groups (``ctx["groups"]``), in one bucket: pairs
+    in the release's order, conflicts, and REIDIT-I-K's counts.  Flip is the whole release's (``ctx["flip"]``)."""
+    from graphlink.analysis.reidit import reidit_i, reidit_ik
+
+    eid = ids["eid"]
+    star, other = _r_side(graph)
+    keys = _keys(graph)
+    out = []
+    r_eid = eid[star]
+    res = reidit_ik(graph, ctx["k"]) if ctx["groups"] else reidit_i(graph, flip=ctx["flip"])
     conflicts = np.asarray(res.summary.conflicts or (), dtype=object)
     pos = {str(k): i for i, k in enumerate(keys[star])}
     rows = np.array([pos[str(c)] for c in conflicts], np.int64)
@@ -342,11 +445,23 @@ def _one(ctx: dict, graph: Any, ids: dict, method: str) -> pd.DataFrame:
     group = (np.arange(len(res.pairs)) >= n_unique).astype(np.int64)
     out.append(_rows("pair", len(res.pairs), a=res.pairs["identified"], b=res.pairs["deidentified"],
                      reason=res.pairs["reason"], n1=group, n2=order, n3=np.arange(len(res.pairs))))
-    if method == "incomplete-k":
+    if ctx["groups"]:
         s = res.summary
         out.append(_stats(unique=s.unique, k_reidentified=s.k_reidentified, reidentified_elements=s.reidentified,
                           pairs=s.pairs))
     return pd.concat(out, ignore_index=True)
+
+
+def bucket_pairs(ctx: dict, graph: Any, ids: dict) -> pd.DataFrame:
+    """Any per-component method without a Spark bucket of its own: its function (``ctx["function"]``, with
+    ``ctx["keywords"]``) on the bucket's link graph (or its trails), the pairs keyed by the identified element's
+    order in the release so that :func:`merge_pairs` concatenates them in that order."""
+    data = graph.trails if ctx["input"] == "trails" else graph
+    res = ctx["function"](data, **ctx["keywords"])
+    eid = ids["eid"]
+    order = _loop_order(res.pairs, _keys(graph)["identified"], eid["identified"], "identified")
+    return _rows("pair", len(res.pairs), a=res.pairs["identified"], b=res.pairs["deidentified"],
+                 reason=res.pairs["reason"], n1=order, n2=np.arange(len(res.pairs)))
 
 
 def _view(graph: Any) -> Any:
@@ -376,57 +491,6 @@ def _refusal_rows(kind: str, refusals: list, ids: dict) -> pd.DataFrame:
           else -1 for r in refusals]
     return _rows(kind, len(refusals), a=[r.text() for r in refusals], n1=[r.key[0] for r in refusals],
                  n2=[r.key[1] for r in refusals], n3=n3, f1=[r.checked for r in refusals])
-
-
-def _many(ctx: dict, graph: Any, ids: dict, method: str) -> pd.DataFrame:
-    """One-to-many data (Appendix A): certain pairs, audit, REIDIT-M, or the classified graph.  Every step of
-    :mod:`graphlink.analysis.onetomany` is per connected component, so each bucket's verdicts are the whole
-    release's."""
-    import warnings
-
-    from graphlink.analysis.audit import audit
-    from graphlink.analysis.onetomany import classify_one_to_many
-    from graphlink.analysis.reidit import certain_one_to_many, reidit_m
-
-    tr = graph.trails
-    eid = ids["eid"]
-    keys = {"identified": tr.identified.keys, "deidentified": tr.deidentified.keys}
-    out = []
-    with warnings.catch_warnings():           # budget notes are the driver's to give, once, for the whole release
-        warnings.simplefilter("ignore")
-        if method == "multiple":
-            res = reidit_m(graph)
-            v = _view(graph)
-            deg_r, _ = _class_degrees(v)
-            out.append(_elements("orphan", "identified", keys["identified"], eid["identified"],
-                                 np.flatnonzero(deg_r[v.r_class] == 0)))
-            if tr.reserved == "none":
-                mc = classify_one_to_many(graph, possible=False, backbone=False)
-                out.append(_refusal_rows("refusal", mc.refusals, ids))
-                out.append(_refusal_rows("unsolved", mc.unsolved, ids))
-            order = _loop_order(res.pairs, keys["identified"], eid["identified"], "identified")
-            out.append(_rows("pair", len(res.pairs), a=res.pairs["identified"], b=res.pairs["deidentified"],
-                             reason=res.pairs["reason"], n1=order))
-            return pd.concat(out, ignore_index=True)
-        mc = classify_one_to_many(graph, possible=method != "true-loves")
-        out.append(_refusal_rows("refusal", mc.refusals, ids))
-        out.append(_refusal_rows("unsolved", mc.unsolved, ids))
-        out.append(_stats(true_loves=mc.n_true_loves, union_edges=int(np.sum(mc.union_degree_identified))
-                          if mc.union_degree_identified is not None else 0))
-        if method == "true-loves":
-            res = certain_one_to_many(graph, classes=mc)
-            m, n = mc.true_love_pairs
-            if len(res.pairs):
-                out.append(_rows("pair", len(res.pairs), a=res.pairs["identified"], b=res.pairs["deidentified"],
-                                 reason=res.pairs["reason"], n1=eid["identified"][m], n2=eid["deidentified"][n]))
-        elif method == "audit":
-            if not mc.unsolved and mc.consistent is not False:
-                v = audit(mc, ctx["k"]).violations
-                out.append(_rows("viol", len(v), a=v["element"].astype(str), b=v["side"], n1=v["union_degree"],
-                                 n2=v["union_degree_non_null"]))
-        else:
-            out.append(_graph_rows(graph, ids, mc.class_allowed, mc.class_certain, mc.class_flow, None, None, 0))
-    return pd.concat(out, ignore_index=True)
 
 
 def _graph_rows(graph: Any, ids: dict, allowed: np.ndarray, vital: np.ndarray, flow: np.ndarray,
@@ -480,28 +544,54 @@ def _caveat(pairs: pd.DataFrame, caveat: str) -> None:
 
 def reidentify(st: SparkTrails, method: str, *, k: int | None = None, explain: bool | None = None,
                cc: str = "auto") -> Reidentification:
-    """:func:`graphlink.analysis.reidit.reidentify` (without truth) on the component split (module docstring)."""
-    if st.one_to_many and method in ("incomplete", "incomplete-k"):
-        require_one_to_one(st, "REIDIT-I")
-    out = run(st, {"method": method, "k": k, "explain": explain}, cc)
-    if method == "true-loves":
-        return _merge_true_loves(st, out, explain)
-    if method == "multiple":
-        return _merge_m(st, out)
+    """:func:`graphlink.analysis.reidit.reidentify` (without truth) on the component split (module docstring): the
+    method's spec (:mod:`graphlink.registry`) names the bucket function and the merge; a method without them runs
+    its own function per bucket (:func:`bucket_pairs`) and the pairs are concatenated (:func:`merge_pairs`)."""
+    spec = registry.validate(method, "reidentify", trails=st, k=k, explain=explain)
+    plan = spec.spark
+    ctx = {"method": spec.name, "k": k, "explain": explain, "groups": spec.candidate_groups, "input": spec.input,
+           "bucket": registry.resolve(plan.bucket) if plan.bucket else bucket_pairs,
+           "function": None if plan.bucket else spec.resolve(), "keywords": spec.keywords(k=k, explain=explain)}
+    out = run(st, ctx, cc)
+    merge = registry.resolve(plan.merge) if spec.merge == "custom" and plan.merge else merge_pairs
+    return merge(st, out, ctx)
+
+
+def merge_pairs(st: SparkTrails, out: pd.DataFrame, ctx: dict) -> Reidentification:
+    """The buckets' pairs concatenated in the release's order (a spec's ``merge="concat"``)."""
+    pairs = _pairs(out, ["n1", "n2"])
+    summary = ReidentifySummary(ctx["method"], len(pairs), len(pairs), identified=st.n_identified,
+                                deidentified=st.n_deidentified)
+    return Reidentification(ctx["method"], pairs, summary)
+
+
+def merge_reidit_i(st: SparkTrails, out: pd.DataFrame, ctx: dict) -> Reidentification:
+    """REIDIT-I or REIDIT-I-K merged: pairs in the release's order, the conflicts of every bucket, the counts."""
+    method, k = ctx["method"], ctx["k"]
     pairs = _pairs(out, ["n1", "n2", "n3"])
     conflicts = _listed(out, "conflict")
     diagnostic = conflict_diagnostic(st.model.label, conflicts) if conflicts else None
     sizes = {"identified": st.n_identified, "deidentified": st.n_deidentified}
-    if method == "incomplete":
+    if not ctx["groups"]:
         n_r, n_s = _r_s(st)
-        summary = ReidentifySummary("incomplete", len(pairs), len(pairs), **sizes, flip=n_r == n_s,
+        summary = ReidentifySummary(method, len(pairs), len(pairs), **sizes, flip=n_r == n_s,
                                     conflicts=conflicts, model_ok=not conflicts, diagnostic=diagnostic)
     else:
-        summary = ReidentifySummary("incomplete-k", _stat(out, "reidentified_elements"), _stat(out, "pairs"),
+        summary = ReidentifySummary(method, _stat(out, "reidentified_elements"), _stat(out, "pairs"),
                                     **sizes, k=k, unique=_stat(out, "unique"),
                                     k_reidentified=_stat(out, "k_reidentified"), conflicts=conflicts,
                                     model_ok=not conflicts, diagnostic=diagnostic)
     return Reidentification(method, pairs, summary)
+
+
+def merge_true_loves(st: SparkTrails, out: pd.DataFrame, ctx: dict) -> Reidentification:
+    """True loves merged (the ``true-loves`` spec's Spark merge)."""
+    return _merge_true_loves(st, out, ctx["explain"])
+
+
+def merge_reidit_m(st: SparkTrails, out: pd.DataFrame, ctx: dict) -> Reidentification:
+    """REIDIT-M merged (the ``multiple`` spec's Spark merge)."""
+    return _merge_m(st, out)
 
 
 def _true_loves_verdict(st: SparkTrails, out: pd.DataFrame, n_pairs: int) -> ReidentifySummary:
@@ -556,7 +646,8 @@ def write_true_loves(st: SparkTrails, out: str, *, explain: bool = False, cc: st
 
     from graphlink.engines.spark.links import write_pairs
 
-    frame = run_frame(st, {"method": "true-loves", "k": None, "explain": True if explain else None}, cc)
+    frame = run_frame(st, {"method": "true-loves", "k": None, "explain": True if explain else None,
+                           "bucket": bucket_true_loves}, cc)
     try:
         is_pair = F.col("kind") == "pair"
         pairs = frame.filter(is_pair)
@@ -607,7 +698,7 @@ def _merge_m(st: SparkTrails, out: pd.DataFrame) -> Reidentification:
 
 def audit(st: SparkTrails, k: int, cc: str = "auto") -> AuditResult:
     """:func:`graphlink.analysis.audit.audit` on the component split (module docstring)."""
-    out = run(st, {"method": "audit", "k": k, "explain": None}, cc)
+    out = run(st, {"method": "audit", "k": k, "explain": None, "bucket": bucket_audit}, cc)
     v = out[out["kind"] == "viol"]
     violations = pd.DataFrame({"side": v["b"].to_numpy(dtype=object), "element": v["a"].to_numpy(dtype=object),
                                "union_degree": v["n1"].to_numpy(np.int64),

@@ -26,15 +26,16 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
+from graphlink import registry
 from graphlink.analysis.audit import AuditResult
 from graphlink.analysis.audit import audit as core_audit
 from graphlink.analysis.matching import classify_edges
-from graphlink.analysis.reidit import METHODS, Reidentification, evaluate
+from graphlink.analysis.reidit import Reidentification, evaluate
 from graphlink.analysis.reidit import reidentify as core_reidentify
 from graphlink.config import get_config
 from graphlink.core.linkgraph import LinkGraph
 from graphlink.engines.spark.fill import SparkTrails
-from graphlink.engines.spark.links import class_links, edges, reidit_c  # noqa: F401  (edges re-exported)
+from graphlink.engines.spark.links import class_links, edges, reidit_c  # noqa: F401  (re-exported)
 
 if TYPE_CHECKING:
     pass
@@ -103,16 +104,15 @@ def _finish(result: Reidentification, st: SparkTrails, truth: pd.DataFrame | Non
 
 def reidentify(st: SparkTrails, method: str, *, k: int | None = None, truth: pd.DataFrame | None = None,
                explain: bool | None = None, split: Split = "auto") -> Reidentification:
-    """One REIDIT method or the exact true loves, as :func:`graphlink.analysis.reidit.reidentify` returns them.
+    """One registered re-identification method, as :func:`graphlink.analysis.reidit.reidentify` returns it.
 
-    ``complete`` (REIDIT-C) runs entirely in Spark; the others on the class graph (module docstring)."""
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}")
-    if method == "incomplete-k" and k is None:
-        raise ValueError("incomplete-k needs k")
-    if method == "complete":
-        return _finish(reidit_c(st), st, truth)
-    if choose_split(st, split) == "components":
+    The method's spec (:mod:`graphlink.registry`) says where it runs: entirely in Spark when its Spark plan has a
+    ``native`` function (REIDIT-C), else on the class graph (module docstring): per bucket of components on the
+    component split when the spec is ``per_component``, otherwise on the driver."""
+    spec = registry.validate(method, "reidentify", trails=st, k=k, explain=explain)
+    if spec.spark.native is not None:
+        return _finish(registry.resolve(spec.spark.native)(st), st, truth)
+    if spec.per_component and choose_split(st, split) == "components":
         from graphlink.engines.spark import components
 
         return _finish(components.reidentify(st, method, k=k, explain=explain), st, truth)

@@ -197,7 +197,8 @@ def verdicts(st: SparkTrails, split: str = "auto") -> tuple[DataFrame, DataFrame
                 {"nu": arr["nu"], "n_null": arr["n_null"]}, result)
     from pyspark.sql import functions as F
 
-    out = components.run_frame(st, {"method": "graph", "k": None, "explain": None})
+    out = components.run_frame(st, {"method": "graph", "k": None, "explain": None,
+                                           "bucket": components.bucket_classified_graph})
     e = out.filter(F.col("kind") == "edge").select(F.col("n1").alias("id_cid"), F.col("n2").alias("de_cid"),
                                                    F.col("f1").alias("allowed"), F.col("f2").alias("vital"),
                                                    F.col("n3").alias("flow"))
