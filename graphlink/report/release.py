@@ -31,8 +31,6 @@ if TYPE_CHECKING:
 
 #: the histogram has one bar per candidate count up to this many (or up to k), then one for "more"
 HISTOGRAM_BARS = 10
-#: the protection methods in words (the report speaks to a board, not to the command line)
-PROTECTION_LABELS = {"greedy-dedup": "Greedy-Dedup", "force-dedup": "Force-Dedup", "flow-dedup": "Flow-Dedup"}
 
 
 @dataclass(frozen=True)
@@ -127,8 +125,11 @@ class ProtectionOption:
 
     @property
     def label(self) -> str:
-        """The method's name for people."""
-        return PROTECTION_LABELS.get(self.method, self.method)
+        """The method's name for people (the registry's label)."""
+        from graphlink import registry
+
+        spec = registry.find(self.method)
+        return spec.label if spec is not None else self.method
 
     @property
     def share_withheld(self) -> float:
