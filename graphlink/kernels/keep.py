@@ -33,7 +33,8 @@ def best_subsets(r_ptr: np.ndarray, r_loc: np.ndarray, forced: np.ndarray, targe
                  g_ptr: np.ndarray, g_idx: np.ndarray, n_persons: int, dmax: int, rnd: np.ndarray,
                  ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - numba
     """For every record r: the kept mask K ⊆ D(r) (bits over r's positions in ``r_loc``) of largest size with at
-    least ``target[r]`` candidates and K ⊇ ``forced`` bits, ties broken by ``rnd[r]`` (a random 63-bit word);
+    least ``target[r]`` candidates and K ⊇ ``forced`` bits; among those the most candidates (fewer tight
+    Hall sets for the audit to find), remaining ties broken by ``rnd[r]`` (a random 63-bit word);
     and that largest size.  ``-1``: no such K (forced positions admit too few candidates); ``-2``: d > dmax.
 
     ``forced`` holds one 0/1 per entry of ``r_loc``.  Persons at none of D(r) have pattern 0, which contains only
@@ -78,15 +79,15 @@ def best_subsets(r_ptr: np.ndarray, r_loc: np.ndarray, forced: np.ndarray, targe
             for s in range(full):
                 if not s & bit:
                     cnt[s] += cnt[s | bit]
-        best, best_n, pick = -1, 0, -1
+        best, best_c, best_n, pick = -1, 0, 0, -1
         state = rnd[r] | 1
         for s in range(full):
             if (s & f) != f or cnt[s] < target[r]:
                 continue
             pc = _popcount(s)
-            if pc > best:
-                best, best_n, pick = pc, 1, s
-            elif pc == best:                        # reservoir sampling: each maximiser equally likely
+            if pc > best or (pc == best and cnt[s] > best_c):
+                best, best_c, best_n, pick = pc, cnt[s], 1, s
+            elif pc == best and cnt[s] == best_c:   # reservoir sampling: each maximiser equally likely
                 best_n += 1
                 state ^= state << 13
                 state ^= state >> 7

@@ -31,7 +31,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from graphlink.diagnostics import Diagnostic
 from graphlink.errors import ReleaseError
 from graphlink.protect.instance import Instance
 
@@ -41,8 +40,34 @@ DMAX = 16
 MAX_ROUNDS = 40
 KINDS = ("identified", "deidentified")
 
-#: an audit of a kept mask: (record codes flagged, their union degree, person codes flagged, their union degree)
-Auditor = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
+
+
+@dataclass
+class AuditView:
+    """What the repair needs from one exact audit, in codes of the :class:`Instance`.
+
+    ``rec_v``/``rec_deg``: records with fewer than k partners in the union of all maximum matchings and their
+    union degree; ``per_v``/``per_deg``: the same for people (null partners counted); ``free``: per person,
+    whether some maximum matching leaves them to a null trail; ``partners``: for each flagged person, the
+    records joined to them in the union.
+    """
+
+    rec_v: np.ndarray
+    rec_deg: np.ndarray
+    per_v: np.ndarray
+    per_deg: np.ndarray
+    free: np.ndarray
+    partners: list[np.ndarray]
+    nulls: int
+    classes: Any = None              # the audit's EdgeClasses (a maximum matching and the link graph)
+    rec_row: np.ndarray | None = None  # record code -> row of the audited graph (-1: withheld everywhere)
+    row_rec: np.ndarray | None = None  # row of the audited graph -> record code
+    row_per: np.ndarray | None = None  # identified row of the audited graph -> person code
+    per_row: np.ndarray | None = None
+
+
+#: the exact audit of a kept mask
+Auditor = Callable[[np.ndarray], AuditView]
 
 
 class KeepInfeasibleError(ReleaseError):
@@ -240,6 +265,7 @@ def keep_most(inst: Instance, k: int, seed: int | None = None, *, must_keep: np.
         raise KeepInfeasibleError(f"k = {k} needs at least {k} people on the side that stays whole, this release "
                                   f"has {inst.n_identified}")
     search = _Search(inst, forced, _rng_words(n_rec, seed))
+    rng = np.random.default_rng(int(search.rnd[0]) ^ 0x5DEECE66D)
     rows = np.arange(n_rec)
     all_on = np.ones(n_entries, bool)
     t0 = time.perf_counter()
@@ -260,24 +286,15 @@ def keep_most(inst: Instance, k: int, seed: int | None = None, *, must_keep: np.
     auditor = auditor or instance_auditor(inst, k, kind)
     rounds = 0
     while True:
-        rec_v, rec_deg, per_v, per_deg = auditor(kept)
+        view = auditor(kept)
+        rec_v, per_v = view.rec_v, view.per_v
         if not len(rec_v) and not len(per_v):
             break
         rounds += 1
         say(f"audit round {rounds}: {len(rec_v)} records and {len(per_v)} people have fewer than {k} partners")
         before = int((~kept).sum())
         if rounds <= max_rounds:
-            if len(rec_v):
-                _, per_record = search.counts(kept)
-                target = per_record[rec_v] + (k - rec_deg)
-                kept, minima = search.solve(rec_v, kept, target)
-                bad = minima < 0
-                if bad.any():                         # forced positions block more candidates: withhold the rest
-                    for r in rec_v[bad]:
-                        seg = slice(inst.wl_ptr[r], inst.wl_ptr[r + 1])
-                        kept[seg] &= forced[seg]
-            if len(per_v):
-                kept = _serve_people(inst, search, kept, k, (per_v, k - per_deg), steps, say)
+            kept = _repair(inst, search, kept, k, view, rng)
         if int((~kept).sum()) == before or rounds > max_rounds:
             kept = _withhold_flagged(inst, kept, forced, rec_v, per_v, k, kind)
         if cap is not None:
@@ -461,6 +478,136 @@ def _serve_people(inst: Instance, search: _Search, kept: np.ndarray, k: int,
     return kept
 
 
+def _cheapest_free(inst: Instance, search: _Search, kept: np.ndarray, r: int, free: np.ndarray,
+                   rng: np.random.Generator) -> tuple[int, int]:
+    """The cheapest person some maximum matching leaves to a null trail who is not yet a candidate of record r:
+    (disclosures of r to withhold, person code), or (-1, -1) when there is none (forced locations rule every such
+    person out).  A person costs r's kept locations they did not visit.  O(Σ_{c∈K(r)} |γ_c|)."""
+    seg = slice(inst.wl_ptr[r], inst.wl_ptr[r + 1])
+    locs = inst.wl_idx[seg]
+    on = kept[seg]
+    if not on.any():
+        return -1, -1
+    at = [inst.g_idx[inst.g_ptr[c]:inst.g_ptr[c + 1]] for c in locs[on]]
+    cand, hits = np.unique(np.concatenate(at), return_counts=True)
+    n_on = int(on.sum())
+    ok = free[cand] & (hits < n_on)
+    forced_on = search.forced[seg] & on
+    if forced_on.any():                 # a candidate must have visited every forced location
+        must = [set(inst.g_idx[inst.g_ptr[c]:inst.g_ptr[c + 1]].tolist()) for c in locs[forced_on]]
+        ok &= np.fromiter((all(int(p) in m for m in must) for p in cand), bool, len(cand))
+    pool = np.flatnonzero(ok)
+    if not len(pool):
+        if not forced_on.any() and free.any():    # withheld everywhere, the record is a null trail: anyone
+            return n_on, int(np.flatnonzero(free)[0])
+        return -1, -1
+    cost = n_on - hits[pool]
+    best = pool[cost == cost.min()]
+    pick = int(best[rng.integers(len(best))])
+    return int(n_on - hits[pick]), int(cand[pick])
+
+
+def _make_candidate(inst: Instance, kept: np.ndarray, r: int, p: int) -> int:
+    """Withhold record r's kept locations that person p did not visit; returns how many."""
+    seg = slice(inst.wl_ptr[r], inst.wl_ptr[r + 1])
+    visited = np.zeros(inst.n_locations, bool)
+    visited[inst.gl_idx[inst.gl_ptr[p]:inst.gl_ptr[p + 1]]] = True
+    on = kept[seg]
+    new = on & visited[inst.wl_idx[seg]]
+    kept[seg] = new
+    return int(on.sum() - new.sum())
+
+
+def _free_candidates(inst: Instance, search: _Search, kept: np.ndarray, r: int, free: np.ndarray, need: int,
+                     rng: np.random.Generator) -> int:
+    """Give record r ``need`` more candidates among the people some maximum matching leaves to a null trail,
+    cheapest first.  Such an edge is always in the union: swap r onto that person and r's partner onto the
+    null trail.  Returns the disclosures withheld.  O(need · Σ_{c∈K(r)} |γ_c|)."""
+    withheld = 0
+    for _ in range(int(need)):
+        cost, p = _cheapest_free(inst, search, kept, r, free, rng)
+        if p < 0:
+            break
+        withheld += _make_candidate(inst, kept, r, p)
+    return withheld
+
+
+def _reach(view: AuditView, row: int) -> set[int] | None:
+    """The records (graph rows) reachable from record ``row`` by alternating paths of the audit's maximum
+    matching (a candidate person, then the record matched to them); None when a path reaches a person matched
+    to a null trail, i.e. the record already shares the component of the null trails (Dulmage-Mendelsohn).
+    O(edges of the records reached)."""
+    graph, mate = view.classes.graph, view.classes.mate_identified
+    seen, stack = {row}, [row]
+    while stack:
+        j = stack.pop()
+        for i in graph.neighbours_of_deidentified(j):
+            m = int(mate[i])
+            if m < 0:
+                return None
+            if m not in seen:
+                seen.add(m)
+                stack.append(m)
+    return seen
+
+
+def _repair(inst: Instance, search: _Search, kept: np.ndarray, k: int, view: AuditView,
+            rng: np.random.Generator) -> np.ndarray:
+    """One repair round after a failed audit (docs/unlink.md#keep-most).
+
+    The padded link graph always has a perfect matching (the true owners plus the null trails), so an edge is in
+    the union of all maximum matchings exactly when it lies in a strongly connected component of the matching's
+    alternating graph; the null trails, which everybody can be, make one large component G of everyone a
+    maximum matching can leave to a null trail.  A flagged record outside G sits in a tight block: every record
+    it reaches by alternating paths is matched inside the block.  One new candidate from G for *any* record of
+    the block joins the whole block to G, so the cheapest record of the block is chosen; a flagged person outside
+    G is freed the same way through the record matched to them (then the null trails count for them).  A
+    flagged record already in G gets more candidates from G; a person short even with the null trails gets more
+    compatible records (:func:`_serve_people`).  Withholding only adds edges and the matching size stays that of
+    the perfect matching, so every edge in the union stays there: a round never undoes an earlier one.
+    """
+    targets: list[tuple[int, int]] = []               # (record code, more partners it needs; 0 = free its person)
+    for r, deg in zip(view.rec_v, view.rec_deg, strict=True):
+        targets.append((int(r), k - int(deg)))
+    slow, slow_need = [], []
+    mate = view.classes.mate_identified if view.classes is not None else None
+    for p, deg in zip(view.per_v, view.per_deg, strict=True):
+        row = view.per_row[p] if view.per_row is not None else -1
+        if mate is not None and row >= 0 and not view.free[p] and mate[row] >= 0 and int(deg) + view.nulls >= k:
+            targets.append((int(view.row_rec[mate[row]]), 0))
+        else:
+            slow.append(int(p))
+            slow_need.append(k - int(deg))
+    fixed: set[int] = set()
+    cost_cache: dict[int, tuple[int, int]] = {}
+    for i in rng.permutation(len(targets)):
+        r, need = targets[i]
+        row = int(view.rec_row[r]) if view.rec_row is not None else -1
+        block = _reach(view, row) if row >= 0 and mate is not None else None
+        if block is None:
+            if need > 0:
+                _free_candidates(inst, search, kept, r, view.free, need, rng)
+            continue
+        if fixed & block:
+            continue
+        best: tuple[int, float, int, int] | None = None
+        for b in block:
+            rec = int(view.row_rec[b])
+            if rec not in cost_cache:
+                cost_cache[rec] = _cheapest_free(inst, search, kept, rec, view.free, rng)
+            cost, p = cost_cache[rec]
+            if p >= 0 and (best is None or (cost, rng.random()) < best[:2]):
+                best = (cost, rng.random(), rec, p)
+        if best is None:
+            continue
+        _make_candidate(inst, kept, best[2], best[3])
+        fixed.add(int(view.rec_row[best[2]]))
+        cost_cache.pop(best[2], None)
+    if slow:
+        kept = _serve_people(inst, search, kept, k, (np.asarray(slow), np.asarray(slow_need)), [], lambda _m: None)
+    return kept
+
+
 def _withhold_flagged(inst: Instance, kept: np.ndarray, forced: np.ndarray, rec_v: np.ndarray,
                       per_v: np.ndarray, k: int, kind: str) -> np.ndarray:
     """The fallback that always makes progress: flagged records lose every disclosure not forced, flagged people
@@ -534,14 +681,34 @@ def release_auditor(release: Any, inst: Instance, k: int, kind: str = "deidentif
     per_index = pd.Index(inst.id_keys)
     other = "identified" if kind == "deidentified" else "deidentified"
 
-    def run(kept: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        result, _ = audit_release(apply_kept(release, inst, kept, kind), k, kind)
+    def run(kept: np.ndarray) -> AuditView:
+        from graphlink.analysis.audit import union_degree_table
+        from graphlink.protect.certify import _allowed_neighbours
+
+        result, classes = audit_release(apply_kept(release, inst, kept, kind), k, kind)
         v = result.violations
         rv, pv = v[v["side"] == kind], v[v["side"] == other]
-        r_codes = rec_index.get_indexer(rv["element"])
-        p_codes = per_index.get_indexer(pv["element"])
-        return (r_codes.astype(np.int64), rv["union_degree"].to_numpy(np.int64),
-                p_codes.astype(np.int64), pv["union_degree"].to_numpy(np.int64))
+        table = union_degree_table(classes)
+        people = table[table["side"] == other]
+        free = np.zeros(inst.n_identified, bool)
+        has_null = (people["union_degree"] > people["union_degree_non_null"]).to_numpy()
+        codes = per_index.get_indexer(people["element"])
+        free[codes[(codes >= 0) & has_null]] = True
+        p_codes = per_index.get_indexer(pv["element"]).astype(np.int64)
+        graph = classes.graph
+        row_of = {key: i for i, key in enumerate(graph.trails.identified.keys)}
+        rec_keys = graph.trails.deidentified.keys
+        partners = [rec_index.get_indexer(rec_keys[_allowed_neighbours(classes, [row_of[m]])]).astype(np.int64)
+                    for m in pv["element"]]
+        row_rec = rec_index.get_indexer(rec_keys).astype(np.int64)
+        rec_row = np.full(inst.n_deidentified, -1, np.int64)
+        rec_row[row_rec[row_rec >= 0]] = np.flatnonzero(row_rec >= 0)
+        row_per = per_index.get_indexer(graph.trails.identified.keys).astype(np.int64)
+        per_row = np.full(inst.n_identified, -1, np.int64)
+        per_row[row_per[row_per >= 0]] = np.flatnonzero(row_per >= 0)
+        return AuditView(rec_index.get_indexer(rv["element"]).astype(np.int64), rv["union_degree"].to_numpy(np.int64),
+                         p_codes, pv["union_degree"].to_numpy(np.int64), free, partners, int(graph.n_null),
+                         classes, rec_row, row_rec, row_per, per_row)
 
     return run
 
