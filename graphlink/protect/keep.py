@@ -64,6 +64,8 @@ class AuditView:
     row_rec: np.ndarray | None = None  # row of the audited graph -> record code
     row_per: np.ndarray | None = None  # identified row of the audited graph -> person code
     per_row: np.ndarray | None = None
+    neighbours: Any = None           # graph row of a record -> graph rows of the people it links to
+    mates: Any = None                # graph row of a person -> graph row of the record matched to them, or -1
 
 
 #: the exact audit of a kept mask
@@ -207,7 +209,11 @@ class _Search:
 
 
 def _where(inst: Instance, rec: int, kind: str) -> str:
-    return f"{kind} record {inst.de_keys[rec]!s}"
+    return f"{_word(kind)} record {inst.de_keys[rec]!s}"
+
+
+def _word(kind: str) -> str:
+    return "de-identified" if kind == "deidentified" else "identified"
 
 
 def keep_most(inst: Instance, k: int, seed: int | None = None, *, must_keep: np.ndarray | None = None,
@@ -430,7 +436,7 @@ def _check_nonempty(inst: Instance, kept: np.ndarray, kind: str) -> None:
         recs = inst.w_idx[inst.w_ptr[c]:inst.w_ptr[c + 1]]
         if len(recs) and not kept[_entries_at(inst, recs, c)].any():
             raise KeepInfeasibleError(
-                f"no location may be left with nothing, but the audit needs every {kind} record at location "
+                f"no location may be left with nothing, but the audit needs every {_word(kind)} record at location "
                 f"{inst.locations[c]!s} withheld")
 
 
@@ -537,11 +543,11 @@ def _reach(view: AuditView, row: int) -> set[int] | None:
     matching (a candidate person, then the record matched to them); None when a path reaches a person matched
     to a null trail, i.e. the record already shares the component of the null trails (Dulmage-Mendelsohn).
     O(edges of the records reached)."""
-    graph, mate = view.classes.graph, view.classes.mate_identified
+    mate = view.mates
     seen, stack = {row}, [row]
     while stack:
         j = stack.pop()
-        for i in graph.neighbours_of_deidentified(j):
+        for i in view.neighbours(j):
             m = int(mate[i])
             if m < 0:
                 return None
@@ -570,7 +576,7 @@ def _repair(inst: Instance, search: _Search, kept: np.ndarray, k: int, view: Aud
     for r, deg in zip(view.rec_v, view.rec_deg, strict=True):
         targets.append((int(r), k - int(deg)))
     slow, slow_need = [], []
-    mate = view.classes.mate_identified if view.classes is not None else None
+    mate = view.mates
     for p, deg in zip(view.per_v, view.per_deg, strict=True):
         row = view.per_row[p] if view.per_row is not None else -1
         if mate is not None and row >= 0 and not view.free[p] and mate[row] >= 0 and int(deg) + view.nulls >= k:
@@ -627,7 +633,7 @@ def _withhold_flagged(inst: Instance, kept: np.ndarray, forced: np.ndarray, rec_
     if (kept & ~forced).sum() == 0 and len(rec_v) + len(per_v):
         raise KeepInfeasibleError(
             f"the records that must stay disclosed leave the release short of k = {k}: the audit still finds "
-            f"{len(rec_v)} {kind} records and {len(per_v)} people with fewer than {k} partners")
+            f"{len(rec_v)} {_word(kind)} records and {len(per_v)} people with fewer than {k} partners")
     return kept
 
 
@@ -683,8 +689,6 @@ def release_auditor(release: Any, inst: Instance, k: int, kind: str = "deidentif
 
     def run(kept: np.ndarray) -> AuditView:
         from graphlink.analysis.audit import union_degree_table
-        from graphlink.protect.certify import _allowed_neighbours
-
         result, classes = audit_release(apply_kept(release, inst, kept, kind), k, kind)
         v = result.violations
         rv, pv = v[v["side"] == kind], v[v["side"] == other]
@@ -696,19 +700,22 @@ def release_auditor(release: Any, inst: Instance, k: int, kind: str = "deidentif
         free[codes[(codes >= 0) & has_null]] = True
         p_codes = per_index.get_indexer(pv["element"]).astype(np.int64)
         graph = classes.graph
-        row_of = {key: i for i, key in enumerate(graph.trails.identified.keys)}
-        rec_keys = graph.trails.deidentified.keys
-        partners = [rec_index.get_indexer(rec_keys[_allowed_neighbours(classes, [row_of[m]])]).astype(np.int64)
+        rec_keys = getattr(graph.trails, kind).keys
+        per_keys = getattr(graph.trails, other).keys
+        neighbours = graph.neighbours_of_deidentified if kind == "deidentified" else graph.neighbours_of_identified
+        mates = classes.mate_identified if kind == "deidentified" else classes.mate_deidentified
+        row_of = {key: i for i, key in enumerate(per_keys)}
+        partners = [rec_index.get_indexer(rec_keys[_partners(classes, row_of[m], kind)]).astype(np.int64)
                     for m in pv["element"]]
         row_rec = rec_index.get_indexer(rec_keys).astype(np.int64)
         rec_row = np.full(inst.n_deidentified, -1, np.int64)
         rec_row[row_rec[row_rec >= 0]] = np.flatnonzero(row_rec >= 0)
-        row_per = per_index.get_indexer(graph.trails.identified.keys).astype(np.int64)
+        row_per = per_index.get_indexer(per_keys).astype(np.int64)
         per_row = np.full(inst.n_identified, -1, np.int64)
         per_row[row_per[row_per >= 0]] = np.flatnonzero(row_per >= 0)
         return AuditView(rec_index.get_indexer(rv["element"]).astype(np.int64), rv["union_degree"].to_numpy(np.int64),
                          p_codes, pv["union_degree"].to_numpy(np.int64), free, partners, int(graph.n_null),
-                         classes, rec_row, row_rec, row_per, per_row)
+                         classes, rec_row, row_rec, row_per, per_row, neighbours, mates)
 
     return run
 
@@ -740,8 +747,20 @@ def must_keep_mask(inst: Instance, pairs: Iterable[tuple[Hashable, Hashable]], k
     for c, e in pairs:
         i = pos.get((c, e), str_pos.get((str(c), str(e))))
         if i is None:
-            raise KeepInfeasibleError(f"a record that must stay disclosed is not in the release: {kind} record "
+            raise KeepInfeasibleError(f"a record that must stay disclosed is not in the release: {_word(kind)} record "
                                       f"{e!s} at location {c!s}")
         mask[i] = True
     return mask
 
+
+
+def _partners(classes: Any, row: int, kind: str) -> np.ndarray:
+    """Graph rows of the ``kind`` records joined to person ``row`` (the other side) in the union of all maximum
+    matchings: on twin classes, an allowed class edge joins every member pair (twin-swap symmetry).  O(E_class)."""
+    graph = classes.graph
+    allowed = np.asarray(classes.class_allowed, bool)
+    if kind == "deidentified":
+        sel = (graph.class_ei == graph.id_class[row]) & allowed
+        return np.flatnonzero(np.isin(graph.de_class, np.unique(graph.class_ej[sel])))
+    sel = (graph.class_ej == graph.de_class[row]) & allowed
+    return np.flatnonzero(np.isin(graph.id_class, np.unique(graph.class_ei[sel])))
