@@ -82,7 +82,7 @@ def best_subsets(r_ptr: np.ndarray, r_loc: np.ndarray, forced: np.ndarray, targe
         best, best_c, best_n, pick = -1, 0, 0, -1
         state = rnd[r] | 1
         for s in range(full):
-            if (s & f) != f or cnt[s] < target[r]:
+            if (s & f) != f or (cnt[s] < target[r] and s != 0):   # K = ∅: a null trail, exempt
                 continue
             pc = _popcount(s)
             if pc > best or (pc == best and cnt[s] > best_c):

@@ -181,8 +181,8 @@ class _Search:
             miss_counts = np.concatenate([miss[eligible].sum(1), np.full(outside, d)])
         else:
             miss_counts = miss[eligible].sum(1)
-        if len(miss_counts) < target:
-            return np.zeros(d, bool), -1
+        if len(miss_counts) < target:       # nobody enough: withheld everywhere (a null trail) unless forced
+            return np.zeros(d, bool), (-1 if forced.any() else d)
         bound = int(np.partition(miss_counts, target - 1)[target - 1])
         rng = np.random.default_rng(word)
         gone = np.zeros(d, bool)
@@ -267,9 +267,6 @@ def keep_most(inst: Instance, k: int, seed: int | None = None, *, must_keep: np.
     say = progress or (lambda _msg: None)
     n_rec, n_entries = inst.n_deidentified, len(inst.wl_idx)
     forced = np.zeros(n_entries, bool) if must_keep is None else np.asarray(must_keep, bool).copy()
-    if inst.n_identified < k:
-        raise KeepInfeasibleError(f"k = {k} needs at least {k} people on the side that stays whole, this release "
-                                  f"has {inst.n_identified}")
     search = _Search(inst, forced, _rng_words(n_rec, seed))
     rng = np.random.default_rng(int(search.rnd[0]) ^ 0x5DEECE66D)
     rows = np.arange(n_rec)

@@ -301,7 +301,7 @@ def decide_side(release: Any, side: str = "auto") -> str:
 def unlink_keep(release: Any, k: int, seed: int | None = None, *, side: str = "auto",
                 must_keep: Iterable[tuple[Hashable, Hashable]] = (), no_empty_location: bool = False,
                 cap: int | None = None, audit_before: bool = True, progress: Callable[[str], None] | None = None,
-                multiplicity: str = "auto") -> UnlinkResult:
+                multiplicity: str = "auto", exact: bool | None = None, exact_seconds: float = 60.0) -> UnlinkResult:
     """Keep-most on a release (docs/unlink.md#keep-most): withhold single (location, record) disclosures of one
     side until the exact audit certifies the release as written, with the lower bound beside the result.
 
@@ -321,6 +321,12 @@ def unlink_keep(release: Any, k: int, seed: int | None = None, *, side: str = "a
         Every location keeps at least one record of the withheld side.
     cap : int, optional
         At most this many withheld disclosures per location.
+    exact : bool, optional
+        Also solve the integer program of :mod:`graphlink.protect.keep_optimal` (its optimum is a lower bound;
+        its solution is returned when it passes the audit and withholds less).  None: when the release is small
+        (at most ``MILP_PAIR_LIMIT`` record-person pairs) and nothing is constrained.
+    exact_seconds : float
+        HiGHS's time limit.
 
     Returns
     -------
@@ -360,6 +366,32 @@ def unlink_keep(release: Any, k: int, seed: int | None = None, *, side: str = "a
     t1 = time.perf_counter()
     result, _ = audit_release(out, k, chosen)
     timings["certify"] = time.perf_counter() - t1
+    steps, bound = list(outcome.steps), outcome.lower_bound
+    unconstrained = not must_keep_any(forced) and not no_empty_location and cap is None
+    if exact is not False and unconstrained:
+        from graphlink.protect.keep_optimal import MILP_PAIR_LIMIT, keep_milp, n_pairs
+
+        if exact or n_pairs(inst) <= MILP_PAIR_LIMIT:
+            t3 = time.perf_counter()
+            opt = keep_milp(inst, k, forced, time_limit=exact_seconds)
+            timings["exact"] = time.perf_counter() - t3
+            bound = max(bound, opt.bound)
+            if opt.kept is not None and int((~opt.kept).sum()) < int((~outcome.kept).sum()):
+                cand = apply_kept(release, inst, opt.kept, chosen)
+                res_c, _ = audit_release(cand, k, chosen)
+                if res_c.k_unlinkable:
+                    out, result = cand, res_c
+                    steps.append(f"exact: the integer program's solution withholds {int((~opt.kept).sum())} and "
+                                 "passes the audit, so it is the least possible")
+    if chosen == "deidentified" and unconstrained:
+        # Flow-Dedup's suppression is one of the candidates: keep-most never withholds more than it.
+        t4 = time.perf_counter()
+        alloc = allocate(inst, k, "flow-dedup", 0 if seed is None else seed)
+        dedup, _, res_d, _, _ = certify(release, alloc.disclosed, k)
+        timings["flow_dedup"] = time.perf_counter() - t4
+        if len(dedup) < len(out):
+            steps.append("flow-dedup's certified suppression withholds less here and is returned instead")
+            out, result = dedup, res_d
     before: dict[str, int] = {}
     if audit_before:
         t2 = time.perf_counter()
@@ -378,7 +410,12 @@ def unlink_keep(release: Any, k: int, seed: int | None = None, *, side: str = "a
     allocation = Allocation(list(omega), disclosed, {}, "keep-most", k, seed)
     return UnlinkResult(out, allocation, k, "keep-most", seed, bool(result.k_unlinkable), metrics,
                         [], outcome.rounds, result, before, audit_counts(result), timings, side=chosen,
-                        lower_bound=outcome.lower_bound, steps=outcome.steps)
+                        lower_bound=bound, steps=steps)
+
+
+def must_keep_any(forced: Any) -> bool:
+    """Whether a must-keep mask asks for anything."""
+    return bool(len(forced) and forced.any())
 
 
 def pd_unique(values: Any) -> list[Hashable]:

@@ -1,0 +1,105 @@
+"""keep-most (graphlink.protect.keep): every output passes the exact audit and a brute-force check of
+Definition 19, keeps what the user asked to keep, withholds no more than Flow-Dedup; its lower bounds never exceed
+the optimum found by brute force over every set of withheld disclosures, and the integer program's solution is that
+optimum whenever it passes the audit.  Constraint refusals name the constraint and the place.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphlink.core.release import read_release
+from graphlink.protect import unlink
+from graphlink.protect.keep import KeepInfeasibleError, instance_for, lower_bound
+from graphlink.protect.keep_optimal import keep_milp
+from graphlink.protect.pipeline import unlink_keep
+from tests.test_unlink_properties import small_releases
+from tests.unlink_oracle import is_k_unlinkable
+
+
+def _pairs(frame: pd.DataFrame, kind: str = "deidentified") -> set:
+    d = frame[frame.kind == kind]
+    return set(zip(d.location, d.element, strict=True))
+
+
+def _brute_optimum(frame: pd.DataFrame, k: int, keep: set = frozenset()) -> int | None:
+    """The fewest withheld de-identified disclosures (keeping ``keep``) whose release is k-unlinkable by the
+    brute-force Definition 19, or None when none is."""
+    deid = frame[frame.kind == "deidentified"]
+    idx = [i for i, (c, e) in zip(deid.index, zip(deid.location, deid.element, strict=True), strict=True)
+           if (c, e) not in keep]
+    for size in range(len(idx) + 1):
+        for drop in itertools.combinations(idx, size):
+            if is_k_unlinkable(frame.drop(index=list(drop)), k):
+                return size
+    return None
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(frame=small_releases(), k=st.integers(1, 4), seed=st.integers(0, 3), data=st.data())
+def test_keep_most_output_is_certified_and_keeps_what_was_asked(frame, k, seed, data):
+    release = read_release(frame)
+    deid = sorted(_pairs(frame))
+    keep = {p for p in deid if data.draw(st.booleans())} if deid and data.draw(st.booleans()) else set()
+    try:
+        result = unlink_keep(release, k, seed, must_keep=sorted(keep), audit_before=False,
+                             multiplicity="one-to-one")
+    except KeepInfeasibleError:
+        # a refusal must be true: no suppression that keeps those records passes Definition 19
+        assert _brute_optimum(frame, k, keep) is None
+        return
+    out = result.release.frame
+    assert result.certified
+    assert is_k_unlinkable(out, k)                                  # brute force agrees with the certificate
+    assert keep <= _pairs(out) <= _pairs(frame)                     # only withholds, never what must stay
+    assert _pairs(out, "identified") == _pairs(frame, "identified")
+    assert result.lower_bound <= result.summary().rows_withheld
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(frame=small_releases(max_people=4, max_locations=3), k=st.integers(1, 3))
+def test_bounds_never_exceed_the_brute_force_optimum_and_the_program_meets_it(frame, k):
+    release = read_release(frame)
+    best = _brute_optimum(frame, k)
+    assert best is not None                                         # withholding everything is k-unlinkable
+    inst = instance_for(release)
+    assert lower_bound(inst, k) <= best
+    opt = keep_milp(inst, k)
+    assert opt.proved and opt.bound <= best
+    kept = release.frame.drop(index=[i for i, (c, e) in enumerate(zip(release.frame.location,
+                                                                      release.frame.element, strict=True))
+                                      if release.frame.kind.iloc[i] == "deidentified"
+                                      and not _kept(inst, opt.kept, c, e)])
+    if is_k_unlinkable(kept, k):                                    # the relaxation's solution passes: optimal
+        assert opt.bound == best
+    result = unlink_keep(release, k, 0, audit_before=False, multiplicity="one-to-one")
+    assert result.lower_bound <= best <= result.summary().rows_withheld
+
+
+def _kept(inst, kept: np.ndarray, location, element) -> bool:
+    c = inst.locations.index(location)
+    r = list(inst.de_keys).index(element)
+    seg = slice(inst.wl_ptr[r], inst.wl_ptr[r + 1])
+    return bool(kept[seg][inst.wl_idx[seg] == c].any())
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(frame=small_releases(), k=st.integers(1, 4))
+def test_keep_most_never_withholds_more_than_flow_dedup(frame, k):
+    release = read_release(frame)
+    keep = unlink_keep(release, k, 0, audit_before=False, multiplicity="one-to-one").summary()
+    flow = unlink(release, k, "flow-dedup", 0, audit_before=False, multiplicity="one-to-one").summary()
+    assert keep.rows_withheld <= flow.rows_withheld
+
+
+@pytest.fixture(scope="module")
+def simulated():
+    from graphlink.simulation.simulate import simulate_uniform
+
+    return simulate_uniform(300, 10, 0.3, withhold=0.3, seed=7)
