@@ -350,6 +350,8 @@ def unlink_keep(release: Any, k: int, seed: int | None = None, *, side: str = "a
 
     Complexity: the per-record search O(Σ_r (Σ_{c∈D(r)} |γ_c| + 2^{d_r}·d_r)) plus one exact audit per round.
     """
+    import numpy as np
+
     from graphlink.protect.keep import apply_kept, instance_for, keep_most, must_keep_mask, release_auditor
 
     chosen = decide_side(release, side)
@@ -383,13 +385,15 @@ def unlink_keep(release: Any, k: int, seed: int | None = None, *, side: str = "a
                     out, result = cand, res_c
                     steps.append(f"exact: the integer program's solution withholds {int((~opt.kept).sum())} and "
                                  "passes the audit, so it is the least possible")
-    if chosen == "deidentified" and unconstrained:
-        # Flow-Dedup's suppression is one of the candidates: keep-most never withholds more than it.
+    dedup_floor = int(np.clip(np.diff(inst.wl_ptr) - 1, 0, None).sum())   # the Dedup family keeps ≤ 1 per record
+    if chosen == "deidentified" and unconstrained and len(release) - len(out) > dedup_floor:
+        # Flow-Dedup's suppression is one of the candidates: keep-most never withholds more than it.  Skipped when
+        # keep-most already withholds no more than any deduplicated suppression must.
         t4 = time.perf_counter()
         alloc = allocate(inst, k, "flow-dedup", 0 if seed is None else seed)
         dedup, _, res_d, _, _ = certify(release, alloc.disclosed, k)
         timings["flow_dedup"] = time.perf_counter() - t4
-        if len(dedup) < len(out):
+        if len(dedup) > len(out):            # more rows kept = fewer withheld
             steps.append("flow-dedup's certified suppression withholds less here and is returned instead")
             out, result = dedup, res_d
     before: dict[str, int] = {}
