@@ -581,8 +581,7 @@ def _repair(inst: Instance, search: _Search, kept: np.ndarray, k: int, view: Aud
         else:
             slow.append(int(p))
             slow_need.append(k - int(deg))
-    fixed: set[int] = set()
-    cost_cache: dict[int, tuple[int, int]] = {}
+    closures: list[set[int]] = []                     # tight blocks to join to G, one per target outside it
     for i in rng.permutation(len(targets)):
         r, need = targets[i]
         row = int(view.rec_row[r]) if view.rec_row is not None else -1
@@ -591,21 +590,28 @@ def _repair(inst: Instance, search: _Search, kept: np.ndarray, k: int, view: Aud
             if need > 0:
                 _free_candidates(inst, search, kept, r, view.free, need, rng)
             continue
-        if fixed & block:
-            continue
-        best: tuple[int, float, int, int] | None = None
-        for b in block:
+        closures.append(block)
+    # weighted set cover: a new candidate from G for record b joins every block that contains b
+    cost_cache: dict[int, tuple[int, int]] = {}
+    open_blocks = list(range(len(closures)))
+    while open_blocks:
+        cover: dict[int, int] = {}
+        for j in open_blocks:
+            for b in closures[j]:
+                cover[b] = cover.get(b, 0) + 1
+        best: tuple[float, float, int, int, int] | None = None
+        for b, n in cover.items():
             rec = int(view.row_rec[b])
             if rec not in cost_cache:
                 cost_cache[rec] = _cheapest_free(inst, search, kept, rec, view.free, rng)
             cost, p = cost_cache[rec]
-            if p >= 0 and (best is None or (cost, rng.random()) < best[:2]):
-                best = (cost, rng.random(), rec, p)
+            if p >= 0 and (best is None or (cost / n, rng.random()) < best[:2]):
+                best = (cost / n, rng.random(), rec, p, b)
         if best is None:
-            continue
+            break
         _make_candidate(inst, kept, best[2], best[3])
-        fixed.add(int(view.rec_row[best[2]]))
         cost_cache.pop(best[2], None)
+        open_blocks = [j for j in open_blocks if best[4] not in closures[j]]
     if slow:
         kept = _serve_people(inst, search, kept, k, (np.asarray(slow), np.asarray(slow_need)), [], lambda _m: None)
     return kept
