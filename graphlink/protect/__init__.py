@@ -55,8 +55,8 @@ from graphlink.protect.allocate import (
 from graphlink.protect.certify import apply_disclosure, audit_release, certify, check_model, disclosed_of
 from graphlink.protect.final_clean import final_clean
 from graphlink.protect.instance import Instance, Sets
-from graphlink.protect.methods import FLOW_LP_LIMIT, METHODS
 from graphlink.protect.keep import keep_most
+from graphlink.protect.methods import FLOW_LP_LIMIT, METHODS
 from graphlink.protect.pipeline import UnlinkResult, UnlinkSummary, finish, unlink, unlink_keep
 from graphlink.protect.procedures import explicit_clean, least_frequent, reduce_databases
 from graphlink.protect.utility import utility

@@ -48,8 +48,7 @@ class AuditView:
 
     ``rec_v``/``rec_deg``: records with fewer than k partners in the union of all maximum matchings and their
     union degree; ``per_v``/``per_deg``: the same for people (null partners counted); ``free``: per person,
-    whether some maximum matching leaves them to a null trail; ``partners``: for each flagged person, the
-    records joined to them in the union.
+    whether some maximum matching leaves them to a null trail.
     """
 
     rec_v: np.ndarray
@@ -57,7 +56,6 @@ class AuditView:
     per_v: np.ndarray
     per_deg: np.ndarray
     free: np.ndarray
-    partners: list[np.ndarray]
     nulls: int
     classes: Any = None              # the audit's EdgeClasses (a maximum matching and the link graph)
     rec_row: np.ndarray | None = None  # record code -> row of the audited graph (-1: withheld everywhere)
@@ -689,10 +687,14 @@ def release_auditor(release: Any, inst: Instance, k: int, kind: str = "deidentif
     rec_index = pd.Index(inst.de_keys)
     per_index = pd.Index(inst.id_keys)
     other = "identified" if kind == "deidentified" else "deidentified"
+    last: dict[str, Any] = {}
 
     def run(kept: np.ndarray) -> AuditView:
         from graphlink.analysis.audit import union_degree_table
-        result, classes = audit_release(apply_kept(release, inst, kept, kind), k, kind)
+        written = apply_kept(release, inst, kept, kind)
+        result, classes = audit_release(written, k, kind)
+        last.clear()
+        last.update(kept=kept.copy(), release=written, result=result)
         v = result.violations
         rv, pv = v[v["side"] == kind], v[v["side"] == other]
         table = union_degree_table(classes)
@@ -707,9 +709,6 @@ def release_auditor(release: Any, inst: Instance, k: int, kind: str = "deidentif
         per_keys = getattr(graph.trails, other).keys
         neighbours = graph.neighbours_of_deidentified if kind == "deidentified" else graph.neighbours_of_identified
         mates = classes.mate_identified if kind == "deidentified" else classes.mate_deidentified
-        row_of = {key: i for i, key in enumerate(per_keys)}
-        partners = [rec_index.get_indexer(rec_keys[_partners(classes, row_of[m], kind)]).astype(np.int64)
-                    for m in pv["element"]]
         row_rec = rec_index.get_indexer(rec_keys).astype(np.int64)
         rec_row = np.full(inst.n_deidentified, -1, np.int64)
         rec_row[row_rec[row_rec >= 0]] = np.flatnonzero(row_rec >= 0)
@@ -717,9 +716,10 @@ def release_auditor(release: Any, inst: Instance, k: int, kind: str = "deidentif
         per_row = np.full(inst.n_identified, -1, np.int64)
         per_row[row_per[row_per >= 0]] = np.flatnonzero(row_per >= 0)
         return AuditView(rec_index.get_indexer(rv["element"]).astype(np.int64), rv["union_degree"].to_numpy(np.int64),
-                         p_codes, pv["union_degree"].to_numpy(np.int64), free, partners, int(graph.n_null),
+                         p_codes, pv["union_degree"].to_numpy(np.int64), free, int(graph.n_null),
                          classes, rec_row, row_rec, row_per, per_row, neighbours, mates)
 
+    run.last = last          # type: ignore[attr-defined]  # the last audited release, so it is not audited twice
     return run
 
 
@@ -756,14 +756,3 @@ def must_keep_mask(inst: Instance, pairs: Iterable[tuple[Hashable, Hashable]], k
     return mask
 
 
-
-def _partners(classes: Any, row: int, kind: str) -> np.ndarray:
-    """Graph rows of the ``kind`` records joined to person ``row`` (the other side) in the union of all maximum
-    matchings: on twin classes, an allowed class edge joins every member pair (twin-swap symmetry).  O(E_class)."""
-    graph = classes.graph
-    allowed = np.asarray(classes.class_allowed, bool)
-    if kind == "deidentified":
-        sel = (graph.class_ei == graph.id_class[row]) & allowed
-        return np.flatnonzero(np.isin(graph.de_class, np.unique(graph.class_ej[sel])))
-    sel = (graph.class_ej == graph.de_class[row]) & allowed
-    return np.flatnonzero(np.isin(graph.id_class, np.unique(graph.class_ei[sel])))
