@@ -72,7 +72,7 @@ def run_one(rel: Any, k: int, method: str, seed: int | None) -> dict:
     from graphlink.protect.pipeline import unlink_keep
 
     if method == "keep-most":
-        res = unlink_keep(rel, k, seed, audit_before=False)
+        res = unlink_keep(rel, k, seed, audit_before=False, multiplicity="one-to-one")
     else:
         res = unlink(rel, k, method, 0, audit_before=False, multiplicity="one-to-one")
     s = res.summary()

@@ -741,6 +741,9 @@ def instance_auditor(inst: Instance, k: int, kind: str = "deidentified") -> Audi
 def must_keep_mask(inst: Instance, pairs: Iterable[tuple[Hashable, Hashable]], kind: str) -> np.ndarray:
     """Flags over ``inst.wl_idx`` for (location, record) pairs that must stay disclosed; a pair that is not a
     disclosure of the release is refused (exit 2) with its name."""
+    pairs = list(pairs)
+    if not pairs:
+        return np.zeros(len(inst.wl_idx), bool)
     pos = {(inst.locations[c], inst.de_keys[r]): i
            for r in range(inst.n_deidentified) for i, c in
            zip(range(inst.wl_ptr[r], inst.wl_ptr[r + 1]), inst.wl_idx[inst.wl_ptr[r]:inst.wl_ptr[r + 1]],
