@@ -203,3 +203,15 @@ def test_ties_come_from_the_operating_system_without_a_seed(simulated):
     seeded = {tuple(np.flatnonzero(~keep_most(inst, 2, 5).kept)) for _ in range(2)}
     assert len(seeded) == 1                                          # a seed replays
     assert len(runs) > 1                                             # without one, choices differ between runs
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("k", [2, 5])
+def test_on_the_readme_release_keep_most_beats_flow_dedup_and_stays_near_its_bound(k):
+    from graphlink.simulation.simulate import simulate_uniform
+
+    release = simulate_uniform(2000, 20, 0.3, withhold=0.3, seed=7)        # the README quick-start release
+    keep = unlink_keep(release, k, None, audit_before=False, multiplicity="one-to-one").summary()
+    flow = unlink(release, k, "flow-dedup", 0, audit_before=False, multiplicity="one-to-one").summary()
+    assert keep.certified and keep.rows_withheld <= flow.rows_withheld
+    assert keep.lower_bound <= keep.rows_withheld <= 1.5 * keep.lower_bound
