@@ -16,8 +16,12 @@ Method = Literal["complete", "incomplete", "incomplete-k", "multiple", "true-lov
 #: the re-identification methods registered when this module was imported (:mod:`graphlink.registry`; the CLI, the
 #: app and the engines ask the registry itself, so a method registered later is offered too)
 METHODS: tuple[str, ...] = registry.names("reidentify")
-#: protection methods by suppression (:mod:`graphlink.protect.methods`, Malin 2006 ch. 7), as registered
+#: protection methods (:mod:`graphlink.protect`), as registered: the Dedup family (Malin 2006 ch. 7) and keep-most
 PROTECT_METHODS: tuple[str, ...] = registry.names("protect")
+#: protection methods that run as a whole on the release (``input="release"``: keep-most), not as an allocation
+KEEP_METHODS: tuple[str, ...] = tuple(s.name for s in registry.specs("protect") if s.input == "release")
+#: which side's disclosures keep-most may withhold (auto: the side whose tables are never larger)
+KEEP_SIDES: tuple[str, ...] = ("auto", "deidentified", "identified")
 #: quasi-identifier anonymisation algorithms (:mod:`graphlink.qi.algorithms`)
 QI_ALGORITHMS: tuple[str, ...] = ("optimal", "datafly", "mingen", "mu-argus", "mondrian")
 #: linking attacks on releases of one table (:mod:`graphlink.qi.attacks`)

@@ -127,8 +127,9 @@ class MethodSpec:
     function : str or callable
         ``"module:attribute"`` (imported on the first call) or the function itself.  Re-identification:
         ``f(data, **parameters) -> Reidentification`` with ``data`` the trails or the link graph (``input``);
-        protection: ``f(instance, k, seed) -> IntAllocation``.
-    input : {"trails", "graph", "instance"}
+        protection: ``f(instance, k, seed) -> IntAllocation``, or, for a method that protects the release as a whole
+        (``input="release"``), ``f(release, k, seed, **options) -> UnlinkResult``.
+    input : {"trails", "graph", "instance", "release"}
         What the function takes.
     parameters : tuple of Parameter
         Its parameters, passed by keyword when given.
@@ -166,7 +167,7 @@ class MethodSpec:
     label: str
     description: str
     function: str | Callable[..., Any]
-    input: Literal["trails", "graph", "instance"] = "graph"
+    input: Literal["trails", "graph", "instance", "release"] = "graph"
     parameters: tuple[Parameter, ...] = ()
     multiplicities: tuple[str, ...] = MULTIPLICITIES
     heading: str | None = None
@@ -423,3 +424,9 @@ register(MethodSpec(
     "flow-dedup", "protect", "Flow-Dedup",
     "assigns protectees to locations by a flow that keeps the most disclosures, and ends with Final-Clean",
     f"{_METHODS}:_flow", input="instance", multiplicities=_ONE, per_component=False, final_clean=True))
+register(MethodSpec(
+    "keep-most", "protect", "keep-most",
+    "withholds single disclosures, each record keeping the most locations it can, until the exact audit certifies "
+    "the release; prints a lower bound on what any method must withhold",
+    "graphlink.protect.pipeline:unlink_keep", input="release", multiplicities=_ONE, heading="Keep most of the data",
+    per_component=False))

@@ -11,6 +11,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from graphlink import registry
 from graphlink.protect.allocate import Allocation, allocate
 from graphlink.protect.certify import apply_disclosure, audit_counts, audit_release, certify, check_model, omega_sets
 from graphlink.protect.instance import Instance
@@ -45,6 +46,11 @@ class UnlinkSummary:
         Certain re-identifications and k-violations before and after (None when not audited).
     timings : dict
         Seconds per step.
+    side : str
+        The side whose records were withheld (keep-most may withhold identified records instead).
+    lower_bound : int, optional
+        Keep-most: at least this many (location, record) disclosures must be withheld by any suppression that
+        meets the request (docs/unlink.md#keep-most); None for the Dedup family.
 
     Examples
     --------
@@ -79,6 +85,8 @@ class UnlinkSummary:
     violations_before: int | None = None
     violations_after: int | None = None
     timings: dict[str, float] = field(default_factory=dict, compare=False, hash=False)
+    side: str = "deidentified"
+    lower_bound: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """Every field (the keys of the CLI's JSON summary)."""
@@ -111,6 +119,12 @@ class UnlinkResult:
         True loves and violations before and after.
     timings : dict
         Seconds per stage.
+    side : str
+        The side whose records were withheld.
+    lower_bound : int, optional
+        Keep-most's lower bound on the disclosures any suppression must withhold (None for the Dedup family).
+    steps : list of str
+        Keep-most: what each phase did, in words.
 
     Examples
     --------
@@ -135,6 +149,9 @@ class UnlinkResult:
     before: dict[str, int]
     after: dict[str, int]
     timings: dict[str, float]
+    side: str = "deidentified"
+    lower_bound: int | None = None
+    steps: list[str] = field(default_factory=list)
 
     def _repr_html_(self) -> str:
         import pandas as pd
@@ -162,7 +179,8 @@ class UnlinkResult:
             repair_withheld=len(self.repair_withheld), repair_rounds=self.repair_rounds,
             true_loves_before=self.before.get("true_loves"), true_loves_after=self.after.get("true_loves"),
             violations_before=self.before.get("violations"), violations_after=self.after.get("violations"),
-            timings={k: round(v, 4) for k, v in self.timings.items()})
+            timings={k: round(v, 4) for k, v in self.timings.items()}, side=self.side,
+            lower_bound=self.lower_bound)
 
 
 def unlink(release: Any, k: int, method: str = "force-dedup", seed: int | None = 0, *,
@@ -183,9 +201,10 @@ def unlink(release: Any, k: int, method: str = "force-dedup", seed: int | None =
     release : Release or path
     k : int
         The protection level.
-    method : {"greedy-dedup", "force-dedup", "flow-dedup"}
+    method : {"greedy-dedup", "force-dedup", "flow-dedup", "keep-most"}
+        keep-most runs :func:`unlink_keep` with its defaults.
     seed : int, optional
-        Tie-breaking seed (deterministic output).
+        Tie-breaking seed (deterministic output); keep-most with None draws from the operating system.
     multiplicity : {"auto", "one-to-one"}
         Protection is defined for one-to-one data; one-to-many releases are refused.
 
@@ -209,6 +228,10 @@ def unlink(release: Any, k: int, method: str = "force-dedup", seed: int | None =
     if not hasattr(release, "frame"):
         from graphlink.core.release import read_release
         release = read_release(release)
+    spec = registry.get(method)
+    if spec.input == "release":                 # the method protects the release as a whole (keep-most)
+        return spec.resolve()(release, k, seed, audit_before=audit_before, progress=progress,
+                              multiplicity=multiplicity)
     check_model(release, multiplicity)
     t0 = time.perf_counter()
     inst = Instance.from_frame(release.frame)
@@ -248,3 +271,165 @@ def finish(release: Any, disclosed: Mapping[Hashable, Iterable[Hashable]], k: in
     after = audit_counts(result) if result is not None else {}
     return UnlinkResult(out, allocation, k, method, seed, result is not None and result.k_unlinkable, metrics,
                         repair, rounds, result, before, after, timings)
+
+
+def decide_side(release: Any, side: str = "auto") -> str:
+    """The side whose disclosures keep-most may withhold: the one whose table is never the larger at any location
+    (Lemma 6's size reading; docs/unlink.md#keep-most), or the side asked for, checked the same way.  O(|C|)."""
+    from graphlink.diagnostics import Diagnostic
+    from graphlink.errors import ModelAssumptionError
+
+    sizes = release.sizes()
+    fits = {"deidentified": bool((sizes["deidentified"] <= sizes["identified"]).all()),
+            "identified": bool((sizes["identified"] <= sizes["deidentified"]).all())}
+    if side == "auto":
+        if fits["deidentified"]:
+            return "deidentified"
+        if fits["identified"]:
+            return "identified"
+    elif fits.get(side, False):
+        return side
+    want = side if side != "auto" else "deidentified"
+    other = "identified" if want == "deidentified" else "deidentified"
+    bad = sizes.index[sizes[want] > sizes[other]].tolist()
+    raise ModelAssumptionError(diagnostic=Diagnostic(
+        "unlink-identified-withholding",
+        f"keep-most withholds {want} records, which needs every location to disclose at most as many {want} as "
+        f"{other} records; violated at: {', '.join(map(str, bad[:10]))}{' ...' if len(bad) > 10 else ''}",
+        {"locations": [str(c) for c in bad[:50]], "count": len(bad)}))
+
+
+def unlink_keep(release: Any, k: int, seed: int | None = None, *, side: str = "auto",
+                must_keep: Iterable[tuple[Hashable, Hashable]] = (), no_empty_location: bool = False,
+                cap: int | None = None, audit_before: bool = True, progress: Callable[[str], None] | None = None,
+                multiplicity: str = "auto", exact: bool | None = None, exact_seconds: float = 60.0) -> UnlinkResult:
+    """Keep-most on a release (docs/unlink.md#keep-most): withhold single (location, record) disclosures of one
+    side until the exact audit certifies the release as written, with the lower bound beside the result.
+
+    Parameters
+    ----------
+    release : Release
+    k : int
+        The protection level (Definition 19).
+    seed : int, optional
+        Tie-breaking seed; None (the default) uses the operating system's random source, so that nobody can
+        replay the choices (a seed is for simulated data and tests).
+    side : {"auto", "deidentified", "identified"}
+        The side whose disclosures may be withheld, read one-to-one with that side reserved.
+    must_keep : iterable of (location, record)
+        Disclosures that must stay.
+    no_empty_location : bool
+        Every location keeps at least one record of the withheld side.
+    cap : int, optional
+        At most this many withheld disclosures per location.
+    exact : bool, optional
+        Also solve the integer program of :mod:`graphlink.protect.keep_optimal` (its optimum is a lower bound;
+        its solution is returned when it passes the audit and withholds less).  None: when the release is small
+        (at most ``MILP_PAIR_LIMIT`` record-person pairs) and nothing is constrained.
+    exact_seconds : float
+        HiGHS's time limit.
+
+    Returns
+    -------
+    UnlinkResult
+        Certified by the exact audit of the written release (``graphlink audit --reserved <side>
+        --multiplicity one-to-one``), with ``lower_bound`` and ``steps``.
+
+    Raises
+    ------
+    ModelAssumptionError
+        The sizes do not allow the side, or one-to-many data (de-identified side).
+    graphlink.protect.keep.KeepInfeasibleError
+        A constraint cannot be met (the message names which and where).
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> result = unlink_keep(gl.thesis_example(), 2, seed=0)
+    >>> result.certified, result.summary().rows_withheld >= result.lower_bound
+    (True, True)
+
+    Complexity: the per-record search O(Σ_r (Σ_{c∈D(r)} |γ_c| + 2^{d_r}·d_r)) plus one exact audit per round.
+    """
+    import numpy as np
+
+    from graphlink.protect.keep import apply_kept, instance_for, keep_most, must_keep_mask, release_auditor
+
+    chosen = decide_side(release, side)
+    if chosen == "deidentified":
+        check_model(release, multiplicity)
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    inst = instance_for(release, chosen)
+    forced = must_keep_mask(inst, must_keep, chosen)
+    auditor = release_auditor(release, inst, k, chosen)
+    outcome = keep_most(inst, k, seed, must_keep=forced, no_empty_location=no_empty_location, cap=cap,
+                        auditor=auditor, kind=chosen, progress=progress)
+    timings["keep"] = time.perf_counter() - t0
+    last = auditor.last                 # the loop ended on a passing audit of exactly this mask: reuse it
+    if last and np.array_equal(last["kept"], outcome.kept):
+        out, result = last["release"], last["result"]
+    else:
+        t1 = time.perf_counter()
+        out = apply_kept(release, inst, outcome.kept, chosen)
+        result, _ = audit_release(out, k, chosen)
+        timings["certify"] = time.perf_counter() - t1
+    steps, bound = list(outcome.steps), outcome.lower_bound
+    unconstrained = not must_keep_any(forced) and not no_empty_location and cap is None
+    if exact is not False and unconstrained:
+        from graphlink.protect.keep_optimal import MILP_PAIR_LIMIT, keep_milp, n_pairs
+
+        if exact or n_pairs(inst) <= MILP_PAIR_LIMIT:
+            t3 = time.perf_counter()
+            opt = keep_milp(inst, k, forced, time_limit=exact_seconds)
+            timings["exact"] = time.perf_counter() - t3
+            bound = max(bound, opt.bound)
+            if opt.kept is not None and int((~opt.kept).sum()) < int((~outcome.kept).sum()):
+                cand = apply_kept(release, inst, opt.kept, chosen)
+                res_c, _ = audit_release(cand, k, chosen)
+                if res_c.k_unlinkable:
+                    out, result = cand, res_c
+                    steps.append(f"exact: the integer program's solution withholds {int((~opt.kept).sum())} and "
+                                 "passes the audit, so it is the least possible")
+    dedup_floor = int(np.clip(np.diff(inst.wl_ptr) - 1, 0, None).sum())   # the Dedup family keeps ≤ 1 per record
+    if chosen == "deidentified" and unconstrained and len(release) - len(out) > dedup_floor:
+        # Flow-Dedup's suppression is one of the candidates: keep-most never withholds more than it.  Skipped when
+        # keep-most already withholds no more than any deduplicated suppression must.
+        t4 = time.perf_counter()
+        alloc = allocate(inst, k, "flow-dedup", 0 if seed is None else seed)
+        dedup, _, res_d, _, _ = certify(release, alloc.disclosed, k)
+        timings["flow_dedup"] = time.perf_counter() - t4
+        if len(dedup) > len(out):            # more rows kept = fewer withheld
+            steps.append("flow-dedup's certified suppression withholds less here and is returned instead")
+            out, result = dedup, res_d
+    before: dict[str, int] = {}
+    if audit_before:
+        t2 = time.perf_counter()
+        before = audit_counts(audit_release(release, k, chosen)[0])
+        timings["audit_before"] = time.perf_counter() - t2
+    frame = release.frame
+    kind = frame["kind"] == chosen
+    omega = {c: [] for c in pd_unique(frame["location"])}
+    for c, grp in frame[kind].groupby("location", sort=False)["element"]:
+        omega[c] = grp.tolist()
+    disclosed = {c: [] for c in omega}
+    of_out = out.frame[out.frame["kind"] == chosen]
+    for c, grp in of_out.groupby("location", sort=False)["element"]:
+        disclosed[c] = grp.tolist()
+    metrics = utility(omega, disclosed)
+    allocation = Allocation(list(omega), disclosed, {}, "keep-most", k, seed)
+    return UnlinkResult(out, allocation, k, "keep-most", seed, bool(result.k_unlinkable), metrics,
+                        [], outcome.rounds, result, before, audit_counts(result), timings, side=chosen,
+                        lower_bound=bound, steps=steps)
+
+
+def must_keep_any(forced: Any) -> bool:
+    """Whether a must-keep mask asks for anything."""
+    return bool(len(forced) and forced.any())
+
+
+def pd_unique(values: Any) -> list[Hashable]:
+    """Distinct values in order of first appearance."""
+    import pandas as pd
+
+    return list(pd.unique(values))

@@ -7,17 +7,20 @@ disclosed) and prints a summary.  Every written release has passed the core's ex
 from __future__ import annotations
 
 import json
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
 import typer
 
+from graphlink.catalog import KEEP_METHODS, KEEP_SIDES
 from graphlink.cli.choices import MethodChoice
 from graphlink.errors import GraphlinkError, ReleaseError
 
 FORMATS = ("table", "json")
 #: ``--method`` as a choice of the registry's protection methods: checked (and listed in --help) before reading
 _METHOD = MethodChoice("protect")
+SideChoice = Enum("SideChoice", {m: m for m in KEEP_SIDES}, type=str)  # type: ignore[misc]
 
 
 class SecureUnavailableError(GraphlinkError):
@@ -62,12 +65,20 @@ def _table(summary: dict[str, Any], identified_rows: int) -> None:
         records.add_column(name, justify=justify)  # type: ignore[arg-type]
     rows_before = summary["rows_disclosed"] + summary["rows_withheld"]
     elements_before = summary["disclosed"] + summary["withheld"]
-    for label, before, withheld, after in (
-        ("identified records (location, person)", identified_rows, 0, identified_rows),
-        ("de-identified records (location, record)", rows_before, summary["rows_withheld"], summary["rows_disclosed"]),
-        ("distinct de-identified records (withheld = at every location)", elements_before, summary["withheld"],
-         summary["disclosed"]),
-    ):
+    if summary.get("side") == "identified":        # keep-most withheld identified records (identified_rows: after)
+        other = summary["deidentified_records_other"]
+        lines = (("identified records (location, person)", rows_before, summary["rows_withheld"],
+                  summary["rows_disclosed"]),
+                 ("distinct identified people (withheld = at every location)", elements_before, summary["withheld"],
+                  summary["disclosed"]),
+                 ("de-identified records (location, record)", other, 0, other))
+    else:
+        lines = (("identified records (location, person)", identified_rows, 0, identified_rows),
+                 ("de-identified records (location, record)", rows_before, summary["rows_withheld"],
+                  summary["rows_disclosed"]),
+                 ("distinct de-identified records (withheld = at every location)", elements_before,
+                  summary["withheld"], summary["disclosed"]))
+    for label, before, withheld, after in lines:
         records.add_row(label, f"{before:,}", f"{withheld:,}", f"{after:,}")
     con.print(records)
     t = Table(show_header=True)
@@ -78,7 +89,9 @@ def _table(summary: dict[str, Any], identified_rows: int) -> None:
         ("locations disclosing", f"{summary['locations_disclosing']} of {summary['locations']}"),
         ("locations left with nothing to disclose", summary["locations_empty"]),
         ("withheld by Final-Clean", summary["final_clean_withheld"]),
-        ("withheld because the audit failed", f"{summary['repair_withheld']} ({summary['repair_rounds']} rounds)"),
+        ("withheld because the audit failed", f"{summary['repair_withheld']} ({summary['repair_rounds']} rounds)")
+        if summary.get("lower_bound") is None else
+        ("audit rounds until certified", summary["repair_rounds"]),
         ("re-identified (true loves) before", summary["true_loves_before"]),
         ("re-identified (true loves) after", summary["true_loves_after"]),
     ]
@@ -108,37 +121,67 @@ def register(app: typer.Typer) -> None:
         method: str = typer.Option("force-dedup", "--method", parser=_METHOD, metavar=_METHOD.metavar(),
                                    help="Protection method"),
         secure: bool = typer.Option(False, "--secure", help="Run the secure STRANON protocol (ch. 8)."),
-        seed: int = typer.Option(0, "--seed", min=0, help="Seed for the tie-breaking order."),
+        seed: int | None = typer.Option(None, "--seed", min=0, help="Seed for the tie-breaking order (for simulated "
+                                        "data; keep-most without it draws from the operating system, the Dedup "
+                                        "methods use 0)."),
         out: Path = typer.Option(..., "--out", help="Where to write the protected release (.csv or .parquet)."),
         fmt: str = typer.Option("table", "--format", help="table | json"),
         multiplicity: str = typer.Option("auto", "--multiplicity",
                                          help="auto | one-to-one (protection is defined for one-to-one data)"),
+        side: SideChoice = typer.Option("auto", "--side", help="keep-most: whose records may be withheld (auto: "
+                                        "the side whose tables are never the larger)"),
+        keep: Path | None = typer.Option(None, "--keep", help="keep-most: CSV of records that must stay disclosed "
+                                         "(columns location, element)"),
+        no_empty_location: bool = typer.Option(False, "--no-empty-location",
+                                               help="keep-most: leave every location at least one record"),
+        max_withheld: int | None = typer.Option(None, "--max-withheld-per-location", min=0,
+                                                help="keep-most: withhold at most this many records per location"),
     ) -> None:
         """Withhold de-identified records (never alter identified ones) until the release is k-unlinkable,
-        certified by the exact audit (union of all maximum matchings)."""
+        certified by the exact audit (union of all maximum matchings).  keep-most withholds single (location,
+        record) disclosures instead of whole records and prints how far it is from the least possible."""
         from graphlink.core.release import read_release
         from graphlink.fileio import check_output
         from graphlink.protect import check_model, disclosed_of, finish, unlink
 
+        keep_options = [name for name, given in (("--keep", keep is not None), ("--side", side.value != "auto"),
+                                                 ("--no-empty-location", no_empty_location),
+                                                 ("--max-withheld-per-location", max_withheld is not None)) if given]
+        if keep_options and method not in KEEP_METHODS:
+            raise ReleaseError(f"{keep_options[0]} is an option of --method keep-most, not of {method}")
+        if secure and method in KEEP_METHODS:
+            raise ReleaseError("--secure runs the Dedup methods (greedy-dedup, force-dedup); keep-most has no "
+                               "secure protocol yet")
         if fmt not in FORMATS:
             raise ReleaseError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
         if multiplicity not in ("auto", "one-to-one"):
             raise ReleaseError("--multiplicity must be auto or one-to-one: protection by suppression "
                                "(Definition 21) is defined for one-to-one data")
         check_output(out, inputs=[release_path])
+        must_keep = _read_keep(keep) if keep is not None else []
         release = read_release(release_path)
-        check_model(release, multiplicity)
         report: dict = {}
-        if secure:
-            produced, report = _secure_disclosure(release, k, method, seed)
-            result = finish(release, disclosed_of(produced), k, f"{method} (secure)", seed)
+        if method in KEEP_METHODS:
+            from graphlink.protect.pipeline import unlink_keep
+
+            result = unlink_keep(release, k, seed, side=side.value, must_keep=must_keep,
+                                 no_empty_location=no_empty_location, cap=max_withheld, progress=_progress(),
+                                 multiplicity=multiplicity)
         else:
-            result = unlink(release, k, method, seed, multiplicity="one-to-one")   # checked above
+            seed = 0 if seed is None else seed
+            check_model(release, multiplicity)
+            if secure:
+                produced, report = _secure_disclosure(release, k, method, seed)
+                result = finish(release, disclosed_of(produced), k, f"{method} (secure)", seed)
+            else:
+                result = unlink(release, k, method, seed, multiplicity="one-to-one")   # checked above
         if not result.certified:  # pragma: no cover - certify() either passes or raises
             raise ReleaseError("internal: the unlinked release did not pass the audit; nothing written")
         _write(result.release, out)
         summary = result.summary().as_dict()
         summary["out"] = str(out)
+        if summary["side"] == "identified":
+            summary["deidentified_records_other"] = int((release.frame["kind"] == "deidentified").sum())
         summary["secure"] = secure
         if report:
             summary["secure_report"] = {key: v for key, v in report.items()
@@ -148,3 +191,41 @@ def register(app: typer.Typer) -> None:
             typer.echo(json.dumps(summary, indent=2, default=str))
         else:
             _table(summary, int((release.frame["kind"] == "identified").sum()))
+            if summary.get("lower_bound") is not None:
+                typer.echo(_bound_line(summary))
+
+
+def _bound_line(summary: dict[str, Any]) -> str:
+    """The keep-most result in one sentence: withheld records, their share, and the lower bound."""
+    before = summary["rows_disclosed"] + summary["rows_withheld"]
+    share = 100.0 * summary["rows_withheld"] / before if before else 0.0
+    side = "identified" if summary.get("side") == "identified" else "de-identified"
+    bound = summary["lower_bound"]
+    tail = ("the least possible" if summary["rows_withheld"] == bound
+            else f"at least {bound:,} are needed (lower bound)")
+    return (f"withheld {summary['rows_withheld']:,} of {before:,} {side} records ({share:.1f} %), {tail}; "
+            f"certified {summary['k']}-unlinkable by the exact audit")
+
+
+def _read_keep(path: Path) -> list[tuple[str, str]]:
+    """The records that must stay disclosed: a CSV with columns location and element (one line, exit 2 if not)."""
+    import pandas as pd
+
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, ValueError) as exc:
+        raise ReleaseError(f"--keep: cannot read the file as CSV ({type(exc).__name__})") from exc
+    missing = [c for c in ("location", "element") if c not in frame.columns]
+    if missing:
+        raise ReleaseError(f"--keep expects a CSV with columns location and element; missing: {', '.join(missing)}")
+    return list(zip(frame["location"], frame["element"], strict=True))
+
+
+def _progress() -> Any:
+    """Progress lines for a long run on stderr (keep-most's phases and audit rounds)."""
+    import sys
+
+    def say(message: str) -> None:
+        print(f"keep-most: {message}", file=sys.stderr, flush=True)
+
+    return say
