@@ -103,6 +103,21 @@ def console_timeout() -> float:
     return float(get_config().cypher_timeout)
 
 
+def check_timeout(value: Any, what: str = "the console's time limit") -> float:
+    """``value`` as a time limit in seconds, or StoreError in one line: a number above 0 and at most one day
+    (:data:`graphlink.config.CYPHER_TIMEOUT_MAX`). ``inf``, ``nan``, ``1e308``, 0, negatives and text that is no
+    number are refused here, before the driver multiplies them into milliseconds (where ``inf`` overflows)."""
+    from graphlink.config import TIMEOUT_EXPECT, timeout_ok
+
+    try:
+        seconds = float(value) if isinstance(value, str | int | float) and not isinstance(value, bool) else None
+    except ValueError:
+        seconds = None
+    if seconds is None or not timeout_ok(seconds):
+        raise StoreError(f"{what} must be {TIMEOUT_EXPECT}, got {value!r}")
+    return seconds
+
+
 def _hint(uri: str) -> str:
     if os.environ.get("NEO4J_URI"):
         return "check NEO4J_URI / NEO4J_AUTH"
@@ -718,9 +733,7 @@ class Store:
 
     def _run_one(self, query: str, params: dict, write: bool, timeout: float | None) -> pd.DataFrame:
         guard.check(query, write=write)
-        limit = console_timeout() if timeout is None else float(timeout)
-        if limit <= 0:
-            raise StoreError("the console's time limit must be a positive number of seconds")
+        limit = console_timeout() if timeout is None else check_timeout(timeout)
         driver = self._console_driver()
         outcome: dict[str, Any] = {}
         deadline = time.monotonic() + limit
