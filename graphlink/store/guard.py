@@ -524,6 +524,7 @@ def _check_text(text: str, tokens: list[Token], write: bool, limits: Limits) -> 
                 raise refuse(tok, "CALL {...} IN TRANSACTIONS commits batches on its own; it is refused in "
                                   "read-only mode")
 
+    _check_ranges(text, tokens)
     for name, tok, is_call in _calls(tokens):
         low = name.lower()
         if is_call:
@@ -533,6 +534,57 @@ def _check_text(text: str, tokens: list[Token], write: bool, limits: Limits) -> 
         elif "." in low and low not in BUILTIN_FUNCTIONS and not low.startswith(PLUGIN_FUNCTIONS):
             raise refuse(tok, f"function {name} is not one the console runs (built-in functions and "
                               f"{', '.join(p + '*' for p in PLUGIN_FUNCTIONS[:3])}, ... only)")
+
+
+#: most values all ``range()`` calls outside ``UNWIND`` may give together (their product: they may nest)
+RANGE_VALUES_MAX = 100_000
+_INTEGER = re.compile(r"-?[0-9]+")
+
+
+def _check_ranges(text: str, tokens: list[Token]) -> None:
+    """Refuse ``range()`` inside an expression unless its bounds are whole-number literals and all such ranges
+    together (their product, since they may nest) give at most :data:`RANGE_VALUES_MAX` values.
+
+    Why: Neo4j 5.26 looks at the transaction timeout and the memory limits between rows, never while it evaluates
+    one expression. ``reduce(s = 0, x IN range(1, 3000000000) | s + x)`` kept a server core busy long after its
+    time limit, and ``[x IN range(1, 100000000) | x]`` filled the heap untracked until the server stopped
+    answering. ``UNWIND range(...)`` makes rows, where both limits apply, so it is left alone.
+    O(len(tokens))."""
+    product = 1
+    for i, tok in enumerate(tokens):
+        if (tok.kind != "word" or tok.text.lower() != "range" or i + 1 >= len(tokens)
+                or not _punct(tokens[i + 1], "(") or (i and _punct(tokens[i - 1], "."))):
+            continue
+        if i and _upper(tokens[i - 1]) == "UNWIND":
+            continue
+        args: list[str] = [""]
+        depth, j = 0, i + 1
+        while j < len(tokens):
+            t = tokens[j]
+            if _punct(t, _OPEN):
+                depth += 1
+                if depth == 1:
+                    j += 1
+                    continue
+            elif _punct(t, _CLOSE):
+                depth -= 1
+                if depth == 0:
+                    break
+            if depth == 1 and _punct(t, ","):
+                args.append("")
+            else:
+                args[-1] += t.text
+            j += 1
+        bounds = [int(a) for a in args if _INTEGER.fullmatch(a)]
+        why = ("range() inside an expression is evaluated without the time and memory limits (Neo4j checks them "
+               "between rows); use UNWIND range(...) to make rows, or give it whole-number literal bounds")
+        if len(bounds) != len(args) or len(args) not in (2, 3) or (len(args) == 3 and bounds[2] == 0):
+            raise _refuse_at(text, tok.pos, why)
+        step = bounds[2] if len(args) == 3 else 1
+        product *= max(0, (bounds[1] - bounds[0]) // step + 1)
+        if product > RANGE_VALUES_MAX:
+            raise _refuse_at(text, tok.pos, f"{why} spanning at most {RANGE_VALUES_MAX:,} values in all "
+                                            f"(this query's ranges give {product:,})")
 
 
 # ---------------------------------------------------------------------------------------------- the plan check
