@@ -23,7 +23,7 @@ import pytest
 from streamlit import config as st_config
 from streamlit.testing.v1 import AppTest
 
-from app.components.exposure import is_loopback
+from app.components.exposure import GUESSES, TOKEN_MIN_CHARS, is_loopback, reset_guesses
 from graphlink.store.server import free_port
 from tests.hostile_cypher import ALWAYS_REFUSED, ESCAPED, INJECTIONS, READ_ONLY_REFUSED, SERVER_REFUSED
 from tests.processes import stop, wait_healthy
@@ -41,7 +41,9 @@ def address(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str | None], 
     monkeypatch.delenv("GRAPHLINK_CYPHER_CONSOLE_TOKEN", raising=False)
     monkeypatch.setenv("GRAPHLINK_DEMO", "thesis")
     old = st_config.get_option("server.address")
+    reset_guesses()                     # wrong secrets count per app process, which is this one under AppTest
     yield lambda value: st_config.set_option("server.address", value)
+    reset_guesses()
     st_config.set_option("server.address", old)
 
 
@@ -99,6 +101,51 @@ def test_console_behind_a_token(address, monkeypatch) -> None:
     at.text_input(key="cy_token").set_value("s3cret-token-for-the-console").run()
     assert not at.exception, at.exception
     assert any(t.key == "cy_query" for t in at.text_area)     # unlocked for this browser session
+
+
+@pytest.mark.parametrize("token", ["x", "short-secret", "a" * (TOKEN_MIN_CHARS - 1)])
+def test_a_short_console_secret_keeps_the_console_off(address, monkeypatch, token: str) -> None:
+    """A secret shorter than 16 characters could be guessed: the page says so in words, offers no secret box and
+    no console, even with GRAPHLINK_CYPHER_CONSOLE=1 as well."""
+    address("127.0.0.1")
+    monkeypatch.setenv("GRAPHLINK_CYPHER_CONSOLE_TOKEN", token)
+    monkeypatch.setenv("GRAPHLINK_CYPHER_CONSOLE", "1")
+    at = _cypher_page()
+    assert not _console_on(at) and not any(t.key == "cy_token" for t in at.text_input)
+    words = " ".join(w.value for w in at.warning)
+    assert f"has {len(token)} characters" in words and f"at least {TOKEN_MIN_CHARS}" in words
+
+
+def test_wrong_secrets_lock_the_console(address, monkeypatch) -> None:
+    """Each wrong secret counts once (not once per rerun); after five the console locks for the app process:
+    the right secret no longer opens it, in this browser session or a new one."""
+    address("127.0.0.1")
+    secret = "s3cret-token-for-the-console"
+    monkeypatch.setenv("GRAPHLINK_CYPHER_CONSOLE_TOKEN", secret)
+    at = _cypher_page()
+    at.text_input(key="cy_token").set_value("wrong-0").run()
+    for _ in range(GUESSES):                                   # reruns with the same text are not new guesses
+        at.run()
+    assert any("not the console's secret" in e.value for e in at.error) and not at.exception
+    for n in range(1, GUESSES):
+        at.text_input(key="cy_token").set_value(f"wrong-{n}").run()
+    assert any("locked" in e.value for e in at.error), [e.value for e in at.error]
+    at.text_input(key="cy_token").set_value(secret).run()
+    assert not any(t.key == "cy_query" for t in at.text_area)
+    fresh = _cypher_page()                                      # another browser session of the same app
+    assert any("locked" in e.value for e in fresh.error) and not any(t.key == "cy_token" for t in fresh.text_input)
+    assert not any(t.key == "cy_query" for t in fresh.text_area)
+
+
+def test_a_right_secret_after_a_few_wrong_ones_still_opens(address, monkeypatch) -> None:
+    address("127.0.0.1")
+    secret = "s3cret-token-for-the-console"
+    monkeypatch.setenv("GRAPHLINK_CYPHER_CONSOLE_TOKEN", secret)
+    at = _cypher_page()
+    for n in range(GUESSES - 1):
+        at.text_input(key="cy_token").set_value(f"wrong-{n}").run()
+    at.text_input(key="cy_token").set_value(secret).run()
+    assert not at.exception and any(t.key == "cy_query" for t in at.text_area)
 
 
 def test_loopback_addresses() -> None:
