@@ -296,3 +296,35 @@ def test_pairs_download_keeps_formulas_from_running_in_a_spreadsheet() -> None:
             risky = key[0] in "=+-@\t\r"
             assert written == ("'" + key if risky else key)
     assert back["count"].tolist() == list(range(len(keys)))
+
+
+# ---------------------------------------------------------------------------------------------- docker compose
+def test_compose_ships_no_open_default() -> None:
+    """docker/docker-compose.yml: authentication always on with a password the user must give (no default, no
+    ``none``), the app's console off unless asked for, and the server's limits sized like the launcher's. With a
+    compose program installed, ``config`` without ``NEO4J_PASSWORD`` fails naming it."""
+    import shutil
+
+    import yaml
+
+    from graphlink.store.server import memory_limits
+
+    path = ROOT / "docker" / "docker-compose.yml"
+    services = yaml.safe_load(path.read_text())["services"]
+    neo4j, app = services["neo4j"]["environment"], services["app"]["environment"]
+    for env in (neo4j, app):
+        assert env["NEO4J_AUTH"].startswith("neo4j/${NEO4J_PASSWORD:?") and "none" not in env["NEO4J_AUTH"]
+    assert app["GRAPHLINK_CYPHER_CONSOLE"] == "${GRAPHLINK_CYPHER_CONSOLE:-0}"
+    assert app["GRAPHLINK_CYPHER_CONSOLE_TOKEN"] == "${GRAPHLINK_CYPHER_CONSOLE_TOKEN:-}"
+    per_tx, total = memory_limits(neo4j["NEO4J_server_memory_heap_max__size"])
+    assert (neo4j["NEO4J_db_memory_transaction_max"], neo4j["NEO4J_db_memory_transaction_total_max"]) == (per_tx, total)
+    assert neo4j["NEO4J_db_transaction_timeout"] == "1h"
+    compose = shutil.which("docker-compose")
+    if compose:
+        env = {k: v for k, v in os.environ.items() if k not in ("NEO4J_PASSWORD", "NEO4J_AUTH")}
+        done = subprocess.run([compose, "-f", str(path), "config"], capture_output=True, text=True, env=env,
+                              timeout=120)
+        assert done.returncode != 0 and "set NEO4J_PASSWORD" in done.stderr, done.stderr
+        done = subprocess.run([compose, "-f", str(path), "config"], capture_output=True, text=True,
+                              env={**env, "NEO4J_PASSWORD": "a-long-password"}, timeout=120)
+        assert done.returncode == 0 and "NEO4J_AUTH: neo4j/a-long-password" in done.stdout, done.stderr
