@@ -116,7 +116,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Withhold de-identified records (never alter identified ones) until the release is k-unlinkable,
         certified by the exact audit (union of all maximum matchings)."""
-        from graphlink.core.release import read_release
+        from graphlink.core.release import read_release, require_both_sides
         from graphlink.fileio import check_output
         from graphlink.protect import check_model, disclosed_of, finish, unlink
 
@@ -128,6 +128,7 @@ def register(app: typer.Typer) -> None:
                                "(Definition 21) is defined for one-to-one data")
         check_output(out, inputs=[release_path])
         release = read_release(release_path)
+        require_both_sides(len(release.elements("identified")), len(release.elements("deidentified")), release_path)
         check_model(release, multiplicity)
         report: dict = {}
         if secure:
