@@ -181,6 +181,26 @@ def _run(at: AppTest, query: str, params: str = "") -> AppTest:
 
 
 @pytest.mark.neo4j
+def test_page_reads_at_most_the_row_cap(console: AppTest, monkeypatch) -> None:
+    """The app's console has the CLI's row cap: past it, words asking for LIMIT and no table; at the cap, the
+    table. (A cap of 1,000 here, through GRAPHLINK_CYPHER_MAX_ROWS, keeps the test quick.)"""
+    from graphlink import config
+
+    monkeypatch.setenv("GRAPHLINK_CYPHER_MAX_ROWS", "1000")
+    config.reload()
+    try:
+        _run(console, "UNWIND range(1, 20000000) AS x RETURN x")
+        shown = [e.value.replace("\\", "") for e in console.error]    # Markdown escapes removed
+        assert any("more than 1,000 rows" in e and "add LIMIT" in e for e in shown), shown
+        assert not console.dataframe
+        _run(console, "UNWIND range(1, 1000) AS x RETURN x")
+        assert not console.error and len(console.dataframe[0].value) == 1000
+    finally:
+        monkeypatch.delenv("GRAPHLINK_CYPHER_MAX_ROWS")
+        config.reload()
+
+
+@pytest.mark.neo4j
 def test_page_refuses_every_hostile_query(console: AppTest) -> None:
     for query, _ in ALWAYS_REFUSED + ESCAPED + READ_ONLY_REFUSED + SERVER_REFUSED:
         _run(console, query)
