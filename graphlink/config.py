@@ -87,6 +87,19 @@ def _positive(v: float) -> bool:
 
 _WHOLE = "a whole number"
 
+#: the longest time limit a console statement or a server transaction may be given: one day, in seconds
+CYPHER_TIMEOUT_MAX = 86_400.0
+TIMEOUT_EXPECT = "a number of seconds above 0 and at most 86400 (one day)"
+
+
+def timeout_ok(value: Any, maximum: float = CYPHER_TIMEOUT_MAX) -> bool:
+    """``value`` is a usable time limit in seconds: a real number (not a bool), finite, above 0 and at most
+    ``maximum``.  ``inf``, ``nan``, ``1e308``, 0 and negatives are not: the driver turns the seconds into
+    milliseconds with ``int()``, and ``inf`` overflows there, ``nan`` compares false with everything."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return 0 < value <= maximum  # False for nan too
+
 
 @dataclass(frozen=True)
 class Config:
@@ -120,8 +133,12 @@ class Config:
         low=1, error=StoreError, area="store")
     cypher_timeout: float = _setting(
         120.0, "GRAPHLINK_CYPHER_TIMEOUT", "Seconds each statement of `graphlink cypher` and the app's console "
-        "may run; the server stops it then.",
-        parse=float, check=_positive, expect="a positive number of seconds", error=StoreError, area="store")
+        "may run (at most 86,400: one day); the server stops it then.",
+        parse=float, check=lambda v: timeout_ok(v, CYPHER_TIMEOUT_MAX), expect=TIMEOUT_EXPECT, error=StoreError,
+        area="store")
+    cypher_max_rows: int = _whole(
+        100_000, "GRAPHLINK_CYPHER_MAX_ROWS", "Most rows `graphlink cypher` and the app's console read from one "
+        "statement; a larger result is refused (add LIMIT).", low=1, error=StoreError, area="store")
     bulk_min_rows: int = _whole(
         200_000, "GRAPHLINK_BULK_MIN_ROWS", "Smallest release (disclosure rows) that bulk mode `auto` loads "
         "with the bulk importer instead of UNWIND batches.", error=StoreError, area="store")
@@ -141,6 +158,11 @@ class Config:
         "default `<project>/.graphlink/neo4j`.", error=StoreError, area="store")
     neo4j_heap: str = _setting(
         "1g", "GRAPHLINK_NEO4J_HEAP", "Heap of the local Neo4j server's JVM.", error=StoreError, area="store")
+    neo4j_tx_timeout: float = _setting(
+        3600.0, "GRAPHLINK_NEO4J_TX_TIMEOUT", "Seconds any transaction on the local Neo4j server may run unless "
+        "its client sets its own limit (`db.transaction.timeout`; at most 86,400).",
+        parse=float, check=lambda v: timeout_ok(v, CYPHER_TIMEOUT_MAX), expect=TIMEOUT_EXPECT, error=StoreError,
+        area="store")
     neo4j_pagecache: str = _setting(
         "256m", "GRAPHLINK_NEO4J_PAGECACHE", "Page cache of the local Neo4j server.", error=StoreError,
         area="store")

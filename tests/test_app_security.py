@@ -23,7 +23,7 @@ import pytest
 from streamlit import config as st_config
 from streamlit.testing.v1 import AppTest
 
-from app.components.exposure import is_loopback
+from app.components.exposure import GUESSES, TOKEN_MIN_CHARS, is_loopback, reset_guesses
 from graphlink.store.server import free_port
 from tests.hostile_cypher import ALWAYS_REFUSED, ESCAPED, INJECTIONS, READ_ONLY_REFUSED, SERVER_REFUSED
 from tests.processes import stop, wait_healthy
@@ -41,7 +41,9 @@ def address(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str | None], 
     monkeypatch.delenv("GRAPHLINK_CYPHER_CONSOLE_TOKEN", raising=False)
     monkeypatch.setenv("GRAPHLINK_DEMO", "thesis")
     old = st_config.get_option("server.address")
+    reset_guesses()                     # wrong secrets count per app process, which is this one under AppTest
     yield lambda value: st_config.set_option("server.address", value)
+    reset_guesses()
     st_config.set_option("server.address", old)
 
 
@@ -101,6 +103,51 @@ def test_console_behind_a_token(address, monkeypatch) -> None:
     assert any(t.key == "cy_query" for t in at.text_area)     # unlocked for this browser session
 
 
+@pytest.mark.parametrize("token", ["x", "short-secret", "a" * (TOKEN_MIN_CHARS - 1)])
+def test_a_short_console_secret_keeps_the_console_off(address, monkeypatch, token: str) -> None:
+    """A secret shorter than 16 characters could be guessed: the page says so in words, offers no secret box and
+    no console, even with GRAPHLINK_CYPHER_CONSOLE=1 as well."""
+    address("127.0.0.1")
+    monkeypatch.setenv("GRAPHLINK_CYPHER_CONSOLE_TOKEN", token)
+    monkeypatch.setenv("GRAPHLINK_CYPHER_CONSOLE", "1")
+    at = _cypher_page()
+    assert not _console_on(at) and not any(t.key == "cy_token" for t in at.text_input)
+    words = " ".join(w.value for w in at.warning)
+    assert f"has {len(token)} characters" in words and f"at least {TOKEN_MIN_CHARS}" in words
+
+
+def test_wrong_secrets_lock_the_console(address, monkeypatch) -> None:
+    """Each wrong secret counts once (not once per rerun); after five the console locks for the app process:
+    the right secret no longer opens it, in this browser session or a new one."""
+    address("127.0.0.1")
+    secret = "s3cret-token-for-the-console"
+    monkeypatch.setenv("GRAPHLINK_CYPHER_CONSOLE_TOKEN", secret)
+    at = _cypher_page()
+    at.text_input(key="cy_token").set_value("wrong-0").run()
+    for _ in range(GUESSES):                                   # reruns with the same text are not new guesses
+        at.run()
+    assert any("not the console's secret" in e.value for e in at.error) and not at.exception
+    for n in range(1, GUESSES):
+        at.text_input(key="cy_token").set_value(f"wrong-{n}").run()
+    assert any("locked" in e.value for e in at.error), [e.value for e in at.error]
+    at.text_input(key="cy_token").set_value(secret).run()
+    assert not any(t.key == "cy_query" for t in at.text_area)
+    fresh = _cypher_page()                                      # another browser session of the same app
+    assert any("locked" in e.value for e in fresh.error) and not any(t.key == "cy_token" for t in fresh.text_input)
+    assert not any(t.key == "cy_query" for t in fresh.text_area)
+
+
+def test_a_right_secret_after_a_few_wrong_ones_still_opens(address, monkeypatch) -> None:
+    address("127.0.0.1")
+    secret = "s3cret-token-for-the-console"
+    monkeypatch.setenv("GRAPHLINK_CYPHER_CONSOLE_TOKEN", secret)
+    at = _cypher_page()
+    for n in range(GUESSES - 1):
+        at.text_input(key="cy_token").set_value(f"wrong-{n}").run()
+    at.text_input(key="cy_token").set_value(secret).run()
+    assert not at.exception and any(t.key == "cy_query" for t in at.text_area)
+
+
 def test_loopback_addresses() -> None:
     assert all(is_loopback(a) for a in ("127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "LOCALHOST"))
     assert not any(is_loopback(a) for a in (None, "", "0.0.0.0", "::", "10.0.0.1", "example.org", "127.0.0.1.nip.io"))
@@ -131,6 +178,26 @@ def _run(at: AppTest, query: str, params: str = "") -> AppTest:
     at.button(key="cy_run").click().run()
     assert not at.exception, at.exception
     return at
+
+
+@pytest.mark.neo4j
+def test_page_reads_at_most_the_row_cap(console: AppTest, monkeypatch) -> None:
+    """The app's console has the CLI's row cap: past it, words asking for LIMIT and no table; at the cap, the
+    table. (A cap of 1,000 here, through GRAPHLINK_CYPHER_MAX_ROWS, keeps the test quick.)"""
+    from graphlink import config
+
+    monkeypatch.setenv("GRAPHLINK_CYPHER_MAX_ROWS", "1000")
+    config.reload()
+    try:
+        _run(console, "UNWIND range(1, 20000000) AS x RETURN x")
+        shown = [e.value.replace("\\", "") for e in console.error]    # Markdown escapes removed
+        assert any("more than 1,000 rows" in e and "add LIMIT" in e for e in shown), shown
+        assert not console.dataframe
+        _run(console, "UNWIND range(1, 1000) AS x RETURN x")
+        assert not console.error and len(console.dataframe[0].value) == 1000
+    finally:
+        monkeypatch.delenv("GRAPHLINK_CYPHER_MAX_ROWS")
+        config.reload()
 
 
 @pytest.mark.neo4j
@@ -249,3 +316,35 @@ def test_pairs_download_keeps_formulas_from_running_in_a_spreadsheet() -> None:
             risky = key[0] in "=+-@\t\r"
             assert written == ("'" + key if risky else key)
     assert back["count"].tolist() == list(range(len(keys)))
+
+
+# ---------------------------------------------------------------------------------------------- docker compose
+def test_compose_ships_no_open_default() -> None:
+    """docker/docker-compose.yml: authentication always on with a password the user must give (no default, no
+    ``none``), the app's console off unless asked for, and the server's limits sized like the launcher's. With a
+    compose program installed, ``config`` without ``NEO4J_PASSWORD`` fails naming it."""
+    import shutil
+
+    import yaml
+
+    from graphlink.store.server import memory_limits
+
+    path = ROOT / "docker" / "docker-compose.yml"
+    services = yaml.safe_load(path.read_text())["services"]
+    neo4j, app = services["neo4j"]["environment"], services["app"]["environment"]
+    for env in (neo4j, app):
+        assert env["NEO4J_AUTH"].startswith("neo4j/${NEO4J_PASSWORD:?") and "none" not in env["NEO4J_AUTH"]
+    assert app["GRAPHLINK_CYPHER_CONSOLE"] == "${GRAPHLINK_CYPHER_CONSOLE:-0}"
+    assert app["GRAPHLINK_CYPHER_CONSOLE_TOKEN"] == "${GRAPHLINK_CYPHER_CONSOLE_TOKEN:-}"
+    per_tx, total = memory_limits(neo4j["NEO4J_server_memory_heap_max__size"])
+    assert (neo4j["NEO4J_db_memory_transaction_max"], neo4j["NEO4J_db_memory_transaction_total_max"]) == (per_tx, total)
+    assert neo4j["NEO4J_db_transaction_timeout"] == "1h"
+    compose = shutil.which("docker-compose")
+    if compose:
+        env = {k: v for k, v in os.environ.items() if k not in ("NEO4J_PASSWORD", "NEO4J_AUTH")}
+        done = subprocess.run([compose, "-f", str(path), "config"], capture_output=True, text=True, env=env,
+                              timeout=120)
+        assert done.returncode != 0 and "set NEO4J_PASSWORD" in done.stderr, done.stderr
+        done = subprocess.run([compose, "-f", str(path), "config"], capture_output=True, text=True,
+                              env={**env, "NEO4J_PASSWORD": "a-long-password"}, timeout=120)
+        assert done.returncode == 0 and "NEO4J_AUTH: neo4j/a-long-password" in done.stdout, done.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
 from graphlink.analysis.audit import audit
@@ -81,3 +82,33 @@ def test_null_edges_count_toward_k() -> None:
     r = audit(g, 3)
     # m1, m2: 1 non-null + 2 null edges = 3 -> fine; n1: 2 union edges < 3 -> violation
     assert r.violations[["side", "element"]].values.tolist() == [["deidentified", "n1"]]
+
+
+# ---------------------------------------------------------------------------------------------- one side empty
+@pytest.mark.parametrize("kept", ["identified", "deidentified"])
+@pytest.mark.parametrize("command", ["audit", "unlink", "report"])
+def test_a_release_with_one_side_empty_is_refused_not_called_unlinkable(tmp_path, kept: str, command: str) -> None:
+    """Only identified rows (or only de-identified ones): nothing can be linked, so "every person and every record
+    has at least k candidates" would describe records (or people) that do not exist. The audit, unlink and report
+    say what is missing in one line and exit 2, and write nothing."""
+    from graphlink.io.examples import DATA
+    from tests.cli_runner import run_cli
+
+    rows = [line for line in (DATA / "thesis_fig3_4.csv").read_text().splitlines()[1:]
+            if line.split(",")[1] == kept]
+    release = tmp_path / "one_side.csv"
+    release.write_text("location,kind,element\n" + "\n".join(rows) + "\n")
+    out = tmp_path / ("out.html" if command == "report" else "out.csv")
+    extra = {"audit": [], "unlink": ["--out", out], "report": ["--out", out]}[command]
+    done = run_cli(command, release, "--k", "2", *extra)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    missing = "no de-identified records" if kept == "identified" else "no identified people"
+    assert len(lines) == 1 and missing in lines[0] and "no k-unlinkability to judge" in lines[0], lines
+    assert "unlinkable:" not in done.stdout and not out.exists()
+    both = tmp_path / "both.csv"                # one record on the other side is enough to be judged again
+    other = next(line for line in (DATA / "thesis_fig3_4.csv").read_text().splitlines()[1:]
+                 if line.split(",")[1] != kept)
+    both.write_text(release.read_text() + other + "\n")
+    again = run_cli(command, both, "--k", "2", *extra)     # (unlink may refuse it for other reasons: one-to-many)
+    assert "no k-unlinkability to judge" not in again.stderr and (again.returncode == 0 or command == "unlink")

@@ -14,6 +14,9 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as settings_hyp
+from hypothesis import strategies as st
 
 from graphlink import config
 from graphlink.config import Config, ConfigError, config_context, get_config, set_config, settings
@@ -30,6 +33,8 @@ SAMPLES: dict[str, tuple[str, object]] = {
     "element_links_max": ("14", 14),
     "neo4j_writers": ("5", 5),
     "cypher_timeout": ("2.5", 2.5),
+    "cypher_max_rows": ("500", 500),
+    "neo4j_tx_timeout": ("90", 90.0),
     "bulk_min_rows": ("1", 1),
     "bulk_importer": (" JVM ", "jvm"),
     "neo4j_import_memory": ("30%", "30%"),
@@ -102,7 +107,14 @@ def test_empty_variables_count_as_unset():
 @pytest.mark.parametrize(("env", "text", "error", "words"), [
     ("GRAPHLINK_NEO4J_WRITERS", "many", StoreError, "must be a whole number, got 'many'"),
     ("GRAPHLINK_NEO4J_WRITERS", "0", StoreError, "must be a whole number ≥ 1, got 0"),
-    ("GRAPHLINK_CYPHER_TIMEOUT", "-1", StoreError, "must be a positive number of seconds, got -1.0"),
+    ("GRAPHLINK_CYPHER_TIMEOUT", "-1", StoreError, "must be a number of seconds above 0 and at most 86400"),
+    ("GRAPHLINK_CYPHER_TIMEOUT", "inf", StoreError, "at most 86400 (one day), got inf"),
+    ("GRAPHLINK_CYPHER_TIMEOUT", "nan", StoreError, "at most 86400 (one day), got nan"),
+    ("GRAPHLINK_CYPHER_TIMEOUT", "1e308", StoreError, "at most 86400 (one day), got 1e+308"),
+    ("GRAPHLINK_CYPHER_TIMEOUT", "0", StoreError, "above 0"),
+    ("GRAPHLINK_CYPHER_TIMEOUT", "soon", StoreError, "got 'soon'"),
+    ("GRAPHLINK_NEO4J_TX_TIMEOUT", "-inf", StoreError, "above 0 and at most 86400"),
+    ("GRAPHLINK_CYPHER_MAX_ROWS", "0", StoreError, "must be a whole number ≥ 1, got 0"),
     ("GRAPHLINK_MANY_PAIRS", "1e5", ConfigError, "must be a whole number, got '1e5'"),
     ("GRAPHLINK_SPARK_STORAGE", "disk", ConfigError, "must be a StorageLevel name such as DISK_ONLY"),
     ("GRAPHLINK_BULK_IMPORTER", "docker", StoreError, "must be server or jvm, got 'docker'"),
@@ -113,6 +125,40 @@ def test_a_bad_value_is_one_line_naming_the_variable(env, text, error, words):
     msg = str(refused.value)
     assert env in msg and words in msg and "\n" not in msg
     assert refused.value.exit_code == 2
+
+
+@settings_hyp(max_examples=300, deadline=None)
+@given(st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10**400, 10**400),
+                 st.text(max_size=12), st.sampled_from(["inf", "-inf", "nan", "1e308", "0", "-0.0", "86400",
+                                                        "86400.0001", "1e-300", "Infinity", "NaN"])))
+def test_a_time_limit_is_a_real_number_of_seconds_up_to_a_day(value):
+    """Oracle: a time limit is usable exactly when it reads as a finite number above 0 and at most one day; every
+    other value -- from the environment (text) or from set_config (a number) -- is one line naming the variable,
+    never an OverflowError."""
+    import math
+
+    try:
+        number = float(value)
+        usable = math.isfinite(number) and 0 < number <= 86_400
+    except (ValueError, OverflowError):
+        usable = False
+    text = str(value)
+    if text.strip() and not isinstance(value, str):
+        text = repr(value)
+    for source in ("environment", "set_config"):
+        want_usable = usable or (source == "environment" and not text.strip())   # empty: the default
+        try:
+            if source == "environment":
+                got = config.from_environ({"GRAPHLINK_CYPHER_TIMEOUT": text}).cypher_timeout
+            else:
+                with config_context(cypher_timeout=value) as cfg:
+                    got = cfg.cypher_timeout
+        except StoreError as exc:
+            assert not want_usable, exc
+            msg = str(exc)
+            assert "GRAPHLINK_CYPHER_TIMEOUT" in msg and "\n" not in msg and "at most 86400" in msg
+            continue
+        assert want_usable and 0 < got <= 86_400
 
 
 def test_a_bad_variable_fails_the_cli_in_one_line(tmp_path):
@@ -295,3 +341,22 @@ def test_importing_graphlink_reads_no_variable():
     assert got["bare"] == [] and got["modules"] == [] and got["again"] == []
     assert sorted(got["first"]) == sorted(f.metadata["env"] for f in settings())
     assert got["heap"] == "2g"                                  # the recorder passes the values through
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan", "1e308", "-1", "0", "86401", "soon", ""])
+def test_cypher_timeout_option_and_variable_refuse_in_one_line(tmp_path, value):
+    """``graphlink cypher --timeout X`` and ``GRAPHLINK_CYPHER_TIMEOUT=X`` with X no usable time limit: exit 2, one
+    line saying what is expected (a day at most), no traceback; refused before any server is asked (none runs)."""
+    from tests.cli_runner import run_cli
+
+    query = tmp_path / "q.cypher"
+    query.write_text("RETURN 1 AS one;\n")
+    no_server = {"NEO4J_URI": None, "GRAPHLINK_NEO4J_DIR": str(tmp_path / "none")}
+    runs = [run_cli("cypher", query, "--timeout", value, env=no_server)]
+    if value.strip():
+        runs.append(run_cli("cypher", query, env={**no_server, "GRAPHLINK_CYPHER_TIMEOUT": value}))
+    for done in runs:
+        assert done.returncode == 2, (done.stdout, done.stderr)
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in done.stderr and "Overflow" not in done.stderr, done.stderr
+        assert "at most 86400 (one day)" in lines[0], lines

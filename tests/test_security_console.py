@@ -11,6 +11,7 @@ After the module, the graph, the users and the password are what they were befor
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -308,6 +309,84 @@ def test_a_long_query_is_stopped_at_the_time_limit(neo4j_store) -> None:
     assert int(neo4j_store.run_cypher("RETURN 1 AS one")["one"].iloc[0]) == 1
 
 
+def _running(store) -> list[str]:
+    """The queries running on the server besides this look-up, through the test's own session (the console
+    refuses SHOW TRANSACTIONS)."""
+    rows = store._query("SHOW TRANSACTIONS YIELD currentQuery, status WHERE NOT currentQuery STARTS WITH 'SHOW' "
+                        "RETURN currentQuery + ' (' + status + ')' AS q")
+    return [r["q"] for r in rows]
+
+
+def _free_within(store, seconds: float) -> float:
+    """Seconds until no query runs on the server; fails after ``seconds``."""
+    t0 = time.monotonic()
+    while _running(store):
+        assert time.monotonic() - t0 < seconds, f"still running after {seconds} s: {_running(store)}"
+        time.sleep(0.25)
+    return time.monotonic() - t0
+
+
+def test_a_timed_out_query_leaves_the_server_free(neo4j_store) -> None:
+    """The transaction's own timeout stops a row-by-row query while it runs: the console says so at the limit and
+    the server has nothing left running a few seconds later."""
+    t0 = time.monotonic()
+    with pytest.raises(StoreError, match="time limit of 2 s"):
+        neo4j_store.run_cypher("UNWIND range(1, 100000000000) AS x WITH x WHERE x < 0 RETURN count(x) AS n",
+                               timeout=2)
+    assert time.monotonic() - t0 < 2 + neo4j_store_grace()
+    assert _free_within(neo4j_store, 10) < 10
+
+
+def test_reduce_over_a_huge_range_is_refused_before_it_runs(neo4j_store) -> None:
+    """``reduce`` over ``range(1, 3e9)``: Neo4j 5.26 checks the time limit between rows only, so this one row kept
+    a server core busy for ~95 s past a 5 s limit. The console refuses it at once, and the server is free."""
+    t0 = time.monotonic()
+    with pytest.raises(QueryRefusedError, match="range"):
+        neo4j_store.run_cypher("RETURN reduce(s = 0, x IN range(1, 3000000000) | s + x) AS s", timeout=5)
+    assert time.monotonic() - t0 < 5
+    assert _free_within(neo4j_store, 5) < 5
+    assert neo4j_store.run_cypher("RETURN reduce(s = 0, x IN range(1, 1000) | s + x) AS s")["s"].iloc[0] == 500500
+
+
+def test_the_server_enforces_its_own_limits(neo4j_server, neo4j_store) -> None:
+    """The launcher's neo4j.conf sets a transaction timeout for every client and memory limits sized to the heap
+    (read back from the server, through the test's own session), and the memory limit stops a query that
+    collects more than one transaction may hold."""
+    from graphlink.config import get_config
+    from graphlink.store.server import memory_limits
+
+    if neo4j_server[2] != "local":
+        pytest.skip("the limits of a server named by NEO4J_URI are its owner's")
+    got = {r["name"]: r["value"] for r in neo4j_store._query(
+        "SHOW SETTINGS YIELD name, value WHERE name IN ['db.transaction.timeout', 'db.memory.transaction.max', "
+        "'db.memory.transaction.total.max'] RETURN name, value")}
+    per_tx, total = memory_limits(get_config().neo4j_heap)
+    seconds = sum(float(n) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}[u]
+                  for n, u in re.findall(r"([0-9.]+)(ms|s|m|h|d)", got["db.transaction.timeout"]))
+    assert seconds == get_config().neo4j_tx_timeout, got
+    assert got["db.memory.transaction.max"] == f"{int(per_tx[:-1])}.00MiB", got        # Neo4j prints MiB
+    assert got["db.memory.transaction.total.max"] == f"{int(total[:-1])}.00MiB", got
+    with pytest.raises(StoreError, match="more memory than one transaction may hold"):
+        neo4j_store.run_cypher("UNWIND range(1, 200000000) AS x RETURN size(collect(x)) AS n", timeout=300)
+    assert _free_within(neo4j_store, 10) < 10
+
+
+def test_the_console_reads_at_most_its_row_cap(neo4j_store) -> None:
+    """``range(1, 2e7)`` as rows took 1.4 GB in the client; the console stops at its cap (100,000 rows), says to
+    add LIMIT, and the server stops the query when the console drops its connection."""
+    from graphlink.config import get_config
+
+    cap = get_config().cypher_max_rows
+    assert cap == 100_000
+    t0 = time.monotonic()
+    with pytest.raises(StoreError, match=f"more than {cap:,} rows.*add LIMIT"):
+        neo4j_store.run_cypher("UNWIND range(1, 20000000) AS x RETURN x", timeout=600)
+    assert time.monotonic() - t0 < 60
+    assert _free_within(neo4j_store, 10) < 10
+    exact = neo4j_store.run_cypher(f"UNWIND range(1, {cap}) AS x RETURN x")       # exactly the cap: all rows
+    assert len(exact) == cap and exact["x"].iloc[-1] == cap
+
+
 def neo4j_store_grace() -> float:
     from graphlink.store.neo4j import DEADLINE_GRACE
 
@@ -414,6 +493,21 @@ def test_cli_timeout_option(neo4j_env, tmp_path: Path, monkeypatch, capsys) -> N
     qf.write_text("UNWIND range(1, 100000000000) AS x WITH x WHERE x < 0 RETURN count(x) AS n;\n")
     code, out, err = _main(monkeypatch, capsys, "cypher", str(qf), "--timeout", "1")
     assert code == 2 and "time limit of 1 s" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_cli_refuses_a_result_past_the_row_cap(neo4j_env, tmp_path: Path) -> None:
+    """As a user runs it (a real process, whose peak memory shows): exit 2, one line asking for LIMIT, and the
+    client stays small."""
+    qf = tmp_path / "q.cypher"
+    qf.write_text("UNWIND range(1, 20000000) AS x RETURN x;\n")
+    res = subprocess.run([sys.executable, "-c", "import resource, sys\nfrom graphlink.cli import main\n"
+                          "try:\n    main()\nfinally:\n    print('PEAK', resource.getrusage(resource.RUSAGE_SELF)"
+                          ".ru_maxrss, file=sys.stderr)", "cypher", str(qf)], capture_output=True, text=True,
+                         timeout=600)
+    lines = [line for line in res.stderr.strip().splitlines() if not line.startswith("PEAK")]
+    peak_mb = int(res.stderr.rsplit("PEAK ", 1)[1].split()[0]) / 1024
+    assert res.returncode == 2 and len(lines) == 1 and "add LIMIT" in lines[0], res.stderr
+    assert peak_mb < 600, peak_mb
 
 
 def test_cli_passwd_leak_is_closed(neo4j_env, tmp_path: Path) -> None:

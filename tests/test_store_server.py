@@ -182,6 +182,26 @@ def test_conf_is_hardened(tmp_path, monkeypatch):
     assert "plugins" in cp and "neo4j-5.26.30.jar" in cp and "hadoop-common" not in cp
 
 
+def test_conf_sets_the_server_s_own_limits(tmp_path):
+    """Every transaction stops after GRAPHLINK_NEO4J_TX_TIMEOUT unless its client asks otherwise, and may hold half
+    the heap (70 % for all of them); the heap is the one the launcher gives the JVM."""
+    from graphlink.config import config_context
+    from graphlink.errors import StoreError
+
+    with config_context(neo4j_tx_timeout=90, neo4j_heap="2g"):
+        lines = server.write_conf(tmp_path, tmp_path / "runtime", 7999, None).read_text().splitlines()
+        assert "-Xmx2g" in server.launcher_command("java", server.Paths(tmp_path), tmp_path)
+    assert "db.transaction.timeout=90000ms" in lines
+    assert "db.memory.transaction.max=1024m" in lines and "db.memory.transaction.total.max=1433m" in lines
+    lines = server.write_conf(tmp_path, tmp_path / "runtime", 7999, None, heap="512M").read_text().splitlines()
+    assert "db.memory.transaction.max=256m" in lines
+    assert [server.size_bytes(s) for s in ("1g", "1G", "512m", "1024k", "4096")] == [1 << 30, 1 << 30, 512 << 20,
+                                                                                      1 << 20, 4096]
+    for bad in ("", "lots", "1.5g", "0m", "-1g"):
+        with pytest.raises(StoreError, match="GRAPHLINK_NEO4J_HEAP"):
+            server.size_bytes(bad)
+
+
 def test_password_file_is_generated_once_and_private(tmp_path):
     pf = tmp_path / "state" / "password"
     first = server.ensure_password(pf)

@@ -7,13 +7,16 @@ which Streamlit takes as every interface) or when ``GRAPHLINK_EXPOSE=1`` says so
 The Cypher console is off unless asked for, on loopback too: the app has no login, so whoever can open it (any
 local account, on a shared machine) would query Neo4j with the analyst's credentials. ``GRAPHLINK_CYPHER_CONSOLE=1``
 turns it on for everyone who can open the app; ``GRAPHLINK_CYPHER_CONSOLE_TOKEN=<secret>`` turns it on behind that
-secret, which the page asks for once per browser session (docs/security.md).
+secret, which the page asks for once per browser session (docs/security.md). A secret shorter than
+:data:`TOKEN_MIN_CHARS` keeps the console off, and after :data:`GUESSES` wrong secrets (all sessions together) the
+console stays locked until the app is started again.
 """
 
 from __future__ import annotations
 
 import hmac
 import ipaddress
+import threading
 
 import streamlit as st
 
@@ -45,19 +48,59 @@ def exposed() -> bool:
     return get_config().expose or not is_loopback(listen_address())
 
 
+#: shortest console secret the app accepts, and wrong secrets it takes (all sessions together) before it locks
+TOKEN_MIN_CHARS = 16
+GUESSES = 5
+_guesses = {"wrong": 0}
+_guess_lock = threading.Lock()
+
+
 def console_token() -> str | None:
     """The secret that unlocks the Cypher console (``GRAPHLINK_CYPHER_CONSOLE_TOKEN``), if one is set."""
     return get_config().cypher_console_token
 
 
-def token_matches(given: str) -> bool:
-    """``given`` is the console's secret (compared in constant time)."""
+def token_too_short() -> str:
+    """Why the console's secret is refused (too short to resist guessing), or "" when it is fine or unset."""
     token = console_token()
-    return token is not None and hmac.compare_digest(given.strip().encode(), token.encode())
+    if token is None or len(token) >= TOKEN_MIN_CHARS:
+        return ""
+    return (f"The Cypher console is off: its secret (`GRAPHLINK_CYPHER_CONSOLE_TOKEN`) has {len(token)} "
+            f"characters, and it needs at least {TOKEN_MIN_CHARS} so that it cannot be guessed. Start the app "
+            "again with a longer secret (for example 32 random letters and digits; see docs/security.md).")
+
+
+def console_locked() -> bool:
+    """True once :data:`GUESSES` wrong secrets were entered in this app process (every browser session counts)."""
+    with _guess_lock:
+        return _guesses["wrong"] >= GUESSES
+
+
+def token_matches(given: str) -> bool:
+    """``given`` is the console's secret, compared in constant time. Every wrong secret counts against this app
+    process; after :data:`GUESSES` of them nothing matches any more (:func:`console_locked`) until the app is
+    started again, so the secret cannot be found by trying. A right secret clears the count."""
+    token = console_token()
+    if token is None or token_too_short():
+        return False
+    with _guess_lock:
+        if _guesses["wrong"] >= GUESSES:
+            return False
+        right = hmac.compare_digest(given.strip().encode(), token.encode())
+        _guesses["wrong"] = 0 if right else _guesses["wrong"] + 1
+        return right
+
+
+def reset_guesses() -> None:
+    """Forget the wrong secrets counted so far (what a restart of the app does; tests use it)."""
+    with _guess_lock:
+        _guesses["wrong"] = 0
 
 
 def cypher_console_allowed() -> tuple[bool, str]:
     """Whether the Cypher page may offer the console (a token may still be asked for), and why not."""
+    if token_too_short():
+        return False, token_too_short()
     if get_config().cypher_console or console_token():
         return True, ""
     where = ("This app is reachable from other machines" if exposed() else

@@ -9,6 +9,7 @@ read operations, run in a read-only session under a time limit.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -82,14 +83,24 @@ if not allowed:
     st.warning(why_not, icon=":material/lock:")
     st.stop()
 if exposure.console_token() and not st.session_state.get("cy_unlocked"):
+    locked = ("The console is locked: the wrong secret was entered "
+              f"{exposure.GUESSES} times since the app started. Start the app again to unlock it.")
+    if exposure.console_locked():
+        st.error(locked, icon=":material/lock:")
+        st.stop()
     st.info("This console is protected by a secret: enter the one the app was started with.",
             icon=":material/key:")
     given = st.text_input("Console secret", type="password", key="cy_token")
-    if given and exposure.token_matches(given):
-        st.session_state["cy_unlocked"] = True
-        st.rerun()
+    # a rerun keeps the typed text: each secret counts as one guess, not once per rerun (a digest is kept, not it)
+    tried = hashlib.sha256(given.encode()).hexdigest() if given else None
+    if tried and tried != st.session_state.get("cy_token_tried"):
+        st.session_state["cy_token_tried"] = tried
+        if exposure.token_matches(given):
+            st.session_state["cy_unlocked"] = True
+            st.rerun()
     if given:
-        st.error("That is not the console's secret.", icon=":material/block:")
+        st.error(locked if exposure.console_locked() else "That is not the console's secret.",
+                 icon=":material/block:")
     st.stop()
 limit = _timeout()
 st.caption("Read-only: each query is checked as the server will read it, planned by the server and run only if "

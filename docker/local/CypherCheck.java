@@ -7,6 +7,8 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -23,8 +25,11 @@ import org.neo4j.cypher.internal.ast.Statement;
 import org.neo4j.cypher.internal.ast.Statements;
 import org.neo4j.cypher.internal.ast.SubqueryCall;
 import org.neo4j.cypher.internal.ast.UnresolvedCall;
+import org.neo4j.cypher.internal.ast.Unwind;
 import org.neo4j.cypher.internal.config.CypherConfiguration;
+import org.neo4j.cypher.internal.expressions.Expression;
 import org.neo4j.cypher.internal.expressions.FunctionInvocation;
+import org.neo4j.cypher.internal.expressions.IntegerLiteral;
 import org.neo4j.cypher.internal.parser.AstParserFactory$;
 import org.neo4j.cypher.internal.util.ASTNode;
 import org.neo4j.cypher.internal.util.InputPosition;
@@ -131,6 +136,11 @@ public final class CypherCheck {
         Set<String> opaque = new TreeSet<>();
         List<String[]> functions = new ArrayList<>();
         List<String[]> procedures = new ArrayList<>();
+        // range() calls: [position, "unwind" or "expression", each argument's integer value or "?"]; a range that
+        // is the very expression of an UNWIND makes rows (where the server's limits apply), any other is evaluated
+        // inside one row
+        List<String[]> ranges = new ArrayList<>();
+        Set<Object> unwound = Collections.newSetFromMap(new IdentityHashMap<>());
         boolean inTransactions = false;
         int nodes = 0;
         int depth = 0;
@@ -159,8 +169,22 @@ public final class CypherCheck {
                     s++;
                 }
                 subqueries = Math.max(subqueries, s);
+                if (node instanceof Unwind u) {
+                    unwound.add(u.expression());
+                }
                 if (node instanceof FunctionInvocation f) {
                     functions.add(new String[] {f.name(), where(f.position(), offset)});
+                    if (f.name().equalsIgnoreCase("range")) {
+                        List<String> entry = new ArrayList<>();
+                        entry.add(where(f.position(), offset));
+                        entry.add(unwound.contains(f) ? "unwind" : "expression");
+                        scala.collection.Iterator<Expression> args = f.args().iterator();
+                        while (args.hasNext()) {
+                            Expression arg = args.next();
+                            entry.add(arg instanceof IntegerLiteral lit ? String.valueOf(lit.value()) : "?");
+                        }
+                        ranges.add(entry.toArray(new String[0]));
+                    }
                 } else if (node instanceof UnresolvedCall c) {
                     List<String> parts = new ArrayList<>();
                     scala.collection.Iterator<String> it = c.procedureNamespace().parts().iterator();
@@ -180,6 +204,7 @@ public final class CypherCheck {
         sb.append(", \"clauses\": ").append(jsonPairs(clauses));
         sb.append(", \"functions\": ").append(jsonPairs(functions));
         sb.append(", \"procedures\": ").append(jsonPairs(procedures));
+        sb.append(", \"ranges\": ").append(jsonPairs(ranges));
         sb.append(", \"in_transactions\": ").append(inTransactions);
         sb.append(", \"nodes\": ").append(nodes);
         sb.append(", \"depth\": ").append(depth);
@@ -229,7 +254,11 @@ public final class CypherCheck {
     private static String jsonPairs(List<String[]> pairs) {
         List<String> out = new ArrayList<>();
         for (String[] pair : pairs) {
-            out.add("[" + json(pair[0]) + ", " + json(pair[1]) + "]");
+            List<String> items = new ArrayList<>();
+            for (String item : pair) {
+                items.add(json(item));
+            }
+            out.add("[" + String.join(", ", items) + "]");
         }
         return "[" + String.join(", ", out) + "]";
     }

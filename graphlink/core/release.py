@@ -230,6 +230,28 @@ def _restore(frame: pd.DataFrame | None, name: str, source: str | None, truth: p
     return Release(frame, name, source, truth, notes, coded=coded)
 
 
+def require_both_sides(identified: int, deidentified: int, source: str | Path | None = None) -> None:
+    """Refuse (:class:`ReleaseError`, exit 2) a release with no identified people or no de-identified records.
+
+    With one side empty no record can be linked to anyone, so every k-unlinkability verdict holds vacuously:
+    saying "every person and every record has at least k candidates" of such a release would be untrue (there are
+    no records, or no people). Audits, unlinking and reports call this before they compute anything. O(1).
+    """
+    if identified and deidentified:
+        return
+    if not identified and not deidentified:
+        what = "has no rows of either kind"
+    elif not deidentified:
+        what = (f"holds {identified:,} identified {'person' if identified == 1 else 'people'} and no "
+                "de-identified records")
+    else:
+        what = (f"holds {deidentified:,} de-identified record{'s' if deidentified != 1 else ''} and no "
+                "identified people")
+    raise ReleaseError(f"the release {what}, so nothing in it can be linked and there is no k-unlinkability to "
+                       "judge; it needs identified and de-identified rows (kind 'identified' and 'deidentified')",
+                       file=None if source is None else str(source))
+
+
 def _check_kind_name(kind: str) -> None:
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")

@@ -180,9 +180,10 @@ class Facts:
     ``error``: None, ``"syntax"`` (``message`` is the parser's), ``"overflow"`` (its stack ran out) or another
     failure; ``statements``: how many; ``kind``: ``query``, ``schema``, ``administration`` or ``other``;
     ``statement``: the class of the statement; ``clauses``: classes of its clauses; ``functions`` and
-    ``procedures``: (full name, ``line:column``) of every invocation; ``in_transactions``: a ``CALL {...} IN
-    TRANSACTIONS``; ``nodes``, ``depth``, ``subqueries``: the size measures of :class:`Limits`; ``opaque``: tree
-    nodes whose children the worker could not list (refused).
+    ``procedures``: (full name, ``line:column``) of every invocation; ``ranges``: every ``range()`` call as
+    (``line:column``, ``unwind`` or ``expression``, each argument's integer literal or ``?``);
+    ``in_transactions``: a ``CALL {...} IN TRANSACTIONS``; ``nodes``, ``depth``, ``subqueries``: the size measures
+    of :class:`Limits`; ``opaque``: tree nodes whose children the worker could not list (refused).
     """
 
     error: str | None = None
@@ -194,6 +195,7 @@ class Facts:
     clauses: tuple[tuple[str, str], ...] = ()
     functions: tuple[tuple[str, str], ...] = ()
     procedures: tuple[tuple[str, str], ...] = ()
+    ranges: tuple[tuple[str, ...], ...] = ()
     in_transactions: bool = False
     nodes: int = 0
     depth: int = 0
@@ -317,6 +319,7 @@ def read(query: str, *, limits: Limits = LIMITS) -> Facts:
                  statement=raw.get("statement", ""), clauses=tuple((n, w) for n, w in raw.get("clauses", ())),
                  functions=tuple((n, w) for n, w in raw.get("functions", ())),
                  procedures=tuple((n, w) for n, w in raw.get("procedures", ())),
+                 ranges=tuple(tuple(map(str, r)) for r in raw.get("ranges", ())),
                  in_transactions=bool(raw.get("in_transactions")), nodes=int(raw.get("nodes", 0)),
                  depth=int(raw.get("depth", 0)), subqueries=int(raw.get("subqueries", 0)),
                  opaque=tuple(raw.get("opaque", ())))
@@ -403,6 +406,7 @@ def check(query: str, *, write: bool = False, limits: Limits = LIMITS) -> None:
         if not function_allowed(name):
             raise QueryRefusedError(f"function {name} is not one the console runs (built-in functions and "
                                     f"{', '.join(p + '*' for p in PLUGIN_FUNCTIONS[:3])}, ... only)", *_at(where))
+    _check_ranges(facts)
 
 
 def function_allowed(name: str) -> bool:
@@ -414,6 +418,38 @@ def function_allowed(name: str) -> bool:
     return "." not in low or low in BUILTIN_FUNCTIONS or low.startswith(PLUGIN_FUNCTIONS)
 
 
+
+
+#: most values all ``range()`` calls outside ``UNWIND`` may give together (their product: they may nest)
+RANGE_VALUES_MAX = 100_000
+_INTEGER = re.compile(r"-?[0-9]+")
+
+
+def _check_ranges(facts: Facts) -> None:
+    """Refuse ``range()`` inside an expression unless its bounds are whole-number literals and all such ranges
+    together (their product, since they may nest) give at most :data:`RANGE_VALUES_MAX` values.
+
+    Why: Neo4j 5.26 looks at the transaction timeout and the memory limits between rows, never while it evaluates
+    one expression. ``reduce(s = 0, x IN range(1, 3000000000) | s + x)`` kept a server core busy long after its
+    time limit, and ``[x IN range(1, 100000000) | x]`` filled the heap untracked until the server stopped
+    answering. ``UNWIND range(...)`` makes rows, where both limits apply, so it is left alone. The calls, their
+    arguments and whether each is an ``UNWIND``'s expression come from Neo4j's parser (:class:`Facts`).
+    O(range calls)."""
+    why = ("range() inside an expression is evaluated without the time and memory limits (Neo4j checks them "
+           "between rows); use UNWIND range(...) to make rows, or give it whole-number literal bounds")
+    product = 1
+    for where, use, *args in facts.ranges:
+        if use == "unwind":
+            continue
+        if len(args) not in (2, 3) or any(not re.fullmatch(r"-?\d+", a) for a in args) or (
+                len(args) == 3 and int(args[2]) == 0):
+            raise QueryRefusedError(why, *_at(where))
+        first, last = int(args[0]), int(args[1])
+        step = int(args[2]) if len(args) == 3 else 1
+        product *= max(0, (last - first) // step + 1)
+        if product > RANGE_VALUES_MAX:
+            raise QueryRefusedError(f"{why} spanning at most {RANGE_VALUES_MAX:,} values in all (this query's ranges "
+                                    f"give {product:,})", *_at(where))
 
 
 # ---------------------------------------------------------------------------------------------- the plan check

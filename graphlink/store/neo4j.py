@@ -103,6 +103,21 @@ def console_timeout() -> float:
     return float(get_config().cypher_timeout)
 
 
+def check_timeout(value: Any, what: str = "the console's time limit") -> float:
+    """``value`` as a time limit in seconds, or StoreError in one line: a number above 0 and at most one day
+    (:data:`graphlink.config.CYPHER_TIMEOUT_MAX`). ``inf``, ``nan``, ``1e308``, 0, negatives and text that is no
+    number are refused here, before the driver multiplies them into milliseconds (where ``inf`` overflows)."""
+    from graphlink.config import TIMEOUT_EXPECT, timeout_ok
+
+    try:
+        seconds = float(value) if isinstance(value, str | int | float) and not isinstance(value, bool) else None
+    except ValueError:
+        seconds = None
+    if seconds is None or not timeout_ok(seconds):
+        raise StoreError(f"{what} must be {TIMEOUT_EXPECT}, got {value!r}")
+    return seconds
+
+
 def _hint(uri: str) -> str:
     if os.environ.get("NEO4J_URI"):
         return "check NEO4J_URI / NEO4J_AUTH"
@@ -681,8 +696,11 @@ class Store:
         ``LOAD CSV``, administration or ``USE``); the server's ``EXPLAIN`` plan passes :func:`guard.check_plan` (an
         allowlist of read operators, plus data and schema writes with ``write=True``; never administration,
         ``LOAD CSV``, ``SHOW SETTINGS``/``TRANSACTIONS`` or ``TERMINATE``); the query runs in a READ session (WRITE with
-        ``write=True``) under a transaction timeout of ``timeout`` seconds (default :func:`console_timeout`), and
-        the client gives up :data:`DEADLINE_GRACE` seconds later if the server has not answered.
+        ``write=True``) under a transaction timeout of ``timeout`` seconds (default :func:`console_timeout`; at
+        most a day, :func:`check_timeout`), and the client gives up :data:`DEADLINE_GRACE` seconds later if the
+        server has not answered. At most ``cypher_max_rows`` rows (``GRAPHLINK_CYPHER_MAX_ROWS``) are read: past
+        them the console drops its connection, so the server stops the query, and raises StoreError asking for
+        ``LIMIT``.
         Refusals raise :class:`graphlink.store.guard.QueryRefusedError` (a StoreError). Parameters travel
         separately from the text and are never spliced into it.
         """
@@ -718,9 +736,7 @@ class Store:
 
     def _run_one(self, query: str, params: dict, write: bool, timeout: float | None) -> pd.DataFrame:
         guard.check(query, write=write)
-        limit = console_timeout() if timeout is None else float(timeout)
-        if limit <= 0:
-            raise StoreError("the console's time limit must be a positive number of seconds")
+        limit = console_timeout() if timeout is None else check_timeout(timeout)
         driver = self._console_driver()
         outcome: dict[str, Any] = {}
         deadline = time.monotonic() + limit
@@ -770,11 +786,29 @@ class Store:
                 raise guard.QueryRefusedError(f"the server's plan says this query {what} (read-only mode)",
                                               read_only=True)
             remaining = max(1.0, deadline - time.monotonic())
-            with driver.session(database=self.database, default_access_mode=mode) as session:
+            cap = get_config().cypher_max_rows
+            session = driver.session(database=self.database, default_access_mode=mode)
+            too_many = False
+            try:
                 result = session.run(Query(query, timeout=remaining), params)
                 keys = list(result.keys())
-                rows = [list(r.values()) for r in result]
-            return pd.DataFrame([[_plain(v) for v in row] for row in rows], columns=keys)
+                rows: list[list[Any]] = []
+                for record in result:  # the driver fetches in batches; the server waits between them
+                    if len(rows) == cap:
+                        too_many = True
+                        break
+                    rows.append([_plain(v) for v in record.values()])
+            finally:
+                if too_many:
+                    # closing the connection makes the server drop the transaction; a ROLLBACK would first
+                    # DISCARD the rest, which runs the query to its end
+                    self._abandon_console(driver)
+                with contextlib.suppress(Exception) if too_many else contextlib.nullcontext():
+                    session.close()
+            if too_many:
+                raise StoreError(f"the result has more than {cap:,} rows, more than the console reads "
+                                 "(GRAPHLINK_CYPHER_MAX_ROWS); add LIMIT, or aggregate")
+            return pd.DataFrame(rows, columns=keys)
         except RecursionError:
             raise guard.QueryRefusedError("the server's answer is nested too deeply to read (thousands of clauses "
                                           "or plan operators); split the query") from None
@@ -783,6 +817,10 @@ class Store:
         except exceptions.ConstraintError as exc:
             raise StoreError(f"Neo4j refused the write (constraint violation): {_one_line(exc)}") from None
         except exceptions.Neo4jError as exc:
+            if "MemoryPoolOutOfMemoryError" in (exc.code or ""):
+                raise StoreError("the query needed more memory than one transaction may hold on the server "
+                                 "(db.memory.transaction.max), which stopped it; aggregate earlier or add LIMIT"
+                                 ) from None
             if "TransactionTimedOut" in (exc.code or ""):
                 raise StoreError(f"the query did not finish within the console's time limit of {limit:g} s "
                                  "and was stopped") from None

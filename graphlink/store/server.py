@@ -316,16 +316,45 @@ def safe_allowlist(entries: list[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+#: share of the heap one transaction may hold (``db.memory.transaction.max``) and all of them together
+#: (``db.memory.transaction.total.max``): the rest stays for Bolt, the page cache's bookkeeping and the planner
+TX_MEMORY_SHARE = 0.5
+TX_MEMORY_TOTAL_SHARE = 0.7
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+def size_bytes(size: str) -> int:
+    """A JVM memory size (``1g``, ``512m``, ``2048M``, ``1024k``, plain bytes) in bytes; StoreError otherwise."""
+    text = str(size).strip().lower()
+    number, unit = (text[:-1], text[-1]) if text[-1:] in "kmgt" and text[-1:] else (text, "")
+    if not number.isdigit() or int(number) == 0:
+        raise StoreError(f"the Neo4j heap must be a size such as 1g or 512m (GRAPHLINK_NEO4J_HEAP), got {size!r}")
+    return int(number) * _UNITS[unit]
+
+
+def memory_limits(heap: str) -> tuple[str, str]:
+    """``(db.memory.transaction.max, db.memory.transaction.total.max)`` for a server with ``heap``: half the heap
+    per transaction, 70 % for all of them (in MiB). The server stops a transaction that would hold more
+    (``Neo.TransientError.General.MemoryPoolOutOfMemoryError``) instead of the JVM running out of heap."""
+    mib = size_bytes(heap) >> 20
+    return f"{max(1, int(mib * TX_MEMORY_SHARE))}m", f"{max(1, int(mib * TX_MEMORY_TOTAL_SHARE))}m"
+
+
 def write_conf(home: Path, runtime: Path, bolt_port: int, http_port: int | None,
-               pagecache: str | None = None) -> Path:
+               pagecache: str | None = None, heap: str | None = None) -> Path:
     """Write ``<home>/conf/neo4j.conf`` (strict validation is on: every key exists in 5.26).
 
     Hardening (docs/security.md): loopback only, authentication on, TLS on Bolt with the launcher's certificate
     (required; optional only while HTTP serves Neo4j Browser, whose web page cannot trust a self-signed
     certificate), ``LOAD CSV`` file URLs off, the import folder pinned to the empty ``<home>/import``, plugin
-    procedures limited to :func:`procedure_allowlist`.
+    procedures limited to :func:`procedure_allowlist`. Limits: every transaction stops after
+    ``GRAPHLINK_NEO4J_TX_TIMEOUT`` seconds unless its client asks for another limit (``db.transaction.timeout``;
+    the console always does), and holds at most the memory :func:`memory_limits` gives for ``heap`` (default
+    ``GRAPHLINK_NEO4J_HEAP``, the heap :func:`launcher_command` gives the JVM).
     """
-    pagecache = pagecache or get_config().neo4j_pagecache
+    config = get_config()
+    pagecache = pagecache or config.neo4j_pagecache
+    tx_max, tx_total = memory_limits(heap or config.neo4j_heap)
     import_dir = home / "import"
     import_dir.mkdir(parents=True, exist_ok=True)
     plugins_dir = home / "plugins"  # empty: no plugin jar is even loaded unless plugin procedures are asked for
@@ -342,6 +371,10 @@ def write_conf(home: Path, runtime: Path, bolt_port: int, http_port: int | None,
         "dbms.routing.enabled=false",
         "dbms.usage_report.enabled=false",
         f"server.memory.pagecache.size={pagecache}",
+        # limits the server enforces on every client, the console's and any other (docs/security.md)
+        f"db.transaction.timeout={config.neo4j_tx_timeout * 1000:.0f}ms",
+        f"db.memory.transaction.max={tx_max}",
+        f"db.memory.transaction.total.max={tx_total}",
         "db.tx_log.rotation.retention_policy=2 files",
         "db.tx_log.rotation.size=64m",
         "db.tx_log.preallocate=false",

@@ -49,7 +49,7 @@ def test_compose_up_load_cypher_down(container_engine, neo4j_image, tmp_path) ->
     password = secrets.token_urlsafe(18)
     bolt = server.free_port()
     env = {**os.environ, "DOCKER_HOST": container_engine.docker_host, "GRAPHLINK_NEO4J_IMAGE": neo4j_image,
-           "NEO4J_AUTH": f"neo4j/{password}", "NEO4J_BOLT_PORT": str(bolt), "NEO4J_HTTP_PORT": str(server.free_port())}
+           "NEO4J_PASSWORD": password, "NEO4J_BOLT_PORT": str(bolt), "NEO4J_HTTP_PORT": str(server.free_port())}
     compose = [*cmd, "-f", str(COMPOSE_FILE), "-p", project]
     uri = f"bolt://127.0.0.1:{bolt}"
     client = container_engine.client()

@@ -231,6 +231,16 @@ def _certain_or_refuse(summary: ReidentifySummary) -> None:
                                    diagnostic=summary.diagnostic)
 
 
+def _both_sides(tr, release: Path) -> None:
+    """Refuse a release with one side empty (:func:`graphlink.core.release.require_both_sides`): its audit would
+    claim k-unlinkability of records that do not exist."""
+    from graphlink.core.release import require_both_sides
+
+    sides = (getattr(tr, "identified", None), getattr(tr, "deidentified", None))
+    if all(hasattr(side, "__len__") for side in sides):   # an engine's own trail type may not count its sides
+        require_both_sides(len(sides[0]), len(sides[1]), release)
+
+
 def _local_only(qi_links: Path | None, engine: Engine) -> None:
     if qi_links is not None and not engine.constrains_links:
         raise typer.BadParameter(f"--qi-links runs on the local engine only (drop --engine {engine.name})",
@@ -386,6 +396,7 @@ def register(app: typer.Typer) -> None:
         eng = _engine(engine, spark_master)
         _local_only(qi_links, eng)
         rel, tr = _trails(eng, release, id_key, deid_key, reserved, multiplicity, store=store is Store.neo4j)
+        _both_sides(tr, release)
         model_note(tr, explain)
         graph = None if qi_links is None else qi_graph(tr, qi_links, release)
         with step("classifying edges (maximum matching + SCC)"):

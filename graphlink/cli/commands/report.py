@@ -49,6 +49,7 @@ def register(app: typer.Typer) -> None:
                        "(repeat for each)")] = None) -> None:
         """Write a re-identification risk report a privacy officer can forward: one HTML file with no external
         assets (opens offline, prints to PDF), or a PDF when --out ends in .pdf (printed by headless Chromium)."""
+        from graphlink.core.release import require_both_sides
         from graphlink.fileio import check_output, write_text
         from graphlink.io.report_html import render_html
         from graphlink.report import build_report
@@ -64,6 +65,7 @@ def register(app: typer.Typer) -> None:
 
         check_output(out, inputs=[release, qi_links])
         rel = load(release, id_key, deid_key)
+        require_both_sides(len(rel.elements("identified")), len(rel.elements("deidentified")), release)
         options = {"k": k, "reserved": reserved.value, "multiplicity": multiplicity.value, "seed": seed,
                    "exposure": exposure, "protection": protection}
         if id_key:

@@ -170,8 +170,9 @@ def cypher_cmd(
     write: bool = typer.Option(False, "--write", help="Allow the query to write (read-only otherwise)."),
     limit: int = typer.Option(50, help="Rows to print (0 = all)."),
     csv: Path = typer.Option(None, "--csv", help="Also write the full result table to this CSV file."),
-    timeout: float = typer.Option(None, "--timeout", min=0.001, help="Seconds each statement may run (default "
-                                  "GRAPHLINK_CYPHER_TIMEOUT, else 120); the server stops it then."),
+    timeout: str = typer.Option(None, "--timeout", help="Seconds each statement may run, above 0 and at most "
+                                "86400 (one day); default GRAPHLINK_CYPHER_TIMEOUT, else 120. The server stops it "
+                                "then."),
 ) -> None:
     """Run a documented Cypher file and print its result table (read-only unless --write; never LOAD CSV,
     administration or server settings, see docs/security.md)."""
@@ -181,8 +182,9 @@ def cypher_cmd(
     from rich.table import Table
 
     from graphlink.store.cypherlib import resolve_file
-    from graphlink.store.neo4j import connect
+    from graphlink.store.neo4j import check_timeout, connect
 
+    seconds = None if timeout is None else check_timeout(timeout, "--timeout")   # before any connection
     params = _parse_params(param)
     query = resolve_file(file)  # a missing file or a FIFO is refused before connecting
     if csv:                     # before the query runs (it may write): the result never replaces the query file
@@ -190,7 +192,7 @@ def cypher_cmd(
 
         check_output(csv, inputs=[query], option="--csv")
     with connect() as store:
-        df = store.run_file(file, params, write=write, timeout=timeout)
+        df = store.run_file(file, params, write=write, timeout=seconds)
     if csv:
         from graphlink.fileio import write_with
 

@@ -140,7 +140,7 @@ def register(app: typer.Typer) -> None:
         """Withhold de-identified records (never alter identified ones) until the release is k-unlinkable,
         certified by the exact audit (union of all maximum matchings).  keep-most withholds single (location,
         record) disclosures instead of whole records and prints how far it is from the least possible."""
-        from graphlink.core.release import read_release
+        from graphlink.core.release import read_release, require_both_sides
         from graphlink.fileio import check_output
         from graphlink.protect import check_model, disclosed_of, finish, unlink
 
@@ -160,6 +160,7 @@ def register(app: typer.Typer) -> None:
         check_output(out, inputs=[release_path])
         must_keep = _read_keep(keep) if keep is not None else []
         release = read_release(release_path)
+        require_both_sides(len(release.elements("identified")), len(release.elements("deidentified")), release_path)
         report: dict = {}
         if method in KEEP_METHODS:
             from graphlink.protect.pipeline import unlink_keep
