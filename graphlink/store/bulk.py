@@ -150,7 +150,7 @@ def ineligible(store: Store, paths: server.Paths) -> str | None:
         return why
     try:
         answers = server.bolt_version(store.uri, auth=server.local_auth(paths),
-                                      certificate=server.pinned_certificate(store.uri, paths))
+                                      certificate=store._certificate or server.pinned_certificate(store.uri, paths))
     except server.AuthRefusedError:
         return f"the local server refuses the password in {paths.password_file}"
     if not answers:
@@ -502,7 +502,7 @@ def _resume(store: Store, paths: server.Paths, timeout: float = 180.0) -> None:
     reconnect ``store``."""
     (_control(paths) / "pause").unlink(missing_ok=True)
     server.wait_ready(store.uri, log=paths.log, timeout=timeout, auth=server.local_auth(paths),
-                      certificate=server.pinned_certificate(store.uri, paths))
+                      certificate=store._certificate or server.pinned_certificate(store.uri, paths))
     store._reconnect(store.uri)
 
 

@@ -26,6 +26,7 @@ address gets a connection, let alone a password. Every failure surfaces as a one
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -73,11 +74,15 @@ def env_auth(raw: str | None = None) -> tuple[str, str] | None:
 def resolve_uri(uri: str | None = None) -> str:
     """Explicit argument > ``NEO4J_URI`` > the running local server (its state file). StoreError when there is
     none of them: no connection is attempted to a default port, where another program may be listening."""
-    found = uri or os.environ.get("NEO4J_URI") or server.local_uri()
-    if not found:
+    local = server.local_server() if not (uri or os.environ.get("NEO4J_URI")) else None
+    return _found(uri or os.environ.get("NEO4J_URI") or (local.uri if local is not None else None))
+
+
+def _found(uri: str | None) -> str:
+    if not uri:
         raise StoreError("no Neo4j server: the local server is not running (start it with `graphlink neo4j "
                          "start`) and NEO4J_URI is not set")
-    return found
+    return uri
 
 
 def _env_sets_auth() -> bool:
@@ -91,10 +96,49 @@ def resolve_auth(uri: str) -> tuple[str, str] | None:
     local password is never sent to another server."""
     if _env_sets_auth():
         return env_auth()
-    local = server.local_uri()
-    if local is not None and uri == local:
-        return server.local_auth()
-    return None
+    local = server.local_server()
+    return local.auth if local is not None and uri == local.uri else None
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """Where a Store connects and how, resolved once (:func:`_resolve`): ``uri``, ``auth``, ``certificate``
+    (the PEM bytes every connection pins, or None: TLS as the URI says) and ``local_password`` (``auth`` is the
+    local server's generated password, which only ever travels inside TLS with ``certificate``)."""
+
+    uri: str
+    auth: Any
+    certificate: bytes | None
+    local_password: bool
+
+
+def _resolve(uri: str | None, auth: Any) -> Target:
+    """URI, credentials and pinned certificate together, from one look at the local server
+    (:func:`graphlink.store.server.local_server`): the precedence of :func:`resolve_uri` and :func:`resolve_auth`,
+    and the certificate of :func:`graphlink.store.server.pinned_certificate`, read now as bytes. StoreError (one
+    line) when there is no server, or when the local password would be used without its certificate."""
+    local = server.local_server()
+    found = _found(uri or os.environ.get("NEO4J_URI") or (local.uri if local is not None else None))
+    is_local = local is not None and found == local.uri
+    local_password = False
+    if auth is None:
+        if _env_sets_auth():
+            auth = env_auth()
+        elif is_local:
+            auth, local_password = local.auth, local.auth is not None
+    if found in server._PINNED:
+        certificate: bytes | None = server.read_certificate(server._PINNED[found], found)
+    elif is_local:
+        certificate = local.certificate
+    elif get_config().neo4j_cert:
+        certificate = server.read_certificate(get_config().neo4j_cert, found)
+    else:
+        certificate = None
+    if local_password and certificate is None:
+        raise StoreError(f"the certificate of the local Neo4j server at {found} cannot be read, and its password "
+                         "travels only over TLS to that certificate, so nothing was sent; restart the server "
+                         "(`graphlink neo4j stop`, then `graphlink neo4j start`)")
+    return Target(found, auth, certificate, local_password)
 
 
 def console_timeout() -> float:
@@ -140,12 +184,9 @@ def connect(uri: str | None = None, auth: Any = None) -> Store:
     """
     exceptions = require("neo4j.exceptions", "neo4j", "the Neo4j store")
 
-    uri = resolve_uri(uri)
-    local_password = auth is None and not _env_sets_auth()
-    if auth is None:
-        auth = resolve_auth(uri)
-    local_password = local_password and auth is not None
-    driver = _open_driver(uri, auth)
+    target = _resolve(uri, auth)
+    uri, local_password = target.uri, target.local_password
+    driver = _open_driver(target)
     try:
         driver.verify_connectivity()
     except exceptions.AuthError:
@@ -158,23 +199,36 @@ def connect(uri: str | None = None, auth: Any = None) -> Store:
                          "(or NEO4J_AUTH=none)") from None
     except Exception as exc:  # ServiceUnavailable, DNS, TLS, handshake
         driver.close()
-        text = " ".join(f"{exc} {exc.__cause__ or ''}".split())
-        if "certificate" in text.lower() or "ssl" in text.lower():
-            raise StoreError(f"the server at {uri} did not prove it is the expected Neo4j (its TLS certificate "
-                             "is not the pinned one, or it does not speak TLS); no credentials were sent") from None
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise StoreError(f"cannot reach Neo4j at {uri} ({reason[:160]}); {_hint(uri)}") from None
-    return Store(driver, uri, auth)
+        raise _unreachable(uri, exc) from None
+    return Store(driver, uri, target.auth, certificate=target.certificate, local_password=local_password)
 
 
-def _open_driver(uri: str, auth: Any) -> Any:
-    """The store's driver: TLS pinned to the server's certificate where one is known (server.open_driver)."""
+def _unreachable(uri: str, exc: Exception) -> StoreError:
+    """The one-line error for a server that could not be reached, or did not prove it holds the pinned key."""
+    text = " ".join(f"{exc} {exc.__cause__ or ''}".split())
+    if "certificate" in text.lower() or "ssl" in text.lower():
+        return StoreError(f"the server at {uri} did not prove it is the expected Neo4j (its TLS certificate "
+                          "is not the pinned one, or it does not speak TLS); no credentials were sent")
+    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return StoreError(f"cannot reach Neo4j at {uri} ({reason[:160]}); {_hint(uri)}")
+
+
+def _open_driver(target: Target) -> Any:
+    """The store's driver for ``target``: TLS pinned to exactly ``target.certificate`` when there is one
+    (:func:`graphlink.store.server.open_driver`), never read again from a file; the local password never without
+    it (StoreError)."""
     from neo4j import exceptions
 
+    if target.local_password and target.certificate is None:  # _resolve refuses this already; kept as the rule
+        raise StoreError(f"no pinned certificate for the local server at {target.uri}; its password is not sent")
     try:
-        return server.open_driver(uri, auth, connection_timeout=5, notifications_min_severity="OFF")
+        if target.certificate is not None:
+            return server.open_driver(target.uri, target.auth, certificate=target.certificate, connection_timeout=5,
+                                      notifications_min_severity="OFF")
+        return require("neo4j", "neo4j", "the Neo4j store").GraphDatabase.driver(
+            target.uri, auth=target.auth, connection_timeout=5, notifications_min_severity="OFF")
     except (ValueError, exceptions.ConfigurationError) as exc:
-        raise StoreError(f"invalid Neo4j URI {uri!r}: {exc}") from None
+        raise StoreError(f"invalid Neo4j URI {target.uri!r}: {exc}") from None
 
 
 def _one_line(exc: Exception) -> str:
@@ -283,10 +337,15 @@ class Store:
 
     database: str = DATABASE      # the user database every query runs on (NEO4J_DATABASE)
 
-    def __init__(self, driver: Any, uri: str, auth: Any = None) -> None:
+    def __init__(self, driver: Any, uri: str, auth: Any = None, *, certificate: bytes | None = None,
+                 local_password: bool = False) -> None:
         self.driver = driver
         self.uri = uri
         self._auth = auth
+        # pinned when the Store is made, never looked up again: after `graphlink neo4j stop` the state file is
+        # gone, and a driver opened later (the console's, a reconnect) must still refuse whoever took the port
+        self._certificate = certificate
+        self._local_password = local_password
         self._load = cypherlib.load_file(cypherlib.cypher_dir() / "load.cypher")
         self._schema_applied = False
         self._lock_schema = False      # the load_lock constraint is known to exist
@@ -309,9 +368,13 @@ class Store:
     def _reconnect(self, uri: str) -> None:
         """A new driver for ``uri`` with the same credentials (after the local server reopened its database)."""
         self.close()
-        self.driver = _open_driver(uri, self._auth)
+        self.driver = _open_driver(self._target(uri))
         self.uri = uri
         self._schema_applied = self._lock_schema = False
+
+    def _target(self, uri: str | None = None) -> Target:
+        """This Store's connection as pinned at its creation (``uri``: another address of the same server)."""
+        return Target(uri or self.uri, self._auth, self._certificate, self._local_password)
 
     def server_version(self) -> str:
         rec = self._query("CALL dbms.components() YIELD versions RETURN versions[0] AS v", database="system")
@@ -713,7 +776,7 @@ class Store:
         """The driver console queries use: separate from the store's, so that giving up on a query (closing
         its connection) does not disturb loads or write-backs running on the same Store."""
         if self._console is None:
-            self._console = _open_driver(self.uri, self._auth)
+            self._console = _open_driver(self._target())
         return self._console
 
     def _run_one(self, query: str, params: dict, write: bool, timeout: float | None) -> pd.DataFrame:
