@@ -50,6 +50,10 @@ DATABASE = os.environ.get("NEO4J_DATABASE", "neo4j")
 BATCH = 10_000
 #: seconds the client waits past a console query's time limit before it gives up on the server's answer
 DEADLINE_GRACE = 10.0
+#: seconds between two heartbeats of a held load lock (the holder refreshes ``heartbeat`` on its lock node)
+HEARTBEAT = 10.0
+#: a lock from another machine counts as alive while its last heartbeat is younger than this many of its intervals
+STALE_BEATS = 6
 KINDS = ("identified", "deidentified")
 LABEL = {"identified": "Identified", "deidentified": "Deidentified"}
 
@@ -322,14 +326,63 @@ def _lock_owner_gone(lock: dict, me: dict) -> bool:
     return started is None or (bool(started) and bool(lock.get("started")) and started != lock.get("started"))
 
 
-def _lock_message(name: str, lock: dict, me: dict) -> str:
-    since = str(lock.get("at") or "?")[:19].replace("T", " ")
+def _lock_alive(lock: dict, quiet: float | None, me: dict) -> bool:
+    """The load holding ``lock`` still runs, as far as anyone can tell: on this machine, its process (same PID and
+    start time, same boot) is there; on another, its last heartbeat is younger than :data:`STALE_BEATS` of its
+    intervals (``quiet``: seconds since then, on the server's clock, so the machines' clocks do not matter)."""
+    if lock.get("host") == me["host"]:
+        return not _lock_owner_gone(lock, me)
+    interval = float(lock.get("interval") or HEARTBEAT)
+    return quiet is None or quiet < STALE_BEATS * interval
+
+
+def _since(lock: dict) -> str:
+    return str(lock.get("at") or "?")[:19].replace("T", " ")
+
+
+def _lock_message(name: str, lock: dict, me: dict, quiet: float | None = None) -> str:
+    since = _since(lock)
     who = f"process {lock.get('pid')} on {lock.get('host')}"
     if lock.get("host") == me["host"]:
         return (f"release {name!r} is being loaded by another {who} since {since}; run this load again when "
                 "that one has finished")
-    return (f"release {name!r} is being loaded by {who} since {since}, which this machine cannot check; if that "
-            "load no longer runs, take its lock over (docs/neo4j.md, \"Load locks\")")
+    beat = f", last heartbeat {quiet:.0f} s ago" if quiet is not None else ""
+    return (f"release {name!r} is being loaded by {who} since {since}{beat}, which this machine cannot check; if "
+            "that load no longer runs, take its lock over (docs/neo4j.md, \"Load locks\")")
+
+
+class LockLostError(StoreError):
+    """A load's lock was broken or taken by another process while it ran: the load is not reported as done."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"another process broke the load lock of release {name!r}; the release may be incomplete "
+                         "-- load it again")
+
+
+class _Heartbeat(threading.Thread):
+    """Refreshes ``heartbeat`` on a held lock node every :data:`HEARTBEAT` seconds, so that a machine which cannot
+    look at the holder's process can still tell a live load from a dead one. Errors are ignored (the server may
+    be paused for a bulk import's swap); whether the lock is still this load's is decided by its token at the
+    end (:meth:`Store.load_lock`), not here."""
+
+    def __init__(self, store: Store, name: str, token: str) -> None:
+        super().__init__(name="graphlink-lock-heartbeat", daemon=True)
+        self.store, self.release, self.token = store, name, token
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(HEARTBEAT):
+            with self.store._beat_lock:
+                if self.store._beats_paused or self.done.is_set():
+                    continue
+                with contextlib.suppress(Exception):
+                    self.store.driver.execute_query(
+                        "MATCH (l:LoadLock {release: $release, token: $token}) SET l.heartbeat = datetime()",
+                        {"release": self.release, "token": self.token}, database_=self.store.database)
+
+    def stop(self) -> None:
+        self.done.set()
+        self.join(HEARTBEAT + 30)
 
 
 class Store:
@@ -351,6 +404,8 @@ class Store:
         self._lock_schema = False      # the load_lock constraint is known to exist
         self._console: Any = None  # the console's own driver (_console_driver)
         self._held: dict[tuple[str, int], list] = {}  # load locks this Store holds: (name, thread) -> [token, depth]
+        self._beat_lock = threading.Lock()  # held while a heartbeat writes, and while heartbeats are paused
+        self._beats_paused = 0
 
     # ------------------------------------------------------------------ basics
     def __enter__(self) -> Store:
@@ -493,7 +548,7 @@ class Store:
                 for chunk in _batches(rows, batch_size):
                     self._query(st("truth").text, {"release": name, "truth": list(chunk)})
             t_final = time.perf_counter()
-            self._query(st("finalize").text, {"release": name})
+            self._as_owner(name, st("finalize").text, {"release": name})
             info = self.release_info(name) or {}
             t1 = time.perf_counter()
             return {**info, "seconds": round(t1 - t0, 3), "seconds_finalize": round(t1 - t_final, 3), "skipped": False,
@@ -503,14 +558,19 @@ class Store:
     def load_lock(self, name: str) -> Iterator[str]:
         """Hold the load lock of release ``name`` for the ``with`` block (yields its token).
 
-        The lock is a ``(:LoadLock {release, token, host, boot, pid, started, at})`` node under a uniqueness
-        constraint on ``release`` (cypher/schema.cypher), created in a transaction of its own before anything of
-        the release is read or written, and deleted (by its token) afterwards. A second load under the same name
-        -- another process, another machine, another thread -- fails to create it and is refused with one line
-        naming the holder. A lock left by a load that died (kill -9, a crash of Neo4j) is taken over when this
-        machine can tell that its process is gone: same host and boot, and no live process with that PID and
-        start time. A lock from another host stays until :meth:`break_lock` removes it. Re-entrant in one thread
-        (the Spark loader takes it, then its connector writer does). O(1) queries.
+        The lock is a ``(:LoadLock {release, token, host, boot, pid, started, at, heartbeat, interval})`` node under
+        a uniqueness constraint on ``release`` (cypher/schema.cypher), created in a transaction of its own before
+        anything of the release is read or written, and deleted (by its token) afterwards. While it is held, a
+        background thread sets ``heartbeat`` to the server's time every :data:`HEARTBEAT` seconds (``interval``).
+        A second load under the same name -- another process, another machine, another thread -- fails to create
+        it and is refused with one line naming the holder. A lock left by a load that died (kill -9, a crash of
+        Neo4j) is taken over when this machine can tell that its process is gone: same host and boot, and no live
+        process with that PID and start time. A lock from another host stays until :meth:`break_lock` removes it,
+        which it does only once that lock's heartbeat has stopped. The release is marked loaded only in a
+        transaction that finds the lock still this load's (:meth:`_as_owner`), and leaving the block checks the
+        token again: a load whose lock was broken or taken raises :class:`LockLostError` instead of returning.
+        Re-entrant in one thread (the Spark loader takes it, then its connector writer does). O(1) queries, plus
+        one every :data:`HEARTBEAT` seconds.
         """
         from neo4j import exceptions
 
@@ -527,42 +587,134 @@ class Store:
         me = _lock_owner()
         for _ in range(3):
             try:
-                self.driver.execute_query(
-                    "CREATE (:LoadLock {release: $release, token: $token, host: $host, boot: $boot, pid: $pid, "
-                    "started: $started, at: datetime()})", {"release": name, "token": token, **me},
-                    database_=self.database)
+                self._create_lock(name, token, me)
                 break
             except exceptions.ConstraintError:
-                held = self._query("MATCH (l:LoadLock {release: $release}) RETURN properties(l) AS p",
-                                   {"release": name})
-                if not held:
+                held, quiet = self._read_lock(name)
+                if held is None:
                     continue  # released in the meantime
-                other = _plain(held[0]["p"])
-                gone = _lock_owner_gone(other, me)
-                if not gone:
-                    raise StoreError(_lock_message(name, other, me)) from None
+                if not _lock_owner_gone(held, me):
+                    raise StoreError(_lock_message(name, held, me, quiet)) from None
                 self._query("MATCH (l:LoadLock {release: $release, token: $token}) DELETE l",
-                            {"release": name, "token": other.get("token")})
+                            {"release": name, "token": held.get("token")})
             except exceptions.ServiceUnavailable as exc:
                 raise StoreError(f"lost Neo4j at {self.uri} ({_one_line(exc)[:160]}); {_hint(self.uri)}") from None
         else:
             raise StoreError(f"could not take the load lock of release {name!r}: other loads keep taking it")
         self._held[key] = [token, 1]
+        beat = _Heartbeat(self, name, token)
+        beat.start()
         try:
             yield token
-        finally:
+        except BaseException:
+            beat.stop()
             del self._held[key]
             with contextlib.suppress(Exception):  # a server that died keeps the lock: the next load sees its owner gone
                 self.driver.execute_query("MATCH (l:LoadLock {release: $release, token: $token}) DELETE l",
                                           {"release": name, "token": token}, database_=self.database)
+            raise
+        beat.stop()
+        del self._held[key]
+        released = self._query("MATCH (l:LoadLock {release: $release, token: $token}) DELETE l RETURN count(*) AS n",
+                               {"release": name, "token": token})
+        if not released or not released[0]["n"]:
+            raise LockLostError(name)
+
+    def _create_lock(self, name: str, token: str, me: dict) -> None:
+        """CREATE the lock node (ConstraintError when another load holds it)."""
+        self.driver.execute_query(
+            "CREATE (:LoadLock {release: $release, token: $token, host: $host, boot: $boot, pid: $pid, "
+            "started: $started, at: datetime(), heartbeat: datetime(), interval: $interval})",
+            {"release": name, "token": token, "interval": float(HEARTBEAT), **me}, database_=self.database)
+
+    def _read_lock(self, name: str) -> tuple[dict | None, float | None]:
+        """The lock node of ``name`` (properties) and the seconds since its last heartbeat, on the server's clock
+        (a lock written before heartbeats existed: since it was taken)."""
+        recs = self._query("MATCH (l:LoadLock {release: $release}) RETURN properties(l) AS p, "
+                           "duration.inSeconds(coalesce(l.heartbeat, l.at), datetime()).seconds AS quiet",
+                           {"release": name})
+        if not recs:
+            return None, None
+        quiet = recs[0]["quiet"]
+        return _plain(recs[0]["p"]), float(quiet) if quiet is not None else None
+
+    def _as_owner(self, name: str, query: str, params: dict | None = None) -> list:
+        """Run ``query`` in one write transaction that first finds this thread's lock of ``name`` still there
+        (its token) and writes to it, so that no one can break it until the transaction ends; LockLostError, with
+        nothing written, if it is gone. The commit that marks a release loaded goes through here. Without a lock
+        held by this thread: :meth:`_query`."""
+        from neo4j import exceptions
+
+        held = self._held.get((name, threading.get_ident()))
+        if held is None:
+            return self._query(query, params)
+        token = held[0]
+
+        def work(tx: Any) -> list | None:
+            owned = tx.run("MATCH (l:LoadLock {release: $release, token: $token}) SET l.heartbeat = datetime() "
+                           "RETURN count(l) AS n", release=name, token=token).single()
+            if not owned or not owned["n"]:
+                return None
+            return list(tx.run(query, params or {}))
+
+        try:
+            with self.driver.session(database=self.database) as session:
+                records = session.execute_write(work)
+        except exceptions.ServiceUnavailable as exc:
+            raise StoreError(f"lost Neo4j at {self.uri} ({_one_line(exc)[:160]}); {_hint(self.uri)}") from None
+        except exceptions.Neo4jError as exc:
+            raise StoreError(f"Neo4j refused the query: {_one_line(exc)}") from None
+        if records is None:
+            raise LockLostError(name)
+        return records
+
+    def _restore_lock(self, name: str) -> None:
+        """This thread's lock of ``name`` again, same token, in a database that a bulk import has just replaced
+        (the new store has no lock node); LockLostError if another load took the name in the meantime."""
+        from neo4j import exceptions
+
+        held = self._held.get((name, threading.get_ident()))
+        if held is None:
+            return
+        self._apply_lock_schema()
+        try:
+            self._create_lock(name, held[0], _lock_owner())
+        except exceptions.ConstraintError:
+            raise LockLostError(name) from None
+
+    @contextlib.contextmanager
+    def _heartbeats_paused(self) -> Iterator[None]:
+        """No heartbeat is written inside the block (a bulk import compares the transaction logs before and after
+        its import, and any write, a heartbeat too, makes it keep the old store)."""
+        with self._beat_lock:
+            self._beats_paused += 1
+        try:
+            yield
+        finally:
+            with self._beat_lock:
+                self._beats_paused -= 1
 
     def break_lock(self, name: str) -> dict | None:
-        """Remove the load lock of release ``name`` whoever holds it (a load on another machine that no longer
-        runs); return the lock's properties, or None if there was none. The next load completes whatever the
-        broken one left (status 'loading')."""
-        recs = self._query("MATCH (l:LoadLock {release: $release}) WITH l, properties(l) AS p DELETE l RETURN p",
-                           {"release": name})
-        return _plain(recs[0]["p"]) if recs else None
+        """Remove the load lock of release ``name`` when its load no longer runs; return the lock's properties,
+        or None if there was none. The next load completes whatever the broken one left (status 'loading').
+
+        Refused (StoreError, one line naming the holder and since when) while the holder is alive as far as can be
+        told (:func:`_lock_alive`): on this machine, its process is there; on another, its heartbeat is younger
+        than :data:`STALE_BEATS` of its intervals. The node is deleted by its token, so a lock taken again
+        meanwhile by another load stays. O(1) queries."""
+        held, quiet = self._read_lock(name)
+        if held is None:
+            return None
+        me = _lock_owner()
+        if _lock_alive(held, quiet, me):
+            beat = f", last heartbeat {quiet:.0f} s ago" if quiet is not None else ""
+            where = "on this machine, and it is still running" if held.get("host") == me["host"] else \
+                f"on {held.get('host')}, which still sends heartbeats{beat}"
+            raise StoreError(f"the load lock of release {name!r} is held by process {held.get('pid')} {where} "
+                             f"(since {_since(held)}); it was not removed -- wait for that load to finish")
+        self._query("MATCH (l:LoadLock {release: $release, token: $token}) DELETE l",
+                    {"release": name, "token": held.get("token")})
+        return held
 
     def before_load(self, name: str, fp: str, *, replace: bool = False) -> tuple[dict | None, dict | None]:
         """What is stored under ``name`` before a release with content hash ``fp`` is loaded there (by either
