@@ -249,19 +249,25 @@ def test_cypher_console_refuses_writes_and_answers_reads(neo4j_env: str, at: App
 
 @pytest.mark.neo4j
 def test_cypher_examples_on_the_loaded_demo_agree_with_the_library(neo4j_env: str, at: AppTest) -> None:
-    from app.components.text import md
     from graphlink.analysis.reidit import reidentify
     from graphlink.core.release import read_release
+    from graphlink.store.neo4j import connect
 
     goto(at, "cypher")
     _neo4j_or_skip(at)
-    name = f"graphlink_app_test_{os.getpid()}"
-    at.text_input(key="cy_release_name").set_value(name).run()
-    at.button(key="cy_load_release").click().run()
-    assert not at.exception, at.exception
-    # the release name is typed by the user: it reaches Markdown escaped
-    assert any(f"Release '{md(name)}' is in Neo4j" in x.value for x in at.success)
+    # the console only reads: it says the app's release is not in Neo4j and how to load it, and offers no loader
+    assert any("is not in Neo4j" in x.value and "graphlink load" in x.value for x in at.info)
+    assert not any(b.key == "cy_load_release" for b in at.button)
+    name = f"test-app-{os.getpid()}"
+    demo = read_release(DATA / "thesis_fig3_4.csv")
+    with connect() as store:
+        store.load_release(demo, name=name, bulk="never")
     try:
+        at.run()
+        picker = at.selectbox(key="cy_release")
+        assert picker.value == name                                    # the stored copy of the app's release
+        assert f"{name} ({len(demo.frame)} rows) · the release open in the app" in picker.options
+        assert not any("is not in Neo4j" in x.value for x in at.info)
         at.selectbox(key="cy_example").set_value(("reidit_c", "reidit_c")).run()
         assert name in at.text_input(key="cy_params").value
         at.button(key="cy_run").click().run()
@@ -276,8 +282,6 @@ def test_cypher_examples_on_the_loaded_demo_agree_with_the_library(neo4j_env: st
         assert not at.exception, at.exception
         assert any(e.value.startswith("Refused") for e in at.error), [e.value for e in at.error]
     finally:
-        from graphlink.store.neo4j import connect
-
         with connect() as store:
             store.drop_release(name)
 

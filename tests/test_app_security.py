@@ -4,7 +4,8 @@
   too: the app has no login, and any local account could open it), or behind ``GRAPHLINK_CYPHER_CONSOLE_TOKEN``,
   whose secret the page asks for; its words name no CLI flag.
 * The page against the real Neo4j: every hostile query of tests/hostile_cypher.py is refused with a
-  "Refused ..." message and no result table; parameter values come back as data.
+  "Refused ..." message and no result table; parameter values come back as data; nothing on the page drops,
+  replaces or loads a stored release (read-only means read-only).
 * Real processes (slow): ``streamlit run`` with the committed config listens on 127.0.0.1 only;
   ``GRAPHLINK_EXPOSE=1 bash scripts/app.sh`` listens on every interface and its Cypher page, opened in headless
   chromium, says the console is off.
@@ -219,6 +220,39 @@ def test_page_parameters_are_data(console: AppTest) -> None:
         _run(console, "RETURN $v AS v", json.dumps({"v": payload}))
         assert not console.error, [e.value for e in console.error]
         assert console.dataframe[-1].value["v"].iloc[0] == payload
+
+
+@pytest.mark.neo4j
+def test_read_only_console_cannot_drop_or_replace_a_stored_release(console: AppTest, neo4j_store) -> None:
+    """As reported: the page's "Load the current release" called the loader with replace on, so anyone who may
+    open the read-only console could drop a stored release and load the app's in its place, by typing its name.
+    Every text box of the page gets that name, every button is pressed: the stored release stays as it was."""
+    import uuid
+
+    from graphlink.simulation.simulate import simulate_uniform
+
+    name = f"test-app-{uuid.uuid4().hex[:8]}"
+    neo4j_store.load_release(simulate_uniform(40, 3, 0.5, seed=7), name=name, bulk="never")
+    before = neo4j_store.release_info(name)
+    try:
+        console.run()
+        for box in console.text_input:
+            if box.key not in ("cy_token", None):
+                box.set_value(name)
+        console.run()
+        assert not console.exception, console.exception
+        pressed = 0
+        for key in [b.key for b in console.button]:
+            console.button(key=key).click().run()
+            assert not console.exception, console.exception
+            pressed += 1
+        assert pressed >= 1
+        after = neo4j_store.release_info(name)
+        assert after == before                          # same content, same fingerprint, not even re-marked
+        picker = [s for s in console.selectbox if s.key == "cy_release"]
+        assert picker and any(o.startswith(name) for o in picker[0].options)   # offered to read, nothing more
+    finally:
+        neo4j_store.drop_release(name)
 
 
 # ---------------------------------------------------------------------------------------------- real processes

@@ -418,3 +418,22 @@ def test_cli_audit_store_writes_through_one_import(local, store, tmp_path):
     assert "by batched transactions (the release is stored already)" in " ".join(res.output.split())
     with connect() as st:
         assert Counter(st.analyses("a1")["kind"]) == {"link-graph": 1, "audit": 2}
+
+
+def test_the_load_locks_heartbeat_neither_spoils_nor_outlives_a_bulk_import(local, store, monkeypatch):
+    """The lock's heartbeat writes to the database, and any write between the importer's snapshot and the swap
+    keeps the old store: heartbeats pause for the import. The new store has no lock node: the load puts its own
+    back (same token) and so still owns its lock when it marks the release loaded."""
+    from graphlink.store import neo4j as store_module
+
+    monkeypatch.setattr(store_module, "HEARTBEAT", 0.05)       # a heartbeat in every step of the import
+    rel = _release(subjects=120, locations=4)
+    tokens: list[list] = []
+
+    def watch(fraction: float, message: str) -> None:
+        tokens.append([r["t"] for r in store._query("MATCH (l:LoadLock) RETURN l.token AS t")])
+
+    info = store.load_release(rel, name="beating", bulk="always", progress=watch)
+    assert info["method"] == "bulk-import" and info["status"] == "loaded", info
+    assert tokens and len({t for seen in tokens for t in seen}) == 1       # one lock, one token, throughout
+    assert not store._query("MATCH (l:LoadLock) RETURN l")               # released at the end

@@ -6,6 +6,12 @@ Now every client of the project pins the launcher's self-signed certificate (gra
 ``open_driver``): the squatter gets a TLS ClientHello and nothing after it -- not the Bolt handshake, let alone
 the password -- whether it speaks TLS with a certificate of its own or only records bytes. The password itself is
 checked byte for byte in everything the squatter received.
+
+Later report: a Store still open after ``graphlink neo4j stop`` looked the certificate up again for every new
+driver (the console's, a reconnect); with the launcher gone it found none and sent the local password over plain
+Bolt to whoever held the port. The same window existed inside ``connect()``, which read the state file once for
+the address, again for the password and again for the certificate. Now a Store pins the certificate's bytes when
+it is made, from the one look ``connect()`` takes, and never uses the local password without them.
 """
 
 from __future__ import annotations
@@ -23,21 +29,24 @@ import pytest
 
 from graphlink.errors import StoreError
 from graphlink.store import server
-from graphlink.store.neo4j import connect
+from graphlink.store.neo4j import Store, connect
 
 pytestmark = pytest.mark.neo4j
 
 BOLT_MAGIC = bytes.fromhex("6060b017")
+BOLT_5_4 = bytes([0, 0, 4, 5])
 SECRET = "squatters-never-see-this-password-7f3a9c"
 
 
 class Squatter:
-    """Listens on a free loopback port and records every byte each connection sends (TLS: every byte that
-    arrives after the handshake, decrypted, when ``tls`` holds a certificate and key of its own)."""
+    """Listens on a free loopback port (or ``port``) and records every byte each connection sends (TLS: every
+    byte that arrives after the handshake, decrypted, when ``tls`` holds a certificate and key of its own). To a
+    plain Bolt handshake it answers as a server would (version 5.4), so a client that trusts it goes on to log on."""
 
-    def __init__(self, tls: tuple[Path, Path] | None = None) -> None:
+    def __init__(self, tls: tuple[Path, Path] | None = None, port: int = 0) -> None:
         self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # a port a server just left
+        self.sock.bind(("127.0.0.1", port))
         self.sock.listen(16)
         self.sock.settimeout(0.2)
         self.port = self.sock.getsockname()[1]
@@ -68,8 +77,12 @@ class Squatter:
         data = b""
         try:
             if self.context is None:
+                answered = False
                 while chunk := conn.recv(65536):
                     data += chunk
+                    if not answered and len(data) >= 20 and data.startswith(BOLT_MAGIC):
+                        conn.sendall(BOLT_5_4)       # agree to Bolt 5.4: a client would now log on
+                        answered = True
             else:
                 with self.context.wrap_socket(conn, server_side=True) as tls:
                     while chunk := tls.recv(65536):
@@ -200,3 +213,113 @@ def test_start_race_squatter_never_receives_the_password(tmp_path, neo4j_runtime
     assert password.encode() not in data and BOLT_MAGIC not in data
     assert all(not chunk or chunk[:1] == b"\x16" for chunk in sq.received)
     assert not server.status(paths).running
+
+
+@pytest.fixture(scope="module")
+def local(tmp_path_factory, neo4j_server):
+    """The project's local server, started as ``graphlink neo4j start`` does (state file, generated password,
+    launcher certificate) in a private folder; no NEO4J_* variables, nothing pinned in this process for it."""
+    paths = server.Paths.default()
+    if not server.runtime_version(paths) or not server.find_java():
+        pytest.skip("no local Neo4j runtime (the session's server came from NEO4J_URI or a container)")
+    mine = server.Paths(tmp_path_factory.mktemp("local") / "neo4j")
+    mine.base.mkdir()
+    (mine.base / "runtime").symlink_to(paths.runtime, target_is_directory=True)
+    with pytest.MonkeyPatch.context() as mp:
+        for var in ("NEO4J_URI", "NEO4J_AUTH", "NEO4J_PASSWORD", "GRAPHLINK_NEO4J_CERT"):
+            mp.delenv(var, raising=False)
+        mp.setenv("GRAPHLINK_NEO4J_DIR", str(mine.base))
+        mp.setenv("GRAPHLINK_NEO4J_JVM_OPTS", "-XX:TieredStopAtLevel=1")
+        server.start(port=server.free_port(), http_port=None, paths=mine, echo=lambda line: None)
+        try:
+            yield mine
+        finally:
+            server.stop(mine, timeout=60)
+
+
+def _assert_no_password(sq: Squatter, password: str) -> None:
+    data = sq.everything()
+    assert password.encode() not in data and BOLT_MAGIC not in data
+    for chunk in sq.received:
+        assert not chunk or chunk[:1] == b"\x16"             # a TLS handshake record, nothing else
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("looks", [1, 2])
+def test_connect_reads_address_password_and_certificate_at_once(local, monkeypatch, looks) -> None:
+    """The launcher goes (its state file with it) right after ``connect()`` has looked at it ``looks`` times,
+    and a squatter holds the address the state file named. Before, connect() read the file again for the password
+    and again for the certificate: after two looks it had the password but no certificate, and sent the password
+    in plain Bolt. Now one look gives all three: the squatter gets a TLS hello, the caller a one-line error."""
+    password = server.local_auth(local)[1]
+    real = server.read_state(local)
+    sq = Squatter()
+    calls = {"n": 0}
+
+    def vanishing(paths: server.Paths) -> dict | None:
+        calls["n"] += 1
+        return {**real, "uri": sq.uri} if calls["n"] <= looks else None
+
+    monkeypatch.setattr(server, "read_state", vanishing)
+    try:
+        with pytest.raises(StoreError) as err:
+            connect()
+    finally:
+        sq.close()
+    assert "\n" not in str(err.value) and password not in str(err.value)
+    assert sq.received, "the client did connect"
+    _assert_no_password(sq, password)
+
+
+@pytest.mark.slow
+def test_without_a_readable_certificate_the_local_password_stays_home(local, monkeypatch, tmp_path) -> None:
+    """The state file names a certificate that cannot be read: connect() refuses in one line and opens no
+    connection at all (no fallback to plain Bolt)."""
+    real = server.read_state(local)
+    sq = Squatter()
+    monkeypatch.setattr(server, "read_state",
+                        lambda paths: {**real, "uri": sq.uri, "certificate": str(tmp_path / "gone.crt")})
+    try:
+        with pytest.raises(StoreError, match="certificate") as err:
+            connect()
+    finally:
+        sq.close()
+    assert "\n" not in str(err.value) and not sq.received
+
+
+def test_the_local_password_is_never_used_without_its_certificate(tmp_path) -> None:
+    """The rule itself, without a server: a connection target holding the local password but no certificate is
+    refused before any driver exists."""
+    from graphlink.store import neo4j
+
+    target = neo4j.Target("bolt://127.0.0.1:1", ("neo4j", SECRET), None, True)
+    with pytest.raises(StoreError, match="password is not sent") as err:
+        neo4j._open_driver(target)
+    assert "\n" not in str(err.value) and SECRET not in str(err.value)
+
+
+@pytest.mark.slow
+def test_a_store_open_across_neo4j_stop_sends_the_squatter_nothing(local) -> None:
+    """As reported: a Store (the app's, a notebook's) stays open, ``graphlink neo4j stop`` runs, another program
+    takes the port. Using the store again -- the console's driver is opened only now -- fails in one line, and
+    the squatter receives a TLS hello and nothing else: not the Bolt handshake, not the password. (Stops the
+    module's local server: the last test of the file that uses it.)"""
+    password = server.local_auth(local)[1]
+    store = connect()                                       # the local server: its generated password
+    try:
+        assert isinstance(store, Store) and store.list_releases() is not None
+        port = int(server.read_state(local)["bolt_port"])
+        server.stop(local, timeout=60)
+        assert server.read_state(local) is None              # the launcher and its state file are gone
+        sq = Squatter(port=port)
+        try:
+            for use in (lambda: store.run_cypher("RETURN 1 AS one"), store.list_releases):
+                with pytest.raises(StoreError) as err:
+                    use()
+                assert "\n" not in str(err.value) and password not in str(err.value)
+        finally:
+            sq.close()
+    finally:
+        store.close()
+    assert sq.received, "the store did connect to the squatter"
+    _assert_no_password(sq, password)

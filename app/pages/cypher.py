@@ -65,16 +65,30 @@ def example_label(choice: tuple[str, str], library: dict[str, Any]) -> str:
     return label
 
 
-def loaded_text(name: str, info: dict[str, Any]) -> str:
-    """The loader's summary of a release in Neo4j, in words (Markdown: the name is escaped)."""
-    parts = [f"{info[k]:,} {what}" for k, what in (("rows", "rows"), ("locations", "locations"),
-                                                    ("identified", "identified elements"),
-                                                    ("deidentified", "de-identified elements"))
-             if isinstance(info.get(k), int)]
-    text = f"Release '{md(name)}' is in Neo4j" + (": " + ", ".join(parts) if parts else "") + "."
-    if info.get("skipped"):
-        text += " It was loaded already, so nothing was written."
+def release_label(info: dict[str, Any], current: str | None) -> str:
+    """A stored release as the release picker shows it: its name, its size, and whether it holds exactly the
+    release open in the app (same content fingerprint)."""
+    name = str(info.get("name"))
+    rows = info.get("rows")
+    text = name + (f" ({rows:,} rows)" if isinstance(rows, int) else "")
+    if current is not None and info.get("fingerprint") == current:
+        text += " · the release open in the app"
     return text
+
+
+def _fingerprint(release: Any) -> str | None:
+    """The content fingerprint the loader stores for ``release`` (None if the store module is missing), computed
+    once per release object in this session (O(rows log rows))."""
+    cached = st.session_state.get("cy_fingerprint")
+    if cached is not None and cached[0] is release:
+        return cached[1]
+    fp = getattr(state.optional_module("graphlink.store.neo4j"), "release_fingerprint", None)
+    try:
+        value = fp(release) if fp is not None else None
+    except Exception:
+        value = None
+    st.session_state["cy_fingerprint"] = (release, value)
+    return value
 
 
 st.title("Cypher console")
@@ -122,20 +136,31 @@ if not status.connected:
 loaded = state.current()
 default_release = st.session_state.get("neo4j_release") or (loaded.release.name if loaded else None)
 
-# ------------------------------------------------------------------ load the current release
-if status.connected and loaded is not None:
-    with st.expander("Load the current release into Neo4j (needed by the example queries)",
-                     expanded="neo4j_release" not in st.session_state):
-        name = st.text_input("Release name in Neo4j", value=loaded.release.name, key="cy_release_name")
-        if st.button(f"Load '{loaded.label}'", key="cy_load_release"):
-            try:
-                with st.spinner("Writing the release to Neo4j (through the loader, not the console)…"):
-                    info = store.load_release(loaded.release, name=name, replace=True)
-                st.session_state["neo4j_release"] = name
-                default_release = name
-                st.success(loaded_text(name, info))
-            except Exception as exc:
-                st.error(f"Could not load the release: {md(words.say(exc))}")
+# ------------------------------------------------------------------ the release the examples ask about
+# The console never writes: it offers the releases already in Neo4j, it does not load, drop or replace any
+# (anyone who may open this page could otherwise overwrite a stored release by name). `graphlink load` loads.
+if status.connected and store is not None:
+    try:
+        stored = store.list_releases()
+    except Exception as exc:
+        stored = []
+        st.caption(f"Could not list the releases in Neo4j: {md(words.say(exc))}")
+    current = _fingerprint(loaded.release) if loaded is not None else None
+    names = [str(r.get("name")) for r in stored]
+    if names:
+        infos = {str(r.get("name")): r for r in stored}
+        match = next((n for n in names if current is not None and infos[n].get("fingerprint") == current), None)
+        # the stored copy of the app's release first; the picker keeps a reader's own choice until the list changes
+        preferred = match or st.session_state.get("neo4j_release") or default_release
+        chosen = st.selectbox("Release in Neo4j (the example queries ask about it)", names,
+                              index=names.index(preferred) if preferred in names else 0, key="cy_release",
+                              format_func=lambda n: release_label(infos[n], current))
+        st.session_state["neo4j_release"] = chosen
+        default_release = chosen
+    if loaded is not None and not any(current is not None and r.get("fingerprint") == current for r in stored):
+        st.info(f"The release open in the app ('{md(loaded.label)}') is not in Neo4j. This console only reads; "
+                "load it from the command line, e.g. `graphlink load RELEASE_FILE --name NAME`.",
+                icon=":material/info:")
 
 # ------------------------------------------------------------------ examples
 try:

@@ -150,7 +150,7 @@ def ineligible(store: Store, paths: server.Paths) -> str | None:
         return why
     try:
         answers = server.bolt_version(store.uri, auth=server.local_auth(paths),
-                                      certificate=server.pinned_certificate(store.uri, paths))
+                                      certificate=store._certificate or server.pinned_certificate(store.uri, paths))
     except server.AuthRefusedError:
         return f"the local server refuses the password in {paths.password_file}"
     if not answers:
@@ -502,7 +502,7 @@ def _resume(store: Store, paths: server.Paths, timeout: float = 180.0) -> None:
     reconnect ``store``."""
     (_control(paths) / "pause").unlink(missing_ok=True)
     server.wait_ready(store.uri, log=paths.log, timeout=timeout, auth=server.local_auth(paths),
-                      certificate=server.pinned_certificate(store.uri, paths))
+                      certificate=store._certificate or server.pinned_certificate(store.uri, paths))
     store._reconnect(store.uri)
 
 
@@ -549,6 +549,7 @@ def _import(store: Store, paths: server.Paths, snapshot: dict, write: Writer, ro
     if written:
         _forget(paths, job)
         raise _Abandoned("the local database was written to while the import ran, so it was kept as it was")
+    store._restore_lock(name)  # the new store has no lock node: this load's, with its token, before anyone else's
 
 
 _CHECK_ONE = """MATCH (r:Release {name: $name})
@@ -585,11 +586,11 @@ def finish(store: Store, name: str, schemas: Iterable[str] = (), *, alone: bool 
     _apply_schema_files(store, {"schema", *schemas})
     store._schema_applied = True
     if alone:
-        ok = _counts_match_alone(store, name) and bool(store._query(
-            "MATCH (r:Release {name: $name}) SET r.status = 'loaded', r.loaded_at = datetime() RETURN r.name",
+        ok = _counts_match_alone(store, name) and bool(store._as_owner(
+            name, "MATCH (r:Release {name: $name}) SET r.status = 'loaded', r.loaded_at = datetime() RETURN r.name",
             {"name": name}))
     else:
-        ok = bool(store._query(_CHECK_ONE, {"name": name}))
+        ok = bool(store._as_owner(name, _CHECK_ONE, {"name": name}))
     paths = server.Paths.default()
     j = journal(paths)
     if j and j.get("release") == name and j.get("phase") == "swapped":
@@ -640,7 +641,8 @@ def load_files(store: Store, write: Writer, rows: int, name: str, fp: str, mode:
     why = not_local(store, paths)
     if why:
         return refuse(why)
-    with _locked(paths):
+    # no heartbeat of the load's own lock may write between the snapshot and the swap: it would count as a write
+    with _locked(paths), store._heartbeats_paused():
         _clean_stale(paths)
         snapshot = _txlog_snapshot(paths)
         time.sleep(0.05)  # a later commit lands in a later clock tick than the snapshot's mtimes

@@ -26,6 +26,7 @@ address gets a connection, let alone a password. Every failure surfaces as a one
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -49,6 +50,10 @@ DATABASE = os.environ.get("NEO4J_DATABASE", "neo4j")
 BATCH = 10_000
 #: seconds the client waits past a console query's time limit before it gives up on the server's answer
 DEADLINE_GRACE = 10.0
+#: seconds between two heartbeats of a held load lock (the holder refreshes ``heartbeat`` on its lock node)
+HEARTBEAT = 10.0
+#: a lock from another machine counts as alive while its last heartbeat is younger than this many of its intervals
+STALE_BEATS = 6
 KINDS = ("identified", "deidentified")
 LABEL = {"identified": "Identified", "deidentified": "Deidentified"}
 
@@ -73,11 +78,15 @@ def env_auth(raw: str | None = None) -> tuple[str, str] | None:
 def resolve_uri(uri: str | None = None) -> str:
     """Explicit argument > ``NEO4J_URI`` > the running local server (its state file). StoreError when there is
     none of them: no connection is attempted to a default port, where another program may be listening."""
-    found = uri or os.environ.get("NEO4J_URI") or server.local_uri()
-    if not found:
+    local = server.local_server() if not (uri or os.environ.get("NEO4J_URI")) else None
+    return _found(uri or os.environ.get("NEO4J_URI") or (local.uri if local is not None else None))
+
+
+def _found(uri: str | None) -> str:
+    if not uri:
         raise StoreError("no Neo4j server: the local server is not running (start it with `graphlink neo4j "
                          "start`) and NEO4J_URI is not set")
-    return found
+    return uri
 
 
 def _env_sets_auth() -> bool:
@@ -91,10 +100,49 @@ def resolve_auth(uri: str) -> tuple[str, str] | None:
     local password is never sent to another server."""
     if _env_sets_auth():
         return env_auth()
-    local = server.local_uri()
-    if local is not None and uri == local:
-        return server.local_auth()
-    return None
+    local = server.local_server()
+    return local.auth if local is not None and uri == local.uri else None
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """Where a Store connects and how, resolved once (:func:`_resolve`): ``uri``, ``auth``, ``certificate``
+    (the PEM bytes every connection pins, or None: TLS as the URI says) and ``local_password`` (``auth`` is the
+    local server's generated password, which only ever travels inside TLS with ``certificate``)."""
+
+    uri: str
+    auth: Any
+    certificate: bytes | None
+    local_password: bool
+
+
+def _resolve(uri: str | None, auth: Any) -> Target:
+    """URI, credentials and pinned certificate together, from one look at the local server
+    (:func:`graphlink.store.server.local_server`): the precedence of :func:`resolve_uri` and :func:`resolve_auth`,
+    and the certificate of :func:`graphlink.store.server.pinned_certificate`, read now as bytes. StoreError (one
+    line) when there is no server, or when the local password would be used without its certificate."""
+    local = server.local_server()
+    found = _found(uri or os.environ.get("NEO4J_URI") or (local.uri if local is not None else None))
+    is_local = local is not None and found == local.uri
+    local_password = False
+    if auth is None:
+        if _env_sets_auth():
+            auth = env_auth()
+        elif is_local:
+            auth, local_password = local.auth, local.auth is not None
+    if found in server._PINNED:
+        certificate: bytes | None = server.read_certificate(server._PINNED[found], found)
+    elif is_local:
+        certificate = local.certificate
+    elif get_config().neo4j_cert:
+        certificate = server.read_certificate(get_config().neo4j_cert, found)
+    else:
+        certificate = None
+    if local_password and certificate is None:
+        raise StoreError(f"the certificate of the local Neo4j server at {found} cannot be read, and its password "
+                         "travels only over TLS to that certificate, so nothing was sent; restart the server "
+                         "(`graphlink neo4j stop`, then `graphlink neo4j start`)")
+    return Target(found, auth, certificate, local_password)
 
 
 def console_timeout() -> float:
@@ -155,12 +203,9 @@ def connect(uri: str | None = None, auth: Any = None) -> Store:
     """
     exceptions = require("neo4j.exceptions", "neo4j", "the Neo4j store")
 
-    uri = resolve_uri(uri)
-    local_password = auth is None and not _env_sets_auth()
-    if auth is None:
-        auth = resolve_auth(uri)
-    local_password = local_password and auth is not None
-    driver = _open_driver(uri, auth)
+    target = _resolve(uri, auth)
+    uri, local_password = target.uri, target.local_password
+    driver = _open_driver(target)
     try:
         driver.verify_connectivity()
     except exceptions.AuthError:
@@ -173,23 +218,36 @@ def connect(uri: str | None = None, auth: Any = None) -> Store:
                          "(or NEO4J_AUTH=none)") from None
     except Exception as exc:  # ServiceUnavailable, DNS, TLS, handshake
         driver.close()
-        text = " ".join(f"{exc} {exc.__cause__ or ''}".split())
-        if "certificate" in text.lower() or "ssl" in text.lower():
-            raise StoreError(f"the server at {uri} did not prove it is the expected Neo4j (its TLS certificate "
-                             "is not the pinned one, or it does not speak TLS); no credentials were sent") from None
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise StoreError(f"cannot reach Neo4j at {uri} ({reason[:160]}); {_hint(uri)}") from None
-    return Store(driver, uri, auth)
+        raise _unreachable(uri, exc) from None
+    return Store(driver, uri, target.auth, certificate=target.certificate, local_password=local_password)
 
 
-def _open_driver(uri: str, auth: Any) -> Any:
-    """The store's driver: TLS pinned to the server's certificate where one is known (server.open_driver)."""
+def _unreachable(uri: str, exc: Exception) -> StoreError:
+    """The one-line error for a server that could not be reached, or did not prove it holds the pinned key."""
+    text = " ".join(f"{exc} {exc.__cause__ or ''}".split())
+    if "certificate" in text.lower() or "ssl" in text.lower():
+        return StoreError(f"the server at {uri} did not prove it is the expected Neo4j (its TLS certificate "
+                          "is not the pinned one, or it does not speak TLS); no credentials were sent")
+    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return StoreError(f"cannot reach Neo4j at {uri} ({reason[:160]}); {_hint(uri)}")
+
+
+def _open_driver(target: Target) -> Any:
+    """The store's driver for ``target``: TLS pinned to exactly ``target.certificate`` when there is one
+    (:func:`graphlink.store.server.open_driver`), never read again from a file; the local password never without
+    it (StoreError)."""
     from neo4j import exceptions
 
+    if target.local_password and target.certificate is None:  # _resolve refuses this already; kept as the rule
+        raise StoreError(f"no pinned certificate for the local server at {target.uri}; its password is not sent")
     try:
-        return server.open_driver(uri, auth, connection_timeout=5, notifications_min_severity="OFF")
+        if target.certificate is not None:
+            return server.open_driver(target.uri, target.auth, certificate=target.certificate, connection_timeout=5,
+                                      notifications_min_severity="OFF")
+        return require("neo4j", "neo4j", "the Neo4j store").GraphDatabase.driver(
+            target.uri, auth=target.auth, connection_timeout=5, notifications_min_severity="OFF")
     except (ValueError, exceptions.ConfigurationError) as exc:
-        raise StoreError(f"invalid Neo4j URI {uri!r}: {exc}") from None
+        raise StoreError(f"invalid Neo4j URI {target.uri!r}: {exc}") from None
 
 
 def _one_line(exc: Exception) -> str:
@@ -240,6 +298,12 @@ def fingerprint(frame: pd.DataFrame, *, distinct: bool = False) -> str:
     return hashlib.sha256(hashed.tobytes()).hexdigest()
 
 
+def release_fingerprint(release: Any) -> str:
+    """The content hash :meth:`Store.load_release` stores for ``release`` (a core Release or a long DataFrame):
+    :func:`fingerprint` of the rows as the loader reads them. O(rows log rows)."""
+    return fingerprint(_release_frame(release)[0], distinct=True)
+
+
 def _boot_id() -> str:
     try:
         return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
@@ -283,14 +347,63 @@ def _lock_owner_gone(lock: dict, me: dict) -> bool:
     return started is None or (bool(started) and bool(lock.get("started")) and started != lock.get("started"))
 
 
-def _lock_message(name: str, lock: dict, me: dict) -> str:
-    since = str(lock.get("at") or "?")[:19].replace("T", " ")
+def _lock_alive(lock: dict, quiet: float | None, me: dict) -> bool:
+    """The load holding ``lock`` still runs, as far as anyone can tell: on this machine, its process (same PID and
+    start time, same boot) is there; on another, its last heartbeat is younger than :data:`STALE_BEATS` of its
+    intervals (``quiet``: seconds since then, on the server's clock, so the machines' clocks do not matter)."""
+    if lock.get("host") == me["host"]:
+        return not _lock_owner_gone(lock, me)
+    interval = float(lock.get("interval") or HEARTBEAT)
+    return quiet is None or quiet < STALE_BEATS * interval
+
+
+def _since(lock: dict) -> str:
+    return str(lock.get("at") or "?")[:19].replace("T", " ")
+
+
+def _lock_message(name: str, lock: dict, me: dict, quiet: float | None = None) -> str:
+    since = _since(lock)
     who = f"process {lock.get('pid')} on {lock.get('host')}"
     if lock.get("host") == me["host"]:
         return (f"release {name!r} is being loaded by another {who} since {since}; run this load again when "
                 "that one has finished")
-    return (f"release {name!r} is being loaded by {who} since {since}, which this machine cannot check; if that "
-            "load no longer runs, take its lock over (docs/neo4j.md, \"Load locks\")")
+    beat = f", last heartbeat {quiet:.0f} s ago" if quiet is not None else ""
+    return (f"release {name!r} is being loaded by {who} since {since}{beat}, which this machine cannot check; if "
+            "that load no longer runs, take its lock over (docs/neo4j.md, \"Load locks\")")
+
+
+class LockLostError(StoreError):
+    """A load's lock was broken or taken by another process while it ran: the load is not reported as done."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"another process broke the load lock of release {name!r}; the release may be incomplete "
+                         "-- load it again")
+
+
+class _Heartbeat(threading.Thread):
+    """Refreshes ``heartbeat`` on a held lock node every :data:`HEARTBEAT` seconds, so that a machine which cannot
+    look at the holder's process can still tell a live load from a dead one. Errors are ignored (the server may
+    be paused for a bulk import's swap); whether the lock is still this load's is decided by its token at the
+    end (:meth:`Store.load_lock`), not here."""
+
+    def __init__(self, store: Store, name: str, token: str) -> None:
+        super().__init__(name="graphlink-lock-heartbeat", daemon=True)
+        self.store, self.release, self.token = store, name, token
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(HEARTBEAT):
+            with self.store._beat_lock:
+                if self.store._beats_paused or self.done.is_set():
+                    continue
+                with contextlib.suppress(Exception):
+                    self.store.driver.execute_query(
+                        "MATCH (l:LoadLock {release: $release, token: $token}) SET l.heartbeat = datetime()",
+                        {"release": self.release, "token": self.token}, database_=self.store.database)
+
+    def stop(self) -> None:
+        self.done.set()
+        self.join(HEARTBEAT + 30)
 
 
 class Store:
@@ -298,15 +411,22 @@ class Store:
 
     database: str = DATABASE      # the user database every query runs on (NEO4J_DATABASE)
 
-    def __init__(self, driver: Any, uri: str, auth: Any = None) -> None:
+    def __init__(self, driver: Any, uri: str, auth: Any = None, *, certificate: bytes | None = None,
+                 local_password: bool = False) -> None:
         self.driver = driver
         self.uri = uri
         self._auth = auth
+        # pinned when the Store is made, never looked up again: after `graphlink neo4j stop` the state file is
+        # gone, and a driver opened later (the console's, a reconnect) must still refuse whoever took the port
+        self._certificate = certificate
+        self._local_password = local_password
         self._load = cypherlib.load_file(cypherlib.cypher_dir() / "load.cypher")
         self._schema_applied = False
         self._lock_schema = False      # the load_lock constraint is known to exist
         self._console: Any = None  # the console's own driver (_console_driver)
         self._held: dict[tuple[str, int], list] = {}  # load locks this Store holds: (name, thread) -> [token, depth]
+        self._beat_lock = threading.Lock()  # held while a heartbeat writes, and while heartbeats are paused
+        self._beats_paused = 0
 
     # ------------------------------------------------------------------ basics
     def __enter__(self) -> Store:
@@ -324,9 +444,13 @@ class Store:
     def _reconnect(self, uri: str) -> None:
         """A new driver for ``uri`` with the same credentials (after the local server reopened its database)."""
         self.close()
-        self.driver = _open_driver(uri, self._auth)
+        self.driver = _open_driver(self._target(uri))
         self.uri = uri
         self._schema_applied = self._lock_schema = False
+
+    def _target(self, uri: str | None = None) -> Target:
+        """This Store's connection as pinned at its creation (``uri``: another address of the same server)."""
+        return Target(uri or self.uri, self._auth, self._certificate, self._local_password)
 
     def server_version(self) -> str:
         rec = self._query("CALL dbms.components() YIELD versions RETURN versions[0] AS v", database="system")
@@ -445,7 +569,7 @@ class Store:
                 for chunk in _batches(rows, batch_size):
                     self._query(st("truth").text, {"release": name, "truth": list(chunk)})
             t_final = time.perf_counter()
-            self._query(st("finalize").text, {"release": name})
+            self._as_owner(name, st("finalize").text, {"release": name})
             info = self.release_info(name) or {}
             t1 = time.perf_counter()
             return {**info, "seconds": round(t1 - t0, 3), "seconds_finalize": round(t1 - t_final, 3), "skipped": False,
@@ -455,14 +579,19 @@ class Store:
     def load_lock(self, name: str) -> Iterator[str]:
         """Hold the load lock of release ``name`` for the ``with`` block (yields its token).
 
-        The lock is a ``(:LoadLock {release, token, host, boot, pid, started, at})`` node under a uniqueness
-        constraint on ``release`` (cypher/schema.cypher), created in a transaction of its own before anything of
-        the release is read or written, and deleted (by its token) afterwards. A second load under the same name
-        -- another process, another machine, another thread -- fails to create it and is refused with one line
-        naming the holder. A lock left by a load that died (kill -9, a crash of Neo4j) is taken over when this
-        machine can tell that its process is gone: same host and boot, and no live process with that PID and
-        start time. A lock from another host stays until :meth:`break_lock` removes it. Re-entrant in one thread
-        (the Spark loader takes it, then its connector writer does). O(1) queries.
+        The lock is a ``(:LoadLock {release, token, host, boot, pid, started, at, heartbeat, interval})`` node under
+        a uniqueness constraint on ``release`` (cypher/schema.cypher), created in a transaction of its own before
+        anything of the release is read or written, and deleted (by its token) afterwards. While it is held, a
+        background thread sets ``heartbeat`` to the server's time every :data:`HEARTBEAT` seconds (``interval``).
+        A second load under the same name -- another process, another machine, another thread -- fails to create
+        it and is refused with one line naming the holder. A lock left by a load that died (kill -9, a crash of
+        Neo4j) is taken over when this machine can tell that its process is gone: same host and boot, and no live
+        process with that PID and start time. A lock from another host stays until :meth:`break_lock` removes it,
+        which it does only once that lock's heartbeat has stopped. The release is marked loaded only in a
+        transaction that finds the lock still this load's (:meth:`_as_owner`), and leaving the block checks the
+        token again: a load whose lock was broken or taken raises :class:`LockLostError` instead of returning.
+        Re-entrant in one thread (the Spark loader takes it, then its connector writer does). O(1) queries, plus
+        one every :data:`HEARTBEAT` seconds.
         """
         from neo4j import exceptions
 
@@ -479,42 +608,134 @@ class Store:
         me = _lock_owner()
         for _ in range(3):
             try:
-                self.driver.execute_query(
-                    "CREATE (:LoadLock {release: $release, token: $token, host: $host, boot: $boot, pid: $pid, "
-                    "started: $started, at: datetime()})", {"release": name, "token": token, **me},
-                    database_=self.database)
+                self._create_lock(name, token, me)
                 break
             except exceptions.ConstraintError:
-                held = self._query("MATCH (l:LoadLock {release: $release}) RETURN properties(l) AS p",
-                                   {"release": name})
-                if not held:
+                held, quiet = self._read_lock(name)
+                if held is None:
                     continue  # released in the meantime
-                other = _plain(held[0]["p"])
-                gone = _lock_owner_gone(other, me)
-                if not gone:
-                    raise StoreError(_lock_message(name, other, me)) from None
+                if not _lock_owner_gone(held, me):
+                    raise StoreError(_lock_message(name, held, me, quiet)) from None
                 self._query("MATCH (l:LoadLock {release: $release, token: $token}) DELETE l",
-                            {"release": name, "token": other.get("token")})
+                            {"release": name, "token": held.get("token")})
             except exceptions.ServiceUnavailable as exc:
                 raise StoreError(f"lost Neo4j at {self.uri} ({_one_line(exc)[:160]}); {_hint(self.uri)}") from None
         else:
             raise StoreError(f"could not take the load lock of release {name!r}: other loads keep taking it")
         self._held[key] = [token, 1]
+        beat = _Heartbeat(self, name, token)
+        beat.start()
         try:
             yield token
-        finally:
+        except BaseException:
+            beat.stop()
             del self._held[key]
             with contextlib.suppress(Exception):  # a server that died keeps the lock: the next load sees its owner gone
                 self.driver.execute_query("MATCH (l:LoadLock {release: $release, token: $token}) DELETE l",
                                           {"release": name, "token": token}, database_=self.database)
+            raise
+        beat.stop()
+        del self._held[key]
+        released = self._query("MATCH (l:LoadLock {release: $release, token: $token}) DELETE l RETURN count(*) AS n",
+                               {"release": name, "token": token})
+        if not released or not released[0]["n"]:
+            raise LockLostError(name)
+
+    def _create_lock(self, name: str, token: str, me: dict) -> None:
+        """CREATE the lock node (ConstraintError when another load holds it)."""
+        self.driver.execute_query(
+            "CREATE (:LoadLock {release: $release, token: $token, host: $host, boot: $boot, pid: $pid, "
+            "started: $started, at: datetime(), heartbeat: datetime(), interval: $interval})",
+            {"release": name, "token": token, "interval": float(HEARTBEAT), **me}, database_=self.database)
+
+    def _read_lock(self, name: str) -> tuple[dict | None, float | None]:
+        """The lock node of ``name`` (properties) and the seconds since its last heartbeat, on the server's clock
+        (a lock written before heartbeats existed: since it was taken)."""
+        recs = self._query("MATCH (l:LoadLock {release: $release}) RETURN properties(l) AS p, "
+                           "duration.inSeconds(coalesce(l.heartbeat, l.at), datetime()).seconds AS quiet",
+                           {"release": name})
+        if not recs:
+            return None, None
+        quiet = recs[0]["quiet"]
+        return _plain(recs[0]["p"]), float(quiet) if quiet is not None else None
+
+    def _as_owner(self, name: str, query: str, params: dict | None = None) -> list:
+        """Run ``query`` in one write transaction that first finds this thread's lock of ``name`` still there
+        (its token) and writes to it, so that no one can break it until the transaction ends; LockLostError, with
+        nothing written, if it is gone. The commit that marks a release loaded goes through here. Without a lock
+        held by this thread: :meth:`_query`."""
+        from neo4j import exceptions
+
+        held = self._held.get((name, threading.get_ident()))
+        if held is None:
+            return self._query(query, params)
+        token = held[0]
+
+        def work(tx: Any) -> list | None:
+            owned = tx.run("MATCH (l:LoadLock {release: $release, token: $token}) SET l.heartbeat = datetime() "
+                           "RETURN count(l) AS n", release=name, token=token).single()
+            if not owned or not owned["n"]:
+                return None
+            return list(tx.run(query, params or {}))
+
+        try:
+            with self.driver.session(database=self.database) as session:
+                records = session.execute_write(work)
+        except exceptions.ServiceUnavailable as exc:
+            raise StoreError(f"lost Neo4j at {self.uri} ({_one_line(exc)[:160]}); {_hint(self.uri)}") from None
+        except exceptions.Neo4jError as exc:
+            raise StoreError(f"Neo4j refused the query: {_one_line(exc)}") from None
+        if records is None:
+            raise LockLostError(name)
+        return records
+
+    def _restore_lock(self, name: str) -> None:
+        """This thread's lock of ``name`` again, same token, in a database that a bulk import has just replaced
+        (the new store has no lock node); LockLostError if another load took the name in the meantime."""
+        from neo4j import exceptions
+
+        held = self._held.get((name, threading.get_ident()))
+        if held is None:
+            return
+        self._apply_lock_schema()
+        try:
+            self._create_lock(name, held[0], _lock_owner())
+        except exceptions.ConstraintError:
+            raise LockLostError(name) from None
+
+    @contextlib.contextmanager
+    def _heartbeats_paused(self) -> Iterator[None]:
+        """No heartbeat is written inside the block (a bulk import compares the transaction logs before and after
+        its import, and any write, a heartbeat too, makes it keep the old store)."""
+        with self._beat_lock:
+            self._beats_paused += 1
+        try:
+            yield
+        finally:
+            with self._beat_lock:
+                self._beats_paused -= 1
 
     def break_lock(self, name: str) -> dict | None:
-        """Remove the load lock of release ``name`` whoever holds it (a load on another machine that no longer
-        runs); return the lock's properties, or None if there was none. The next load completes whatever the
-        broken one left (status 'loading')."""
-        recs = self._query("MATCH (l:LoadLock {release: $release}) WITH l, properties(l) AS p DELETE l RETURN p",
-                           {"release": name})
-        return _plain(recs[0]["p"]) if recs else None
+        """Remove the load lock of release ``name`` when its load no longer runs; return the lock's properties,
+        or None if there was none. The next load completes whatever the broken one left (status 'loading').
+
+        Refused (StoreError, one line naming the holder and since when) while the holder is alive as far as can be
+        told (:func:`_lock_alive`): on this machine, its process is there; on another, its heartbeat is younger
+        than :data:`STALE_BEATS` of its intervals. The node is deleted by its token, so a lock taken again
+        meanwhile by another load stays. O(1) queries."""
+        held, quiet = self._read_lock(name)
+        if held is None:
+            return None
+        me = _lock_owner()
+        if _lock_alive(held, quiet, me):
+            beat = f", last heartbeat {quiet:.0f} s ago" if quiet is not None else ""
+            where = "on this machine, and it is still running" if held.get("host") == me["host"] else \
+                f"on {held.get('host')}, which still sends heartbeats{beat}"
+            raise StoreError(f"the load lock of release {name!r} is held by process {held.get('pid')} {where} "
+                             f"(since {_since(held)}); it was not removed -- wait for that load to finish")
+        self._query("MATCH (l:LoadLock {release: $release, token: $token}) DELETE l",
+                    {"release": name, "token": held.get("token")})
+        return held
 
     def before_load(self, name: str, fp: str, *, replace: bool = False) -> tuple[dict | None, dict | None]:
         """What is stored under ``name`` before a release with content hash ``fp`` is loaded there (by either
@@ -731,7 +952,7 @@ class Store:
         """The driver console queries use: separate from the store's, so that giving up on a query (closing
         its connection) does not disturb loads or write-backs running on the same Store."""
         if self._console is None:
-            self._console = _open_driver(self.uri, self._auth)
+            self._console = _open_driver(self._target())
         return self._console
 
     def _run_one(self, query: str, params: dict, write: bool, timeout: float | None) -> pd.DataFrame:

@@ -502,30 +502,86 @@ def pinned_certificate(uri: str, paths: Paths | None = None) -> Path | None:
     return Path(env) if env else None
 
 
-def open_driver(uri: str, auth=None, *, certificate: Path | None = None, **config):
+@dataclass(frozen=True)
+class LocalServer:
+    """The project's running local server as one read of its state file found it: its URI, the password
+    (None without a password file) and the bytes of the certificate its clients pin (None when the state file
+    names none or the file cannot be read)."""
+
+    uri: str
+    auth: tuple[str, str] | None
+    certificate: bytes | None
+
+
+def local_server(paths: Paths | None = None) -> LocalServer | None:
+    """The running local server (:class:`LocalServer`), or None when its launcher does not run.
+
+    One read of ``state.json``, the password file and the certificate, together: a client holds on to what it
+    got here, so a server stopping (and something else taking its port) between two reads cannot leave it with
+    the password but without the certificate that must guard it. O(1) file reads.
+    """
+    paths = paths or Paths.default()
+    state = read_state(paths)
+    if not (state and state.get("pid") and state.get("uri") and _is_our_launcher(int(state["pid"]), paths.home)):
+        return None
+    cert = None
+    if state.get("certificate"):
+        with contextlib.suppress(OSError):
+            cert = Path(state["certificate"]).read_bytes() or None
+    return LocalServer(str(state["uri"]), local_auth(paths), cert)
+
+
+def read_certificate(path: Path | str, uri: str) -> bytes:
+    """The PEM bytes of the certificate pinned for ``uri``; StoreError (one line) if the file cannot be read."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        data = b""
+    if not data.strip():
+        raise StoreError(f"the certificate pinned for {uri} is missing ({path}); the client does not send "
+                         "credentials to a server it cannot verify")
+    return data
+
+
+def tls_context(certificate: bytes):  # -> ssl.SSLContext
+    """A client TLS context that trusts exactly ``certificate`` (PEM bytes held in memory, never read again):
+    the server must present it, or a certificate it signed, for the host it is reached at. TLS 1.2 or later."""
+    import ssl
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.check_hostname = True
+    context.verify_mode = ssl.CERT_REQUIRED
+    try:
+        context.load_verify_locations(cadata=certificate.decode("ascii"))
+    except (ssl.SSLError, UnicodeDecodeError, ValueError):
+        raise StoreError("the pinned certificate is not a PEM certificate; the client does not send credentials "
+                         "to a server it cannot verify") from None
+    return context
+
+
+def open_driver(uri: str, auth=None, *, certificate: Path | bytes | None = None, **config):
     """A Neo4j driver for ``uri`` that verifies the server before it sends ``auth``.
 
-    With a pinned certificate (``certificate``, else :func:`pinned_certificate`) the connection is TLS and the
-    server must present exactly a certificate signed by that one (the launcher's is self-signed, so: that
-    certificate) for 127.0.0.1; the credentials travel only inside that TLS session, after the handshake. A
-    listener without the launcher's private key (a process that took the port while the server was down)
-    sees a TLS ClientHello and nothing else. ``uri`` must then use the plain scheme (``bolt://``, ``neo4j://``):
+    With a pinned certificate (``certificate``: a file, or its PEM bytes; else :func:`pinned_certificate`) the
+    connection is TLS and the server must present exactly a certificate signed by that one (the launcher's is
+    self-signed, so: that certificate) for 127.0.0.1; the credentials travel only inside that TLS session, after
+    the handshake. A listener without the launcher's private key (a process that took the port while the server
+    was down) sees a TLS ClientHello and nothing else. Bytes are used as they are (a :class:`LocalServer` read
+    them once); a file is read now, once. ``uri`` must then use the plain scheme (``bolt://``, ``neo4j://``):
     the driver refuses ``+s``/``+ssc`` together with a custom trust. ``config`` goes to the driver.
     StoreError if the pinned certificate file is missing.
     """
     driver = require("neo4j", "neo4j", "the Neo4j store")
-    GraphDatabase, TrustCustomCAs = driver.GraphDatabase, driver.TrustCustomCAs
 
     cert = certificate if certificate is not None else pinned_certificate(uri)
     if cert is not None:
-        if not Path(cert).is_file():
-            raise StoreError(f"the certificate pinned for {uri} is missing ({cert}); the client does not send "
-                             "credentials to a server it cannot verify")
-        config.update(encrypted=True, trusted_certificates=TrustCustomCAs(str(cert)))
-    return GraphDatabase.driver(uri, auth=auth, **config)
+        pem = cert if isinstance(cert, bytes) else read_certificate(cert, uri)
+        config.update(ssl_context=tls_context(pem))
+    return driver.GraphDatabase.driver(uri, auth=auth, **config)
 
 
-def bolt_version(uri: str, auth=None, timeout: float = 3.0, certificate: Path | None = None) -> str | None:
+def bolt_version(uri: str, auth=None, timeout: float = 3.0, certificate: Path | bytes | None = None) -> str | None:
     """Neo4j version string if a Bolt server answers at ``uri``, else None; AuthRefusedError if it refuses ``auth``.
     The connection is made by :func:`open_driver` (TLS with the pinned certificate, if any)."""
     exceptions = require("neo4j.exceptions", "neo4j", "the Neo4j store")

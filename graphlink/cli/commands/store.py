@@ -120,7 +120,8 @@ def load_cmd(
     spark_master: MasterO = None,
     break_lock: bool = typer.Option(False, "--break-lock", help="First remove the lock of a load under --name "
                                     "that no longer runs on another machine (a load on this machine that died "
-                                    "is detected by itself)."),
+                                    "is detected by itself). Refused while that load is alive: its process "
+                                    "here, its heartbeat from another machine."),
 ) -> None:
     """Load a release into Neo4j (idempotent: loading it again changes nothing). With --engine spark, Spark reads
     the release and writes the bulk importer's files (or the connector writes the graph): the same graph. One load

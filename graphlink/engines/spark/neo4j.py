@@ -160,7 +160,7 @@ def _write_release(st: SparkTrails | SparkRelease, store: Store, name: str, *, a
                  for i, d in zip(t["identified"], t["deidentified"], strict=True)]
         for lo in range(0, len(items), 10_000):
             store._query(statements("truth").text, {"release": name, "truth": items[lo:lo + 10_000]})
-    store._query(statements("finalize").text, {"release": name})
+    store._as_owner(name, statements("finalize").text, {"release": name})  # only while the load lock is still ours
     return {**(store.release_info(name) or {}), "skipped": False}
 
 
