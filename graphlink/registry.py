@@ -425,7 +425,7 @@ register(MethodSpec(
     "assigns protectees to locations by a flow that keeps the most disclosures, and ends with Final-Clean",
     f"{_METHODS}:_flow", input="instance", multiplicities=_ONE, per_component=False, final_clean=True))
 register(MethodSpec(
-    "keep-most", "protect", "keep-most",
+    "keep-most", "protect", "Keep-most",
     "withholds single disclosures, each record keeping the most locations it can, until the exact audit certifies "
     "the release; prints a lower bound on what any method must withhold",
     "graphlink.protect.pipeline:unlink_keep", input="release", multiplicities=_ONE, heading="Keep most of the data",
