@@ -13,6 +13,7 @@ import streamlit as st
 
 from app import state
 from app.components import charts
+from app.components.labels import EXPERIMENT_LABELS, label
 from app.components.tables import show_table
 from app.components.text import md, one_line
 
@@ -72,6 +73,22 @@ PLOTS = {
 }
 
 
+def merge_equal_series(long: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """``long`` with series whose values are equal at every point drawn as one line under one legend entry
+    ("A = B"): otherwise one line hides the other exactly and the legend names a line nobody can see.
+    O(points log points)."""
+    profile = {name: tuple(g.sort_values(keys)[[*keys, "value"]].round(9).itertuples(index=False, name=None))
+               for name, g in long.groupby("series", sort=False)}
+    groups: dict[tuple, list[str]] = {}
+    for name, values in profile.items():
+        groups.setdefault(values, []).append(name)
+    rename = {name: " = ".join(names) for names in groups.values() for name in names}
+    keep = {names[0] for names in groups.values()}
+    out = long[long["series"].isin(keep)].copy()
+    out["series"] = out["series"].map(rename)
+    return out
+
+
 def chart(frame: pd.DataFrame, plot: Plot) -> alt.Chart | None:
     """The experiment's table as lines of means over the runs; None when the table lacks the columns."""
     need = [plot.x, *plot.series, *(c for c in (plot.colour, plot.facet) if c)]
@@ -85,6 +102,7 @@ def chart(frame: pd.DataFrame, plot: Plot) -> alt.Chart | None:
     if plot.colour:
         long["series"] = (long[plot.colour].astype(str) if len(plot.series) == 1
                           else long[plot.colour].astype(str) + ", " + long["series"])
+    long = merge_equal_series(long, [plot.x, *(c for c in (plot.facet,) if c)])
     domain = list(dict.fromkeys(long["series"]))
     x_axis = alt.Axis(tickMinStep=1, format="d") if plot.integer_x else alt.Axis()
     x_scale = alt.Scale(type="log") if plot.log_x else alt.Scale(zero=False)
@@ -101,6 +119,14 @@ def chart(frame: pd.DataFrame, plot: Plot) -> alt.Chart | None:
     return base
 
 
+#: the experiments' descriptions in words where the registry's cite the thesis's numbering
+EXPERIMENT_DESCRIPTIONS = {
+    "als-gain": "Trails and quasi-identifiers in one graph: certain re-identifications when a pair must also agree "
+                "on the generalized values (Malin 2002), against trails alone",
+    "dedup": "Greedy against forced deduplication (and flow deduplication) on uniform populations (Malin 2006, "
+             "chapter 9), checked by the exact audit, with the gap to the exact optimum",
+}
+
 registry = state.optional_module("graphlink.simulation.experiments.registry")
 if registry is None:
     state.unavailable("Experiments", "graphlink.simulation.experiments.registry")
@@ -116,8 +142,9 @@ if not experiments:
     st.stop()
 
 names = sorted(experiments)
-name = st.selectbox("Experiment", names, key="exp_name", index=names.index("als-gain") if "als-gain" in names else 0)
-st.markdown(f"**What it does:** {md(experiments[name].description)}.")
+name = st.selectbox("Experiment", names, key="exp_name", index=names.index("als-gain") if "als-gain" in names else 0,
+                    format_func=lambda n: label(n, EXPERIMENT_LABELS))
+st.markdown(f"**What it does:** {md(EXPERIMENT_DESCRIPTIONS.get(name, experiments[name].description))}.")
 c1, c2 = st.columns(2)
 runs = int(c1.number_input("Runs per setting", 1, 50, 3, key="exp_runs",
                            help="simulated populations per setting: more runs give smoother means"))
@@ -142,7 +169,7 @@ if st.session_state.get("exp_ran") != (name, runs, seed):
                "for the settings above.")
 
 try:
-    with st.spinner(f"Running {name} ({runs} run(s) per setting)…"):
+    with st.spinner(f"Running {label(name, EXPERIMENT_LABELS)} ({runs:,} run(s) per setting)…"):
         result, out = run_experiment(name, runs, seed)
 except Exception as exc:
     st.error("The experiment failed: " + one_line(exc))
@@ -171,10 +198,10 @@ if isinstance(frame, pd.DataFrame):
     with st.expander("The results table (one row per run and setting)"):
         show_table(frame)
 for t in tables:
-    with st.expander(f"Table: {t.name}"):
+    with st.expander("The table the experiment writes" + (f" ({len(tables)})" if len(tables) > 1 else "")):
         data = pd.read_csv(t)
         show_table(data)
-        st.download_button(f"Download {t.name}", t.read_bytes(), file_name=t.name, mime="text/csv",
+        st.download_button("Download the table (CSV)", t.read_bytes(), file_name=t.name, mime="text/csv",
                            key=f"exp_dl_{t.name}")
 if not images and not tables and frame is None:
     st.info("The experiment finished but wrote no plots or tables.")
