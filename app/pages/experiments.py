@@ -73,22 +73,6 @@ PLOTS = {
 }
 
 
-def merge_equal_series(long: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """``long`` with series whose values are equal at every point drawn as one line under one legend entry
-    ("A = B"): otherwise one line hides the other exactly and the legend names a line nobody can see.
-    O(points log points)."""
-    profile = {name: tuple(g.sort_values(keys)[[*keys, "value"]].round(9).itertuples(index=False, name=None))
-               for name, g in long.groupby("series", sort=False)}
-    groups: dict[tuple, list[str]] = {}
-    for name, values in profile.items():
-        groups.setdefault(values, []).append(name)
-    rename = {name: " = ".join(names) for names in groups.values() for name in names}
-    keep = {names[0] for names in groups.values()}
-    out = long[long["series"].isin(keep)].copy()
-    out["series"] = out["series"].map(rename)
-    return out
-
-
 def chart(frame: pd.DataFrame, plot: Plot) -> alt.Chart | None:
     """The experiment's table as lines of means over the runs; None when the table lacks the columns."""
     need = [plot.x, *plot.series, *(c for c in (plot.colour, plot.facet) if c)]
@@ -102,7 +86,7 @@ def chart(frame: pd.DataFrame, plot: Plot) -> alt.Chart | None:
     if plot.colour:
         long["series"] = (long[plot.colour].astype(str) if len(plot.series) == 1
                           else long[plot.colour].astype(str) + ", " + long["series"])
-    long = merge_equal_series(long, [plot.x, *(c for c in (plot.facet,) if c)])
+    long = charts.merge_equal_series(long, [plot.x, *(c for c in (plot.facet,) if c)])
     domain = list(dict.fromkeys(long["series"]))
     x_axis = alt.Axis(tickMinStep=1, format="d") if plot.integer_x else alt.Axis()
     x_scale = alt.Scale(type="log") if plot.log_x else alt.Scale(zero=False)

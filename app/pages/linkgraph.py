@@ -9,6 +9,7 @@ from st_cytoscape import cytoscape
 
 from app import state
 from app.components import graph as gview
+from app.components.tables import show_table
 from app.components.text import md
 
 #: the whole graph is drawn only up to this size (beyond it a two-column drawing is a tangle of crossing lines)
@@ -158,7 +159,7 @@ cand = pd.DataFrame({
 })
 st.markdown(f"**Candidates** (linked elements on the other side): {len(nb):,}"
             + (f" — showing the first {SHOWN}" if len(nb) > SHOWN else ""))
-st.dataframe(cand, hide_index=True, width="stretch")
+show_table(cand, column_config={"edge class": st.column_config.TextColumn("edge class", width="large")})
 
 st.markdown("**Explanation**")
 st.markdown(state.explain(loaded.key, reserved, t_side, t_key, release))   # values escaped by explain

@@ -13,7 +13,7 @@ import streamlit as st
 
 from app import state
 from app.components import words
-from app.components.labels import SECURE_LABELS, label
+from app.components.labels import SECURE_LABELS, label, number
 from app.components.tables import show_table
 from app.components.text import md, one_line
 
@@ -177,12 +177,13 @@ who = st.selectbox("Party", list(res.seen), key="sec_party")
 seen = pd.DataFrame(res.seen[who])
 show_table(seen.rename(columns=SEEN_COLUMNS))
 st.markdown("**Costs per party** (the counters of Malin 2006, Appendix C)")
-costs = pd.DataFrame(res.costs).T.rename(columns=COST_COLUMNS)
-costs.insert(0, "party", costs.index.astype(str))
-if "CPU seconds" in costs:
-    costs["CPU seconds"] = costs["CPU seconds"].astype(float).round(4)
-show_table(costs, column_config={c: st.column_config.NumberColumn(c, format="%d") for c in costs.columns
-                                 if c not in ("party", "CPU seconds")})
+# one row per counter, one column per party: ten counters side by side do not fit the page's width
+costs = pd.DataFrame(res.costs).rename(index=COST_COLUMNS)
+shown = pd.DataFrame({party: [f"{float(v):.4f}" if name == "CPU seconds" else number(v)
+                              for name, v in costs[party].items()] for party in costs.columns},
+                     index=costs.index, dtype=object)
+shown.insert(0, "counter", shown.index.astype(str))
+show_table(shown)
 st.markdown("**Disclosed per location**")
 show_table(pd.DataFrame({"location": list(res.disclosed),
-                         "disclosed records": [len(v) for v in res.disclosed.values()]}))
+                         "disclosed records": [number(len(v)) for v in res.disclosed.values()]}))
