@@ -47,7 +47,7 @@ def test_starts_on_the_thesis_demo(at: AppTest) -> None:
     assert m["Locations"] == "4"
     assert m["Identified elements"] == "4"
     assert m["De-identified elements"] == "4"
-    assert m["Reserved side"] == "deidentified"
+    assert m["Side that may withhold"] == "de-identified"
     side = sidebar_text(at)
     assert "Thesis Figure 3.4" in side
     assert "In-process engine" in side or "Neo4j" in side
@@ -66,7 +66,7 @@ def test_load_simulated_demo(at: AppTest) -> None:
     assert m["Identified elements"] == f"{len(expected.elements('identified')):,}"
     assert m["De-identified elements"] == f"{len(expected.elements('deidentified')):,}"
     assert 2000 < len(expected.elements("identified")) <= 3000
-    assert metrics(at)["Reserved side"] == "deidentified"
+    assert metrics(at)["Side that may withhold"] == "de-identified"
 
 
 @pytest.mark.parametrize("model", ["uniform", "Zipf"])

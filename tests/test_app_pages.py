@@ -126,7 +126,7 @@ def test_experiments_open_on_a_result(at: AppTest) -> None:
     assert not at.exception, at.exception
     assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart"), "no chart before Run"
     assert any("What it does" in m.value for m in at.markdown)
-    assert any("Comparison with the thesis" in m.value for m in at.markdown)
+    assert any("Comparison with the thesis" in e.label for e in at.expander)
 
 
 def test_documentation_is_the_user_guide(at: AppTest) -> None:

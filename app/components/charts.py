@@ -23,7 +23,7 @@ CATEGORICAL = [OKABE_ITO[c] for c in ("blue", "orange", "green", "vermillion", "
 
 
 def kind_scale() -> alt.Scale:
-    return alt.Scale(domain=["identified", "deidentified"], range=[OKABE_ITO["blue"], OKABE_ITO["orange"]])
+    return alt.Scale(domain=["identified", "de-identified"], range=[OKABE_ITO["blue"], OKABE_ITO["orange"]])
 
 
 def category_scale(domain: list[str]) -> alt.Scale:

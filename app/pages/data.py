@@ -135,10 +135,11 @@ if release.truth is not None:
 
 st.markdown("**Records per location**")
 table = sizes.reset_index().rename(columns={"index": "location"})
-table.columns = ["location", *list(table.columns[1:])]
+table.columns = ["location", *(labels.label(c, labels.SIDE_LABELS) for c in table.columns[1:])]
 left, right = st.columns([1, 2])
 show_table(table, where=left)
 long = table.melt(id_vars="location", var_name="kind", value_name="records")
+long["kind"] = long["kind"].map(lambda s: labels.label(s, labels.SIDE_LABELS))
 chart = (alt.Chart(long).mark_bar().encode(
     x=alt.X("location:N", sort=list(tr.locations), title="Location"),
     xOffset="kind:N",

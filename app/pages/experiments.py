@@ -175,9 +175,9 @@ else:
     for img in images:
         st.image(str(img), caption=img.name)
 comparison = getattr(result, "comparison", None)
-if comparison:
-    st.markdown("**Comparison with the thesis**")
-    st.text(str(comparison))
+if comparison:   # the experiment's own note cites the thesis's numbering and symbols: for experts, folded away
+    with st.expander("Comparison with the thesis (in its notation, for experts)"):
+        st.text(str(comparison))
 if isinstance(frame, pd.DataFrame):
     with st.expander("The results table (one row per run and setting)"):
         show_table(frame)

@@ -79,7 +79,8 @@ def loss_chart(plan: Plan) -> alt.Chart:
     colours = alt.Scale(domain=["given to a recipient", "usable", "outside the bounds"],
                         range=[charts.OKABE_ITO["vermillion"], charts.OKABE_ITO["blue"], charts.OKABE_ITO["grey"]])
     return alt.Chart(sol).mark_tick(thickness=2, size=26).encode(
-        x=alt.X("loss:Q", title=f"loss ({plan.loss})"), y=alt.Y("status:N", title=None),
+        x=alt.X("loss:Q", title=f"loss ({label(plan.loss, FINGERPRINT_LOSS_LABELS).lower()})"),
+        y=alt.Y("status:N", title=None),
         color=alt.Color("status:N", scale=colours, legend=None),
         tooltip=["node", "loss", "k", "suppressed_rows"]).properties(height=140)
 

@@ -8,6 +8,7 @@ import streamlit as st
 
 from app import state
 from app.components import charts, words
+from app.components.labels import number
 from app.components.tables import show_table
 from app.components.text import md, spreadsheet_csv
 
@@ -71,7 +72,7 @@ for m in chosen:
 cols = st.columns(max(len(chosen), 1))
 for col, m in zip(cols, chosen, strict=False):
     if m in results:
-        col.metric(state.METHOD_LABELS[m], state.reid_count(results[m]), help="re-identified elements")
+        col.metric(state.METHOD_LABELS[m], number(state.reid_count(results[m])), help="re-identified elements")
     else:
         col.metric(state.METHOD_LABELS[m], "n/a")
 for m, msg in errors.items():

@@ -82,8 +82,9 @@ def certification_text(cert: dict, k: int) -> str:
     if not cert:
         return "the sTTP did not certify this run (it stopped before the check)."
     if not cert.get("checked"):
-        return ("the sTTP skipped its certification: the release is too large to check within its limit "
-                f"({md(cert.get('reason', 'no reason given'))}).")
+        size = (f" ({cert['pairs']:,} pairs of identified and de-identified elements to compare, above its limit "
+                f"of {cert['limit']:,})") if "pairs" in cert and "limit" in cert else ""
+        return f"the sTTP skipped its certification: the release is too large to check within its limit{size}."
     verdict = {True: "passed", False: "failed"}
     repairs = list(cert.get("repairs", []))
     text = (f"the sTTP's certification of {k}-unlinkability: outside observer's check "
