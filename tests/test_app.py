@@ -184,7 +184,7 @@ def test_reidentification_counts(at: AppTest) -> None:
     at.selectbox(key="reid_shown").set_value("true-loves").run()
     pairs = at.dataframe[-1].value
     truth = {("Ali", "actg"), ("Charlie", "tgac"), ("Dan", "gatc"), ("Bob", "ctga")}
-    assert set(zip(pairs["identified"], pairs["deidentified"], strict=True)) == truth
+    assert set(zip(pairs["identified"], pairs["de-identified"], strict=True)) == truth
     assert all(isinstance(r, str) and r for r in pairs["reason"])
     at.button(key="loo_run").click().run()
     assert not at.exception, at.exception

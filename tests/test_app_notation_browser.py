@@ -105,7 +105,8 @@ def notation_in(text: str, plain: str) -> list[str]:
 
 
 def test_notation_patterns_catch_the_reported_strings() -> None:
-    """The list catches every string the issue quotes, and passes the words that replace them."""
+    """The list catches the notation once shown on the pages (thesis symbols, numbered references, raw keys,
+    paths, unseparated numbers), and passes the words that replace them."""
     quoted = ["|C|", "|S|", "(Definition 21)", "(Alg. 10)", "(TR02 Def. 3.1)", "|ω_c| ≤ |γ_c|", "ristretto255",
               "v_C (Theorem 11)", "greedy-dedup", "prec", "samarati", "als-gain", "deidentified", "AER::CPS1988",
               "graphlink.core.release.read_release", "See docs/qi.md", "key 1c7082fd…",

@@ -77,7 +77,8 @@ def test_thesis_pages_hold_no_notation(monkeypatch: pytest.MonkeyPatch) -> None:
         _goto(at, page)
         if page in press:
             at.button(key=press[page]).click().run()
-        found = notation_in(_text(at), _text(at))
+        text = _text(at)
+        found = notation_in(text, re.sub(r"`[^`]*`", " ", text))   # trails in code are data, not counts
         assert found == [], (page, found)
 
 

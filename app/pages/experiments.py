@@ -94,7 +94,10 @@ def chart(frame: pd.DataFrame, plot: Plot) -> alt.Chart | None:
         x=alt.X(f"{plot.x}:Q", title=plot.x_title, axis=x_axis, scale=x_scale),
         y=alt.Y("value:Q", title=plot.y_title),
         color=alt.Color("series:N", scale=charts.category_scale(domain[:8]) if len(domain) <= 8 else alt.Undefined,
-                        legend=alt.Legend(title=plot.colour_title, orient="right", labelLimit=320)),
+                        # a long entry (series drawn as one line) goes below the plot, where it has the width
+                        legend=alt.Legend(title=plot.colour_title, labelLimit=900, direction="vertical",
+                                          orient="bottom" if max(map(len, domain)) > 44 and not plot.facet
+                                          else "right")),
         strokeDash=alt.StrokeDash("series:N", legend=None),
         tooltip=[*keys, "series", alt.Tooltip("value:Q", format=",.3~f")]).properties(height=320)
     if plot.facet:   # panels side by side, the legend to their right: it never lies over a line

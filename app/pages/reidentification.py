@@ -92,7 +92,8 @@ if len(counts):
     labels = chart.mark_text(dy=-8, fontSize=13).encode(text="re-identified:Q", color=alt.value("black"))
     st.altair_chart(chart + labels, width="stretch")
     with st.expander("Summary per method", expanded=release.truth is not None):
-        show_table(summary)
+        # one column per method: a dozen measures side by side would run past the page's right edge
+        show_table(summary.set_index("Method").T.rename_axis("measure").reset_index())
 
 if results:
     st.subheader("Re-identified pairs")
@@ -100,7 +101,7 @@ if results:
     shown = st.selectbox("Method", listed, index=listed.index(words.opening_method(results)),
                          format_func=state.METHOD_LABELS.get, key="reid_shown")
     pairs = results[shown].to_frame() if hasattr(results[shown], "to_frame") else results[shown].pairs
-    show_table(pairs)
+    show_table(pairs.rename(columns={"deidentified": "de-identified"}))
     st.download_button("Download pairs as CSV", spreadsheet_csv(pairs),
                        file_name=f"{release.name}_{shown}.csv", mime="text/csv", key="reid_download")
 
