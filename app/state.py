@@ -23,7 +23,7 @@ import pandas as pd
 import streamlit as st
 
 import graphlink
-from app.components.labels import METHOD_LABELS  # noqa: F401  (the pages' one label map, read here too)
+from app.components.labels import METHOD_LABELS, method_labels  # noqa: F401  (the pages' one label map)
 
 DATA_DIR = Path(graphlink.__file__).resolve().parent / "data"
 REPO_DIR = Path(__file__).resolve().parent.parent
@@ -450,7 +450,7 @@ def explain(key: str, reserved: str, side: str, element: str, _release: Any) -> 
     for method in methods:
         res = reidentification(key, reserved, method, None, _release)
         hit = res.pairs[res.pairs[col].astype(str) == element]
-        name = METHOD_LABELS[method]
+        name = method_labels(cls.graph.trails.one_to_many)[method]
         if len(hit):
             r = hit.iloc[0]
             lines.append(f"- **{name}**: re-identified as {md(r[other])} — {md(r['reason'])}")

@@ -42,7 +42,7 @@ def test_households_open_with_the_one_to_many_methods(monkeypatch: pytest.Monkey
     app.button(key="reid_run").click().run()
     assert not app.exception, app.exception
     assert not app.error, [e.value for e in app.error]
-    assert set(metrics(app)) == {"REIDIT-M", "True loves (exact)"}
+    assert set(metrics(app)) == {"REIDIT-M", "Certain pairs (exact)"}    # no true loves without a matching
     # asking for the one-to-one methods too: one calm note pointing at the Data page's control, no error
     methods.set_value(["complete", "incomplete", "incomplete-k", "multiple", "true-loves"]).run()
     assert not app.exception, app.exception

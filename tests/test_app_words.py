@@ -103,6 +103,17 @@ def test_link_graph_speaks_of_certain_and_possible_pairs_on_a_one_to_many_releas
     assert not table["edge class"].str.contains("True love|maximum matching", case=False).any()
 
 
+def test_reidentification_names_certain_pairs_not_true_loves_on_a_one_to_many_release(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    at = _goto(_start(monkeypatch, "households"), "reidentification")
+    at.button(key="reid_run").click().run()
+    assert not at.exception
+    assert "Certain pairs (exact)" in {m.label for m in at.metric}
+    text = " ".join(rendered(x.value) for x in [*at.main.markdown, *at.main.caption, *at.main.info])
+    assert "true love" not in text.lower().replace("no true love", "") and "maximum matching" not in text
+    assert "consistent assignment" in text
+
+
 def test_link_graph_keeps_matchings_on_a_one_to_one_release(monkeypatch: pytest.MonkeyPatch) -> None:
     at = _goto(_start(monkeypatch, "thesis"), "linkgraph")
     assert {"Maximum matching size", "True loves (certain pairs)"} <= {m.label for m in at.metric}

@@ -21,6 +21,23 @@ METHOD_LABELS = {
     "multiple": "REIDIT-M",
     "true-loves": "True loves (exact)",
 }
+#: the same methods on a release read as one-to-many, where there is no matching: the exact method finds the pairs
+#: certain in every consistent assignment of people to de-identified elements (Malin 2006, Appendix A)
+MANY_METHOD_LABELS = {**METHOD_LABELS, "true-loves": "Certain pairs (exact)"}
+
+
+def method_labels(one_to_many: bool) -> dict[str, str]:
+    """The re-identification methods' labels under the reading of the release: no true loves and no maximum
+    matchings on a one-to-many release, where the exact method gives certain pairs.
+
+    Examples
+    --------
+    >>> method_labels(True)["true-loves"], method_labels(False)["true-loves"]
+    ('Certain pairs (exact)', 'True loves (exact)')
+    """
+    return MANY_METHOD_LABELS if one_to_many else METHOD_LABELS
+
+
 #: protection by withholding records (``graphlink.catalog.PROTECT_METHODS``)
 PROTECT_LABELS = {
     "greedy-dedup": "Greedy deduplication",

@@ -16,7 +16,7 @@ _MANY = (f"if one de-identified element can stand for several people (households
 #: code -> the app's remedy from the diagnostic's data ("" drops the library's)
 REMEDIES: dict[str, Callable[[dict], str]] = {
     "method-needs-one-to-one": lambda d: (
-        "choose REIDIT-M or True loves under 'Methods' (exact certain pairs for one-to-many data)"
+        "choose REIDIT-M or Certain pairs (exact) under 'Methods' (the exact pairs for one-to-many data)"
         + ("" if d.get("stated_many") else f"; if every de-identified element stands for one person, choose "
                                            f"'Multiplicity' one-to-one {_DATA}")),
     "mixed-sizes": lambda d: f"if you know which side withholds, choose it under 'Reserved side' {_DATA}",
@@ -26,7 +26,7 @@ REMEDIES: dict[str, Callable[[dict], str]] = {
                                  f"e.g. households) {_DATA}"),
     "reidit-conflicts": lambda d: f"{_MANY}, and use REIDIT-M",
     "reidit-m-orphans": lambda d: "" if d.get("one_to_many") else _MANY,
-    "hall-fails": lambda d: f"{_MANY}, and use REIDIT-M or True loves",
+    "hall-fails": lambda d: f"{_MANY}, and use REIDIT-M or Certain pairs (exact)",
     "unlink-one-to-many": lambda d: (f"choose 'Multiplicity' one-to-one {_DATA} if every de-identified element "
                                      "belongs to one person"),
     "unlink-side-undecided": lambda d: f"choose 'Multiplicity' one-to-one {_DATA} to protect it",

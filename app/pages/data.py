@@ -129,7 +129,7 @@ with st.expander("How the data model was decided"):
     st.markdown("\n".join(f"- {md(line)}" for line in words.evidence_lines(tr.model)))
 if tr.one_to_many:
     st.info("One-to-many release: REIDIT-C and REIDIT-I assume one-to-one data and are not run (thesis Table "
-            "A.1); REIDIT-M and the exact one-to-many pairs (True loves) apply.")
+            "A.1); REIDIT-M and the exact certain pairs apply.")
 if release.truth is not None:
     st.caption(f"Ground truth available: {len(release.truth):,} identified/de-identified pairs.")
 

@@ -8,7 +8,7 @@ import streamlit as st
 
 from app import state
 from app.components import charts, words
-from app.components.labels import number
+from app.components.labels import method_labels, number
 from app.components.tables import show_table
 from app.components.text import md, spreadsheet_csv
 
@@ -17,18 +17,22 @@ loaded = state.require_release()
 reserved = state.reserved_choice()
 release = loaded.release
 
-st.caption("REIDIT-C matches complete trails exactly; REIDIT-I iteratively links unique subtrail/supertrail "
-           "pairs; REIDIT-I-K stops at candidate sets of size k; REIDIT-M allows one-to-many; true loves are "
-           "the edges in every maximum matching of the link graph (certain re-identifications).")
 
-methods = list(state.METHOD_LABELS)
 one_to_many = bool(state.trails(loaded.key, reserved, release).one_to_many)
+names_of = method_labels(one_to_many)    # the exact method's name under the reading of the release
+methods = list(names_of)
+st.caption("REIDIT-C matches complete trails exactly; REIDIT-I iteratively links unique subtrail/supertrail "
+           "pairs; REIDIT-I-K stops at candidate sets of size k; REIDIT-M allows one-to-many; "
+           + ("the certain pairs hold in every consistent assignment of people to de-identified elements (this "
+              "release is read as one-to-many: there is no matching, and no true love)." if one_to_many else
+              "true loves are the edges in every maximum matching of the link graph (certain "
+              "re-identifications)."))
 #: one-to-one methods (thesis Table A.1): not run on a release read as one-to-many
 ONE_TO_ONE_ONLY = ("complete", "incomplete", "incomplete-k")
 applicable = [m for m in methods if not (one_to_many and m in ONE_TO_ONE_ONLY)]
 c1, c2 = st.columns([3, 1])
 # keyed by release and data model: a new release or reading starts from the methods that apply to it
-chosen = c1.multiselect("Methods", methods, default=applicable, format_func=state.METHOD_LABELS.get,
+chosen = c1.multiselect("Methods", methods, default=applicable, format_func=names_of.get,
                         key=f"reid_methods_{loaded.key}_{reserved}")
 k = int(c2.number_input("k for REIDIT-I-K", 1, 100, 2, key="reid_k"))
 run_key = f"reid_ran_{loaded.key}"
@@ -43,13 +47,13 @@ if not chosen:
 
 refused = [m for m in chosen if m not in applicable]
 if refused:
-    names = ", ".join(state.METHOD_LABELS[m] for m in refused)
+    names = ", ".join(names_of[m] for m in refused)
     st.info(f"**{names} {'is' if len(refused) == 1 else 'are'} not run on this release.** "
             f"{'It assumes' if len(refused) == 1 else 'They assume'} that each de-identified element stands for "
             "one person, but this release is read as one-to-many (one de-identified element, such as a "
             "household's IP address, may stand for several people), so a pair found that way would not be "
-            "certain. REIDIT-M and True loves apply to it. If each de-identified element does stand for one "
-            "person, choose **one-to-one** under **Multiplicity** on the Data page.",
+            "certain. REIDIT-M and the exact certain pairs apply to it. If each de-identified element does "
+            "stand for one person, choose **one-to-one** under **Multiplicity** on the Data page.",
             icon=":material/info:")
     st.page_link("app/pages/data.py", label="Data page: Multiplicity", icon=":material/database:")
     chosen = [m for m in chosen if m in applicable]
@@ -72,14 +76,14 @@ for m in chosen:
 cols = st.columns(max(len(chosen), 1))
 for col, m in zip(cols, chosen, strict=False):
     if m in results:
-        col.metric(state.METHOD_LABELS[m], number(state.reid_count(results[m])), help="re-identified elements")
+        col.metric(names_of[m], number(state.reid_count(results[m])), help="re-identified elements")
     else:
-        col.metric(state.METHOD_LABELS[m], "n/a")
+        col.metric(names_of[m], "n/a")
 for m, msg in errors.items():
-    st.error(f"{state.METHOD_LABELS[m]}: {md(msg)}")
+    st.error(f"{names_of[m]}: {md(msg)}")
 
-summary = words.reidentify_table({state.METHOD_LABELS[m]: r.summary for m, r in results.items()})
-counts = pd.DataFrame({"method": [state.METHOD_LABELS[m] for m in results],
+summary = words.reidentify_table({names_of[m]: r.summary for m, r in results.items()})
+counts = pd.DataFrame({"method": [names_of[m] for m in results],
                        "re-identified": [state.reid_count(r) for r in results.values()]})
 if len(counts):
     domain = list(counts["method"])
@@ -99,7 +103,7 @@ if results:
     st.subheader("Re-identified pairs")
     listed = list(results)   # opens on true loves when it lists pairs, else on the method with the most
     shown = st.selectbox("Method", listed, index=listed.index(words.opening_method(results)),
-                         format_func=state.METHOD_LABELS.get, key="reid_shown")
+                         format_func=names_of.get, key="reid_shown")
     pairs = results[shown].to_frame() if hasattr(results[shown], "to_frame") else results[shown].pairs
     show_table(pairs.rename(columns={"deidentified": "de-identified"}))
     st.download_button("Download pairs as CSV", spreadsheet_csv(pairs),
@@ -109,7 +113,7 @@ if results:
     st.caption("Re-runs the method with each location removed: locations whose removal lowers the count "
                "drive re-identification.")
     opts = list(results)
-    loo_method = st.selectbox("Method for sensitivity", opts, format_func=state.METHOD_LABELS.get,
+    loo_method = st.selectbox("Method for sensitivity", opts, format_func=names_of.get,
                               index=opts.index("true-loves") if "true-loves" in opts else 0, key="loo_method")
     if st.button("Run sensitivity", key="loo_run"):
         st.session_state[f"loo_{loaded.key}"] = loo_method
