@@ -215,7 +215,7 @@ def test_secure_protocol_page(at: AppTest) -> None:
     at.button(key="sec_run").click().run()
     assert not at.exception, at.exception
     assert at.success and "Completed" in at.success[0].value
-    at.slider(key="sec_step").set_value(3).run()
+    at.select_slider(key="sec_step").set_value(3).run()
     assert not at.exception
     at.selectbox(key="sec_behaviour").set_value("full-switch").run()
     assert not at.exception, at.exception

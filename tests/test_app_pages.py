@@ -98,7 +98,7 @@ def test_secure_protocol_tables_have_no_python_syntax(at: AppTest) -> None:
     at.button(key="sec_run").click().run()
     assert not at.exception, at.exception
     for step in (1, 2, 5):
-        at.slider(key="sec_step").set_value(step).run()
+        at.select_slider(key="sec_step").set_value(step).run()
         for frame in (d.value for d in at.dataframe):
             cells = [str(v) for v in frame.astype(str).to_numpy().ravel()]
             bad = [c for c in cells if REPR.search(c)]

@@ -74,7 +74,7 @@ PAGES = {
     "reidentification": [("button", "reid_run", None), ("button", "loo_run", None)],
     "protect": [("number_input", "protect_k", 2), ("button", "protect_run", None),
                 ("button", "protect_sweep", None)],
-    "secure": [("button", "sec_run", None), ("slider", "sec_step", 3)],
+    "secure": [("button", "sec_run", None), ("select_slider", "sec_step", 3)],
     "experiments": [("selectbox", "exp_name", "scaling"), ("number_input", "exp_runs", 1),
                     ("button", "exp_run", None)],
     "fingerprint": [("button", "fp_plan", None), ("multiselect", "fp_sim_who", ["R1", "R2"]),

@@ -88,7 +88,7 @@ def chart(frame: pd.DataFrame, plot: Plot) -> alt.Chart | None:
                           else long[plot.colour].astype(str) + ", " + long["series"])
     long = charts.merge_equal_series(long, [plot.x, *(c for c in (plot.facet,) if c)])
     domain = list(dict.fromkeys(long["series"]))
-    x_axis = alt.Axis(tickMinStep=1, format="d") if plot.integer_x else alt.Axis()
+    x_axis = alt.Axis(tickMinStep=1, format=",d") if plot.integer_x else alt.Axis()
     x_scale = alt.Scale(type="log") if plot.log_x else alt.Scale(zero=False)
     base = alt.Chart(long).mark_line(point=True).encode(
         x=alt.X(f"{plot.x}:Q", title=plot.x_title, axis=x_axis, scale=x_scale),

@@ -74,13 +74,13 @@ with left:
 with right:
     st.markdown(f"**Protected release** — {label(method, labels)}{' (secure)' if secure else ''}")
     st.metric("Certain re-identifications (true loves)", number(after.get("true_loves")),
-              delta=(after.get("true_loves", 0) - before.get("true_loves", 0)) if before else None,
+              delta=number(after.get("true_loves", 0) - before.get("true_loves", 0)) if before else None,
               delta_color="inverse")
     st.metric(f"{k}-unlinkable", "yes (certified)" if res.certified else "no")
     st.metric("De-identified records disclosed", f"{m['rows_disclosed']:,}",
-              delta=-m["rows_withheld"], delta_color="off")
+              delta=number(-m["rows_withheld"]), delta_color="off")
     st.metric("Locations disclosing", f"{m['locations_disclosing']:,}",
-              delta=-m["locations_empty"], delta_color="off")
+              delta=number(-m["locations_empty"]), delta_color="off")
 withheld_note = words.withholding_note(m["rows_withheld"], m["rows_disclosed"] + m["rows_withheld"])
 if withheld_note:
     st.warning(withheld_note, icon=":material/warning:")

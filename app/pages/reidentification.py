@@ -89,11 +89,12 @@ if len(counts):
     domain = list(counts["method"])
     chart = alt.Chart(counts).mark_bar().encode(
         x=alt.X("method:N", sort=domain, title="Method", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("re-identified:Q", title="Re-identified pairs", axis=alt.Axis(tickMinStep=1, format="d")),
+        y=alt.Y("re-identified:Q", title="Re-identified pairs", axis=alt.Axis(tickMinStep=1, format=",d")),
         color=alt.Color("method:N", scale=charts.category_scale(domain),
                         legend=alt.Legend(title="Method", orient="right")),
         tooltip=["method", "re-identified"]).properties(height=280)
-    labels = chart.mark_text(dy=-8, fontSize=13).encode(text="re-identified:Q", color=alt.value("black"))
+    labels = chart.mark_text(dy=-8, fontSize=13).encode(text=alt.Text("re-identified:Q", format=","),
+                                                            color=alt.value("black"))
     st.altair_chart(chart + labels, width="stretch")
     with st.expander("Summary per method", expanded=release.truth is not None):
         # one column per method: a dozen measures side by side would run past the page's right edge

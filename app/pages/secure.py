@@ -132,7 +132,9 @@ log = list(res.log)
 st.subheader(f"Messages ({len(log):,})")
 log_df = pd.DataFrame(log, columns=["sender", "recipient", "message", "records", "bytes", "data owner"])
 log_df.insert(0, "step", range(1, len(log) + 1))
-step = st.slider("Step", 1, max(len(log), 1), 1, key="sec_step") if log else 0
+# a select slider, so its ends are labelled with thousands separators like every other count
+step = st.select_slider("Step", options=list(range(1, len(log) + 1)), value=1, format_func=lambda i: f"{i:,}",
+                        key="sec_step") if log else 0
 
 
 def _preview(value: Any) -> str:
