@@ -193,3 +193,16 @@ def test_experiments_legend_has_one_entry_per_line_drawn() -> None:
     assert merged["series"].nunique() == 3
     assert "certain, trails alone = quasi-identifiers alone" in set(merged["series"])
     assert len(merged) == 6
+
+
+def test_skipped_certification_gives_its_size_as_data() -> None:
+    """The sTTP's skipped certification carries the pair count and the limit as data (the page words them; the
+    technical reason stays for experts)."""
+    import graphlink as gl
+    from graphlink.secure.api import release_sets
+    from graphlink.secure.protocol import run_stranon
+
+    names, gamma, omega = release_sets(gl.thesis_example())
+    res = run_stranon({c: (gamma[c], omega[c]) for c in names}, 2, "greedy-dedup-secure", certify_limit=1)
+    cert = res.certification
+    assert cert["checked"] is False and cert["limit"] == 1 and cert["pairs"] > 1
