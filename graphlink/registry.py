@@ -137,6 +137,11 @@ class MethodSpec:
         The readings it applies to: ``("one-to-one",)`` for one-to-one methods only (Table A.1).
     heading : str, optional
         Its name as a heading in the app, where the label alone would undersell it (default: ``label``).
+    exact : bool
+        Its pairs are certain: in every consistent assignment (true loves; one-to-many certain pairs).
+    heading_one_to_many : str, optional
+        Its heading on a release read as one-to-many, where it finds something else in words (default:
+        ``heading``).
     per_component : bool
         Its result on a link graph is the union of its results on the graph's connected components, so an engine
         may run it per component and concatenate the pairs (``merge``).
@@ -171,6 +176,8 @@ class MethodSpec:
     parameters: tuple[Parameter, ...] = ()
     multiplicities: tuple[str, ...] = MULTIPLICITIES
     heading: str | None = None
+    heading_one_to_many: str | None = None
+    exact: bool = False
     per_component: bool = True
     merge: Literal["concat", "custom"] = "concat"
     candidate_groups: bool = False
@@ -196,6 +203,11 @@ class MethodSpec:
     def title(self) -> str:
         """Its name as a heading (``heading``, else ``label``)."""
         return self.heading or self.label
+
+    def title_for(self, one_to_many: bool) -> str:
+        """Its heading under the reading of a release: ``heading_one_to_many`` on a one-to-many release, where the
+        words of matchings do not apply (the exact method's pairs are certain pairs, not true loves)."""
+        return (self.heading_one_to_many if one_to_many and self.heading_one_to_many else None) or self.title
 
     def applies(self, one_to_many: bool) -> bool:
         """Whether it applies to a release read as one-to-many (``True``) or one-to-one (``False``)."""
@@ -405,7 +417,8 @@ register(MethodSpec(
 register(MethodSpec(
     "true-loves", "reidentify", "true loves",
     "the pairs in every maximum matching of the link graph: every certain re-identification",
-    f"{_REIDIT}:true_loves", parameters=(_EXPLAIN,), heading="True loves (exact)", merge="custom",
+    f"{_REIDIT}:true_loves", parameters=(_EXPLAIN,), heading="True loves (exact)",
+    heading_one_to_many="Certain pairs (exact)", exact=True, merge="custom",
     spark=SparkPlan(write=f"{_COMPONENTS}:write_true_loves", write_split="components",
                     bucket=f"{_COMPONENTS}:bucket_true_loves", merge=f"{_COMPONENTS}:merge_true_loves")))
 

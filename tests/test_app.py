@@ -47,7 +47,7 @@ def test_starts_on_the_thesis_demo(at: AppTest) -> None:
     assert m["Locations"] == "4"
     assert m["Identified elements"] == "4"
     assert m["De-identified elements"] == "4"
-    assert m["Reserved side"] == "deidentified"
+    assert m["Side that may withhold"] == "de-identified"
     side = sidebar_text(at)
     assert "Thesis Figure 3.4" in side
     assert "In-process engine" in side or "Neo4j" in side
@@ -66,7 +66,7 @@ def test_load_simulated_demo(at: AppTest) -> None:
     assert m["Identified elements"] == f"{len(expected.elements('identified')):,}"
     assert m["De-identified elements"] == f"{len(expected.elements('deidentified')):,}"
     assert 2000 < len(expected.elements("identified")) <= 3000
-    assert metrics(at)["Reserved side"] == "deidentified"
+    assert metrics(at)["Side that may withhold"] == "de-identified"
 
 
 @pytest.mark.parametrize("model", ["uniform", "Zipf"])
@@ -184,7 +184,7 @@ def test_reidentification_counts(at: AppTest) -> None:
     at.selectbox(key="reid_shown").set_value("true-loves").run()
     pairs = at.dataframe[-1].value
     truth = {("Ali", "actg"), ("Charlie", "tgac"), ("Dan", "gatc"), ("Bob", "ctga")}
-    assert set(zip(pairs["identified"], pairs["deidentified"], strict=True)) == truth
+    assert set(zip(pairs["identified"], pairs["de-identified"], strict=True)) == truth
     assert all(isinstance(r, str) and r for r in pairs["reason"])
     at.button(key="loo_run").click().run()
     assert not at.exception, at.exception
@@ -215,7 +215,7 @@ def test_secure_protocol_page(at: AppTest) -> None:
     at.button(key="sec_run").click().run()
     assert not at.exception, at.exception
     assert at.success and "Completed" in at.success[0].value
-    at.slider(key="sec_step").set_value(3).run()
+    at.select_slider(key="sec_step").set_value(3).run()
     assert not at.exception
     at.selectbox(key="sec_behaviour").set_value("full-switch").run()
     assert not at.exception, at.exception

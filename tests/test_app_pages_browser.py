@@ -73,7 +73,8 @@ CASES = [
     ("households", "trails", [], "Trail matrices"),
     ("households", "linkgraph", [], "Candidates"),
     ("households", "reidentification", ["Run re-identification"], "Re-identified pairs"),
-    ("households", "protect", [], "applies to one-to-one releases"),
+    ("households", "protect", [], "does not apply to this release"),
+    ("households", "secure", [], "does not apply to this release"),
 ]
 
 

@@ -47,8 +47,8 @@ def test_reidentification_summary_has_titled_columns_and_no_blank_cell(at: AppTe
     _open(at, "reidentification")
     at.button(key="reid_run").click().run()
     assert not at.exception, at.exception
-    summary = next(el for el in at.dataframe if "Method" in el.value and "k" in el.value)
-    frame = summary.value.set_index("Method")
+    summary = next(el for el in at.dataframe if "measure" in el.value)   # one column per method
+    frame = summary.value.set_index("measure").T
     assert not [c for c in frame.columns if "_" in str(c)]          # titled, no snake_case
     assert frame.loc["REIDIT-I-K", "k"] == "2" and frame.loc["REIDIT-I-K", "Re-identified"] == "4"
     assert (frame["k"] == "—").sum() == len(frame) - 1 == 4
@@ -74,7 +74,7 @@ PAGES = {
     "reidentification": [("button", "reid_run", None), ("button", "loo_run", None)],
     "protect": [("number_input", "protect_k", 2), ("button", "protect_run", None),
                 ("button", "protect_sweep", None)],
-    "secure": [("button", "sec_run", None), ("slider", "sec_step", 3)],
+    "secure": [("button", "sec_run", None), ("select_slider", "sec_step", 3)],
     "experiments": [("selectbox", "exp_name", "scaling"), ("number_input", "exp_runs", 1),
                     ("button", "exp_run", None)],
     "fingerprint": [("button", "fp_plan", None), ("multiselect", "fp_sim_who", ["R1", "R2"]),

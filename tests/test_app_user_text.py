@@ -181,6 +181,11 @@ def test_hostile_release_is_text_on_every_page(app: AppTest, server: _Server) ->
     app.button(key="protect_run").click().run()
     check_page(app, port)                                 # one-to-many: refused, the error quotes names
     app.switch_page("app/pages/secure.py").run()
+    check_page(app, port)                                 # one-to-many: refused in words, as on Protect
+    assert not any(b.key == "sec_run" for b in app.button)
+    app.switch_page("app/pages/data.py").run()            # read one-to-one, the protocol runs
+    next(s for s in app.selectbox if s.label == "Multiplicity").set_value("one-to-one").run()
+    app.switch_page("app/pages/secure.py").run()
     app.button(key="sec_run").click().run()
     text = check_page(app, port)
     assert p["image"] in text                             # location names in the message steps

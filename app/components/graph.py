@@ -24,6 +24,26 @@ EDGE_STYLES: dict[str, tuple[str, str, str, float]] = {
     "link": ("Link only: in no maximum matching", OKABE_ITO["grey"], "solid", 1.2),
 }
 Z_ORDER = {"truelove": 4, "matching": 3, "allowed": 2, "link": 1}
+#: the same classes on a release read as one-to-many (several people per de-identified element), where there is
+#: no matching: a certain pair holds in every consistent assignment of people to households, a possible pair in
+#: some (Malin 2006, Appendix A; graphlink.analysis.onetomany)
+MANY_EDGE_TEXTS = {
+    "truelove": "Certain pair: in every consistent assignment (certain re-identification)",
+    "matching": "In the consistent assignment shown (not in every one)",
+    "allowed": "Possible pair: in some other consistent assignment",
+    "link": "Link only: in no consistent assignment",
+}
+
+
+def edge_texts(one_to_many: bool = False) -> dict[str, str]:
+    """The legend text of each edge class under the reading of the release: maximum matchings and true loves for
+    one-to-one releases, consistent assignments and certain / possible pairs for one-to-many ones."""
+    return dict(MANY_EDGE_TEXTS) if one_to_many else {k: v[0] for k, v in EDGE_STYLES.items()}
+
+
+def edge_labels(one_to_many: bool = False) -> dict[str, str]:
+    """The short name of each edge class (the legend text before its colon) for the candidates table."""
+    return {k: v.split(":")[0] for k, v in edge_texts(one_to_many).items()}
 NODE_STYLES = {
     "identified": ("Identified element (left, rounded square)", OKABE_ITO["sky"], "round-rectangle"),
     "deidentified": ("De-identified element (right, diamond)", OKABE_ITO["yellow"], "diamond"),
@@ -278,8 +298,9 @@ def stylesheet() -> list[dict[str, Any]]:
     return sheet
 
 
-def legend_markdown() -> str:
-    """Legend describing colour *and* line style / shape, so it reads without colour vision."""
+def legend_markdown(one_to_many: bool = False) -> str:
+    """Legend describing colour *and* line style / shape, so it reads without colour vision, in the words of the
+    release's reading (:func:`edge_texts`)."""
     rows = []
     for _, (text, colour, shape) in NODE_STYLES.items():
         rows.append(f"<span style='display:inline-block;width:14px;height:14px;background:{colour};"
@@ -287,11 +308,13 @@ def legend_markdown() -> str:
                     f"{'transform:rotate(45deg);' if shape == 'diamond' else ''}'></span>&nbsp;{text}")
     rows.append(f"<span style='display:inline-block;width:14px;height:14px;border:4px solid "
                 f"{OKABE_ITO['blue']};border-radius:3px'></span>&nbsp;Thick blue border: re-identified "
-                "with certainty (true love)")
+                "with certainty (" + ("certain pair" if one_to_many else "true love") + ")")
     rows.append(f"<span style='display:inline-block;width:14px;height:14px;border:4px solid "
                 f"{OKABE_ITO['vermillion']};border-radius:3px'></span>&nbsp;Vermillion border: the element "
                 "picked in the list; black border: the node you clicked")
-    for _, (text, colour, line, width) in EDGE_STYLES.items():
+    texts = edge_texts(one_to_many)
+    for cls_name, (_, colour, line, width) in EDGE_STYLES.items():
+        text = texts[cls_name]
         rows.append(f"<span style='display:inline-block;width:36px;vertical-align:middle;"
                     f"border-top:{max(width, 1.5):.0f}px {line} {colour}'></span>&nbsp;{text} "
                     f"<em>({line} line)</em>")

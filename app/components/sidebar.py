@@ -9,6 +9,7 @@ from typing import Any
 import streamlit as st
 
 from app import state
+from app.components.labels import MULTIPLICITY_LABELS, SIDE_LABELS, label
 from app.components.text import md
 
 
@@ -69,10 +70,11 @@ def render() -> None:
             st.caption("None loaded: pick a demo on the Data page.")
         else:
             rel = loaded.release
-            st.markdown(f"**{md(loaded.label)}**  \n{len(rel.locations)} locations · "
+            st.markdown(f"**{md(loaded.label)}**  \n{len(rel.locations):,} locations · "
                         f"{len(rel.elements('identified')):,} identified · "
                         f"{len(rel.elements('deidentified')):,} de-identified")
             r, m = state.model_of(state.reserved_choice())
-            st.caption(f"reserved side: {md(r)} · multiplicity: {md(m)} · key `{loaded.key}`")
+            st.caption(f"side that may withhold: {md(label(r, SIDE_LABELS))} · multiplicity: "
+                       f"{md(label(m, MULTIPLICITY_LABELS))}")
         st.markdown("#### Help")
         st.page_link("app/pages/docs.py", label="Documentation", icon=":material/menu_book:")

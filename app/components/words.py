@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from graphlink.diagnostics import render
+from graphlink.diagnostics import first, render
 
 _DATA = "on the Data page"
 _MANY = (f"if one de-identified element can stand for several people (households), choose 'Multiplicity' "
@@ -16,7 +16,7 @@ _MANY = (f"if one de-identified element can stand for several people (households
 #: code -> the app's remedy from the diagnostic's data ("" drops the library's)
 REMEDIES: dict[str, Callable[[dict], str]] = {
     "method-needs-one-to-one": lambda d: (
-        "choose REIDIT-M or True loves under 'Methods' (exact certain pairs for one-to-many data)"
+        "choose REIDIT-M or Certain pairs (exact) under 'Methods' (the exact pairs for one-to-many data)"
         + ("" if d.get("stated_many") else f"; if every de-identified element stands for one person, choose "
                                            f"'Multiplicity' one-to-one {_DATA}")),
     "mixed-sizes": lambda d: f"if you know which side withholds, choose it under 'Reserved side' {_DATA}",
@@ -26,7 +26,7 @@ REMEDIES: dict[str, Callable[[dict], str]] = {
                                  f"e.g. households) {_DATA}"),
     "reidit-conflicts": lambda d: f"{_MANY}, and use REIDIT-M",
     "reidit-m-orphans": lambda d: "" if d.get("one_to_many") else _MANY,
-    "hall-fails": lambda d: f"{_MANY}, and use REIDIT-M or True loves",
+    "hall-fails": lambda d: f"{_MANY}, and use REIDIT-M or Certain pairs (exact)",
     "unlink-one-to-many": lambda d: (f"choose 'Multiplicity' one-to-one {_DATA} if every de-identified element "
                                      "belongs to one person"),
     "unlink-side-undecided": lambda d: f"choose 'Multiplicity' one-to-one {_DATA} to protect it",
@@ -36,10 +36,96 @@ REMEDIES: dict[str, Callable[[dict], str]] = {
 }
 
 
+_WITHHOLDING = "**Protection by withholding records does not apply to this release.** "
+_ONE_PERSON = ("If each de-identified element does belong to one person, choose **one-to-one** under "
+               f"**Multiplicity** {_DATA}.")
+
+#: code -> the whole line in the app's words, for refusals whose library sentence cites the thesis's numbering
+REWRITES: dict[str, Callable[[str, dict], str]] = {
+    "unlink-one-to-many": lambda text, d: (
+        _WITHHOLDING + "It makes each de-identified record one of at least k candidates for one person, but this "
+        "release is read as one-to-many: one de-identified element, such as a household's IP address, may stand "
+        "for several people. " + _ONE_PERSON),
+    "unlink-side-undecided": lambda text, d: (
+        _WITHHOLDING + "The data fit two readings: one-to-one with de-identified records withheld, and "
+        "one-to-many with several people per de-identified element; protection is defined for the first. "
+        + _ONE_PERSON),
+    "unlink-identified-withholding": lambda text, d: (
+        _WITHHOLDING + "It withholds de-identified records only, so it needs every location to disclose at most "
+        f"as many de-identified as identified records; {d.get('count', 0):,} location(s) disclose more: "
+        f"{first(d.get('locations', ()))}."),
+}
+
+
 def say(obj: Any) -> str:
     """An error's, a warning's or a diagnostic's text in the app's words (the library's sentence when the app
     has no words of its own for its code)."""
-    return render(obj, REMEDIES)
+    return render(obj, REMEDIES, REWRITES)
+
+
+def protect_refusal(diagnostic: Any) -> str | None:
+    """Why protection by withholding (and so the secure protocol, which runs the same methods) refuses a release,
+    in the app's words; None when it applies. ``diagnostic`` is what ``state.protect_refusal`` found."""
+    return None if diagnostic is None else say(diagnostic)
+
+
+#: the share of the de-identified records withheld beyond which the app warns (the CLI's threshold: half)
+WITHHELD_WARNING_SHARE = 0.5
+
+
+def withholding_note(withheld: int, before: int) -> str | None:
+    """A warning when protection withheld every de-identified record, or more than half of them (the same
+    threshold as the command line's note); None otherwise.
+
+    Examples
+    --------
+    >>> withholding_note(1013, 1210)[:60]
+    '**More than half of the de-identified records were withheld*'
+    >>> withholding_note(10, 1210) is None
+    True
+    """
+    if before and withheld >= before:
+        return (f"**Nothing de-identified is left disclosed:** all {before:,} de-identified records were withheld, "
+                "so the protected release holds the identified tables only.")
+    if withheld > WITHHELD_WARNING_SHARE * before:
+        return (f"**More than half of the de-identified records were withheld** ({withheld:,} of {before:,}, "
+                f"{100 * withheld / before:.0f} %): the protected release keeps little of the de-identified data. "
+                "A smaller k, or another method, withholds less.")
+    return None
+
+
+def figures_table(figures: dict) -> Any:
+    """A run's figures (a summary's ``as_dict()``) as a two-column table for people: names in words, numbers with
+    thousands separators, method keys as labels, nested values flattened."""
+    import pandas as pd
+
+    from app.components.labels import label, number, protect_labels
+
+    protection = protect_labels()
+
+    rows = []
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(f"{prefix}{str(k).replace('_', ' ')}: " if isinstance(v, dict) else prefix
+                     + str(k).replace("_", " "), v)
+            return
+        if isinstance(value, bool):
+            shown = "yes" if value else "no"
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            shown = number(value, 0 if float(value).is_integer() else 3)
+        elif isinstance(value, list | tuple):
+            shown = first(value) if value else "none"
+        elif isinstance(value, str) and (value in protection or value.split(" ")[0] in protection):
+            head, _, tail = value.partition(" ")
+            shown = label(head, protection) + (f" {tail}" if tail else "")
+        else:
+            shown = "" if value is None else str(value)
+        rows.append({"figure": prefix.rstrip(": "), "value": shown})
+
+    walk("", figures)
+    return pd.DataFrame(rows, dtype=object)
 
 
 #: what a cell shows when a measure does not apply to a method (never a blank cell)
@@ -112,8 +198,6 @@ def evidence_lines(model: Any) -> list[str]:
     >>> evidence_lines(gl.build_trails(gl.thesis_example()).model)[:2]
     ['4 identified and 4 de-identified elements', 'no location discloses more de-identified than identified records']
     """
-    from graphlink.diagnostics import first
-
     d = dict(model.evidence.data) if model.evidence is not None else {}
     if not d:
         return []
@@ -132,3 +216,17 @@ def evidence_lines(model: Any) -> list[str]:
     if d.get("hall_ok") is False:
         lines.append("the de-identified elements cannot all be matched to distinct people")
     return lines
+
+
+def model_label(model: Any) -> str:
+    """The reading of a release (``ModelDecision``) in words, without the library's short label's jargon.
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> model_label(gl.build_trails(gl.thesis_example()).model)
+    'one-to-one, locations may withhold de-identified records'
+    """
+    side = {"none": "no location withholds records", "identified": "locations may withhold identified records",
+            "deidentified": "locations may withhold de-identified records"}.get(model.reserved, str(model.reserved))
+    return f"{model.multiplicity}, {side}"

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from app import state
-from app.components import charts, words
+from app.components import charts, labels, words
 from app.components.tables import show_table
 from app.components.text import md, one_line
 
@@ -55,19 +55,19 @@ with upload_tab:
         else:
             st.success(f"Loaded {md(up.name)}.")
     st.caption("CSV/Parquet columns: `location`, `kind` (`identified` or `deidentified`), `element`. "
-               "A zip holds one folder per location, as accepted by `graphlink.core.release.read_release`.")
+               "A zip holds one folder per location, each with its identified and its de-identified table.")
 
 with sim_tab:
     model = st.radio("Location popularity", ["uniform", "Zipf"], horizontal=True, key="sim_model",
                      help="uniform: every location is visited with probability p; Zipf: popularity falls "
-                          "with rank (thesis eq. 5.1).")
+                          "with rank (a Zipf law, Malin 2006, chapter 5).")
     c1, c2 = st.columns(2)
     subjects = c1.slider("Subjects", 10, 20000, 2000, step=10, key="sim_subjects")
     locations = c1.slider("Locations", 2, 30, 8, key="sim_locations")
     if model == "uniform":
         p = c2.slider("Visit probability p", 0.05, 0.95, 0.3, step=0.05, key="sim_p")
     else:
-        p = c2.slider("Zipf exponent α", 0.0, 3.0, 1.0, step=0.1, key="sim_alpha")
+        p = c2.slider("Zipf exponent (how steeply popularity falls)", 0.0, 3.0, 1.0, step=0.1, key="sim_alpha")
     withhold = c2.slider("Share of de-identified records withheld", 0.0, 0.9, 0.2, step=0.05,
                          key="sim_withhold")
     seed = st.number_input("Seed", 0, 2**31 - 1, 6, key="sim_seed")
@@ -75,8 +75,8 @@ with sim_tab:
         try:
             with st.spinner("Simulating…"):
                 release = state.simulate(subjects, locations, p, withhold, int(seed), model=model)
-            what = f"p={p}" if model == "uniform" else f"Zipf α={p}"
-            state.set_release(release, f"Simulated: {subjects} subjects, {locations} locations, {what}")
+            what = f"visit probability {p}" if model == "uniform" else f"Zipf exponent {p}"
+            state.set_release(release, f"Simulated: {subjects:,} subjects, {locations} locations, {what}")
         except Exception as exc:
             st.error("Simulation failed: " + one_line(exc))
         else:
@@ -95,12 +95,15 @@ current_reserved, current_mult = state.model_of(state.reserved_choice())
 m1, m2 = st.columns(2)
 chosen_reserved = m1.selectbox("Reserved side (which side may withhold records)", options,
                                index=options.index(current_reserved),
-                               help="auto: decided from the per-location sizes and, where they cannot tell "
-                                    "one-to-one from one-to-many data, from the links (graphlink.core.model).")
+                               format_func=lambda s: labels.label(s, labels.SIDE_LABELS),
+                               help="decided from the data: from the per-location sizes and, where they cannot "
+                                    "tell one-to-one from one-to-many data, from the links.")
 mult_options = ["auto", "one-to-one", "one-to-many"]
 chosen_mult = m2.selectbox("Multiplicity", mult_options, index=mult_options.index(current_mult),
+                           format_func=lambda s: labels.label(s, labels.MULTIPLICITY_LABELS),
                            help="one-to-many: one de-identified element (e.g. a household's IP address) may stand "
-                                "for several identified people (thesis Appendix A). auto: one-to-many on evidence "
+                                "for several identified people (Malin 2006, Appendix A). Decided from the data: "
+                                "one-to-many on evidence "
                                 "of sharing (fewer de-identified elements, links), and when the identified side "
                                 "withholds, where both fit: its certain pairs hold under either reading. "
                                 "Choose one-to-one if each de-identified element stands for one person.")
@@ -119,23 +122,24 @@ c1, c2, c3, c4 = st.columns(4)
 c1.metric("Locations", len(tr.locations))
 c2.metric("Identified elements", f"{len(tr.identified.keys):,}")
 c3.metric("De-identified elements", f"{len(tr.deidentified.keys):,}")
-c4.metric("Reserved side", md(tr.reserved))
+c4.metric("Side that may withhold", labels.label(tr.reserved, labels.SIDE_LABELS))
 st.markdown(md(tr.model.sentence).replace("Model\\:", "**Model:**", 1))
 with st.expander("How the data model was decided"):
-    st.markdown(f"{md(tr.model.label)} ({md(tr.model.how)}): {md(tr.reason)}")
+    st.markdown(f"{md(words.model_label(tr.model))}, decided {md(tr.model.how)}:")
     st.markdown("\n".join(f"- {md(line)}" for line in words.evidence_lines(tr.model)))
 if tr.one_to_many:
     st.info("One-to-many release: REIDIT-C and REIDIT-I assume one-to-one data and are not run (thesis Table "
-            "A.1); REIDIT-M and the exact one-to-many pairs (True loves) apply.")
+            "A.1); REIDIT-M and the exact certain pairs apply.")
 if release.truth is not None:
     st.caption(f"Ground truth available: {len(release.truth):,} identified/de-identified pairs.")
 
 st.markdown("**Records per location**")
 table = sizes.reset_index().rename(columns={"index": "location"})
-table.columns = ["location", *list(table.columns[1:])]
+table.columns = ["location", *(labels.label(c, labels.SIDE_LABELS) for c in table.columns[1:])]
 left, right = st.columns([1, 2])
 show_table(table, where=left)
 long = table.melt(id_vars="location", var_name="kind", value_name="records")
+long["kind"] = long["kind"].map(lambda s: labels.label(s, labels.SIDE_LABELS))
 chart = (alt.Chart(long).mark_bar().encode(
     x=alt.X("location:N", sort=list(tr.locations), title="Location"),
     xOffset="kind:N",

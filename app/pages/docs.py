@@ -1,7 +1,8 @@
 """Documentation page: the user guide (docs/guide.md), written for the people who decide about a release.
 
 The repository's other documents (algorithms, benchmarks, tests, security) are for developers and are not shown
-here; the guide's last section names them.
+here; the guide's last section, which names their files for readers of the repository, is left out of the page
+(the app speaks words, not file paths).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import streamlit as st
 from app import state
 
 GUIDE = state.DOCS_DIR / "guide.md"
+#: the guide's section for readers of the repository (file names), not shown in the app
+REPOSITORY_SECTION = "Where to read more"
 
 if not GUIDE.is_file():
     st.title("Documentation")
@@ -22,6 +25,7 @@ text = GUIDE.read_text(encoding="utf-8")
 # one section per "## " heading: a contents list on the left, the chosen section on the right
 parts = re.split(r"(?m)^## ", text)
 intro, sections = parts[0], {p.splitlines()[0].strip(): p for p in parts[1:]}
+sections.pop(REPOSITORY_SECTION, None)
 st.markdown(intro)
 contents, body = st.columns([1, 3])
 with contents:

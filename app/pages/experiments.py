@@ -13,6 +13,7 @@ import streamlit as st
 
 from app import state
 from app.components import charts
+from app.components.labels import EXPERIMENT_LABELS, label
 from app.components.tables import show_table
 from app.components.text import md, one_line
 
@@ -85,14 +86,18 @@ def chart(frame: pd.DataFrame, plot: Plot) -> alt.Chart | None:
     if plot.colour:
         long["series"] = (long[plot.colour].astype(str) if len(plot.series) == 1
                           else long[plot.colour].astype(str) + ", " + long["series"])
+    long = charts.merge_equal_series(long, [plot.x, *(c for c in (plot.facet,) if c)])
     domain = list(dict.fromkeys(long["series"]))
-    x_axis = alt.Axis(tickMinStep=1, format="d") if plot.integer_x else alt.Axis()
+    x_axis = alt.Axis(tickMinStep=1, format=",d") if plot.integer_x else alt.Axis()
     x_scale = alt.Scale(type="log") if plot.log_x else alt.Scale(zero=False)
     base = alt.Chart(long).mark_line(point=True).encode(
         x=alt.X(f"{plot.x}:Q", title=plot.x_title, axis=x_axis, scale=x_scale),
         y=alt.Y("value:Q", title=plot.y_title),
         color=alt.Color("series:N", scale=charts.category_scale(domain[:8]) if len(domain) <= 8 else alt.Undefined,
-                        legend=alt.Legend(title=plot.colour_title, orient="right", labelLimit=320)),
+                        # a long entry (series drawn as one line) goes below the plot, where it has the width
+                        legend=alt.Legend(title=plot.colour_title, labelLimit=900, direction="vertical",
+                                          orient="bottom" if max(map(len, domain)) > 44 and not plot.facet
+                                          else "right")),
         strokeDash=alt.StrokeDash("series:N", legend=None),
         tooltip=[*keys, "series", alt.Tooltip("value:Q", format=",.3~f")]).properties(height=320)
     if plot.facet:   # panels side by side, the legend to their right: it never lies over a line
@@ -100,6 +105,14 @@ def chart(frame: pd.DataFrame, plot: Plot) -> alt.Chart | None:
             column=alt.Column(f"{plot.facet}:N", title=plot.facet_title or plot.facet)).resolve_scale(x="independent")
     return base
 
+
+#: the experiments' descriptions in words where the registry's cite the thesis's numbering
+EXPERIMENT_DESCRIPTIONS = {
+    "als-gain": "Trails and quasi-identifiers in one graph: certain re-identifications when a pair must also agree "
+                "on the generalized values (Malin 2002), against trails alone",
+    "dedup": "Greedy against forced deduplication (and flow deduplication) on uniform populations (Malin 2006, "
+             "chapter 9), checked by the exact audit, with the gap to the exact optimum",
+}
 
 registry = state.optional_module("graphlink.simulation.experiments.registry")
 if registry is None:
@@ -116,8 +129,9 @@ if not experiments:
     st.stop()
 
 names = sorted(experiments)
-name = st.selectbox("Experiment", names, key="exp_name", index=names.index("als-gain") if "als-gain" in names else 0)
-st.markdown(f"**What it does:** {md(experiments[name].description)}.")
+name = st.selectbox("Experiment", names, key="exp_name", index=names.index("als-gain") if "als-gain" in names else 0,
+                    format_func=lambda n: label(n, EXPERIMENT_LABELS))
+st.markdown(f"**What it does:** {md(EXPERIMENT_DESCRIPTIONS.get(name, experiments[name].description))}.")
 c1, c2 = st.columns(2)
 runs = int(c1.number_input("Runs per setting", 1, 50, 3, key="exp_runs",
                            help="simulated populations per setting: more runs give smoother means"))
@@ -142,7 +156,7 @@ if st.session_state.get("exp_ran") != (name, runs, seed):
                "for the settings above.")
 
 try:
-    with st.spinner(f"Running {name} ({runs} run(s) per setting)…"):
+    with st.spinner(f"Running {label(name, EXPERIMENT_LABELS)} ({runs:,} run(s) per setting)…"):
         result, out = run_experiment(name, runs, seed)
 except Exception as exc:
     st.error("The experiment failed: " + one_line(exc))
@@ -164,17 +178,17 @@ else:
     for img in images:
         st.image(str(img), caption=img.name)
 comparison = getattr(result, "comparison", None)
-if comparison:
-    st.markdown("**Comparison with the thesis**")
-    st.text(str(comparison))
+if comparison:   # the experiment's own note cites the thesis's numbering and symbols: for experts, folded away
+    with st.expander("Comparison with the thesis (in its notation, for experts)"):
+        st.text(str(comparison))
 if isinstance(frame, pd.DataFrame):
     with st.expander("The results table (one row per run and setting)"):
         show_table(frame)
 for t in tables:
-    with st.expander(f"Table: {t.name}"):
+    with st.expander("The table the experiment writes" + (f" ({len(tables)})" if len(tables) > 1 else "")):
         data = pd.read_csv(t)
         show_table(data)
-        st.download_button(f"Download {t.name}", t.read_bytes(), file_name=t.name, mime="text/csv",
+        st.download_button("Download the table (CSV)", t.read_bytes(), file_name=t.name, mime="text/csv",
                            key=f"exp_dl_{t.name}")
 if not images and not tables and frame is None:
     st.info("The experiment finished but wrote no plots or tables.")

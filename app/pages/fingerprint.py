@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from app.components import charts
+from app.components.labels import FINGERPRINT_LOSS_LABELS, label
 from app.components.qi_upload import Matrices, read_or_stop, upload_table
 from app.components.tables import show_table
 from app.components.text import md, one_line
@@ -49,7 +50,7 @@ def encoded(token: str, qi: tuple[str, ...], _frame: pd.DataFrame, _hier: Matric
     return encode(_frame, qi, {c: H.Hierarchy(c, m) for c, m in _hier.items() if c in qi})
 
 
-@st.cache_resource(max_entries=32, show_spinner="Planning the fingerprints (FP §3.1)…")
+@st.cache_resource(max_entries=32, show_spinner="Planning the fingerprints…")
 def planned(token: str, qi: tuple[str, ...], k: int, recipients: int | tuple[str, ...], loss: str,
             l_min: float | None, l_max: float | None, disc: str, sup: float, _table: QITable, _fp: str) -> Plan:
     who = recipients if isinstance(recipients, int) else list(recipients)
@@ -78,7 +79,8 @@ def loss_chart(plan: Plan) -> alt.Chart:
     colours = alt.Scale(domain=["given to a recipient", "usable", "outside the bounds"],
                         range=[charts.OKABE_ITO["vermillion"], charts.OKABE_ITO["blue"], charts.OKABE_ITO["grey"]])
     return alt.Chart(sol).mark_tick(thickness=2, size=26).encode(
-        x=alt.X("loss:Q", title=f"loss ({plan.loss})"), y=alt.Y("status:N", title=None),
+        x=alt.X("loss:Q", title=f"loss ({label(plan.loss, FINGERPRINT_LOSS_LABELS).lower()})"),
+        y=alt.Y("status:N", title=None),
         color=alt.Color("status:N", scale=colours, legend=None),
         tooltip=["node", "loss", "k", "suppressed_rows"]).properties(height=140)
 
@@ -86,7 +88,7 @@ def loss_chart(plan: Plan) -> alt.Chart:
 st.title("Fingerprinting")
 st.caption("Give every recipient of a table its **own k-anonymous generalization** of nearly equal information "
            "loss: the generalization pattern of a single leaked record then names the recipient who leaked it "
-           "(Schrittwieser et al., *An Algorithm for k-anonymity-based Fingerprinting*). See docs/fingerprint.md.")
+           "(Schrittwieser et al. 2011, *An Algorithm for k-anonymity-based Fingerprinting*).")
 
 source = st.selectbox("Data", list(SOURCES), key="fp_source")
 if SOURCES[source] is None:
@@ -114,15 +116,17 @@ p1, p2, p3, p4 = st.columns(4)
 k = int(p1.number_input("k", min_value=1, max_value=len(frame), value=min(d_k, len(frame)), key=f"fp_k_{token}"))
 n_recipients = int(p2.number_input("Recipients", min_value=1, max_value=10_000, value=d_r, key=f"fp_n_{token}"))
 loss = p3.selectbox("Loss", list(LOSSES), index=list(LOSSES).index(d_loss), key=f"fp_loss_{token}",
-                    help="precision: Σ level/height (FP's precision metric); samarati: Σ levels; dm-star: Σ class "
-                         "size²; entropy: non-uniform entropy (bits)")
+                    format_func=lambda x: label(x, FINGERPRINT_LOSS_LABELS),
+                    help="precision: how far up its hierarchy each value climbed; generalization levels: the sum "
+                         "of the levels; discernibility: the squared sizes of the groups of equal records; "
+                         "entropy: the information lost, in bits")
 sup = p4.slider("Max. suppressed rows (%)", 0.0, 20.0, d_sup, 0.5, key=f"fp_sup_{token}") / 100
 q1, q2, q3, q4 = st.columns(4)
 l_min = bound(q1.text_input("Lowest loss (optional)", d_lo, key=f"fp_lmin_{token}"), "The lowest loss")
 l_max = bound(q2.text_input("Highest loss (optional)", d_hi, key=f"fp_lmax_{token}"), "The highest loss")
 mode = q3.selectbox("Clusters by loss", DISC, index=DISC.index(d_disc), key=f"fp_disc_{token}",
                     help="auto: the narrowest loss interval holding every recipient; exact: equal loss; round: "
-                         "losses rounded to D decimals; width: intervals of width W (FP §3.1 step 8)")
+                         "losses rounded to D decimals; width: intervals of width W")
 arg = q4.number_input("Decimals / width", min_value=0.0, value=1.0, step=0.5, key=f"fp_arg_{token}",
                       disabled=mode in ("auto", "exact"))
 disc = mode if mode in ("auto", "exact") else f"{mode}:{int(arg) if mode == 'round' else arg}"
@@ -145,7 +149,8 @@ except Exception as exc:  # ReleaseError: too few nodes, value missing from a hi
 c, s = plan.capacity, plan.loss_spread
 m = [*st.columns(3), *st.columns([1, 2])]   # two rows: five long labels do not fit side by side
 m[0].metric("Fingerprint capacity (upper bound)", f"{c['upper_bound']:,}",
-            help="FP §4: F = Π nᵢ, the number of generalization patterns (nᵢ levels of QI i, the original included)")
+            help="the number of generalization patterns: the product of the levels of each quasi-identifier "
+                 "column, the original included")
 m[1].metric("k-anonymous nodes", f"{c['k_anonymous']:,}")
 m[2].metric("Usable within the bounds", f"{c['usable']:,}",
             help="k-anonymous, loss within the bounds, and a release no other chosen pattern could be mistaken for")
@@ -154,13 +159,13 @@ m[3].metric("Loss spread", f"{s['spread']:.4g}",
                  "k-anonymous node")
 m[4].metric("Pairs jointly below k", f"{plan.collusion['pairs_below_k']:,} of {plan.collusion['pairs']:,}",
             help="Two recipients who link their releases know the finer level of each QI (the meet of their "
-                 "nodes); for these pairs that joint table is not k-anonymous (FP §4, SW-K §4)")
+                 "nodes); for these pairs that joint table is not k-anonymous")
 st.altair_chart(loss_chart(plan), use_container_width=True)
 st.markdown("**Pattern-list** (recipient → generalization level per QI)")
 show_table(pd.DataFrame([{"recipient": r.name, **dict(zip(plan.qi, r.levels, strict=True)), "loss": r.loss,
-                            "k": r.k, "rows suppressed": r.suppressed_rows, "Prec": round(r.prec, 4),
+                            "k": r.k, "rows suppressed": r.suppressed_rows, "precision": round(r.prec, 4),
                             "rows naming it alone": r.distinguishing_rows} for r in plan.recipients]))
-st.caption(f"Lattice search (FP §3.1 steps 4–6): {plan.search['tested']:,} of {plan.search['nodes']:,} nodes "
+st.caption(f"Search over the generalization patterns: {plan.search['tested']:,} of {plan.search['nodes']:,} nodes "
            f"tested, {plan.search['tagged']:,} decided by monotone tagging; {plan.search['seconds']:.3f} s.")
 st.download_button("Download the plan (JSON)", (json.dumps(plan.to_dict(), indent=1) + "\n").encode(),
                    file_name=f"{token}_fingerprint_plan.json", mime="application/json", key="fp_plan_download")
@@ -216,5 +221,5 @@ if not res.recipients and res.candidates:
     show_table(pd.DataFrame({"candidate set": [", ".join(c) for c in res.candidates]}))
 with st.expander("The leaked rows"):
     show_table(leak.head(200))
-st.caption("Attribution reads the labels only (FP §3.2): a recipient can generalize further but not invent finer "
+st.caption("Attribution reads the labels only: a recipient can generalize further but not invent finer "
            "values, so the smallest set of recipients holding every observed granularity is the suspect.")

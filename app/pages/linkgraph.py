@@ -9,6 +9,7 @@ from st_cytoscape import cytoscape
 
 from app import state
 from app.components import graph as gview
+from app.components.tables import show_table
 from app.components.text import md
 
 #: the whole graph is drawn only up to this size (beyond it a two-column drawing is a tangle of crossing lines)
@@ -26,15 +27,27 @@ cls = state.classes(loaded.key, reserved, release)
 tr = g.trails
 ix = state.class_index(loaded.key, reserved, release)
 
+one_to_many = bool(tr.one_to_many)
+possible = cls.union_degree_identified
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("Link edges", f"{g.n_expanded_edges:,}")
-c2.metric("Maximum matching size", f"{int(cls.nu):,}")
-c3.metric("True loves (certain pairs)", f"{cls.n_true_loves:,}")
-c4.metric("Allowed edges", f"{int(np.sum(cls.union_degree_identified)):,}",
-          help="link edges in some maximum matching (union of all maximum matchings, null trails excluded)")
+if one_to_many:   # no matching here: people share households, so a pair is certain or possible
+    st.caption("This release is read as one-to-many (one de-identified element, such as a household's IP address, "
+               "may stand for several people): a pair is **certain** when it holds in every consistent assignment "
+               "of people to de-identified elements, **possible** when it holds in some.")
+    c2.metric("Identified people", f"{len(tr.identified.keys):,}")
+    c3.metric("Certain pairs", f"{cls.n_true_loves:,}")
+    c4.metric("Possible pairs", "not computed" if possible is None else f"{int(np.sum(possible)):,}",
+              help="link edges in some consistent assignment of people to de-identified elements")
+else:
+    c2.metric("Maximum matching size", f"{int(cls.nu):,}")
+    c3.metric("True loves (certain pairs)", f"{cls.n_true_loves:,}")
+    c4.metric("Allowed edges", f"{int(np.sum(possible)):,}",
+              help="link edges in some maximum matching (union of all maximum matchings, empty trails excluded)")
 if getattr(g, "n_null", 0):
-    st.caption(f"{g.n_null} null (all-*) trails pad the {g.null_side} side (thesis §4.2.4); "
-               "they are not drawn.")
+    st.caption(f"{g.n_null:,} placeholders with an empty trail pad the "
+               f"{'identified' if g.null_side == 'identified' else 'de-identified'} side: they stand for people "
+               "whose records every location withheld, link to every element, and are not drawn.")
 
 lab_i, lab_d, comps = state.components(loaded.key, reserved, release)
 n_nodes = len(tr.identified.keys) + len(tr.deidentified.keys)
@@ -108,7 +121,9 @@ with view:
                 + ". Click a node to inspect it.")
     if hidden:
         st.caption(f"For a readable picture, {hidden:,} of these link edges are not drawn: shown are those of "
-                   f"{md(picked)} and those in the maximum matching or in every maximum matching. Switch on "
+                   f"{md(picked)} and those " + ("in the assignment shown or certain" if one_to_many else
+                                                  "in the maximum matching or in every maximum matching")
+                   + ". Switch on "
                    "**Draw every link edge** to see them all.")
     els = gview.elements(cls, sub, focus)
     height = max(300, 70 * max(len(sub.identified), len(sub.deidentified)) + 60)
@@ -116,7 +131,7 @@ with view:
                         layout={"name": "preset", "fit": True, "padding": 40},
                         selection_type="single", key=f"lg_graph_{loaded.key}")
     st.markdown(f"<div role='note' aria-label='legend' style='font-size:0.95rem;line-height:1.9'>"
-                f"{gview.legend_markdown()}</div>", unsafe_allow_html=True)
+                f"{gview.legend_markdown(one_to_many)}</div>", unsafe_allow_html=True)
 
 # the element to explain: the clicked node if it is on screen, else the picked one
 target = focus
@@ -135,7 +150,7 @@ other_side = tr.deidentified if t_side == "identified" else tr.identified
 st.markdown(f"Trail over {md(', '.join(map(str, tr.locations)))}: `{trail_side.trail_str(t_row)}`")
 
 nb, kinds = gview.ranked_neighbours(cls, ix, t_side, t_row)
-edge_label = {k: v[0].split(":")[0] for k, v in gview.EDGE_STYLES.items()}
+edge_label = gview.edge_labels(one_to_many)
 SHOWN = 200   # a table a person reads: the strongest candidates first (ranked_neighbours)
 cand = pd.DataFrame({
     "candidate": [str(other_side.keys[r]) for r in nb[:SHOWN].tolist()],
@@ -144,7 +159,7 @@ cand = pd.DataFrame({
 })
 st.markdown(f"**Candidates** (linked elements on the other side): {len(nb):,}"
             + (f" — showing the first {SHOWN}" if len(nb) > SHOWN else ""))
-st.dataframe(cand, hide_index=True, width="stretch")
+show_table(cand, column_config={"edge class": st.column_config.TextColumn("edge class", width="large")})
 
 st.markdown("**Explanation**")
 st.markdown(state.explain(loaded.key, reserved, t_side, t_key, release))   # values escaped by explain

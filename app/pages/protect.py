@@ -7,7 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from app import state
-from app.components import charts
+from app.components import charts, words
+from app.components.labels import number
 from app.components.tables import show_table
 from app.components.text import one_line
 
@@ -15,25 +16,21 @@ st.title("Protect")
 loaded = state.require_release()
 unlink = state.optional_module("graphlink.protect")
 if unlink is None:
-    state.unavailable("Protection (Greedy-/Force-Dedup)", "graphlink.protect")
+    state.unavailable("Protection by withholding records", "graphlink.protect")
     st.stop()
 secure_available = state.optional_module("graphlink.secure") is not None and hasattr(
     state.optional_module("graphlink.secure"), "secure_unlink")
 
-st.caption("Each location withholds de-identified records (Definition 21) until every element has at least "
-           "k partners in the union of maximum matchings (k-unlinkability, Definition 19). The output is "
-           "certified by the exact audit; extra records withheld by that repair are reported.")
+st.caption("Each location withholds some of its de-identified records until every person has at least k "
+           "possible partners, so no one can be re-identified with fewer than k candidates (k-unlinkability, "
+           "Malin 2006, chapter 7). The output is checked by the exact audit; records that check withholds too "
+           "are reported.")
 
 multiplicity = state.model_of(state.reserved_choice())[1]
-one_to_many = bool(state.trails(loaded.key, state.reserved_choice(), loaded.release).one_to_many)
-if one_to_many:
-    st.info("**Protection by withholding applies to one-to-one releases.** Greedy-, Force- and Flow-Dedup make "
-            "each de-identified record one of at least k candidates for one person (Malin 2006, Definition 21); "
-            "this release is read as one-to-many (one de-identified element, such as a household's IP address, "
-            "may stand for several people), and graphlink protects one-to-one releases only. If each "
-            "de-identified element does belong to one person, choose **one-to-one** under **Multiplicity** on the "
-            "Data page.",
-            icon=":material/info:")
+refusal = words.protect_refusal(state.protect_refusal(loaded.key, multiplicity, loaded.release))
+one_to_many = refusal is not None      # the same refusal as the Secure protocol page's
+if refusal is not None:
+    st.info(refusal, icon=":material/info:")
     st.page_link("app/pages/data.py", label="Data page: Multiplicity", icon=":material/database:")
 
 methods = state.protect_methods()
@@ -41,13 +38,14 @@ c1, c2, c3, c4 = st.columns([1, 2, 1, 1])
 k = int(c1.number_input("k", 1, 50, 2, key="protect_k"))
 method = c2.selectbox("Method", methods, index=methods.index("force-dedup") if "force-dedup" in methods else 0,
                       format_func=state.method_title, key="protect_method")
-secure = c3.toggle("Secure (STRANON)", key="protect_secure", disabled=not secure_available,
-                   help="Run the locations and a semi-trusted third party over encrypted data (thesis ch. 8); "
-                        "Greedy-/Force-Dedup only." if secure_available else "graphlink.secure is unavailable.")
+secure_words = " and ".join(state.method_title(m) for m in state.secure_methods())
+secure = c3.toggle("Secure (encrypted)", key="protect_secure", disabled=not secure_available,
+                   help="Run the locations and a semi-trusted third party over encrypted data (Malin 2006, "
+                        f"chapter 8); {secure_words} only." if secure_available
+                   else "the secure protocol is not installed in this build.")
 seed = int(c4.number_input("Seed", 0, 10_000, 0, key="protect_seed"))
 if secure and not state.method_spec(method).secure:
-    st.warning(f"The secure protocol supports {' and '.join(state.method_title(m) for m in state.secure_methods())} "
-               "only.")
+    st.warning(f"The secure protocol supports {secure_words} only.")
     st.stop()
 
 if st.button("Protect release", type="primary", key="protect_run") and not one_to_many:
@@ -69,25 +67,28 @@ st.subheader("Before and after")
 left, right = st.columns(2)
 with left:
     st.markdown("**Original release**")
-    st.metric("Certain re-identifications (true loves)", before.get("true_loves", "n/a"))
+    st.metric("Certain re-identifications (true loves)", number(before.get("true_loves")))
     st.metric(f"{k}-unlinkable", "yes" if before.get("k_unlinkable") else "no")
     st.metric("De-identified records disclosed", f"{m['rows_disclosed'] + m['rows_withheld']:,}")
     st.metric("Locations disclosing", f"{m['locations']:,}")
 with right:
     st.markdown(f"**Protected release** — {state.method_title(method)}{' (secure)' if secure else ''}")
-    st.metric("Certain re-identifications (true loves)", after.get("true_loves", "n/a"),
-              delta=(after.get("true_loves", 0) - before.get("true_loves", 0)) if before else None,
+    st.metric("Certain re-identifications (true loves)", number(after.get("true_loves")),
+              delta=number(after.get("true_loves", 0) - before.get("true_loves", 0)) if before else None,
               delta_color="inverse")
     st.metric(f"{k}-unlinkable", "yes (certified)" if res.certified else "no")
     st.metric("De-identified records disclosed", f"{m['rows_disclosed']:,}",
-              delta=-m["rows_withheld"], delta_color="off")
+              delta=number(-m["rows_withheld"]), delta_color="off")
     st.metric("Locations disclosing", f"{m['locations_disclosing']:,}",
-              delta=-m["locations_empty"], delta_color="off")
+              delta=number(-m["locations_empty"]), delta_color="off")
+withheld_note = words.withholding_note(m["rows_withheld"], m["rows_disclosed"] + m["rows_withheld"])
+if withheld_note:
+    st.warning(withheld_note, icon=":material/warning:")
 if res.repair_withheld:
-    st.caption(f"The exact audit withheld {len(res.repair_withheld)} more record(s) in "
-               f"{res.repair_rounds} repair round(s) to certify the output.")
+    st.caption(f"The exact audit withheld {len(res.repair_withheld):,} more record(s) in "
+               f"{res.repair_rounds:,} repair round(s) to certify the output.")
 with st.expander("Every figure of this run"):
-    st.json(res.summary().as_dict())
+    show_table(words.figures_table(res.summary().as_dict()))
 
 st.download_button("Download protected release (CSV)", res.release.frame.to_csv(index=False).encode(),
                    file_name=f"{loaded.release.name}_k{k}_{method}.csv", mime="text/csv",
@@ -105,10 +106,10 @@ if st.session_state.get("protect_sweep_ran") == (loaded.key, method, secure, see
             r = state.protect(loaded.key, kk, method, secure, seed, loaded.release, multiplicity)
             rows.append({"k": kk, "records still disclosed": r.metrics["rows_disclosed"],
                          "locations still disclosing": r.metrics["locations_disclosing"],
-                         "certified": r.certified})
+                         "certified": "yes" if r.certified else "no"})
         except Exception as exc:
             rows.append({"k": kk, "records still disclosed": None, "locations still disclosing": None,
-                         "certified": False, "error": str(exc)})
+                         "certified": "no", "error": words.say(exc)})
         bar.progress((i + 1) / kmax)
     bar.empty()
     sweep = pd.DataFrame(rows)

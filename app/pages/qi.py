@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from app.components import charts
+from app.components.labels import QI_ALGORITHM_LABELS, QI_LOSS_LABELS, label
 from app.components.qi_upload import Matrices, upload_table
 from app.components.tables import show_table
 from app.components.text import md, one_line
@@ -25,9 +26,7 @@ from graphlink.qi.table import QITable, encode
 
 UPLOAD = "Upload a CSV"
 SOURCES = {datasets.SPECS[n].title: n for n in ("cps1988", "acs12", "sweeney")} | {UPLOAD: None}
-LABELS = {"optimal": "Optimal lattice search (exact)", "datafly": "Datafly (Sweeney)",
-          "mingen": "MinGen (exact, cell-level)", "mu-argus": "µ-Argus (Sweeney's reconstruction)",
-          "mondrian": "Mondrian (multidimensional)"}
+LABELS = QI_ALGORITHM_LABELS
 MINGEN_ROWS = 16
 BUCKETS = [(1, 1), (2, 2), (3, 4), (5, 9), (10, 19), (20, 49), (50, 99), (100, None)]
 
@@ -103,7 +102,8 @@ def histogram(sizes: np.ndarray, k: int) -> alt.Chart:
 st.title("Quasi-identifiers")
 st.caption("Records can be re-identified by *what they say*: a combination of quasi-identifier values (age, "
            "ZIP, sex, …) that is rare in a table can be joined to an identified register. A table is "
-           "**k-anonymous** when every combination occurs at least k times (Sweeney 2002). See docs/qi.md.")
+           "**k-anonymous** when every combination occurs at least k times (Sweeney 2002); "
+           "the guide explains each measure.")
 
 source = st.selectbox("Data", list(SOURCES), key="qi_source")
 if SOURCES[source] is None:
@@ -153,7 +153,7 @@ st.subheader("Re-identification risk")
 st.caption("How likely someone who knows a person's quasi-identifier values picks out that person's record. "
            "Three attackers (El Emam & Dankar 2008): the **prosecutor** knows the person is in the table; the "
            "**journalist** only knows the person is in the population the table was drawn from; the **marketer** "
-           "tries to re-identify as many records as possible. See docs/qi.md.")
+           "tries to re-identify as many records as possible.")
 q1, q2 = st.columns(2)
 threshold = q1.slider("Risk threshold", 0.01, 1.0, 0.2, 0.01, key="qi_risk_threshold",
                       help="A record is at risk when the chance of picking it out is above this; 0.2 means "
@@ -195,11 +195,15 @@ a1, a2, a3 = st.columns([2, 1, 1])
 algorithm = a1.selectbox("Algorithm", list(ALGORITHMS), format_func=LABELS.get, key="qi_algorithm")
 sup = a2.slider("Max. suppressed rows (%)", 0.0, 20.0, 1.0, 0.5, key="qi_sup") / 100
 loss = a3.selectbox("Loss to minimise", list(LOSSES), key="qi_loss", disabled=algorithm != "optimal",
-                    help="prec: 1 − Sweeney's Prec; loss: ARX's default Loss; dm: discernibility (a removed "
-                         "row costs the table size); dm-star: Σ class size²; entropy: ARX's non-uniform entropy "
-                         "(bits); entropy-top: the same with removed cells counted as fully generalized")
+                    format_func=lambda x: label(x, QI_LOSS_LABELS),
+                    help="Precision: how far up its hierarchy each value climbed (Sweeney 2002); information "
+                         "loss: ARX's default measure; discernibility: how many records share each value "
+                         "combination (a removed row costs the table size), or without charging removed rows; "
+                         "entropy: the information lost, in bits, with removed values counted as most general "
+                         "in its last variant")
 if algorithm == "mingen" and table.n > MINGEN_ROWS:
-    st.warning(f"MinGen is exhaustive (SW-A §3.4) and limited to {MINGEN_ROWS} rows; this table has {table.n:,}.")
+    st.warning(f"MinGen tries every generalization (Sweeney 2002) and is limited to {MINGEN_ROWS} rows; this "
+               f"table has {table.n:,}.")
 elif st.button("Anonymize", type="primary", key="qi_run"):
     st.session_state["qi_ran"] = (token, qi, k, algorithm, sup, loss)
 if st.session_state.get("qi_ran") == (token, qi, k, algorithm, sup, loss):
@@ -246,12 +250,12 @@ if st.session_state.get("qi_ran") == (token, qi, k, algorithm, sup, loss):
     r = st.columns([0.8, 1.1, 1, 1.4])   # the last label is the longest: no column cuts its label short
     r[0].metric("Released people", f"{e['people']:,}")
     r[1].metric("Named by the k-anonymous table", f"{e['qi_only']:,}",
-                help="ALS-only (TR02 §3): a record whose generalized values match exactly one register entry")
+                help="a record whose generalized values match exactly one register entry (Malin 2002)")
     r[2].metric("Named by trails alone", f"{e['trails_only']:,}", help="True loves of the trail link graph")
     r[3].metric("Named by trails + generalized values", f"{e['both']:,}",
-                help="True loves of the link graph constrained by the quasi-identifiers (ALS, TR02 Def. 3.1)")
+                help="true loves of the link graph when a pair must also agree on the generalized values (Malin 2002)")
     st.caption(f"Every name is certain under the trail model and checked against the simulation's truth: "
-               f"{e['wrong']} wrong. See docs/qi.md (attribute linkage sets).")
+               f"{e['wrong']:,} wrong.")
 
 st.subheader("Compare algorithms")
 st.caption("Same k and suppression limit for every algorithm (MinGen and Mondrian never suppress rows; MinGen "

@@ -8,6 +8,7 @@ import streamlit as st
 
 from app import state
 from app.components import charts, words
+from app.components.labels import method_labels, number
 from app.components.tables import show_table
 from app.components.text import md, spreadsheet_csv
 
@@ -16,17 +17,21 @@ loaded = state.require_release()
 reserved = state.reserved_choice()
 release = loaded.release
 
-st.caption("REIDIT-C matches complete trails exactly; REIDIT-I iteratively links unique subtrail/supertrail "
-           "pairs; REIDIT-I-K stops at candidate sets of size k; REIDIT-M allows one-to-many; true loves are "
-           "the edges in every maximum matching of the link graph (certain re-identifications).")
 
-methods = state.reidentify_methods()
 one_to_many = bool(state.trails(loaded.key, reserved, release).one_to_many)
+names_of = method_labels(one_to_many)    # the exact method's name under the reading of the release
+methods = list(names_of)
+st.caption("REIDIT-C matches complete trails exactly; REIDIT-I iteratively links unique subtrail/supertrail "
+           "pairs; REIDIT-I-K stops at candidate sets of size k; REIDIT-M allows one-to-many; "
+           + ("the certain pairs hold in every consistent assignment of people to de-identified elements (this "
+              "release is read as one-to-many: there is no matching, and no true love)." if one_to_many else
+              "true loves are the edges in every maximum matching of the link graph (certain "
+              "re-identifications)."))
 # one-to-one methods (thesis Table A.1, each spec's readings) are not run on a release read as one-to-many
 applicable = [m for m in methods if state.method_spec(m).applies(one_to_many)]
 c1, c2 = st.columns([3, 1])
 # keyed by release and data model: a new release or reading starts from the methods that apply to it
-chosen = c1.multiselect("Methods", methods, default=applicable, format_func=state.method_title,
+chosen = c1.multiselect("Methods", methods, default=applicable, format_func=names_of.get,
                         key=f"reid_methods_{loaded.key}_{reserved}")
 k = int(c2.number_input("k for REIDIT-I-K", 1, 100, 2, key="reid_k"))
 run_key = f"reid_ran_{loaded.key}"
@@ -41,12 +46,12 @@ if not chosen:
 
 refused = [m for m in chosen if m not in applicable]
 if refused:
-    names = ", ".join(state.method_title(m) for m in refused)
+    names = ", ".join(names_of[m] for m in refused)
     st.info(f"**{names} {'is' if len(refused) == 1 else 'are'} not run on this release.** "
             f"{'It assumes' if len(refused) == 1 else 'They assume'} that each de-identified element stands for "
             "one person, but this release is read as one-to-many (one de-identified element, such as a "
             "household's IP address, may stand for several people), so a pair found that way would not be "
-            f"certain. {' and '.join(state.method_title(m) for m in applicable)} apply to it. If each "
+            f"certain. {' and '.join(names_of[m] for m in applicable)} apply to it. If each "
             "de-identified element does stand for one "
             "person, choose **one-to-one** under **Multiplicity** on the Data page.",
             icon=":material/info:")
@@ -71,35 +76,37 @@ for m in chosen:
 cols = st.columns(max(len(chosen), 1))
 for col, m in zip(cols, chosen, strict=False):
     if m in results:
-        col.metric(state.method_title(m), state.reid_count(results[m]), help="re-identified elements")
+        col.metric(names_of[m], number(state.reid_count(results[m])), help="re-identified elements")
     else:
-        col.metric(state.method_title(m), "n/a")
+        col.metric(names_of[m], "n/a")
 for m, msg in errors.items():
-    st.error(f"{state.method_title(m)}: {md(msg)}")
+    st.error(f"{names_of[m]}: {md(msg)}")
 
-summary = words.reidentify_table({state.method_title(m): r.summary for m, r in results.items()})
-counts = pd.DataFrame({"method": [state.method_title(m) for m in results],
+summary = words.reidentify_table({names_of[m]: r.summary for m, r in results.items()})
+counts = pd.DataFrame({"method": [names_of[m] for m in results],
                        "re-identified": [state.reid_count(r) for r in results.values()]})
 if len(counts):
     domain = list(counts["method"])
     chart = alt.Chart(counts).mark_bar().encode(
         x=alt.X("method:N", sort=domain, title="Method", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("re-identified:Q", title="Re-identified pairs", axis=alt.Axis(tickMinStep=1, format="d")),
+        y=alt.Y("re-identified:Q", title="Re-identified pairs", axis=alt.Axis(tickMinStep=1, format=",d")),
         color=alt.Color("method:N", scale=charts.category_scale(domain),
                         legend=alt.Legend(title="Method", orient="right")),
         tooltip=["method", "re-identified"]).properties(height=280)
-    labels = chart.mark_text(dy=-8, fontSize=13).encode(text="re-identified:Q", color=alt.value("black"))
+    labels = chart.mark_text(dy=-8, fontSize=13).encode(text=alt.Text("re-identified:Q", format=","),
+                                                            color=alt.value("black"))
     st.altair_chart(chart + labels, width="stretch")
     with st.expander("Summary per method", expanded=release.truth is not None):
-        show_table(summary)
+        # one column per method: a dozen measures side by side would run past the page's right edge
+        show_table(summary.set_index("Method").T.rename_axis("measure").reset_index())
 
 if results:
     st.subheader("Re-identified pairs")
     listed = list(results)   # opens on true loves when it lists pairs, else on the method with the most
     shown = st.selectbox("Method", listed, index=listed.index(words.opening_method(results)),
-                         format_func=state.method_title, key="reid_shown")
+                         format_func=names_of.get, key="reid_shown")
     pairs = results[shown].to_frame() if hasattr(results[shown], "to_frame") else results[shown].pairs
-    show_table(pairs)
+    show_table(pairs.rename(columns={"deidentified": "de-identified"}))
     st.download_button("Download pairs as CSV", spreadsheet_csv(pairs),
                        file_name=f"{release.name}_{shown}.csv", mime="text/csv", key="reid_download")
 
@@ -107,7 +114,7 @@ if results:
     st.caption("Re-runs the method with each location removed: locations whose removal lowers the count "
                "drive re-identification.")
     opts = list(results)
-    loo_method = st.selectbox("Method for sensitivity", opts, format_func=state.method_title,
+    loo_method = st.selectbox("Method for sensitivity", opts, format_func=names_of.get,
                               index=opts.index("true-loves") if "true-loves" in opts else 0, key="loo_method")
     if st.button("Run sensitivity", key="loo_run"):
         st.session_state[f"loo_{loaded.key}"] = loo_method

@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from app import state
+from app.components import charts
 from app.components.tables import show_table
 from app.components.text import md, one_line
 
@@ -92,8 +93,7 @@ with st.expander("Data model assumed", expanded=True):
 st.subheader("People by number of candidates")
 hist = pd.DataFrame({"candidates": [f"{b.candidates}+" if b.more else str(b.candidates) for b in report.histogram],
                      "people": [b.people for b in report.histogram]})
-st.bar_chart(hist, x="candidates", y="people", x_label="candidate records (1 = certain)", y_label="people",
-             sort=False)
+st.altair_chart(charts.candidate_histogram(hist), width="stretch")
 
 st.subheader("Exposure per location")
 if report.exposure_note:

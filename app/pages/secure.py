@@ -1,4 +1,7 @@
-"""Secure protocol page: simulate STRANON (thesis Alg. 11 over SCAMD, App. C) and step through its messages."""
+"""Secure protocol page: simulate STRANON (Malin 2006 ch. 8, App. C) and step through its messages.
+
+The protocol runs the protection methods of the Protect page over encrypted data, so it refuses (in the same
+words) every release protection by withholding refuses (``state.protect_refusal``)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,8 @@ import pandas as pd
 import streamlit as st
 
 from app import state
+from app.components import words
+from app.components.labels import label, number, secure_labels
 from app.components.tables import show_table
 from app.components.text import md, one_line
 
@@ -22,20 +27,36 @@ if protocol is None or api is None or parties_mod is None:
     st.stop()
 
 st.caption("Each location and a semi-trusted third party (sTTP) run as separate parties that exchange only "
-           "encoded messages; de-identified data travel as ristretto255 ciphertexts under commutative keys. "
-           "Integrity checks: the common dummy v_C (Theorem 11), location dummies β and α check rounds "
-           "(Theorems 12-13), and locked returns.")
+           "encoded messages; de-identified data travel encrypted under keys that can be applied in any order, "
+           "so the third party compares records it cannot read. Integrity checks catch a cheating location: a "
+           "dummy record common to all locations, dummy records of each location, extra check rounds, and locked "
+           "returns (Malin 2006, chapter 8).")
+
+multiplicity = state.model_of(state.reserved_choice())[1]
+refusal = words.protect_refusal(state.protect_refusal(loaded.key, multiplicity, loaded.release))
+if refusal is not None:   # what the Protect page refuses, the protocol (the same methods, encrypted) refuses too
+    st.info(refusal.replace("Protection by withholding records does not apply",
+                            "The secure protocol (protection by withholding records, encrypted) does not apply"),
+            icon=":material/info:")
+    st.page_link("app/pages/data.py", label="Data page: Multiplicity", icon=":material/database:")
+    st.stop()
 
 c1, c2, c3 = st.columns(3)
 k = int(c1.number_input("k", 1, 20, 2, key="sec_k"))
-method = c1.selectbox("Method", ["greedy-dedup-secure", "force-dedup-secure"], key="sec_method")
+method = c1.selectbox("Method", ["greedy-dedup-secure", "force-dedup-secure"], key="sec_method",
+                      format_func=lambda m: label(m, secure_labels()))
 integrity = c2.toggle("Integrity checks", value=True, key="sec_integrity")
-alpha = int(c2.number_input("α check rounds", 0, 5, 1, key="sec_alpha", disabled=not integrity))
-beta = int(c2.number_input("β location dummies", 0, 10, 2, key="sec_beta", disabled=not integrity))
+alpha = int(c2.number_input("Check rounds", 0, 5, 1, key="sec_alpha", disabled=not integrity))
+beta = int(c2.number_input("Dummy records per location", 0, 10, 2, key="sec_beta", disabled=not integrity))
 locking = c3.toggle("Locked returns", value=True, key="sec_locking")
+BEHAVIOUR_LABELS = {"honest": "honest", "full-switch": "swaps all its records", "partial-switch":
+                    "swaps some of its records", "refuse-decrypt": "refuses to decrypt", "grab-and-go":
+                    "takes the result and leaves"}
 kinds = ["honest", "full-switch", "partial-switch", "refuse-decrypt", "grab-and-go"]
 cheat = c3.selectbox("Behaviour of the first location", kinds, key="sec_behaviour",
-                     help="Simulate a cheating location (App. C.3.1) to see the integrity checks fire.")
+                     format_func=lambda b: BEHAVIOUR_LABELS.get(b, b),
+                     help="Simulate a cheating location (Malin 2006, Appendix C) to see the integrity checks "
+                          "fire.")
 
 locs = list(loaded.release.locations)
 if len(locs) < 2:
@@ -57,12 +78,13 @@ def run(key: str, k: int, method: str, integrity: bool, alpha: int, beta: int, l
 
 
 def certification_text(cert: dict, k: int) -> str:
-    """The sTTP's certification (its external and central checks, thesis Definitions 22 and 24) in words."""
+    """The sTTP's certification (its external and central checks, Malin 2006 Definitions 22 and 24) in words."""
     if not cert:
         return "the sTTP did not certify this run (it stopped before the check)."
     if not cert.get("checked"):
-        return ("the sTTP skipped its certification: the release is too large to check within its limit "
-                f"({md(cert.get('reason', 'no reason given'))}).")
+        size = (f" ({cert['pairs']:,} pairs of identified and de-identified elements to compare, above its limit "
+                f"of {cert['limit']:,})") if "pairs" in cert and "limit" in cert else ""
+        return f"the sTTP skipped its certification: the release is too large to check within its limit{size}."
     verdict = {True: "passed", False: "failed"}
     repairs = list(cert.get("repairs", []))
     text = (f"the sTTP's certification of {k}-unlinkability: outside observer's check "
@@ -96,8 +118,8 @@ except Exception as exc:
 if res.aborted:
     st.error(f"**Aborted by the sTTP:** {md(res.aborted)}", icon=":material/gpp_bad:")
 else:
-    st.success(f"Completed: {sum(len(v) for v in res.disclosed.values())} de-identified record(s) disclosed "
-               f"across {sum(1 for v in res.disclosed.values() if v)} location(s).", icon=":material/verified:")
+    st.success(f"Completed: {sum(len(v) for v in res.disclosed.values()):,} de-identified record(s) disclosed "
+               f"across {sum(1 for v in res.disclosed.values() if v):,} location(s).", icon=":material/verified:")
 st.markdown("**Integrity checks and detections**")
 if res.detections:
     for d in res.detections:
@@ -107,10 +129,12 @@ else:
 st.markdown(f"- {certification_text(res.certification, k)}")
 
 log = list(res.log)
-st.subheader(f"Messages ({len(log)})")
+st.subheader(f"Messages ({len(log):,})")
 log_df = pd.DataFrame(log, columns=["sender", "recipient", "message", "records", "bytes", "data owner"])
 log_df.insert(0, "step", range(1, len(log) + 1))
-step = st.slider("Step", 1, max(len(log), 1), 1, key="sec_step") if log else 0
+# a select slider, so its ends are labelled with thousands separators like every other count
+step = st.select_slider("Step", options=list(range(1, len(log) + 1)), value=1, format_func=lambda i: f"{i:,}",
+                        key="sec_step") if log else 0
 
 
 def _preview(value: Any) -> str:
@@ -138,7 +162,8 @@ def _preview(value: Any) -> str:
 
 if log:
     sender, recipient, kind, records, nbytes, owner = log[step - 1]
-    st.markdown(f"**Step {step}: {md(sender)} → {md(recipient)}** · `{kind}` · {records} record(s) · {nbytes} bytes"
+    st.markdown(f"**Step {step:,}: {md(sender)} → {md(recipient)}** · {md(kind.replace('_', ' '))} · "
+                f"{records:,} record(s) · {nbytes:,} bytes"
                 + (f" · data of {md(owner)}" if owner else ""))
     nth = sum(1 for e in log[: step - 1] if e[1] == recipient)
     party = res.parties.get(recipient)
@@ -154,13 +179,14 @@ st.subheader("What each party sees")
 who = st.selectbox("Party", list(res.seen), key="sec_party")
 seen = pd.DataFrame(res.seen[who])
 show_table(seen.rename(columns=SEEN_COLUMNS))
-st.markdown("**Costs per party** (the counters of thesis Appendix C.3.2)")
-costs = pd.DataFrame(res.costs).T.rename(columns=COST_COLUMNS)
-costs.insert(0, "party", costs.index.astype(str))
-if "CPU seconds" in costs:
-    costs["CPU seconds"] = costs["CPU seconds"].astype(float).round(4)
-show_table(costs, column_config={c: st.column_config.NumberColumn(c, format="%d") for c in costs.columns
-                                 if c not in ("party", "CPU seconds")})
+st.markdown("**Costs per party** (the counters of Malin 2006, Appendix C)")
+# one row per counter, one column per party: ten counters side by side do not fit the page's width
+costs = pd.DataFrame(res.costs).rename(index=COST_COLUMNS)
+shown = pd.DataFrame({party: [f"{float(v):.4f}" if name == "CPU seconds" else number(v)
+                              for name, v in costs[party].items()] for party in costs.columns},
+                     index=costs.index, dtype=object)
+shown.insert(0, "counter", shown.index.astype(str))
+show_table(shown)
 st.markdown("**Disclosed per location**")
 show_table(pd.DataFrame({"location": list(res.disclosed),
-                         "disclosed records": [len(v) for v in res.disclosed.values()]}))
+                         "disclosed records": [number(len(v)) for v in res.disclosed.values()]}))

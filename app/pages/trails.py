@@ -22,10 +22,11 @@ st.caption(f"One row per person or record, one column per location: 1 = disclose
 stats = state.location_stats(tr)
 bound = state.reidentification_bound(tr)
 c1, c2, c3 = st.columns(3)
-c1.metric("Locations |C|", len(tr.locations))
-c2.metric("Subjects |S| (identified elements)", f"{len(tr.identified.keys):,}")
+c1.metric("Locations", f"{len(tr.locations):,}")
+c2.metric("People (identified elements)", f"{len(tr.identified.keys):,}")
 c3.metric("Bound on re-identifications", f"{bound:,}",
-          help="min(|S|, 2^|C| − 1): at most one re-identification per distinct non-empty trail.")
+          help="at most one re-identification per distinct non-empty trail: the smaller of the number of "
+               "people and the number of distinct non-empty trails the locations allow.")
 
 st.subheader("Per-location popularity and entropy")
 st.dataframe(stats, hide_index=True, width="stretch",

@@ -192,7 +192,9 @@ class SemiTrustedThirdParty(Party):
         n_m = len(set().union(*gamma.values()))
         n_n = len(set().union(*h_omega.values()))
         if n_m * n_n > self.certify_limit:
-            self.certification = {"checked": False, "reason": f"|M|·|N| = {n_m * n_n} above certify_limit"}
+            # the facts as data too, so an edge can word them (the reason is the technical note)
+            self.certification = {"checked": False, "reason": f"|M|·|N| = {n_m * n_n} above certify_limit",
+                                  "pairs": n_m * n_n, "limit": self.certify_limit}
             return
         repairs = list(self.certification.get("repairs", []))
         while True:
