@@ -43,6 +43,7 @@ CODES: dict[str, str] = {
     "store-bulk-refused": "why, other: a bulk import was demanded but cannot run",
     "folder-key-missing": "side, columns: a folder release's table needs its key column named",
     "output-refused": "option: an output path that names a folder, an input, or no file",
+    "input-refused": "file: an input path that is no regular file (a FIFO, a device, a socket, a folder)",
 }
 
 

@@ -426,12 +426,12 @@ _METHODS = "graphlink.protect.methods"
 register(MethodSpec(
     "greedy-dedup", "protect", "Greedy-Dedup",
     "withholds the least frequent records location by location, most popular location first (thesis Alg. 7)",
-    f"{_METHODS}:_greedy", input="instance", multiplicities=_ONE, heading="Greedy-Dedup (Alg. 7)",
+    f"{_METHODS}:_greedy", input="instance", multiplicities=_ONE,
     per_component=False, secure=True))
 register(MethodSpec(
     "force-dedup", "protect", "Force-Dedup",
     "gives every location k protectors first, then boosts them (thesis Alg. 10), and ends with Final-Clean",
-    f"{_METHODS}:_force", input="instance", multiplicities=_ONE, heading="Force-Dedup (Alg. 10)",
+    f"{_METHODS}:_force", input="instance", multiplicities=_ONE,
     per_component=False, final_clean=True, secure=True))
 register(MethodSpec(
     "flow-dedup", "protect", "Flow-Dedup",

@@ -81,7 +81,8 @@ def _pairs(result) -> set[tuple[str, str]]:
 def test_every_method_is_registered_once_and_the_catalog_is_the_registry():
     assert catalog.METHODS == registry.names("reidentify") == (
         "complete", "incomplete", "incomplete-k", "multiple", "true-loves")
-    assert catalog.PROTECT_METHODS == registry.names("protect") == ("greedy-dedup", "force-dedup", "flow-dedup")
+    assert catalog.PROTECT_METHODS == registry.names("protect") == ("greedy-dedup", "force-dedup", "flow-dedup",
+                                                                   "keep-most")
     for kind in ("reidentify", "protect"):
         for spec in registry.specs(kind):
             assert callable(spec.resolve()), spec.name           # every lazy reference resolves
