@@ -185,11 +185,11 @@ def write(store: Any, name: str, result: Any, progress: Progress = None, *, tabl
 
 #: One batch of class LINKs: its distinct end classes looked up once (one seek per *class*, on the composite
 #: uniqueness constraint's index), then the edges addressed by list position (no lookup per edge).
-LINK_QUERY = """MATCH (x:TrailClass {release: $release, side: 'identified'}) USING INDEX SEEK x:TrailClass(release, side, cid)
-               WHERE x.cid IN $ua
+LINK_QUERY = """MATCH (x:TrailClass {release: $release, side: 'identified'})
+                 USING INDEX SEEK x:TrailClass(release, side, cid) WHERE x.cid IN $ua
                WITH x ORDER BY x.cid WITH collect(x) AS xs WHERE size(xs) = size($ua)
-               MATCH (y:TrailClass {release: $release, side: 'deidentified'}) USING INDEX SEEK y:TrailClass(release, side, cid)
-               WHERE y.cid IN $ub
+               MATCH (y:TrailClass {release: $release, side: 'deidentified'})
+                 USING INDEX SEEK y:TrailClass(release, side, cid) WHERE y.cid IN $ub
                WITH xs, y ORDER BY y.cid WITH xs, collect(y) AS ys WHERE size(ys) = size($ub)
                UNWIND range(0, size($pa) - 1) AS i
                WITH xs[$pa[i]] AS x, ys[$pb[i]] AS y, i
@@ -294,20 +294,59 @@ def drop(store: Any, name: str) -> None:
     Relationships first, a class at a time in bounded batches on the concurrent sessions of
     :class:`graphlink.store.batches.Batches` (a class node of a low-entropy release can carry 1e5 edges): the
     batches are cut by the classes' degrees (O(1) each), so a transaction deletes about ``LINK_CHUNK`` edges.
+    The class LINKs go in the rounds of lanes the writer uses (:func:`_drop_class_links`).
     """
     out = Batches(store)
-    for side, pattern in (("identified", "(c)-[l:LINK]->()"), ("deidentified", "(c)<-[l:IN_CLASS]-()"),
-                          ("identified", "(c)<-[l:IN_CLASS]-()")):
-        degrees = store._query(f"MATCH (c:TrailClass {{release: $name, side: $side}}) "
-                               f"RETURN c.cid AS cid, COUNT {{ {pattern} }} AS n", {"name": name, "side": side})
-        out.run(f"""MATCH (c:TrailClass {{release: $release, side: $side}}) WHERE c.cid IN $cids
-                    MATCH {pattern} DELETE l RETURN count(*) AS n""",
+    _drop_class_links(store, name, out.workers)
+    for side in ("deidentified", "identified"):
+        degrees = store._query("MATCH (c:TrailClass {release: $name, side: $side}) "
+                               "RETURN c.cid AS cid, COUNT { (c)<-[:IN_CLASS]-() } AS n", {"name": name, "side": side})
+        out.run("""MATCH (c:TrailClass {release: $release, side: $side}) WHERE c.cid IN $cids
+                   MATCH (c)<-[l:IN_CLASS]-() DELETE l RETURN count(*) AS n""",
                 ({"release": name, "side": side, "cids": cids} for cids in _by_weight(degrees, LINK_CHUNK)))
     store._run_auto("MATCH (c:TrailClass {release: $name}) "
                     "CALL (c) { DETACH DELETE c } IN TRANSACTIONS OF 10000 ROWS", {"name": name})
     store._run_auto("MATCH (:Identified {release: $name})-[l:LINK]->() "
                     "CALL (l) { DELETE l } IN TRANSACTIONS OF 10000 ROWS", {"name": name})
     store._query("MATCH (a:Analysis {release: $name, kind: 'link-graph'}) DETACH DELETE a", {"name": name})
+
+
+def _drop_class_links(store: Any, name: str, lanes: int) -> None:
+    """Delete the release's class LINKs in rounds of ``lanes`` lanes that reach disjoint classes at both ends, as
+    :func:`rounds` schedules the writes: the identified and the de-identified classes are each cut into ``lanes``
+    ranges of about equal degree, round ``r`` gives lane ``a`` the identified range ``a`` and the de-identified
+    range ``(a + r) mod lanes``, and a lane deletes its block a group of identified classes (about ``LINK_CHUNK``
+    edges) at a time. Deleting a relationship locks both its ends, so batches that all reached the same
+    de-identified classes waited for each other. O(classes) reads, O(class LINKs) deletes."""
+    deg = {}
+    for side, pattern in (("identified", "(c)-[:LINK]->()"), ("deidentified", "(c)<-[:LINK]-()")):
+        recs = store._query(f"MATCH (c:TrailClass {{release: $name, side: $side}}) "
+                            f"RETURN c.cid AS cid, COUNT {{ {pattern} }} AS n", {"name": name, "side": side})
+        d = np.zeros(max((int(r["cid"]) for r in recs), default=-1) + 1, np.int64)
+        for r in recs:
+            d[int(r["cid"])] = int(r["n"])
+        deg[side] = d
+    if not deg["identified"].sum():
+        return
+    lanes = max(int(lanes), 1)
+    xa, yb = _cuts(deg["identified"], lanes), _cuts(deg["deidentified"], lanes)
+    query = """MATCH (c:TrailClass {release: $release, side: 'identified'})
+                 USING INDEX SEEK c:TrailClass(release, side, cid) WHERE c.cid IN $cids
+               MATCH (c)-[l:LINK]->(y:TrailClass) WHERE y.cid >= $lo AND y.cid < $hi
+               DELETE l RETURN count(*) AS n"""
+    out = Batches(store, workers=lanes)
+    for r in range(lanes):
+        work = []
+        for a in range(lanes):
+            b = (a + r) % lanes
+            cids = np.arange(xa[a], xa[a + 1])
+            share = deg["identified"][cids] * max(int(deg["deidentified"][yb[b]:yb[b + 1]].sum()), 1)
+            # each class's edges into this de-identified range, estimated by the range's share of all degrees
+            share = share // max(int(deg["deidentified"].sum()), 1) + 1
+            groups = _by_weight([{"cid": c, "n": w} for c, w in zip(cids.tolist(), share.tolist(), strict=True)
+                                 if deg["identified"][c]], LINK_CHUNK)
+            work.append([{"release": name, "cids": g, "lo": int(yb[b]), "hi": int(yb[b + 1])} for g in groups])
+        out.run_lanes(query, [lane for lane in work if lane])
 
 
 def _by_weight(records: list, limit: int) -> list[list[int]]:
