@@ -45,6 +45,8 @@ and for this checkout, in the same run and against the same server:
       link graph and the audit are written; the new release is dropped again afterwards, so that both versions
       meet the same three releases),
   P2. the same under ``low``, stored before (its link graph is replaced, the audit added).
+
+``--writers N`` (not 3) adds a third pass of this checkout on N sessions.
 """
 
 from __future__ import annotations
@@ -193,8 +195,11 @@ def populated(args: argparse.Namespace, tmp: Path) -> None:
         print(f"    stored {other}: {dt:.1f} s (load {load()})")
     before = _before_tree(args.before, tmp)
     figures: dict[str, list[float]] = {}
-    for label, env in ((f"before ({args.before})", {"PYTHONPATH": str(before)}), ("after (this checkout)", {})):
-        cwd = str(before) if env else None
+    passes = [(f"before ({args.before})", {"PYTHONPATH": str(before)}), ("after (this checkout)", {})]
+    if args.writers != 3:   # the sessions' share: the same code on --writers sessions instead of 3
+        passes.append((f"after, {args.writers} session(s)", {"GRAPHLINK_NEO4J_WRITERS": str(args.writers)}))
+    for label, env in passes:
+        cwd = str(before) if "PYTHONPATH" in env else None
         dt_new, how = _timed_cli([*base, "--store", "neo4j", "--name", "fresh"], env, cwd=cwd)
         print(f"P1. {label}, a new name:         {dt_new:7.1f} s  (load {load()})\n    {how}")
         dt_old, how = _timed_cli([*base, "--store", "neo4j", "--name", "low"], env, cwd=cwd)
@@ -202,7 +207,7 @@ def populated(args: argparse.Namespace, tmp: Path) -> None:
         figures[label] = [dt_new, dt_old]
         with connect() as store:
             store.drop_release("fresh")
-    (b_new, b_old), (a_new, a_old) = figures.values()
+    (b_new, b_old), (a_new, a_old) = list(figures.values())[:2]
     print(f"after / before: new name {a_new / b_new:.2f}, stored before {a_old / b_old:.2f} of the time")
 
 

@@ -4,7 +4,9 @@
 ``GRAPHLINK_NEO4J_WRITERS`` sets the number of concurrent sessions (default 3: on two cores the server's
 transactions, not the client, are the limit; 1 → 2 → 3 sessions wrote 9.8 → 12.6 → 13.5 thousand class LINKs a
 second at load 8). Each batch is one managed transaction (``Store._query``: retried on transient errors,
-deadlocks included) on a session of its own; the driver is thread-safe, sessions are not.
+deadlocks included) on a session of its own; the driver is thread-safe, sessions are not. :meth:`Batches.run`
+hands any batch to any free session; :meth:`Batches.run_lanes` runs lanes of batches side by side, each lane in
+order, for writes whose caller made the lanes touch disjoint nodes.
 """
 
 from __future__ import annotations
