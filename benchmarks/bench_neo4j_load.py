@@ -34,6 +34,20 @@ the identified records withheld), each a process of its own against the private 
   R2. the same again: the release is stored, so its link graph is replaced in UNWIND batches on
       ``GRAPHLINK_NEO4J_WRITERS`` sessions (default 3) and the audit is added (``--writers 1`` in the same
       run shows the one-session figure; ``--no-rerun`` skips R2).
+
+``--populated`` (with ``--results``): the write-back into a database that already holds releases, the path every
+user takes after their first one. R1 stores the release as ``low``; two more copies go in as ``other-a`` and
+``other-b`` (three releases stored, each with its link graph and audit). Then, for the code of ``--before``
+(default ``main``: its ``graphlink`` and ``cypher`` folders, unpacked with ``git archive`` and run from there)
+and for this checkout, in the same run and against the same server:
+
+  P1. ``graphlink audit ... --store neo4j`` under a new name (the release is loaded in UNWIND batches, then the
+      link graph and the audit are written; the new release is dropped again afterwards, so that both versions
+      meet the same three releases),
+  P2. the same under ``low``, stored before (its link graph is replaced, the audit added).
+
+``--writers N`` (not 3) adds a third pass of this checkout on N sessions; ``--after-first`` runs this checkout's
+pass before ``main``'s (the load of a shared machine drifts during a run).
 """
 
 from __future__ import annotations
@@ -128,10 +142,10 @@ def _low_entropy(subjects: int, locations: int, path: Path) -> tuple[int, int]:
     return len(rel.frame), len(g.class_ei)
 
 
-def _timed_cli(args: list[str], env: dict | None = None) -> tuple[float, str]:
+def _timed_cli(args: list[str], env: dict | None = None, cwd: str | None = None) -> tuple[float, str]:
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "graphlink.cli", *args], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
+                          env={**os.environ, **(env or {})}, cwd=cwd)
     dt = time.perf_counter() - t
     if proc.returncode not in (0, 1):
         raise SystemExit(f"graphlink {' '.join(args)} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
@@ -151,11 +165,55 @@ def results(args: argparse.Namespace, tmp: Path) -> None:
     print(f"R0. audit alone:                          {dt:7.1f} s  (load {load()})")
     dt, how = _timed_cli([*base, "--store", "neo4j", "--name", "low"])
     print(f"R1. --store neo4j, empty database:         {dt:7.1f} s  (load {load()})\n    {how}")
+    if args.populated:
+        populated(args, tmp)
+        return
     if args.no_rerun:
         return
     for writers in sorted({args.writers, 3}, reverse=True):
         dt, how = _timed_cli([*base, "--store", "neo4j", "--name", "low"], {"GRAPHLINK_NEO4J_WRITERS": str(writers)})
         print(f"R2. --store neo4j again, {writers} session(s):   {dt:7.1f} s  (load {load()})\n    {how}")
+
+
+def _before_tree(ref: str, tmp: Path) -> Path:
+    """The ``graphlink`` package and ``cypher`` library of git ``ref``, unpacked under ``tmp`` (the *before*)."""
+    root = Path(__file__).resolve().parent.parent
+    out = tmp / "before"
+    out.mkdir()
+    archive = subprocess.run(["git", "-C", str(root), "archive", ref, "graphlink", "cypher", "docker/local/pom.xml"],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(out)], input=archive, check=True)
+    # compiled now, not in the first timed process (which took 40-90 s longer for it at load 8-16)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(out / "graphlink")], check=True)
+    return out
+
+
+def populated(args: argparse.Namespace, tmp: Path) -> None:
+    """The ``--populated`` runs (module docstring): before and after, in the same run."""
+    path = tmp / "low.parquet"
+    base = ["audit", str(path), "--k", "2", "--multiplicity", "one-to-one", "--format", "json"]
+    load = lambda: " ".join(f"{x:.2f}" for x in os.getloadavg())  # noqa: E731
+    for other in ("other-a", "other-b"):
+        dt, _ = _timed_cli([*base, "--store", "neo4j", "--name", other])
+        print(f"    stored {other}: {dt:.1f} s (load {load()})")
+    before = _before_tree(args.before, tmp)
+    figures: dict[str, list[float]] = {}
+    passes = [(f"before ({args.before})", {"PYTHONPATH": str(before)}), ("after (this checkout)", {})]
+    if args.after_first:    # the machine's load drifts: the reverse order shows how much of a gap is drift
+        passes.reverse()
+    if args.writers != 3:   # the sessions' share: the same code on --writers sessions instead of 3
+        passes.append((f"after, {args.writers} session(s)", {"GRAPHLINK_NEO4J_WRITERS": str(args.writers)}))
+    for label, env in passes:
+        cwd = str(before) if "PYTHONPATH" in env else None
+        dt_new, how = _timed_cli([*base, "--store", "neo4j", "--name", "fresh"], env, cwd=cwd)
+        print(f"P1. {label}, a new name:         {dt_new:7.1f} s  (load {load()})\n    {how}")
+        dt_old, how = _timed_cli([*base, "--store", "neo4j", "--name", "low"], env, cwd=cwd)
+        print(f"P2. {label}, a name stored before: {dt_old:7.1f} s  (load {load()})\n    {how}")
+        figures[label] = [dt_new, dt_old]
+        with connect() as store:
+            store.drop_release("fresh")
+    (b_new, b_old), (a_new, a_old) = (figures[label] for label, _ in sorted(passes[:2], key=lambda p: "after" in p[0]))
+    print(f"after / before: new name {a_new / b_new:.2f}, stored before {a_old / b_old:.2f} of the time")
 
 
 def main() -> None:
@@ -172,6 +230,10 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1, help="with --bulk-only: bulk loads in a row (best reported)")
     ap.add_argument("--results", action="store_true", help="the write-back of an audit's results (docstring)")
     ap.add_argument("--no-rerun", action="store_true", help="with --results: skip R2")
+    ap.add_argument("--populated", action="store_true",
+                    help="with --results: the write-back into a database holding three releases, before and after")
+    ap.add_argument("--after-first", action="store_true", help="with --populated: this checkout's pass first")
+    ap.add_argument("--before", default="main", help="with --populated: the git ref of the 'before' code")
     ap.add_argument("--writers", type=int, default=3, help="with --results: R2 also with this many sessions")
     ap.add_argument("--child", choices=["never", "always"], help=argparse.SUPPRESS)
     args = ap.parse_args()

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graphlink.errors import StoreError
 from graphlink.store import batches, classgraph, writeback
@@ -100,3 +102,53 @@ def test_writers_setting(monkeypatch):
         monkeypatch.setenv("GRAPHLINK_NEO4J_WRITERS", bad)
         with pytest.raises(StoreError, match="GRAPHLINK_NEO4J_WRITERS"):
             batches.writers()
+
+
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 40)), unique=True, max_size=300),
+       st.integers(1, 5), st.integers(1, 50))
+@settings(max_examples=200, deadline=None)
+def test_rounds_write_every_class_link_once_with_lanes_on_disjoint_classes(edges, lanes, chunk):
+    """The class LINKs' schedule (classgraph.rounds): every row in exactly one batch of at most ``chunk`` rows, at
+    most ``lanes`` lanes a round, and no two lanes of a round reach the same class at either end (so concurrent
+    transactions never wait for each other's node locks)."""
+    import numpy as np
+
+    edges = sorted(edges)
+    ci = np.array([a for a, _ in edges], np.int64)
+    cj = np.array([b for _, b in edges], np.int64)
+    schedule = classgraph.rounds(ci, cj, lanes, chunk)
+    rows = [int(r) for rnd in schedule for lane in rnd for batch in lane for r in batch]
+    assert sorted(rows) == list(range(len(edges)))
+    for rnd in schedule:
+        assert 1 <= len(rnd) <= lanes
+        assert all(1 <= len(batch) <= chunk for lane in rnd for batch in lane)
+        ends = [(set(ci[np.concatenate(lane)].tolist()), set(cj[np.concatenate(lane)].tolist())) for lane in rnd]
+        for a in range(len(ends)):
+            for b in range(a + 1, len(ends)):
+                assert not ends[a][0] & ends[b][0] and not ends[a][1] & ends[b][1]
+
+
+def test_lanes_run_side_by_side_each_in_order_and_check_their_rows():
+    """Batches.run_lanes: one lane's batches one after another, the lanes at the same time, every batch's count
+    checked and reported."""
+    import threading
+
+    seen: list[tuple[str, int]] = []
+    both = threading.Barrier(2, timeout=10)    # fails unless the two lanes run at the same time
+
+    class FakeStore:
+        def _query(self, query, params):
+            if params["i"] == 0:
+                both.wait()
+            seen.append((params["lane"], params["i"]))
+            return [{"n": len(params["rows"]) - params.get("short", 0)}]
+
+    lanes = [[{"lane": name, "i": i, "rows": [0] * 3} for i in range(4)] for name in "ab"]
+    progress = []
+    out = batches.Batches(FakeStore(), lambda f, m: progress.append(f), total=24, workers=2)
+    assert out.run_lanes("q", lanes, rows="rows") == 24
+    for name in "ab":
+        assert [i for lane, i in seen if lane == name] == [0, 1, 2, 3]
+    assert len(progress) == 8 and progress[-1] == 1.0
+    with pytest.raises(StoreError, match="created 2 of its 3 rows"):
+        out.run_lanes("q", [[{"lane": "c", "i": 1, "rows": [0] * 3, "short": 1}]], rows="rows")

@@ -164,27 +164,86 @@ def write(store: Any, name: str, result: Any, progress: Progress = None, *, tabl
     for side in ("identified", "deidentified"):
         order = np.argsort(t.cid[side], kind="stable")   # batches of (mostly) disjoint classes: few lock waits
         keys, cids = t.keys[side][order], t.cid[side][order]
-        out.run(f"""MATCH (c:TrailClass {{release: $release, side: $side}}) WHERE c.cid IN $uc
+        out.run(f"""MATCH (c:TrailClass {{release: $release, side: $side}})
+                      USING INDEX SEEK c:TrailClass(release, side, cid) WHERE c.cid IN $uc
                     WITH c ORDER BY c.cid WITH collect(c) AS cs WHERE size(cs) = size($uc)
                     UNWIND range(0, size($key) - 1) AS i
                     MATCH (e:{LABEL[side]} {{release: $release, key: $key[i]}})
+                      USING INDEX SEEK e:{LABEL[side]}(release, key)
                     WITH e, cs[$pc[i]] AS c
                     CREATE (e)-[:IN_CLASS]->(c)
                     RETURN count(*) AS n""",
                 (_members(name, side, keys[lo:hi], cids[lo:hi]) for lo, hi in _spans(len(keys), LINK_CHUNK)),
                 rows="key")
-    out.run("""MATCH (x:TrailClass {release: $release, side: 'identified'}) WHERE x.cid IN $ua
+    # Class LINKs in rounds of lanes on disjoint classes at both ends (rounds()): no lock waits, no deadlocks.
+    for lanes in rounds(t.ci, t.cj, out.workers, LINK_CHUNK):
+        out.run_lanes(LINK_QUERY, [(_class_links(name, run, t, rows) for rows in lane) for lane in lanes], rows="pa")
+    if t.elements is not None:
+        _element_batches(out, name, run, t.elements)
+    return run
+
+
+#: One batch of class LINKs: its distinct end classes looked up once (one seek per *class*, on the composite
+#: uniqueness constraint's index), then the edges addressed by list position (no lookup per edge).
+LINK_QUERY = """MATCH (x:TrailClass {release: $release, side: 'identified'})
+                 USING INDEX SEEK x:TrailClass(release, side, cid) WHERE x.cid IN $ua
                WITH x ORDER BY x.cid WITH collect(x) AS xs WHERE size(xs) = size($ua)
-               MATCH (y:TrailClass {release: $release, side: 'deidentified'}) WHERE y.cid IN $ub
+               MATCH (y:TrailClass {release: $release, side: 'deidentified'})
+                 USING INDEX SEEK y:TrailClass(release, side, cid) WHERE y.cid IN $ub
                WITH xs, y ORDER BY y.cid WITH xs, collect(y) AS ys WHERE size(ys) = size($ub)
                UNWIND range(0, size($pa) - 1) AS i
                WITH xs[$pa[i]] AS x, ys[$pb[i]] AS y, i
                CREATE (x)-[:LINK {allowed: $al[i], vital: $vi[i], flow: $fl[i], run: $run}]->(y)
-               RETURN count(*) AS n""",
-            (_class_links(name, run, t, lo, hi) for lo, hi in _spans(len(t.ci), LINK_CHUNK)), rows="pa")
-    if t.elements is not None:
-        _element_batches(out, name, run, t.elements)
-    return run
+               RETURN count(*) AS n"""
+
+
+def _cuts(weights: np.ndarray, parts: int) -> np.ndarray:
+    """``parts + 1`` ascending bounds that split ``range(len(weights))`` into contiguous ranges of about equal
+    total weight (a range may be empty when one item outweighs a share). O(len(weights))."""
+    cum = np.cumsum(weights)
+    total = int(cum[-1]) if len(cum) else 0
+    inner = np.searchsorted(cum, [total * k / parts for k in range(1, parts)], side="left") + 1
+    return np.concatenate([[0], np.minimum(inner, len(weights)), [len(weights)]]).astype(np.int64)
+
+
+def rounds(ci: np.ndarray, cj: np.ndarray, lanes: int, chunk: int) -> list[list[list[np.ndarray]]]:
+    """Row positions of the class LINKs ``(ci[k], cj[k])`` as rounds of ``lanes`` lanes of batches, such that the
+    lanes of one round touch disjoint classes at *both* ends.
+
+    The identified classes and the de-identified classes are each cut into ``lanes`` contiguous ranges of about
+    equal edge counts (a grid of ``lanes``² blocks); round ``r`` gives lane ``a`` the block (``a``,
+    ``(a + r) mod lanes``), a Latin square, so every block is written exactly once and no two lanes of a round
+    share a node. Each block is cut into batches of at most ``chunk`` rows, in ``(ci, cj)`` order. Concurrent
+    transactions then never wait for each other's node locks (creating a relationship locks both its ends until
+    the transaction commits; with batches that all reach the same de-identified classes they did, and deadlocked).
+    O(rows + classes).
+
+    Examples
+    --------
+    >>> ci, cj = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
+    >>> [[[b.tolist() for b in lane] for lane in r] for r in rounds(ci, cj, 2, 10)]
+    [[[[0]], [[3]]], [[[1]], [[2]]]]
+    """
+    lanes = max(int(lanes), 1)
+    if len(ci) == 0:
+        return []
+    xa = _cuts(np.bincount(ci), lanes)
+    yb = _cuts(np.bincount(cj), lanes)
+    bx = np.searchsorted(xa, ci, side="right") - 1        # the range of each row's identified class
+    by = np.searchsorted(yb, cj, side="right") - 1
+    block = bx * lanes + by
+    order = np.argsort(block, kind="stable")               # (ci, cj) order within a block
+    bounds = np.searchsorted(block[order], np.arange(lanes * lanes + 1))
+    out = []
+    for r in range(lanes):
+        lanes_r = []
+        for a in range(lanes):
+            b = (a + r) % lanes
+            rows = order[bounds[a * lanes + b]:bounds[a * lanes + b + 1]]
+            lanes_r.append([rows[lo:lo + chunk] for lo in range(0, len(rows), chunk)])
+        if any(lanes_r):
+            out.append([lane for lane in lanes_r if lane])
+    return out
 
 
 def set_model(store: Any, name: str, model: dict) -> None:
@@ -203,14 +262,14 @@ def _members(name: str, side: str, keys: np.ndarray, cids: np.ndarray) -> dict:
     return {"release": name, "side": side, "key": keys.tolist(), "uc": uc.tolist(), "pc": pc.tolist()}
 
 
-def _class_links(name: str, run: str, t: Tables, lo: int, hi: int) -> dict:
-    """One batch of class LINKs: its distinct end classes (two index seeks per *class*, not per edge) and the
-    edges as list positions (~3× the per-row-MATCH rate)."""
-    ua, pa = np.unique(t.ci[lo:hi], return_inverse=True)
-    ub, pb = np.unique(t.cj[lo:hi], return_inverse=True)
+def _class_links(name: str, run: str, t: Tables, rows: np.ndarray) -> dict:
+    """One batch of class LINKs (the rows at positions ``rows``): its distinct end classes (two index seeks per
+    *class*, not per edge) and the edges as list positions (~3× the per-row-MATCH rate)."""
+    ua, pa = np.unique(t.ci[rows], return_inverse=True)
+    ub, pb = np.unique(t.cj[rows], return_inverse=True)
     return {"release": name, "run": run, "ua": ua.tolist(), "ub": ub.tolist(), "pa": pa.tolist(),
-            "pb": pb.tolist(), "al": t.allowed[lo:hi].tolist(), "vi": t.vital[lo:hi].tolist(),
-            "fl": t.flow[lo:hi].tolist()}
+            "pb": pb.tolist(), "al": t.allowed[rows].tolist(), "vi": t.vital[rows].tolist(),
+            "fl": t.flow[rows].tolist()}
 
 
 def _element_batches(out: Any, name: str, run: str, el: dict[str, np.ndarray]) -> None:
@@ -235,20 +294,59 @@ def drop(store: Any, name: str) -> None:
     Relationships first, a class at a time in bounded batches on the concurrent sessions of
     :class:`graphlink.store.batches.Batches` (a class node of a low-entropy release can carry 1e5 edges): the
     batches are cut by the classes' degrees (O(1) each), so a transaction deletes about ``LINK_CHUNK`` edges.
+    The class LINKs go in the rounds of lanes the writer uses (:func:`_drop_class_links`).
     """
     out = Batches(store)
-    for side, pattern in (("identified", "(c)-[l:LINK]->()"), ("deidentified", "(c)<-[l:IN_CLASS]-()"),
-                          ("identified", "(c)<-[l:IN_CLASS]-()")):
-        degrees = store._query(f"MATCH (c:TrailClass {{release: $name, side: $side}}) "
-                               f"RETURN c.cid AS cid, COUNT {{ {pattern} }} AS n", {"name": name, "side": side})
-        out.run(f"""MATCH (c:TrailClass {{release: $release, side: $side}}) WHERE c.cid IN $cids
-                    MATCH {pattern} DELETE l RETURN count(*) AS n""",
+    _drop_class_links(store, name, out.workers)
+    for side in ("deidentified", "identified"):
+        degrees = store._query("MATCH (c:TrailClass {release: $name, side: $side}) "
+                               "RETURN c.cid AS cid, COUNT { (c)<-[:IN_CLASS]-() } AS n", {"name": name, "side": side})
+        out.run("""MATCH (c:TrailClass {release: $release, side: $side}) WHERE c.cid IN $cids
+                   MATCH (c)<-[l:IN_CLASS]-() DELETE l RETURN count(*) AS n""",
                 ({"release": name, "side": side, "cids": cids} for cids in _by_weight(degrees, LINK_CHUNK)))
     store._run_auto("MATCH (c:TrailClass {release: $name}) "
                     "CALL (c) { DETACH DELETE c } IN TRANSACTIONS OF 10000 ROWS", {"name": name})
     store._run_auto("MATCH (:Identified {release: $name})-[l:LINK]->() "
                     "CALL (l) { DELETE l } IN TRANSACTIONS OF 10000 ROWS", {"name": name})
     store._query("MATCH (a:Analysis {release: $name, kind: 'link-graph'}) DETACH DELETE a", {"name": name})
+
+
+def _drop_class_links(store: Any, name: str, lanes: int) -> None:
+    """Delete the release's class LINKs in rounds of ``lanes`` lanes that reach disjoint classes at both ends, as
+    :func:`rounds` schedules the writes: the identified and the de-identified classes are each cut into ``lanes``
+    ranges of about equal degree, round ``r`` gives lane ``a`` the identified range ``a`` and the de-identified
+    range ``(a + r) mod lanes``, and a lane deletes its block a group of identified classes (about ``LINK_CHUNK``
+    edges) at a time. Deleting a relationship locks both its ends, so batches that all reached the same
+    de-identified classes waited for each other. O(classes) reads, O(class LINKs) deletes."""
+    deg = {}
+    for side, pattern in (("identified", "(c)-[:LINK]->()"), ("deidentified", "(c)<-[:LINK]-()")):
+        recs = store._query(f"MATCH (c:TrailClass {{release: $name, side: $side}}) "
+                            f"RETURN c.cid AS cid, COUNT {{ {pattern} }} AS n", {"name": name, "side": side})
+        d = np.zeros(max((int(r["cid"]) for r in recs), default=-1) + 1, np.int64)
+        for r in recs:
+            d[int(r["cid"])] = int(r["n"])
+        deg[side] = d
+    if not deg["identified"].sum():
+        return
+    lanes = max(int(lanes), 1)
+    xa, yb = _cuts(deg["identified"], lanes), _cuts(deg["deidentified"], lanes)
+    query = """MATCH (c:TrailClass {release: $release, side: 'identified'})
+                 USING INDEX SEEK c:TrailClass(release, side, cid) WHERE c.cid IN $cids
+               MATCH (c)-[l:LINK]->(y:TrailClass) WHERE y.cid >= $lo AND y.cid < $hi
+               DELETE l RETURN count(*) AS n"""
+    out = Batches(store, workers=lanes)
+    for r in range(lanes):
+        work = []
+        for a in range(lanes):
+            b = (a + r) % lanes
+            cids = np.arange(xa[a], xa[a + 1])
+            share = deg["identified"][cids] * max(int(deg["deidentified"][yb[b]:yb[b + 1]].sum()), 1)
+            # each class's edges into this de-identified range, estimated by the range's share of all degrees
+            share = share // max(int(deg["deidentified"].sum()), 1) + 1
+            groups = _by_weight([{"cid": c, "n": w} for c, w in zip(cids.tolist(), share.tolist(), strict=True)
+                                 if deg["identified"][c]], LINK_CHUNK)
+            work.append([{"release": name, "cids": g, "lo": int(yb[b]), "hi": int(yb[b + 1])} for g in groups])
+        out.run_lanes(query, [lane for lane in work if lane])
 
 
 def _by_weight(records: list, limit: int) -> list[list[int]]:

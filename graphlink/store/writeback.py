@@ -15,9 +15,11 @@ node by node and edge by edge, with each other and with plain per-row queries):
   where the import's time goes).
 * **Parameterised UNWIND batches on a few concurrent sessions** otherwise (:class:`Batches`): a database that
   holds other data, a server that is not the project's local one, results of a release loaded before. Each batch
-  is one managed transaction (retried on transient errors, deadlocks included), and batches are cut along the
-  classes so that concurrent ones rarely lock the same node; a batch that does not create exactly its rows
-  fails (StoreError) instead of writing a partial graph unnoticed (:mod:`graphlink.store.batches`).
+  is one managed transaction (retried on transient errors, deadlocks included); memberships are cut along the
+  classes, and class LINKs go in rounds of lanes that reach disjoint classes at both ends
+  (:func:`graphlink.store.classgraph.rounds`), so that concurrent transactions do not wait for each other's
+  node locks; a batch that does not create exactly its rows fails (StoreError) instead of writing a partial
+  graph unnoticed (:mod:`graphlink.store.batches`).
 
 Idempotent and resumable as before: the release load is (``Store.load_release``), a link graph replaces the
 release's previous one (a write that was interrupted is replaced by the next), and each audit or
