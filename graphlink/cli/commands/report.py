@@ -36,7 +36,7 @@ def register(app: typer.Typer) -> None:
                    exposure: Annotated[bool, typer.Option(
                        "--exposure/--no-exposure", help="Leave-one-location-out exposure per location")] = True,
                    protection: Annotated[bool, typer.Option(
-                       "--protection/--no-protection", help="Compare Greedy-, Force- and Flow-Dedup")] = True,
+                       "--protection/--no-protection", help="Compare the protection methods")] = True,
                    qi_links: QiLinks = None, id_key: IdKey = None, deid_key: DeidKey = None,
                    title: Annotated[str | None, typer.Option(
                        "--title", help="The report's title (default: 'Re-identification risk report: NAME')")] = None,
