@@ -59,3 +59,20 @@ def test_csv_pairs_with_truth_keep_the_summary_on_stderr(release: Path, tmp_path
     assert res.stdout.splitlines()[0] == "identified,deidentified" and "Dan,gatc" in res.stdout
     assert "correct" not in res.stdout
     assert "Against the truth: 4 correct, 0 wrong" in " ".join(res.stderr.split())
+
+
+def test_ctrl_c_inside_a_compiled_kernel_is_an_interruption(release: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C while numba loads a kernel reaches the entry as a SystemError caused by the KeyboardInterrupt (seen on
+    ``unlink --method keep-most``): exit 130 and the one line, not a traceback and exit 1."""
+    import graphlink.core.release as release_module
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise SystemError("CPUDispatcher(...) returned a result with an exception set") from exc
+
+    monkeypatch.setattr(release_module, "read_release", interrupted)
+    res = run_cli("trails", release)
+    assert res.returncode == 130, res.stderr
+    assert res.stderr.strip().splitlines() == ["graphlink: interrupted"]

@@ -99,6 +99,18 @@ def _choice_words(message: str) -> str:
     return message[:found.start()] + words + message[found.end():]
 
 
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    """Whether ``exc`` or an exception in its chain of causes and contexts is a ``kind``."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kind):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
 def _usage_message(exc: BaseException) -> str:
     """A click usage error (bad option, missing argument) as one line naming the command and its --help."""
     ctx = getattr(exc, "ctx", None)
@@ -150,6 +162,11 @@ def main() -> None:
         except KeyboardInterrupt:
             # a script must not take a cut-off table for a result: 128 + SIGINT, as a shell reports it; the atomic
             # writers have removed their temporary files on the way out
+            _fail("graphlink: interrupted", 130)
+        except SystemError as exc:
+            # Ctrl-C while numba loads a compiled kernel surfaces as a SystemError caused by the KeyboardInterrupt
+            if not _caused_by(exc, KeyboardInterrupt):
+                raise
             _fail("graphlink: interrupted", 130)
         except Terminated:
             _fail("graphlink: terminated", 143)
