@@ -366,34 +366,103 @@ def class_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, *,
                              np.ascontiguousarray(s_ones))
 
 
+@numba.njit(cache=True)
+def _one_lists(s_ones: np.ndarray, s_order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """Posting lists of the complete side as a CSR: for every bit position p, the complete rows whose bit p is 1,
+    in the order ``s_order``.  O(|S|·W·64) bit tests, O(ones) memory."""
+    n_s, n_w = s_ones.shape
+    one = np.uint64(1)
+    ptr = np.zeros(n_w * 64 + 1, np.int64)
+    for j in range(n_s):
+        for w in range(n_w):
+            x = s_ones[j, w]
+            if x != 0:
+                for b in range(64):
+                    if (x >> np.uint64(b)) & one:
+                        ptr[w * 64 + b + 1] += 1
+    for p in range(n_w * 64):
+        ptr[p + 1] += ptr[p]
+    fill = ptr[:-1].copy()
+    rows = np.empty(ptr[-1], np.int64)
+    for t in range(n_s):
+        j = s_order[t]
+        for w in range(n_w):
+            x = s_ones[j, w]
+            if x != 0:
+                for b in range(64):
+                    if (x >> np.uint64(b)) & one:
+                        rows[fill[w * 64 + b]] = j
+                        fill[w * 64 + b] += 1
+    return ptr, rows
+
+
+@numba.njit(cache=True)
+def _first_link(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, s_order: np.ndarray,
+                ptr: np.ndarray, rows: np.ndarray, i: int) -> int:  # pragma: no cover
+    # its own function, not the body of the prange (numba may treat a prange body's scalars as reductions)
+    n_w = r_known.shape[1]
+    one = np.uint64(1)
+    best = -1                            # the shortest posting list among the bits r knows to be 1
+    best_len = s_order.shape[0] + 1
+    for w in range(n_w):
+        x = r_known[i, w] & r_ones[i, w]
+        if x != 0:
+            for b in range(64):
+                if (x >> np.uint64(b)) & one:
+                    p = w * 64 + b
+                    if ptr[p + 1] - ptr[p] < best_len:
+                        best = p
+                        best_len = ptr[p + 1] - ptr[p]
+    if best < 0:                         # r knows no 1: every complete row is a candidate
+        for t in range(s_order.shape[0]):
+            if _linked(r_known, r_ones, s_ones, i, s_order[t]):
+                return s_order[t]
+        return -1
+    for q in range(ptr[best], ptr[best + 1]):
+        if _linked(r_known, r_ones, s_ones, i, rows[q]):
+            return rows[q]
+    return -1
+
+
 @numba.njit(parallel=True, cache=True)
-def _first_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray,
-                 s_order: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
+def _first_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, s_order: np.ndarray,
+                 ptr: np.ndarray, rows: np.ndarray) -> np.ndarray:  # pragma: no cover
     n_r = r_known.shape[0]
     out = np.full(n_r, -1, np.int64)
     for i in numba.prange(n_r):
-        for t in range(s_order.shape[0]):
-            if _linked(r_known, r_ones, s_ones, i, s_order[t]):
-                out[i] = s_order[t]
-                break
+        out[i] = _first_link(r_known, r_ones, s_ones, s_order, ptr, rows, i)
     return out
 
 
 def first_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray) -> np.ndarray:
     """For every reserved row, the index of one linked complete row, or -1 if it links none.
 
-    Complete rows are scanned in decreasing number of ones: a supertrail has at least as many ones as its
-    subtrail, so the likely partners come first and the scan usually stops early.  Worst case (a row that
-    links nothing) O(|S|·W); O(|R|·|S|·W) overall, parallel over R.
+    Complete rows are taken in decreasing number of ones (a supertrail has at least as many ones as its
+    subtrail, so the likely partners come first and the scan usually stops early), and the first linked one is
+    returned.  A reserved row that knows some bit p to be 1 scans only the posting list of its rarest such bit
+    (the complete rows whose bit p is 1, kept in the same order): every partner is on it, so the answer is the
+    one a scan of every complete row gives.  That matters for the rows that link nothing (the data-model
+    decision's orphans), which a full scan tests against every complete row: O(|R|·|S|·W), where the lists
+    make it O(|S|·W·64 + Σ_r |shortest list of r|·W).  Parallel over R; rows that know no 1 scan everything.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> known = np.array([[0b011], [0b100]], np.uint64)   # r0 knows bits 0 and 1, r1 knows bit 2
+    >>> ones = np.array([[0b001], [0b100]], np.uint64)    # r0: bit 0 is 1, bit 1 is 0; r1: bit 2 is 1
+    >>> s = np.array([[0b011], [0b001]], np.uint64)
+    >>> first_links(known, ones, s).tolist()
+    [1, -1]
     """
     if r_known.shape[0] == 0:
         return np.zeros(0, np.int64)
     if s_ones.shape[0] == 0:
         return np.full(r_known.shape[0], -1, np.int64)
-    pop = np.bitwise_count(s_ones).sum(axis=1)
+    r_known, r_ones, s_ones = (np.ascontiguousarray(a, np.uint64) for a in (r_known, r_ones, s_ones))
+    pop = np.bitwise_count(s_ones).sum(axis=1, dtype=np.int64)     # signed: -pop of an unsigned sum wraps
     order = np.argsort(-pop, kind="stable").astype(np.int64)
-    return _first_links(np.ascontiguousarray(r_known), np.ascontiguousarray(r_ones),
-                        np.ascontiguousarray(s_ones), order)
+    ptr, rows = _one_lists(s_ones, order)
+    return _first_links(r_known, r_ones, s_ones, order, ptr, rows)
 
 
 @numba.njit(inline="always", cache=True)
