@@ -108,5 +108,6 @@ def test_first_links_by_posting_lists_equals_the_definition(case) -> None:
     hit = first_links(R.known, R.ones, S.ones)
     scan_order = np.argsort(-(s_dense == 1).sum(axis=1), kind="stable")
     for i, r in enumerate(r_dense):
-        linked = [j for j in scan_order if all(x == -1 or y == -1 or x == y for x, y in zip(r, s_dense[j], strict=True))]
+        linked = [j for j in scan_order
+                  if all(x == -1 or y == -1 or x == y for x, y in zip(r, s_dense[j], strict=True))]
         assert hit[i] == (linked[0] if linked else -1)
