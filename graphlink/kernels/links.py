@@ -114,6 +114,8 @@ def _row_elements(r_known: np.ndarray, r_ones: np.ndarray, rank: np.ndarray,
         c = 0
         for w in range(n_w):
             k, o = r_known[i, w], r_ones[i, w]
+            if k == 0:
+                continue
             for b in range(64):
                 if (k >> np.uint64(b)) & one:
                     row[c] = rank[2 * (w * 64 + b) + np.int64((o >> np.uint64(b)) & one)] + 1
@@ -132,9 +134,13 @@ def _column_bits(s_ones: np.ndarray, n_bits: int) -> np.ndarray:  # pragma: no c
     one = np.uint64(1)
     for j in range(n_s):
         word, bit = j // 64, one << np.uint64(j % 64)
-        for p in range(n_bits):
-            if (s_ones[j, p // 64] >> np.uint64(p % 64)) & one:
-                out[p, word] |= bit
+        for w in range(n_bits // 64):
+            x = s_ones[j, w]
+            if x == 0:                  # sparse trails: most words of a row hold no 1
+                continue
+            for b in range(64):
+                if (x >> np.uint64(b)) & one:
+                    out[w * 64 + b, word] |= bit
     return out
 
 
@@ -148,7 +154,7 @@ def _has(cols: np.ndarray, element: int, j: int) -> bool:  # pragma: no cover - 
 def _trie_chunk(seq: np.ndarray, length: np.ndarray, order: np.ndarray, lo_row: int, hi_row: int,
                 element: np.ndarray, cols: np.ndarray, n_s: int, offsets: np.ndarray, fill: bool,
                 out: np.ndarray, counts: np.ndarray, r_known: np.ndarray, r_ones: np.ndarray,
-                s_ones: np.ndarray) -> None:  # pragma: no cover - numba
+                s_ones: np.ndarray, one_ptr: np.ndarray, one_rows: np.ndarray) -> None:  # pragma: no cover - numba
     # its own function, not the body of the prange: numba hoists allocations of a prange body out of the loop,
     # which would share this stack between threads
     cap = 2 * n_s + 64
@@ -174,7 +180,11 @@ def _trie_chunk(seq: np.ndarray, length: np.ndarray, order: np.ndarray, lo_row: 
                 grown[:base] = buf[:base]
                 buf = grown
             pos = base
-            if t == 0:
+            if t == 0 and e % 2 == 1:   # "bit p is 1": its posting list, ascending, as the scan below gives it
+                for q in range(one_ptr[e // 2], one_ptr[e // 2 + 1]):
+                    buf[pos] = one_rows[q]
+                    pos += 1
+            elif t == 0:
                 for j in range(n_s):
                     if _has(cols, e, j):
                         buf[pos] = j
@@ -211,7 +221,8 @@ def _trie_chunk(seq: np.ndarray, length: np.ndarray, order: np.ndarray, lo_row: 
 @numba.njit(parallel=True, cache=True)
 def _trie_links(seq: np.ndarray, length: np.ndarray, order: np.ndarray, bounds: np.ndarray, element: np.ndarray,
                 cols: np.ndarray, n_s: int, offsets: np.ndarray, fill: bool, out: np.ndarray, r_known: np.ndarray,
-                r_ones: np.ndarray, s_ones: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
+                r_ones: np.ndarray, s_ones: np.ndarray, one_ptr: np.ndarray,
+                one_rows: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
     """Count (``fill`` False) or fill every reserved row's partners: the complete rows holding all of its
     elements.  Rows are visited in lexicographic order of their element sequences (``order``), in chunks
     ``bounds``; along each chunk a stack holds the candidates of every prefix of the current sequence, so rows
@@ -219,7 +230,7 @@ def _trie_links(seq: np.ndarray, length: np.ndarray, order: np.ndarray, bounds: 
     counts = np.zeros(seq.shape[0], np.int64)
     for chunk in numba.prange(len(bounds) - 1):
         _trie_chunk(seq, length, order, bounds[chunk], bounds[chunk + 1], element, cols, n_s, offsets, fill, out,
-                    counts, r_known, r_ones, s_ones)
+                    counts, r_known, r_ones, s_ones, one_ptr, one_rows)
     return counts
 
 
@@ -330,7 +341,8 @@ def indexed_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, *
     cols = _column_bits(s_ones, n_bits)
     args = (seq, length, order, bounds, by_size, cols, n_s)
     offsets = np.zeros(n_r + 1, np.int64)
-    words = (r_known, r_ones, s_ones)
+    one_ptr, one_rows = _one_lists(s_ones, np.arange(n_s, dtype=np.int64))    # the depth-0 lists of value 1
+    words = (r_known, r_ones, s_ones, one_ptr, one_rows)
     counts = _trie_links(*args, offsets, False, np.zeros(0, np.int64), *words)
     np.cumsum(counts, out=offsets[1:])
     s_idx = np.empty(int(offsets[-1]), np.int64)
