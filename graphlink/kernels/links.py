@@ -453,7 +453,8 @@ def _first_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, s_
     return out
 
 
-def first_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray) -> np.ndarray:
+def first_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray,
+                lists: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """For every reserved row, the index of one linked complete row, or -1 if it links none.
 
     Complete rows are taken in decreasing number of ones (a supertrail has at least as many ones as its
@@ -463,6 +464,7 @@ def first_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray) -> 
     one a scan of every complete row gives.  That matters for the rows that link nothing (the data-model
     decision's orphans), which a full scan tests against every complete row: O(|R|·|S|·W), where the lists
     make it O(|S|·W·64 + Σ_r |shortest list of r|·W).  Parallel over R; rows that know no 1 scan everything.
+    ``lists``: :func:`complete_lists` of ``s_ones``, made once by a caller that asks many times.
 
     Examples
     --------
@@ -478,10 +480,16 @@ def first_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray) -> 
     if s_ones.shape[0] == 0:
         return np.full(r_known.shape[0], -1, np.int64)
     r_known, r_ones, s_ones = (np.ascontiguousarray(a, np.uint64) for a in (r_known, r_ones, s_ones))
+    return _first_links(r_known, r_ones, s_ones, *(lists if lists is not None else complete_lists(s_ones)))
+
+
+def complete_lists(s_ones: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What :func:`first_links` builds on the complete side (its scan order and posting lists), for callers that
+    test many sets of reserved rows against one complete side.  O(|S|·W·64)."""
+    s_ones = np.ascontiguousarray(s_ones, np.uint64)
     pop = np.bitwise_count(s_ones).sum(axis=1, dtype=np.int64)     # signed: -pop of an unsigned sum wraps
     order = np.argsort(-pop, kind="stable").astype(np.int64)
-    ptr, rows = _one_lists(s_ones, order)
-    return _first_links(r_known, r_ones, s_ones, order, ptr, rows)
+    return (order, *_one_lists(s_ones, order))
 
 
 @numba.njit(inline="always", cache=True)
