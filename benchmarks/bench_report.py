@@ -7,6 +7,11 @@ average is printed with the figures (the machine may be shared).
     python benchmarks/bench_report.py                              # 1e5 subjects × 20 locations, naive at 1e4
     python benchmarks/bench_report.py --subjects 20000 --locations 10 --naive-subjects 5000
     python benchmarks/bench_report.py --p 0.1 --withhold 0.1 --no-protection
+    python benchmarks/bench_report.py --stages --subjects 20000 --locations 1000 --p 0.01   # per stage
+
+``--stages`` times the report's own stages on one release instead (the trails with the data-model decision,
+the link graph, the exact classification, and the exposure's link graph + classification for a few locations,
+of which the exposure runs one per location that discloses de-identified records); the other cases are skipped.
 
 The release is uniform (thesis §5.6): each subject visits each location with probability p; a visited
 location withholds the de-identified record with probability ``withhold``.
@@ -78,6 +83,38 @@ def exposure_naive(args: argparse.Namespace, subjects: int) -> str:
     return f"certain={certain:,} lost={lost}"
 
 
+def stages(args: argparse.Namespace, subjects: int) -> str:
+    """The report's stages one by one (seconds each), on one simulated release."""
+    from graphlink.analysis.matching import classify_edges
+    from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.core.trails import build_trails
+    from graphlink.report.exposure import without_location
+
+    out = {}
+    t0 = time.perf_counter()
+    rel = release(args, subjects)
+    out["simulate"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    tr = build_trails(rel)                          # the report's reading: the model decided from the data
+    out["trails"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    graph = build_linkgraph(tr)
+    out["linkgraph"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    classes = classify_edges(graph)
+    out["classify"] = time.perf_counter() - t0
+    sample = [c for c in range(len(tr.locations)) if tr.location_sizes.deidentified[c]][:args.sample]
+    t0 = time.perf_counter()
+    for c in sample:
+        classify_edges(build_linkgraph(without_location(tr, c)))
+    per = (time.perf_counter() - t0) / max(len(sample), 1)
+    out["exposure_per_location"] = per
+    n_exposed = int((tr.location_sizes.deidentified > 0).sum())
+    return (f"rows={len(rel.frame):,} certain={classes.n_true_loves:,} "
+            f"stages={ {k: round(v, 3) for k, v in out.items()} } exposure_locations={n_exposed} "
+            f"exposure_estimate={per * n_exposed:.1f} s")
+
+
 def loadavg() -> str:
     """The 1-, 5- and 15-minute load averages (the machine may be shared: they go beside every figure)."""
     path = Path("/proc/loadavg")
@@ -94,9 +131,15 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-protection", action="store_true")
+    ap.add_argument("--stages", action="store_true", help="time the report's stages one by one (module docstring)")
+    ap.add_argument("--sample", type=int, default=5, help="locations the --stages exposure figure is timed on")
     args = ap.parse_args()
     print(f"uniform release: locations={args.locations} p={args.p} withhold={args.withhold} k={args.k}; "
           f"load average {loadavg()}")
+    if args.stages:
+        measure(f"report stages (n={args.subjects:,})", warmed(stages, args, args.subjects))
+        print(f"load average after: {loadavg()}")
+        return
     n = args.naive_subjects
     print(f"exposure per location at {n:,} subjects (same release, same answer expected):")
     _, _, fast = measure(f"trail-level leave-one-location-out (n={n:,})", warmed(exposure_fast, args, n))

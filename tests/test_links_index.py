@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from graphlink.core.linkgraph import build_linkgraph
 from graphlink.core.trails import trails_from_dense
-from graphlink.kernels.links import class_links, indexed_links
+from graphlink.kernels.links import class_links, first_links, indexed_links
 
 
 def _links_by_definition(identified: np.ndarray, deidentified: np.ndarray) -> set[tuple[int, int]]:
@@ -92,3 +92,22 @@ def test_a_reserved_row_that_knows_nothing_links_every_complete_row() -> None:
                                reserved="identified")
     r_idx, s_idx = indexed_links(trails.identified.known, trails.identified.ones, trails.deidentified.ones)
     assert list(zip(r_idx.tolist(), s_idx.tolist(), strict=True)) == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 2)]
+
+
+@settings(max_examples=250, deadline=None)
+@given(releases())
+def test_first_links_by_posting_lists_equals_the_definition(case) -> None:
+    """The data-model decision's test (one partner per reserved row, or none) scans one posting list per row;
+    it must name a partner exactly when the definition finds one, and the same partner as a scan of every
+    complete row in decreasing number of ones (the first linked one)."""
+    identified, deidentified, reserved = case
+    trails = trails_from_dense(identified, deidentified, reserved=reserved)
+    (R, r_dense), (S, s_dense) = ((trails.identified, identified), (trails.deidentified, deidentified))
+    if reserved == "deidentified":
+        (R, r_dense), (S, s_dense) = (S, s_dense), (R, r_dense)
+    hit = first_links(R.known, R.ones, S.ones)
+    scan_order = np.argsort(-(s_dense == 1).sum(axis=1), kind="stable")
+    for i, r in enumerate(r_dense):
+        linked = [j for j in scan_order
+                  if all(x == -1 or y == -1 or x == y for x, y in zip(r, s_dense[j], strict=True))]
+        assert hit[i] == (linked[0] if linked else -1)

@@ -81,6 +81,43 @@ def test_exposure_per_location_matches_the_brute_force_oracle(frame: pd.DataFram
         assert 0 <= e.lost <= report.certain          # withholding never creates a certain pair (docs/report.md)
 
 
+@settings(max_examples=60, deadline=None)
+@given(releases())
+def test_same_graph_says_exactly_when_withholding_a_table_leaves_the_link_graph(frame: pd.DataFrame) -> None:
+    """The exposure's shortcut against the link graphs themselves: same element edges and null trails."""
+    from graphlink.report.exposure import same_graph, without_location
+
+    tr = build_trails(read_release(frame), "deidentified", "one-to-one")
+
+    def element_graph(t):  # noqa: ANN001, ANN202
+        g = build_linkgraph(t)
+        keys_m, keys_n = t.identified.keys, t.deidentified.keys
+        return {(str(keys_m[i]), str(keys_n[j])) for i, j in zip(g.ei, g.ej, strict=True)}, g.n_null
+
+    full = element_graph(tr)
+    for c in range(len(tr.locations)):
+        assert same_graph(tr, c) == (element_graph(without_location(tr, c)) == full), tr.locations[c]
+
+
+def test_exposure_of_sparse_trails_over_many_locations_equals_rebuilding_each_release() -> None:
+    """Many locations, few visits each: some locations leave the link graph as it is (the shortcut), and every
+    row equals the count of the release rebuilt from its rows without that location's de-identified table."""
+    from graphlink.report.exposure import certain_count, location_exposure, same_graph
+    from graphlink.simulation.simulate import simulate_uniform
+
+    rel = simulate_uniform(400, 150, 0.02, withhold=0.1, seed=3)
+    tr = build_trails(rel)
+    certain, hall = certain_count(tr)
+    rows = location_exposure(tr, certain, hall)
+    frame = rel.frame
+    for row in rows:
+        reduced = read_release(without(frame, row.location))
+        assert row.certain_after == certain_count(build_trails(reduced, "deidentified", "one-to-one"))[0]
+    shortcut = sum(same_graph(tr, c) for c in range(len(tr.locations)) if tr.location_sizes.deidentified[c])
+    assert certain > 0 and 0 < shortcut < len(rows)          # both paths taken
+    assert any(row.lost for row in rows)
+
+
 @settings(max_examples=25, deadline=None)
 @given(releases(withhold=False))
 def test_exposure_of_an_unreserved_release_matches_the_oracle(frame: pd.DataFrame) -> None:

@@ -51,8 +51,9 @@ Table A.1).  An explicit ``--reserved`` is the user's declaration too: ``deident
 ``none`` means one-to-many exactly when |N| < |M| (step 1's counting argument), and ``identified`` is read
 one-to-many (step 2) unless ``--multiplicity one-to-one`` is stated as well.
 
-Cost: O(|C|) for the size test; where step 3/4 needs links, O(|R_class|·|S_class|·W) with early exit
-(:func:`graphlink.kernels.links.first_links`), plus a class-level max-flow only when neither model is refuted.
+Cost: O(|C|) for the size test; where step 3/4 needs links, one scan per reserved class of the complete
+classes disclosed at its rarest known-1 location, with early exit (:func:`graphlink.kernels.links.first_links`;
+O(|R_class|·|S_class|·W) at worst), plus a class-level max-flow only when neither model is refuted.
 """
 
 from __future__ import annotations

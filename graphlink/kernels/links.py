@@ -114,6 +114,8 @@ def _row_elements(r_known: np.ndarray, r_ones: np.ndarray, rank: np.ndarray,
         c = 0
         for w in range(n_w):
             k, o = r_known[i, w], r_ones[i, w]
+            if k == 0:
+                continue
             for b in range(64):
                 if (k >> np.uint64(b)) & one:
                     row[c] = rank[2 * (w * 64 + b) + np.int64((o >> np.uint64(b)) & one)] + 1
@@ -132,9 +134,13 @@ def _column_bits(s_ones: np.ndarray, n_bits: int) -> np.ndarray:  # pragma: no c
     one = np.uint64(1)
     for j in range(n_s):
         word, bit = j // 64, one << np.uint64(j % 64)
-        for p in range(n_bits):
-            if (s_ones[j, p // 64] >> np.uint64(p % 64)) & one:
-                out[p, word] |= bit
+        for w in range(n_bits // 64):
+            x = s_ones[j, w]
+            if x == 0:                  # sparse trails: most words of a row hold no 1
+                continue
+            for b in range(64):
+                if (x >> np.uint64(b)) & one:
+                    out[w * 64 + b, word] |= bit
     return out
 
 
@@ -148,7 +154,7 @@ def _has(cols: np.ndarray, element: int, j: int) -> bool:  # pragma: no cover - 
 def _trie_chunk(seq: np.ndarray, length: np.ndarray, order: np.ndarray, lo_row: int, hi_row: int,
                 element: np.ndarray, cols: np.ndarray, n_s: int, offsets: np.ndarray, fill: bool,
                 out: np.ndarray, counts: np.ndarray, r_known: np.ndarray, r_ones: np.ndarray,
-                s_ones: np.ndarray) -> None:  # pragma: no cover - numba
+                s_ones: np.ndarray, one_ptr: np.ndarray, one_rows: np.ndarray) -> None:  # pragma: no cover - numba
     # its own function, not the body of the prange: numba hoists allocations of a prange body out of the loop,
     # which would share this stack between threads
     cap = 2 * n_s + 64
@@ -174,7 +180,11 @@ def _trie_chunk(seq: np.ndarray, length: np.ndarray, order: np.ndarray, lo_row: 
                 grown[:base] = buf[:base]
                 buf = grown
             pos = base
-            if t == 0:
+            if t == 0 and e % 2 == 1:   # "bit p is 1": its posting list, ascending, as the scan below gives it
+                for q in range(one_ptr[e // 2], one_ptr[e // 2 + 1]):
+                    buf[pos] = one_rows[q]
+                    pos += 1
+            elif t == 0:
                 for j in range(n_s):
                     if _has(cols, e, j):
                         buf[pos] = j
@@ -211,7 +221,8 @@ def _trie_chunk(seq: np.ndarray, length: np.ndarray, order: np.ndarray, lo_row: 
 @numba.njit(parallel=True, cache=True)
 def _trie_links(seq: np.ndarray, length: np.ndarray, order: np.ndarray, bounds: np.ndarray, element: np.ndarray,
                 cols: np.ndarray, n_s: int, offsets: np.ndarray, fill: bool, out: np.ndarray, r_known: np.ndarray,
-                r_ones: np.ndarray, s_ones: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
+                r_ones: np.ndarray, s_ones: np.ndarray, one_ptr: np.ndarray,
+                one_rows: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
     """Count (``fill`` False) or fill every reserved row's partners: the complete rows holding all of its
     elements.  Rows are visited in lexicographic order of their element sequences (``order``), in chunks
     ``bounds``; along each chunk a stack holds the candidates of every prefix of the current sequence, so rows
@@ -219,7 +230,7 @@ def _trie_links(seq: np.ndarray, length: np.ndarray, order: np.ndarray, bounds: 
     counts = np.zeros(seq.shape[0], np.int64)
     for chunk in numba.prange(len(bounds) - 1):
         _trie_chunk(seq, length, order, bounds[chunk], bounds[chunk + 1], element, cols, n_s, offsets, fill, out,
-                    counts, r_known, r_ones, s_ones)
+                    counts, r_known, r_ones, s_ones, one_ptr, one_rows)
     return counts
 
 
@@ -261,13 +272,20 @@ def transpose_csr(ptr: np.ndarray, cols: np.ndarray, n_cols: int,
     return col_ptr, _transpose(np.asarray(ptr, np.int64), cols, n_cols, np.empty(len(cols), dtype))
 
 
-def _bit_counts(s_ones: np.ndarray) -> np.ndarray:
-    """Complete rows with bit p set, for every bit position p = 64·word + bit.  O(|S|·W·64) vectorised."""
-    counts = np.zeros(s_ones.shape[1] * 64, np.int64)
-    for w in range(s_ones.shape[1]):
-        col = s_ones[:, w]
-        for b in range(64):
-            counts[w * 64 + b] = np.count_nonzero(col & np.uint64(1 << b))
+@numba.njit(cache=True)
+def _bit_counts(s_ones: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
+    """Complete rows with bit p set, for every bit position p = 64·word + bit.  O(|S|·W) words, 64 bit tests per
+    non-zero word (one pass over the rows, where 64·W vectorised passes read the matrix 64·W times)."""
+    n_s, n_w = s_ones.shape
+    one = np.uint64(1)
+    counts = np.zeros(n_w * 64, np.int64)
+    for j in range(n_s):
+        for w in range(n_w):
+            x = s_ones[j, w]
+            if x != 0:
+                for b in range(64):
+                    if (x >> np.uint64(b)) & one:
+                        counts[w * 64 + b] += 1
     return counts
 
 
@@ -323,7 +341,8 @@ def indexed_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, *
     cols = _column_bits(s_ones, n_bits)
     args = (seq, length, order, bounds, by_size, cols, n_s)
     offsets = np.zeros(n_r + 1, np.int64)
-    words = (r_known, r_ones, s_ones)
+    one_ptr, one_rows = _one_lists(s_ones, np.arange(n_s, dtype=np.int64))    # the depth-0 lists of value 1
+    words = (r_known, r_ones, s_ones, one_ptr, one_rows)
     counts = _trie_links(*args, offsets, False, np.zeros(0, np.int64), *words)
     np.cumsum(counts, out=offsets[1:])
     s_idx = np.empty(int(offsets[-1]), np.int64)
@@ -366,34 +385,111 @@ def class_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, *,
                              np.ascontiguousarray(s_ones))
 
 
+@numba.njit(cache=True)
+def _one_lists(s_ones: np.ndarray, s_order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """Posting lists of the complete side as a CSR: for every bit position p, the complete rows whose bit p is 1,
+    in the order ``s_order``.  O(|S|·W·64) bit tests, O(ones) memory."""
+    n_s, n_w = s_ones.shape
+    one = np.uint64(1)
+    ptr = np.zeros(n_w * 64 + 1, np.int64)
+    for j in range(n_s):
+        for w in range(n_w):
+            x = s_ones[j, w]
+            if x != 0:
+                for b in range(64):
+                    if (x >> np.uint64(b)) & one:
+                        ptr[w * 64 + b + 1] += 1
+    for p in range(n_w * 64):
+        ptr[p + 1] += ptr[p]
+    fill = ptr[:-1].copy()
+    rows = np.empty(ptr[-1], np.int64)
+    for t in range(n_s):
+        j = s_order[t]
+        for w in range(n_w):
+            x = s_ones[j, w]
+            if x != 0:
+                for b in range(64):
+                    if (x >> np.uint64(b)) & one:
+                        rows[fill[w * 64 + b]] = j
+                        fill[w * 64 + b] += 1
+    return ptr, rows
+
+
+@numba.njit(cache=True)
+def _first_link(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, s_order: np.ndarray,
+                ptr: np.ndarray, rows: np.ndarray, i: int) -> int:  # pragma: no cover
+    # its own function, not the body of the prange (numba may treat a prange body's scalars as reductions)
+    n_w = r_known.shape[1]
+    one = np.uint64(1)
+    best = -1                            # the shortest posting list among the bits r knows to be 1
+    best_len = s_order.shape[0] + 1
+    for w in range(n_w):
+        x = r_known[i, w] & r_ones[i, w]
+        if x != 0:
+            for b in range(64):
+                if (x >> np.uint64(b)) & one:
+                    p = w * 64 + b
+                    if ptr[p + 1] - ptr[p] < best_len:
+                        best = p
+                        best_len = ptr[p + 1] - ptr[p]
+    if best < 0:                         # r knows no 1: every complete row is a candidate
+        for t in range(s_order.shape[0]):
+            if _linked(r_known, r_ones, s_ones, i, s_order[t]):
+                return s_order[t]
+        return -1
+    for q in range(ptr[best], ptr[best + 1]):
+        if _linked(r_known, r_ones, s_ones, i, rows[q]):
+            return rows[q]
+    return -1
+
+
 @numba.njit(parallel=True, cache=True)
-def _first_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray,
-                 s_order: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
+def _first_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray, s_order: np.ndarray,
+                 ptr: np.ndarray, rows: np.ndarray) -> np.ndarray:  # pragma: no cover
     n_r = r_known.shape[0]
     out = np.full(n_r, -1, np.int64)
     for i in numba.prange(n_r):
-        for t in range(s_order.shape[0]):
-            if _linked(r_known, r_ones, s_ones, i, s_order[t]):
-                out[i] = s_order[t]
-                break
+        out[i] = _first_link(r_known, r_ones, s_ones, s_order, ptr, rows, i)
     return out
 
 
-def first_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray) -> np.ndarray:
+def first_links(r_known: np.ndarray, r_ones: np.ndarray, s_ones: np.ndarray,
+                lists: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """For every reserved row, the index of one linked complete row, or -1 if it links none.
 
-    Complete rows are scanned in decreasing number of ones: a supertrail has at least as many ones as its
-    subtrail, so the likely partners come first and the scan usually stops early.  Worst case (a row that
-    links nothing) O(|S|·W); O(|R|·|S|·W) overall, parallel over R.
+    Complete rows are taken in decreasing number of ones (a supertrail has at least as many ones as its
+    subtrail, so the likely partners come first and the scan usually stops early), and the first linked one is
+    returned.  A reserved row that knows some bit p to be 1 scans only the posting list of its rarest such bit
+    (the complete rows whose bit p is 1, kept in the same order): every partner is on it, so the answer is the
+    one a scan of every complete row gives.  That matters for the rows that link nothing (the data-model
+    decision's orphans), which a full scan tests against every complete row: O(|R|·|S|·W), where the lists
+    make it O(|S|·W·64 + Σ_r |shortest list of r|·W).  Parallel over R; rows that know no 1 scan everything.
+    ``lists``: :func:`complete_lists` of ``s_ones``, made once by a caller that asks many times.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> known = np.array([[0b011], [0b100]], np.uint64)   # r0 knows bits 0 and 1, r1 knows bit 2
+    >>> ones = np.array([[0b001], [0b100]], np.uint64)    # r0: bit 0 is 1, bit 1 is 0; r1: bit 2 is 1
+    >>> s = np.array([[0b011], [0b001]], np.uint64)
+    >>> first_links(known, ones, s).tolist()
+    [1, -1]
     """
     if r_known.shape[0] == 0:
         return np.zeros(0, np.int64)
     if s_ones.shape[0] == 0:
         return np.full(r_known.shape[0], -1, np.int64)
-    pop = np.bitwise_count(s_ones).sum(axis=1)
+    r_known, r_ones, s_ones = (np.ascontiguousarray(a, np.uint64) for a in (r_known, r_ones, s_ones))
+    return _first_links(r_known, r_ones, s_ones, *(lists if lists is not None else complete_lists(s_ones)))
+
+
+def complete_lists(s_ones: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What :func:`first_links` builds on the complete side (its scan order and posting lists), for callers that
+    test many sets of reserved rows against one complete side.  O(|S|·W·64)."""
+    s_ones = np.ascontiguousarray(s_ones, np.uint64)
+    pop = np.bitwise_count(s_ones).sum(axis=1, dtype=np.int64)     # signed: -pop of an unsigned sum wraps
     order = np.argsort(-pop, kind="stable").astype(np.int64)
-    return _first_links(np.ascontiguousarray(r_known), np.ascontiguousarray(r_ones),
-                        np.ascontiguousarray(s_ones), order)
+    return (order, *_one_lists(s_ones, order))
 
 
 @numba.njit(inline="always", cache=True)

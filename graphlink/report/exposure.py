@@ -10,6 +10,11 @@ of re-reading, re-validating and re-filling the release, and only the link graph
 are recomputed per location.  Two exact shortcuts skip work:
 
 - a location that discloses no de-identified record changes nothing (its exposure is 0);
+- when no de-identified row that knows location c gains a partner by forgetting it (a partner would have to
+  agree with the row everywhere but at c) and none leaves the release, the reduced release has the same link
+  graph, element for element, as the full one, so the same certain pairs (exposure 0); one posting-list
+  search over the rows that know c (:func:`graphlink.kernels.links.first_links`) decides it, where sparse
+  trails over many locations would otherwise rebuild a link graph per location;
 - when Hall's condition holds, the reduced link graph contains the full one (new ``*`` only add link edges, a
   removed element is replaced by a null trail, which links every identified element), both have a matching of
   the same size |M| on the null-padded graph, so every maximum matching of the full graph is one of the reduced
@@ -80,6 +85,30 @@ def without_location(trails: Trails, c: int) -> Trails:
                   LocationSizes(list(sizes.locations), sizes.identified, dsize), "one-to-one", "requested")
 
 
+def same_graph(trails: Trails, c: int, lists: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> bool:
+    """Whether :func:`without_location` ``(trails, c)`` has the same element-level link graph as ``trails``
+    (then the same certain pairs).  De-identified reserved trails only.  Rows that do not know c keep their
+    words; a row that knows c keeps its partners and gains those that agree with it everywhere but at c (its
+    word with bit c flipped links them), and a row disclosed only at c leaves the release (one more null trail,
+    which links everyone).  O(|rows knowing c|·search) with the complete side's ``lists``
+    (:func:`graphlink.kernels.links.complete_lists`, made here when not given)."""
+    from graphlink.kernels.links import first_links
+
+    de = trails.deidentified
+    word, bit = divmod(c, 64)
+    mask = np.uint64(1) << np.uint64(bit)
+    rows = np.flatnonzero(de.known[:, word] & mask)
+    if len(rows) == 0:
+        return True
+    ones = de.ones[rows]
+    rest = ones.copy()
+    rest[:, word] &= ~mask
+    if not np.all(np.any(rest != 0, axis=1)):
+        return False
+    ones[:, word] ^= mask
+    return not bool(np.any(first_links(de.known[rows], ones, trails.identified.ones, lists) >= 0))
+
+
 def certain_count(trails: Trails) -> tuple[int, bool]:
     """(certain re-identifications = true loves, Hall's condition) of one-to-one trails.  O(E·√V)."""
     from graphlink.analysis.matching import classify_edges
@@ -115,18 +144,29 @@ def location_exposure(trails: Trails, certain_before: int, hall_ok: bool) -> lis
     [2, 0, 3, 0]
 
     Complexity: O(|C|·(|N|·W + link graph + classification)) in the worst case; locations without
-    de-identified records, and every location when nothing is certain, cost O(1).
+    de-identified records, and every location when nothing is certain, cost O(1); a location whose withholding
+    leaves the link graph as it is (:func:`same_graph`) costs one posting-list search over its rows.
     """
     why = exposure_applies(trails)
     if why is not None:
         raise ValueError(why)
     sizes = trails.location_sizes
     rows = []
+    lists = None
     for c, loc in enumerate(trails.locations):
         n_de = int(sizes.deidentified[c])
         if n_de == 0 or (hall_ok and certain_before == 0):
             after = certain_before
+            rows.append(LocationExposure(str(loc), int(sizes.identified[c]), n_de, certain_before, after))
+            continue
+        if trails.reserved == "deidentified":
+            if lists is None:
+                from graphlink.kernels.links import complete_lists
+
+                lists = complete_lists(trails.identified.ones)
+            unchanged = same_graph(trails, c, lists)
         else:
-            after = certain_count(without_location(trails, c))[0]
+            unchanged = False
+        after = certain_before if unchanged else certain_count(without_location(trails, c))[0]
         rows.append(LocationExposure(str(loc), int(sizes.identified[c]), n_de, certain_before, after))
     return rows
