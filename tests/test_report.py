@@ -154,7 +154,7 @@ def test_protection_options_are_certified_and_count_records() -> None:
     frame = fig34()
     report = build_report(read_release(frame), 2, source="fig34.csv")
     per_loc = frame[frame["kind"] == "deidentified"].groupby("location")["element"].nunique()
-    assert [p.method for p in report.protection] == ["greedy-dedup", "force-dedup", "flow-dedup"]
+    assert [p.method for p in report.protection] == ["greedy-dedup", "force-dedup", "flow-dedup", "keep-most"]
     for p in report.protection:
         assert p.certified
         assert unlink_oracle.is_k_unlinkable(_protected(frame, p), 2)

@@ -118,6 +118,10 @@ def _usage_message(exc: BaseException) -> str:
     # click lays some messages out over lines ("Choose from:\n\tcomplete,\n\t..."): one line of words, not escapes
     message = " ".join(message.split())
     message = _choice_words(message)
+    metavar = getattr(getattr(exc, "param", None), "metavar", None) or ""
+    if message.startswith("Missing option") and re.fullmatch(r"<[^<>|]+(\|[^<>|]+)+>", metavar):
+        # a --method parsed against the registry shows its choices as <a|b|c>: name them, as click does for enums
+        message += f" Choose from: {', '.join(metavar[1:-1].split('|'))}."
     if ctx is None:
         return message
     names = []                     # the sub-command path without the program name (python -m ... or graphlink)
