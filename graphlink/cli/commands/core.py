@@ -374,8 +374,9 @@ def register(app: typer.Typer) -> None:
 
             flush_notes()
             write_pairs_csv(result, cols, sys.stdout)
-            sys.stdout.flush()                  # the pairs first, then the summary on stderr (correct / wrong)
-            _print_result_summary(err, result.summary)
+            if truth is not None:               # the pairs on stdout, the comparison with the truth on stderr
+                sys.stdout.flush()
+                _print_result_summary(err, result.summary)
         elif fmt is Fmt.json:
             flush_notes()
             typer.echo(json.dumps(result.to_dict(), indent=2, default=str))
