@@ -517,6 +517,8 @@ class Listener:
         except OSError:
             return
         finally:
-            conn.close()
+            # free the sender's slot before the peer can see the close: a sender that reconnects at once (after a
+            # refused frame) must not find its old connection still counted
             with self._lock:
                 self._active.discard(sender)
+            conn.close()
