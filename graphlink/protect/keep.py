@@ -38,9 +38,6 @@ from graphlink.protect.instance import Instance
 DMAX = 16
 #: audit rounds before the method falls back to withholding every flagged record outright
 MAX_ROUNDS = 40
-#: audit rounds after which keep-most asks for its ceiling (what another certified suppression withholds) and stops
-#: once it withholds more: repairs only add withheld disclosures, so it could not end below the ceiling any more
-CEILING_AFTER = 3
 KINDS = ("identified", "deidentified")
 
 
@@ -94,8 +91,6 @@ class KeepOutcome:
         Disclosures withheld before the first audit; audit rounds until it passed.
     steps : list of str
         What each phase did, in words.
-    gave_up : bool
-        It stopped because it already withheld more than its ceiling (``kept`` is then not certified).
     """
 
     kept: np.ndarray
@@ -104,7 +99,6 @@ class KeepOutcome:
     withheld_first_pass: int
     rounds: int
     steps: list[str] = field(default_factory=list)
-    gave_up: bool = False
 
     @property
     def withheld(self) -> int:
@@ -223,7 +217,7 @@ def _word(kind: str) -> str:
 def keep_most(inst: Instance, k: int, seed: int | None = None, *, must_keep: np.ndarray | None = None,
               no_empty_location: bool = False, cap: int | None = None, auditor: Auditor | None = None,
               kind: str = "deidentified", progress: Callable[[str], None] | None = None,
-              max_rounds: int = MAX_ROUNDS, ceiling: Callable[[], int | None] | None = None) -> KeepOutcome:
+              max_rounds: int = MAX_ROUNDS) -> KeepOutcome:
     """Keep-most: withhold the fewest (location, record) disclosures it can find until the audit passes.
 
     Parameters
@@ -245,10 +239,6 @@ def keep_most(inst: Instance, k: int, seed: int | None = None, *, must_keep: np.
     kind, progress, max_rounds
         The withheld side's name (for messages), a callback for progress lines, the audit rounds before the
         fallback.
-    ceiling : callable, optional
-        Called once, after :data:`CEILING_AFTER` audit rounds: the disclosures another certified suppression
-        withholds (or None). Once keep-most withholds more it stops (``gave_up``): its repairs only withhold more,
-        so its result could no longer be the smaller one.
 
     Returns
     -------
@@ -296,7 +286,6 @@ def keep_most(inst: Instance, k: int, seed: int | None = None, *, must_keep: np.
     first = int((~kept).sum())
     auditor = auditor or instance_auditor(inst, k, kind)
     rounds = 0
-    limit: int | None = None
     while True:
         view = auditor(kept)
         rec_v, per_v = view.rec_v, view.per_v
@@ -305,12 +294,6 @@ def keep_most(inst: Instance, k: int, seed: int | None = None, *, must_keep: np.
         rounds += 1
         say(f"audit round {rounds}: {len(rec_v)} records and {len(per_v)} people have fewer than {k} partners")
         before = int((~kept).sum())
-        if ceiling is not None and rounds == CEILING_AFTER:
-            limit = ceiling()
-        if ceiling is not None and rounds >= CEILING_AFTER and limit is not None and before > limit:
-            steps.append(f"stopped after {rounds} audit rounds: it already withholds {before}, more than the "
-                         f"{limit} another certified suppression withholds")
-            return KeepOutcome(kept, bound, exact, first, rounds, steps, gave_up=True)
         if rounds <= max_rounds:
             kept = _repair(inst, search, kept, k, view, rng)
         if int((~kept).sum()) == before or rounds > max_rounds:

@@ -363,28 +363,11 @@ def unlink_keep(release: Any, k: int, seed: int | None = None, *, side: str = "a
     inst = instance_for(release, chosen)
     forced = must_keep_mask(inst, must_keep, chosen)
     auditor = release_auditor(release, inst, k, chosen)
-    unconstrained = not must_keep_any(forced) and not no_empty_location and cap is None
-    dedup_run: dict[str, Any] = {}
-
-    def flow_dedup() -> tuple[Any, Any]:
-        """Flow-Dedup's certified suppression (computed once): keep-most never returns more withheld than it."""
-        if not dedup_run:
-            t4 = time.perf_counter()
-            alloc = allocate(inst, k, "flow-dedup", 0 if seed is None else seed)
-            dedup_run["release"], _, dedup_run["result"], _, _ = certify(release, alloc.disclosed, k)
-            timings["flow_dedup"] = time.perf_counter() - t4
-        return dedup_run["release"], dedup_run["result"]
-
-    def ceiling() -> int | None:
-        return len(release) - len(flow_dedup()[0]) if chosen == "deidentified" and unconstrained else None
-
     outcome = keep_most(inst, k, seed, must_keep=forced, no_empty_location=no_empty_location, cap=cap,
-                        auditor=auditor, kind=chosen, progress=progress, ceiling=ceiling)
+                        auditor=auditor, kind=chosen, progress=progress)
     timings["keep"] = time.perf_counter() - t0
     last = auditor.last                 # the loop ended on a passing audit of exactly this mask: reuse it
-    if outcome.gave_up:                 # Flow-Dedup withholds less than keep-most could end with
-        out, result = flow_dedup()
-    elif last and np.array_equal(last["kept"], outcome.kept):
+    if last and np.array_equal(last["kept"], outcome.kept):
         out, result = last["release"], last["result"]
     else:
         t1 = time.perf_counter()
@@ -392,6 +375,7 @@ def unlink_keep(release: Any, k: int, seed: int | None = None, *, side: str = "a
         result, _ = audit_release(out, k, chosen)
         timings["certify"] = time.perf_counter() - t1
     steps, bound = list(outcome.steps), outcome.lower_bound
+    unconstrained = not must_keep_any(forced) and not no_empty_location and cap is None
     if exact is not False and unconstrained:
         from graphlink.protect.keep_optimal import MILP_PAIR_LIMIT, keep_milp, n_pairs
 
@@ -400,7 +384,7 @@ def unlink_keep(release: Any, k: int, seed: int | None = None, *, side: str = "a
             opt = keep_milp(inst, k, forced, time_limit=exact_seconds)
             timings["exact"] = time.perf_counter() - t3
             bound = max(bound, opt.bound)
-            if opt.kept is not None and int((~opt.kept).sum()) < len(release) - len(out):
+            if opt.kept is not None and int((~opt.kept).sum()) < int((~outcome.kept).sum()):
                 cand = apply_kept(release, inst, opt.kept, chosen)
                 res_c, _ = audit_release(cand, k, chosen)
                 if res_c.k_unlinkable:
@@ -411,8 +395,11 @@ def unlink_keep(release: Any, k: int, seed: int | None = None, *, side: str = "a
     if chosen == "deidentified" and unconstrained and len(release) - len(out) > dedup_floor:
         # Flow-Dedup's suppression is one of the candidates: keep-most never withholds more than it.  Skipped when
         # keep-most already withholds no more than any deduplicated suppression must.
-        dedup, res_d = flow_dedup()
-        if len(dedup) > len(out) or outcome.gave_up:     # more rows kept = fewer withheld
+        t4 = time.perf_counter()
+        alloc = allocate(inst, k, "flow-dedup", 0 if seed is None else seed)
+        dedup, _, res_d, _, _ = certify(release, alloc.disclosed, k)
+        timings["flow_dedup"] = time.perf_counter() - t4
+        if len(dedup) > len(out):            # more rows kept = fewer withheld
             steps.append("flow-dedup's certified suppression withholds less here and is returned instead")
             out, result = dedup, res_d
     before: dict[str, int] = {}
