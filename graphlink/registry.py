@@ -423,14 +423,16 @@ register(MethodSpec(
                     bucket=f"{_COMPONENTS}:bucket_true_loves", merge=f"{_COMPONENTS}:merge_true_loves")))
 
 _METHODS = "graphlink.protect.methods"
+# the Dedup family: Malin 2006, Alg. 7 (Greedy-Dedup), Alg. 10 (Force-Dedup), Proc. 9 (Final-Clean); the words
+# shown to people (CLI help, the app) carry no thesis notation
 register(MethodSpec(
     "greedy-dedup", "protect", "Greedy-Dedup",
-    "withholds the least frequent records location by location, most popular location first (thesis Alg. 7)",
+    "withholds the least frequent records location by location, most popular location first",
     f"{_METHODS}:_greedy", input="instance", multiplicities=_ONE,
     per_component=False, secure=True))
 register(MethodSpec(
     "force-dedup", "protect", "Force-Dedup",
-    "gives every location k protectors first, then boosts them (thesis Alg. 10), and ends with Final-Clean",
+    "gives every location k protectors first, then boosts them, and ends with Final-Clean",
     f"{_METHODS}:_force", input="instance", multiplicities=_ONE,
     per_component=False, final_clean=True, secure=True))
 register(MethodSpec(
