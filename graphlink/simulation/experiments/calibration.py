@@ -193,6 +193,7 @@ def run(s: RunSettings) -> ExperimentResult:
         f"\npairs outside the union of all maximum matchings that are right: {outside} (the model says 0)"
         f"\npairs estimated by the chain: {int(fig_rows['estimated_pairs'].sum()):,} of "
         f"{int(fig_rows['pairs'].sum()):,}"
-        "\nthesis (eq. 6.6) gives every candidate 1/|E_y|; the assignment shares are the posterior under the model")
+        "\nthesis (Malin 2006 eq. 6.6): every candidate of a record equally likely; graphlink: the share of the "
+        "consistent assignments, the posterior under the simulator's model")
     return ExperimentResult("calibration", table, d / "calibration.csv", d / "calibration.png", text, summary,
                             extra_files=[d / "calibration-attacker.csv"])
