@@ -35,6 +35,10 @@ def test_wilson_known_values() -> None:
 
 def test_bins_are_deciles_with_one_in_the_last() -> None:
     assert bin_of(np.array([0.0, 0.0999, 0.1, 0.55, 0.9, 0.99, 1.0])).tolist() == [0, 0, 1, 5, 9, 9, 9]
+    # the float just below 0.9 times 10 rounds to 9.0: it still belongs below the edge
+    below = np.nextafter(np.arange(1, 10) / 10, 0)
+    assert bin_of(below).tolist() == list(range(9))
+    assert bin_of(np.arange(10) / 10).tolist() == list(range(10))
 
 
 def test_table_by_hand() -> None:

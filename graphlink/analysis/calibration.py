@@ -58,7 +58,11 @@ def wilson_interval(hits: np.ndarray | int, n: np.ndarray | int, z: float = Z95)
 def bin_of(predicted: np.ndarray, bins: int = 10) -> np.ndarray:
     """The bin of each prediction: k for [k/bins, (k+1)/bins), probability 1 in the last bin.  O(len)."""
     p = np.asarray(predicted, float)
-    return np.clip(np.floor(p * bins).astype(np.int64), 0, bins - 1)
+    b = np.floor(p * bins).astype(np.int64)
+    # p · bins rounds: a p an ulp below k / bins can land on k; compare with the edges themselves
+    b -= (b / bins > p).astype(np.int64)
+    b += ((b + 1) / bins <= p).astype(np.int64)
+    return np.clip(b, 0, bins - 1)
 
 
 def cluster_bootstrap_interval(hits: np.ndarray, n: np.ndarray, *, resamples: int = 2000, confidence: float = 0.95,
