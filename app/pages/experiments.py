@@ -259,7 +259,7 @@ comparison = getattr(result, "comparison", None)
 if comparison:   # the experiment's own note cites the thesis's numbering and symbols: for experts, folded away
     with st.expander("Comparison with the thesis (in its notation, for experts)"):
         st.text(str(comparison))
-if isinstance(frame, pd.DataFrame):
+if isinstance(frame, pd.DataFrame) and not calibrated:   # the calibration's table is shown above, in words
     with st.expander("The results table (one row per run and setting)"):
         show_table(frame)
 for t in tables:
