@@ -55,7 +55,7 @@ DEMOS = ("thesis", "simulated", "households")
 #: plain English words among the choice keys: they read as words wherever they appear
 _ENGLISH = {"complete", "incomplete", "multiple", "optimal", "unsorted", "complementary", "temporal", "loss",
             "entropy", "arithmetic", "geometric", "max", "sum", "decimal", "precision", "households", "scaling",
-            "popularity", "withholding", "dedup", "auc"}
+            "popularity", "withholding", "dedup", "auc", "calibration"}
 
 
 def _keys() -> set[str]:

@@ -164,3 +164,24 @@ def test_mu_argus_counts_cells_not_rows(at: AppTest) -> None:
     assert row["cells suppressed"] == expected["suppressed_cells"]
     assert row["rows removed to reach k"] == expected["suppressed_to_enforce_k"]
     assert pd.isna(row["rows suppressed"])
+
+
+def test_experiments_show_the_calibration_in_words(at: AppTest) -> None:
+    """The calibration experiment opens on a small live run: a reliability chart per kind of visits, the attacker's
+    table, both readings named in words, and the table's numbers those of the experiment's own CSV."""
+    goto(at, "experiments")
+    at.selectbox(key="exp_name").set_value("calibration").run()
+    assert not at.exception, at.exception
+    assert len(at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")) >= 2
+    tables = [t.value for t in at.dataframe]
+    attacker = next(t for t in tables if "Expected right" in t.columns)
+    assert set(attacker["Reading"]) == {"graphlink: share of the possible assignments",
+                                        "the thesis's reading: every candidate equally likely"}
+    assert (attacker["Right"] <= attacker["People"]).all()
+    decile = next(t for t in tables if "Predicted between" in t.columns)
+    assert set(decile["Prediction inside the range"]) <= {"yes", "no"} and (decile["People"] > 0).all()
+    text = " ".join(m.value for m in at.markdown)
+    assert "|E" not in text and "most likely record" in text
+    at.radio(key="exp_cal_level").set_value("pairs").run()
+    assert not at.exception, at.exception
+    assert any("Pairs" in t.value.columns for t in at.dataframe)

@@ -129,7 +129,7 @@ def test_parallel_map_is_deterministic_across_workers():
 
 
 EXPERIMENTS = ["uniqueness-grid", "auc", "shift-shape", "popularity", "withholding", "scaling",
-               "k-reidentification", "optimal-gap", "households", "als-gain"]
+               "k-reidentification", "optimal-gap", "households", "als-gain", "calibration"]
 
 
 def test_all_experiments_registered():

@@ -86,6 +86,7 @@ MULTIPLICITY_LABELS = {"auto": "decided from the data", "one-to-one": "one-to-on
 #: the simulation experiments (their registry names)
 EXPERIMENT_LABELS = {
     "als-gain": "Trails and quasi-identifiers together",
+    "calibration": "Are the risk probabilities right?",
     "auc": "Area under the re-identification curve",
     "shift-shape": "Shift and shape of the re-identification curve",
     "dedup": "Withholding needed by the deduplication methods",

@@ -112,7 +112,77 @@ EXPERIMENT_DESCRIPTIONS = {
                 "on the generalized values (Malin 2002), against trails alone",
     "dedup": "Greedy against forced deduplication (and flow deduplication) on uniform populations (Malin 2006, "
              "chapter 9), checked by the exact audit, with the gap to the exact optimum",
+    "calibration": "Are the probabilities of the re-identification risk page right as often as they say? Simulated "
+                   "populations with a known truth, their probabilities compared with who really belongs to which "
+                   "record, beside the thesis's reading (every candidate record equally likely)",
 }
+
+#: the calibration's words: what was predicted, and the two kinds of visits simulated
+READING_WORDS = {"assignments": "graphlink: share of the possible assignments",
+                 "thesis": "the thesis's reading: every candidate equally likely"}
+PROFILE_WORDS = {"uniform": "Every location equally popular", "zipf": "A few locations much more popular"}
+LEVEL_WORDS = {"people": "each person's most likely record (what an attacker would name)",
+               "pairs": "every possible pair of a person and a record"}
+#: experiments whose first result needs more than one run per setting (calibration compares over populations)
+FIRST_RUNS = {"calibration": 5}
+
+
+def calibration_chart(table: pd.DataFrame, profile: str) -> alt.LayerChart:
+    """Predicted against observed for one kind of visits: a point per tenth of the probability scale, its 95 %
+    range as a bar, the diagonal where a prediction is right as often as it says."""
+    t = table[(table["profile"] == profile) & (table["count"] > 0)].copy()
+    t["series"] = t["reading"].map(READING_WORDS)
+    domain = list(READING_WORDS.values())
+    colour = alt.Color("series:N", scale=charts.category_scale(domain),
+                       legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=900))
+    axis = alt.Scale(domain=[0, 1])
+    diagonal = alt.Chart(pd.DataFrame({"x": [0.0, 1.0], "y": [0.0, 1.0]})).mark_line(
+        strokeDash=[4, 4], color="gray").encode(x="x:Q", y="y:Q")
+    ranges = alt.Chart(t).mark_rule().encode(x=alt.X("mean_predicted:Q", scale=axis), y=alt.Y("boot_low:Q"),
+                                             y2="boot_high:Q", color=colour)
+    points = alt.Chart(t).mark_line(point=True).encode(
+        x=alt.X("mean_predicted:Q", title="Predicted probability (average over a tenth of the scale)", scale=axis),
+        y=alt.Y("observed:Q", title="Share that was right", scale=axis), color=colour,
+        tooltip=[alt.Tooltip("series:N", title="Reading"), alt.Tooltip("bin:N", title="Predicted between"),
+                 alt.Tooltip("count:Q", title="Count", format=",d"),
+                 alt.Tooltip("mean_predicted:Q", title="Predicted on average", format=".3f"),
+                 alt.Tooltip("observed:Q", title="Share right", format=".3f")])
+    return alt.layer(diagonal, ranges, points).properties(title=PROFILE_WORDS.get(profile, profile), height=300)
+
+
+def show_calibration(table: pd.DataFrame, attacker: pd.DataFrame | None) -> None:
+    """The calibration experiment in words: the reliability chart and table per kind of visits, and the attacker's
+    expected against actual right guesses."""
+    st.markdown("A probability is trustworthy when, among the pairs it gives about 30 %, about 30 % are really "
+                "right. The points then lie on the dashed diagonal. Each bar is the 95 % range of the share right, "
+                "from re-drawing the simulated populations; with the few populations of a quick run the ranges "
+                "are rough.")
+    level = st.radio("What is scored", list(LEVEL_WORDS), format_func=LEVEL_WORDS.get, key="exp_cal_level",
+                     horizontal=True)
+    t = table[table["level"] == level]
+    cols = st.columns(2)
+    for col, profile in zip(cols, [p for p in PROFILE_WORDS if p in set(t["profile"])], strict=False):
+        col.altair_chart(calibration_chart(t, profile))
+    unit = "People" if level == "people" else "Pairs"
+    shown = pd.DataFrame({
+        "Visits": t["profile"].map(PROFILE_WORDS), "Reading": t["reading"].map(READING_WORDS),
+        "Predicted between": t["bin"], unit: t["count"], "Predicted on average": t["mean_predicted"].round(3),
+        "Share right": t["observed"].round(3),
+        "95 % range of the share right": [f"{a:.3f} to {b:.3f}" if n else "" for a, b, n in
+                                          zip(t["boot_low"], t["boot_high"], t["count"], strict=True)],
+        "Prediction inside the range": ["yes" if w else ("no" if n else "") for w, n in
+                                        zip(t["within"], t["count"], strict=True)]})
+    with st.expander("The table by tenth of the probability scale", expanded=False):
+        show_table(shown[t["count"].to_numpy() > 0])
+    if attacker is not None and len(attacker):
+        st.markdown("**An attacker who names each person's most likely record:** how many guesses each reading "
+                    "expects to be right, and how many were.")
+        show_table(pd.DataFrame({
+            "Visits": attacker["profile"].map(PROFILE_WORDS), "Reading": attacker["reading"].map(READING_WORDS),
+            "People": attacker["people"], "Expected right": attacker["expected_right"].round(1),
+            "Right": attacker["right"],
+            "Difference within its 95 % range": attacker["within"].map({True: "yes", False: "no"})}))
+
 
 registry = state.optional_module("graphlink.simulation.experiments.registry")
 if registry is None:
@@ -151,8 +221,8 @@ def run_experiment(name: str, runs: int, seed: int) -> tuple[Any, Path]:
 if st.button("Run experiment (small settings)", type="primary", key="exp_run"):
     st.session_state["exp_ran"] = (name, runs, seed)
 if st.session_state.get("exp_ran") != (name, runs, seed):
-    runs, seed = FIRST
-    st.caption(f"Showing a first result: {FIRST[0]} run per setting, seed {FIRST[1]}. Press **Run experiment** "
+    runs, seed = FIRST_RUNS.get(name, FIRST[0]), FIRST[1]
+    st.caption(f"Showing a first result: {runs} run(s) per setting, seed {seed}. Press **Run experiment** "
                "for the settings above.")
 
 try:
@@ -168,7 +238,15 @@ if frame is None and hasattr(result, "to_frame"):
 images = sorted(out.rglob("*.png"))
 tables = sorted(out.rglob("*.csv"))
 drawn = chart(frame, PLOTS[name]) if isinstance(frame, pd.DataFrame) and name in PLOTS else None
-if drawn is not None:
+calibrated = isinstance(frame, pd.DataFrame) and {"level", "reading", "mean_predicted", "boot_low"} <= set(frame)
+if calibrated:
+    attacker_csv = out / "calibration-attacker.csv"
+    show_calibration(frame, pd.read_csv(attacker_csv) if attacker_csv.exists() else None)
+    if images:
+        with st.expander("The figures as the experiment writes them"):
+            for img in images:
+                st.image(str(img), caption=img.name)
+elif drawn is not None:
     st.altair_chart(drawn)
     if images:
         with st.expander("The figures as the experiment writes them"):
@@ -181,7 +259,7 @@ comparison = getattr(result, "comparison", None)
 if comparison:   # the experiment's own note cites the thesis's numbering and symbols: for experts, folded away
     with st.expander("Comparison with the thesis (in its notation, for experts)"):
         st.text(str(comparison))
-if isinstance(frame, pd.DataFrame):
+if isinstance(frame, pd.DataFrame) and not calibrated:   # the calibration's table is shown above, in words
     with st.expander("The results table (one row per run and setting)"):
         show_table(frame)
 for t in tables:
