@@ -277,7 +277,7 @@ class Config:
         "`neo4j`).", check=_database_name, expect="a Neo4j database name (3 to 63 letters, digits, dots or "
         "dashes, starting with a letter)", error=StoreError, area="connection", live=True)
     spark_master: str | None = _setting(
-        None, "SPARK_MASTER", "Spark master URL of `--engine spark` when `--spark-master` is not given; unset: "
+        None, "SPARK_MASTER", "Spark master URL the Spark engine connects to when none is given; unset: "
         "`local[*]`.", area="connection", live=True)
     java_home: str | None = _setting(
         None, "JAVA_HOME", "The Java 17 installation the local Neo4j server and the bulk importer run on; "
