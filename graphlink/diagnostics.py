@@ -122,7 +122,8 @@ def of(obj: object) -> Diagnostic | None:
 def render(obj: Any, remedies: Mapping[str, Callable[[dict], str]],
            lines: Mapping[str, Callable[[dict, str], str]] | None = None) -> str:
     """An error's, a warning's or a diagnostic's text for one edge: the library's sentence with its remedy said by
-    ``remedies[code](data)`` (an empty string drops it), or the whole line said by the edge,
+    ``remedies[code](data)`` after the diagnostic's ``message`` (an empty string drops the library's remedy; the
+    error's text is never cut apart), or the whole line said by the edge,
     ``lines[code](data, where)``, from the code and the data alone (``where``: the file, row and column of a
     :class:`~graphlink.errors.ReleaseError` as the start of a line, ``"r.csv, row 3: "``, else ``""``), so a
     reworded library sentence cannot change what the edge says.  Anything without a diagnostic, or with a code
@@ -141,15 +142,14 @@ def render(obj: Any, remedies: Mapping[str, Callable[[dict], str]],
     if d is None:
         return text
     data = dict(d.data)
+    where = getattr(obj, "where", "")
+    where = f"{where}: " if isinstance(where, str) and where else ""
     if lines and d.code in lines:
-        where = getattr(obj, "where", "")
-        return lines[d.code](data, f"{where}: " if isinstance(where, str) and where else "")
-    if d.code not in remedies:
-        return text
-    if d.remedy and text.endswith(f"; {d.remedy}"):
-        text = text[:-len(d.remedy) - 2]
+        return lines[d.code](data, where)
+    if d.code not in remedies or text != where + str(d):
+        return text      # not this edge's code, or a sentence of the error's own that the edge leaves whole
     remedy = remedies[d.code](data)
-    return f"{text}; {remedy}" if remedy else text
+    return f"{where}{d.message}; {remedy}" if remedy else where + d.message
 
 
 def first(keys: Any, show: int = 5) -> str:

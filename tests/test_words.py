@@ -326,3 +326,20 @@ def test_the_model_label_is_the_edges_own(monkeypatch: pytest.MonkeyPatch) -> No
     done = run_cli("trails", DATA / "thesis_fig3_4.csv")
     assert done.returncode == 0, done.stderr
     assert "Model: each de-identified record belongs to one identified person" in done.stderr
+
+
+def test_a_remedy_follows_the_message_and_the_text_is_never_cut() -> None:
+    """The edges used to cut the library's remedy off the end of the error's text; they now put their remedy after
+    the diagnostic's message, and leave an error whose text is its own sentence whole."""
+    from graphlink.diagnostics import render
+    from graphlink.errors import ReleaseError
+
+    d = Diagnostic("side-undecided", "cannot tell which side is reserved", remedy="state the reserved side")
+    edges = {"side-undecided": lambda data: "pick one"}
+    assert render(ModelAssumptionError(diagnostic=d), edges) == "cannot tell which side is reserved; pick one"
+    located = ReleaseError(str(d), file="r.csv", row=3, diagnostic=d)
+    assert render(located, edges) == "r.csv, row 3: cannot tell which side is reserved; pick one"
+    own = ModelAssumptionError("the model broke; state the reserved side again", diagnostic=d)
+    assert render(own, edges) == "the model broke; state the reserved side again"
+    assert cli_words.say(ModelAssumptionError(diagnostic=_reworded(d))) == cli_words.say(
+        ModelAssumptionError(diagnostic=Diagnostic(d.code, "REWORDED " + d.message[::-1], remedy="other")))
