@@ -9,6 +9,15 @@ The pattern is scikit-learn's ``get_config`` / ``set_config`` / ``config_context
   :func:`get_config` of the process (a process's environment is set when it starts; the CLI, the app and the
   Spark driver each read theirs then).  An empty variable counts as unset.  A value that does not parse is
   refused there, in one line naming the variable and what it expects (exit 2).
+* The connection settings (``NEO4J_URI``, ``NEO4J_AUTH``, ``NEO4J_USER``, ``NEO4J_PASSWORD``,
+  ``NEO4J_DATABASE``, ``SPARK_MASTER``) and the tools' own variables (``JAVA_HOME``, ``CHROMIUM``) keep the names
+  their tools read and are read at **every** :func:`get_config`, unless :func:`set_config` or
+  :func:`config_context` set them: which server to use may change while a process runs (a notebook, the tests),
+  as it always could.  Their values are checked the same way, in one line naming the variable.
+* This is the one module that touches ``os.environ``: what other modules hand to child processes or to the
+  libraries they load goes through :func:`child_environ`, :func:`export` and :func:`export_path`, and
+  :func:`environ_has_prefix` answers the one question about the user's allocator variables
+  (``tests/test_config.py`` scans the tree for any other access).
 * :func:`set_config` changes settings for the rest of the process (inside a :func:`config_context`: until that
   context ends); :func:`config_context` changes them for a ``with`` block and restores them after, nested
   blocks included.  The active context lives in a :class:`contextvars.ContextVar`, so concurrent threads and
@@ -32,13 +41,14 @@ import contextvars
 import dataclasses
 import os
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from graphlink.errors import GraphlinkError, StoreError
 
-__all__ = ["Config", "ConfigError", "config_context", "get_config", "reload", "set_config", "settings"]
+__all__ = ["Config", "ConfigError", "child_environ", "config_context", "environ_has_prefix", "export", "export_path",
+           "get_config", "reload", "set_config", "settings"]
 
 TRUE = {"1", "true", "yes", "on"}
 
@@ -64,12 +74,15 @@ def _names(raw: str) -> tuple[str, ...]:
 
 def _setting(default: Any, env: str, doc: str, *, parse: Callable[[str], Any] = str,
              check: Callable[[Any], bool] | None = None, expect: str = "", error: type[GraphlinkError] = ConfigError,
-             area: str = "") -> Any:
+             area: str = "", live: bool = False, secret: bool = False) -> Any:
     """A :class:`Config` field: its default, the variable that overrides it, how its text is read (``parse``),
     what a valid value is (``check``, ``expect``: words for the refusal), the error a bad value raises (the
-    store's settings raise :class:`~graphlink.errors.StoreError`, as they always have) and its area."""
-    return field(default=default, metadata={"env": env, "doc": doc, "parse": parse, "check": check,
-                                            "expect": expect, "error": error, "area": area})
+    store's settings raise :class:`~graphlink.errors.StoreError`, as they always have) and its area.  ``live``:
+    read at every :func:`get_config` (the connection variables); ``secret``: never shown (not in ``repr``, not
+    echoed by a refusal)."""
+    return field(default=default, repr=not secret,
+                 metadata={"env": env, "doc": doc, "parse": parse, "check": check, "expect": expect, "error": error,
+                           "area": area, "live": live, "secret": secret})
 
 
 def _whole(default: int | None, env: str, doc: str, *, low: int = 0, **kw: Any) -> Any:
@@ -86,6 +99,24 @@ def _positive(v: float) -> bool:
 
 
 _WHOLE = "a whole number"
+
+#: the URI schemes of the Neo4j Python driver (docs/neo4j.md)
+BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+
+
+def _bolt_uri(v: str) -> bool:
+    scheme, sep, rest = v.partition("://")
+    return bool(sep) and scheme.lower() in BOLT_SCHEMES and bool(rest.strip("/"))
+
+
+def _auth_text(v: str) -> bool:
+    return v.lower() == "none" or "/" in v
+
+
+def _database_name(v: str) -> bool:
+    # Neo4j's rule for database names (3-63 characters: an ASCII letter, then letters, digits, dots, dashes)
+    return 3 <= len(v) <= 63 and v[0].isascii() and v[0].isalpha() \
+        and all(c.isascii() and (c.isalnum() or c in ".-") for c in v)
 
 #: the longest time limit a console statement or a server transaction may be given: one day, in seconds
 CYPHER_TIMEOUT_MAX = 86_400.0
@@ -226,6 +257,35 @@ class Config:
         "than one may deadlock on shared nodes).", low=1,
         area="spark")
 
+    # --- connection (the names their tools read; read at every get_config) -----------------------------------
+    neo4j_uri: str | None = _setting(
+        None, "NEO4J_URI", "The Neo4j server to use (a Bolt URI such as `bolt://host:7687`); unset: the project's "
+        "local server.", check=_bolt_uri, expect="a Bolt URI such as bolt://host:7687 (scheme "
+        + ", ".join(BOLT_SCHEMES) + ")", error=StoreError, area="connection", live=True)
+    neo4j_auth: str | None = _setting(
+        None, "NEO4J_AUTH", "Credentials for `NEO4J_URI` as `user/password`, or `none`; unset: `NEO4J_USER` / "
+        "`NEO4J_PASSWORD`, else the local server's own.", check=_auth_text, expect="user/password or none",
+        error=StoreError, area="connection", live=True, secret=True)
+    neo4j_user: str = _setting(
+        "neo4j", "NEO4J_USER", "User name that goes with `NEO4J_PASSWORD` (when `NEO4J_AUTH` is unset).",
+        error=StoreError, area="connection", live=True)
+    neo4j_password: str | None = _setting(
+        None, "NEO4J_PASSWORD", "Password for `NEO4J_USER` (when `NEO4J_AUTH` is unset).", error=StoreError,
+        area="connection", live=True, secret=True)
+    neo4j_database: str = _setting(
+        "neo4j", "NEO4J_DATABASE", "The database every query runs on (the project's local server has one, "
+        "`neo4j`).", check=_database_name, expect="a Neo4j database name (3 to 63 letters, digits, dots or "
+        "dashes, starting with a letter)", error=StoreError, area="connection", live=True)
+    spark_master: str | None = _setting(
+        None, "SPARK_MASTER", "Spark master URL the Spark engine connects to when none is given; unset: "
+        "`local[*]`.", area="connection", live=True)
+    java_home: str | None = _setting(
+        None, "JAVA_HOME", "The Java 17 installation the local Neo4j server and the bulk importer run on; "
+        "unset: `java` on the PATH.", error=StoreError, area="connection", live=True)
+    chromium: str | None = _setting(
+        None, "CHROMIUM", "The Chromium (or Chrome) program the report's PDF is printed with; unset: `chromium` "
+        "on the PATH.", area="connection", live=True)
+
     # --- app ------------------------------------------------------------------------------------------------
     demo: str = _setting(
         "thesis", "GRAPHLINK_DEMO", "The demo release the app opens on: `thesis`, `simulated`, `households` or "
@@ -255,7 +315,8 @@ _FIELDS = {f.name: f for f in dataclasses.fields(Config)}
 
 
 def _refuse(f: dataclasses.Field, raw: Any, expect: str) -> GraphlinkError:
-    return f.metadata["error"](f"{f.metadata['env']} ({f.name}) must be {expect}, got {raw!r}")
+    got = "" if f.metadata["secret"] else f", got {raw!r}"          # a password is never echoed
+    return f.metadata["error"](f"{f.metadata['env']} ({f.name}) must be {expect}{got}")
 
 
 def _check(f: dataclasses.Field, value: Any, raw: Any) -> None:
@@ -285,19 +346,33 @@ def _coerce(f: dataclasses.Field, raw: Any) -> Any:
         raise _refuse(f, raw, expect) from None
 
 
-def from_environ(environ: Mapping[str, str]) -> Config:
-    """The defaults overridden by the ``GRAPHLINK_*`` variables of ``environ`` (empty ones count as unset)."""
+_LIVE = tuple(f for f in dataclasses.fields(Config) if f.metadata["live"])
+
+
+def _from(environ: Mapping[str, str], fields: Iterable[dataclasses.Field]) -> dict[str, Any]:
     values = {}
-    for f in dataclasses.fields(Config):
+    for f in fields:
         raw = environ.get(f.metadata["env"], "")
         if raw.strip():
             values[f.name] = _coerce(f, raw)
-    return Config(**values)
+    return values
+
+
+def from_environ(environ: Mapping[str, str]) -> Config:
+    """The defaults overridden by the variables of ``environ`` (empty ones count as unset), the connection
+    variables included."""
+    return Config(**_from(environ, dataclasses.fields(Config)))
 
 
 _lock = threading.RLock()
 _process: Config | None = None                      # the process-wide settings, once the environment is read
-_active: contextvars.ContextVar[Config | None] = contextvars.ContextVar("graphlink_config", default=None)
+#: the connection settings set_config chose for the process (they then win over their variables)
+_process_set: frozenset[str] = frozenset()
+#: the innermost config_context: its settings and the connection settings it (or set_config inside it) chose
+_active: contextvars.ContextVar[tuple[Config, frozenset[str]] | None] = contextvars.ContextVar(
+    "graphlink_config", default=None)
+#: the last connection settings applied: ((settings, chosen, the variables' snapshot), result): one check per change
+_last_live: tuple[tuple[Config, frozenset[str], tuple[Any, ...]], Config] | None = None
 
 
 def _base() -> Config:
@@ -305,13 +380,49 @@ def _base() -> Config:
     if _process is None:
         with _lock:
             if _process is None:
-                _process = from_environ(os.environ)
+                _process = Config(**_from(os.environ, (f for f in dataclasses.fields(Config)
+                                                       if not f.metadata["live"])))
     return _process
+
+
+def _with_live(config: Config, chosen: frozenset[str]) -> Config:
+    """``config`` with the connection settings nobody chose read from the environment now (a few dictionary
+    look-ups; the values are parsed and checked only when their text changed)."""
+    global _last_live
+    snapshot = _live_snapshot()
+    last = _last_live
+    if last is not None and last[0][0] is config and last[0][1] == chosen and last[0][2] == snapshot:
+        return last[1]
+    texts = {f.name: "" if v is None else os.fsdecode(v) for f, v in zip(_LIVE, snapshot, strict=True)}
+    values = {f.name: (_coerce(f, texts[f.name]) if texts[f.name].strip() else f.default)
+              for f in _LIVE if f.name not in chosen}
+    live = dataclasses.replace(config, **values) if values else config
+    _last_live = ((config, chosen, snapshot), live)
+    return live
+
+
+_live_keys: tuple[Any, ...] | None = None
+
+
+def _live_snapshot() -> tuple[Any, ...]:
+    """The connection variables as the environment holds them, to tell whether one changed: the raw values of
+    ``os.environ``'s own table under its own encoding of the names (``encodekey``), eight dictionary look-ups
+    (half a microsecond; ``os.environ.get`` decodes and raises for each unset one, thirty times that), else,
+    where the mapping is not CPython's, its ``get``."""
+    global _live_keys
+    data, encode = getattr(os.environ, "_data", None), getattr(os.environ, "encodekey", None)
+    if not isinstance(data, dict) or encode is None:
+        return tuple(os.environ.get(f.metadata["env"]) for f in _LIVE)
+    if _live_keys is None:
+        _live_keys = tuple(encode(f.metadata["env"]) for f in _LIVE)
+    return tuple(map(data.get, _live_keys))
 
 
 def get_config() -> Config:
     """The settings in force here: the innermost :func:`config_context`, else the process's (defaults, the
-    environment's overrides read at the first call, then :func:`set_config`'s).  O(1) after the first call.
+    environment's overrides read at the first call, then :func:`set_config`'s), with the connection settings
+    nobody set read from their variables now.  After the first call: a dictionary look-up per connection
+    variable (about a microsecond in all), and a check of their values only when one of them changed.
 
     Returns
     -------
@@ -325,7 +436,9 @@ def get_config() -> Config:
     True
     """
     active = _active.get()
-    return active if active is not None else _base()
+    if active is not None:
+        return _with_live(*active)
+    return _with_live(_base(), _process_set)
 
 
 def _replaced(config: Config, changes: Mapping[str, Any]) -> Config:
@@ -333,6 +446,13 @@ def _replaced(config: Config, changes: Mapping[str, Any]) -> Config:
     if unknown:
         raise ConfigError(f"unknown setting(s): {', '.join(unknown)} (graphlink.config.Config lists them)")
     return dataclasses.replace(config, **{k: _coerce(_FIELDS[k], v) for k, v in changes.items()})
+
+
+def _chosen(before: frozenset[str], changes: Mapping[str, Any]) -> frozenset[str]:
+    # a connection setting given a value wins over its variable from now on; given None it follows it again
+    live = {f.name for f in _LIVE}
+    return frozenset((before | {k for k, v in changes.items() if k in live and v is not None})
+                     - {k for k, v in changes.items() if k in live and v is None})
 
 
 def set_config(**changes: Any) -> Config:
@@ -358,15 +478,16 @@ def set_config(**changes: Any) -> Config:
     ...     get_config().bulk_min_rows
     10
     """
-    global _process
+    global _process, _process_set
     active = _active.get()
     if active is not None:
-        new = _replaced(active, changes)
-        _active.set(new)
-        return new
+        new = _replaced(active[0], changes)
+        _active.set((new, _chosen(active[1], changes)))
+        return get_config()
     with _lock:
-        _process = _replaced(_base() if _process is None else _process, changes)
-        return _process
+        _process = _replaced(_base(), changes)
+        _process_set = _chosen(_process_set, changes)
+        return get_config()
 
 
 @contextlib.contextmanager
@@ -393,9 +514,11 @@ def config_context(**changes: Any) -> Iterator[Config]:
     >>> inner, outer
     (1, 2)
     """
-    token = _active.set(_replaced(get_config(), changes))
+    outer = _active.get()
+    config, chosen = outer if outer is not None else (_base(), _process_set)
+    token = _active.set((_replaced(config, changes), _chosen(chosen, changes)))
     try:
-        yield _active.get()  # type: ignore[misc]
+        yield get_config()
     finally:
         _active.reset(token)
 
@@ -404,6 +527,35 @@ def reload() -> None:
     """Forget :func:`set_config`'s changes: the next :func:`get_config` reads the environment again (tests, and a
     long-lived process whose environment was changed on purpose).  Open :func:`config_context` blocks keep
     their settings."""
-    global _process
+    global _process, _process_set
     with _lock:
-        _process = None
+        _process, _process_set = None, frozenset()
+
+
+# ---------------------------------------------------------------------------------- the environment of others
+def child_environ(**extra: str) -> dict[str, str]:
+    """A copy of this process's environment with ``extra`` set: what a child process (the Neo4j launcher, the
+    bulk importer, a set-up script) is started with.  O(size of the environment)."""
+    return {**os.environ, **extra}
+
+
+def export(name: str, value: str, *, replace: bool = False) -> None:
+    """Set ``name`` for the libraries this process loads and the children it starts (NumPy, numba and PySpark
+    read their own variables); the user's value wins unless ``replace``."""
+    if replace:
+        os.environ[name] = value
+    else:
+        os.environ.setdefault(name, value)
+
+
+def export_path(name: str, entry: str) -> None:
+    """Put ``entry`` first on the path-list variable ``name`` (``PYTHONPATH`` of Spark's Python workers), once."""
+    paths = [p for p in os.environ.get(name, "").split(os.pathsep) if p]
+    if entry not in paths:
+        os.environ[name] = os.pathsep.join([entry, *paths])
+
+
+def environ_has_prefix(prefixes: tuple[str, ...]) -> bool:
+    """Does any variable's name start with one of ``prefixes`` (the allocator's own ``MALLOC_*``: the user's
+    choice then wins over the CLI's)?"""
+    return any(k.startswith(prefixes) for k in os.environ)

@@ -21,8 +21,8 @@ CODES: dict[str, str] = {
     "method-needs-one-to-one": "method, label, stated_many, alternatives: a one-to-one method (REIDIT-C/I/I-K) on "
                                "one-to-many data (Table A.1)",
     "method-unknown": "method, kind, choices: a method the registry does not know (graphlink.registry)",
-    "method-parameter": "method, label, parameter, words, minimum, value: a method's parameter missing or out of "
-                        "range",
+    "method-parameter": "method, label, parameter, words, minimum, value (expected when it is out of range: what "
+                        "it must be): a method's parameter missing or out of range",
     "mixed-sizes": "more_deidentified, more_identified (locations), orphans, first: neither side is reserved",
     "stated-side-contradicted": "reserved, offending (locations): a stated reserved side the sizes contradict",
     "one-to-many-deidentified-reserved": "no data: one-to-many with the de-identified side reserved (N/A)",
@@ -42,7 +42,8 @@ CODES: dict[str, str] = {
     "store-name-taken": "name: a release of that name with other content is in the store",
     "store-bulk-refused": "why, other: a bulk import was demanded but cannot run",
     "folder-key-missing": "side, columns: a folder release's table needs its key column named",
-    "output-refused": "option: an output path that names a folder, an input, or no file",
+    "output-refused": "option, problem (what is wrong with the path): an output path that names a folder, an "
+                      "input, or no file",
     "input-refused": "file: an input path that is no regular file (a FIFO, a device, a socket, a folder)",
 }
 
@@ -119,11 +120,15 @@ def of(obj: object) -> Diagnostic | None:
 
 
 def render(obj: Any, remedies: Mapping[str, Callable[[dict], str]],
-           rewrites: Mapping[str, Callable[[str, dict], str]] | None = None) -> str:
+           lines: Mapping[str, Callable[[dict, str], str]] | None = None) -> str:
     """An error's, a warning's or a diagnostic's text for one edge: the library's sentence with its remedy said by
-    ``remedies[code](data)`` (an empty string drops it), or the whole line by ``rewrites[code](text, data)``.
-    Anything without a diagnostic, or with a code the edge does not word: ``str(obj)``.  The CLI and the app
-    pass their own tables (:mod:`graphlink.cli.words`, ``app/components/words.py``).
+    ``remedies[code](data)`` after the diagnostic's ``message`` (an empty string drops the library's remedy; the
+    error's text is never cut apart), or the whole line said by the edge,
+    ``lines[code](data, where)``, from the code and the data alone (``where``: the file, row and column of a
+    :class:`~graphlink.errors.ReleaseError` as the start of a line, ``"r.csv, row 3: "``, else ``""``), so a
+    reworded library sentence cannot change what the edge says.  Anything without a diagnostic, or with a code
+    the edge does not word: ``str(obj)``.  The CLI and the app pass their own tables (:mod:`graphlink.cli.words`,
+    ``app/components/words.py``).
 
     Examples
     --------
@@ -137,14 +142,14 @@ def render(obj: Any, remedies: Mapping[str, Callable[[dict], str]],
     if d is None:
         return text
     data = dict(d.data)
-    if rewrites and d.code in rewrites:
-        return rewrites[d.code](text, data)
-    if d.code not in remedies:
-        return text
-    if d.remedy and text.endswith(f"; {d.remedy}"):
-        text = text[:-len(d.remedy) - 2]
+    where = getattr(obj, "where", "")
+    where = f"{where}: " if isinstance(where, str) and where else ""
+    if lines and d.code in lines:
+        return lines[d.code](data, where)
+    if d.code not in remedies or text != where + str(d):
+        return text      # not this edge's code, or a sentence of the error's own that the edge leaves whole
     remedy = remedies[d.code](data)
-    return f"{text}; {remedy}" if remedy else text
+    return f"{where}{d.message}; {remedy}" if remedy else where + d.message
 
 
 def first(keys: Any, show: int = 5) -> str:

@@ -95,6 +95,8 @@ class ReleaseError(GraphlinkError):
         if column:
             where.append(f"column '{column}'")
         self.file, self.row, self.column = file, row, column
+        #: where the problem is, as the start of the line (``"r.csv, row 3"``; ``""`` when unknown)
+        self.where = ", ".join(where)
         self.detail = message
         super().__init__(f"{': '.join([', '.join(where), message]) if where else message}", diagnostic=diagnostic)
 

@@ -180,7 +180,8 @@ def check_output(target: str | Path, *, inputs: Iterable[str | Path | None] = ()
     def refused(what: str, file: str | None = raw) -> ReleaseError:
         # the option's name is the edge's word (the CLI says --out): a code plus the option as data
         return ReleaseError(f"{option} {what}", file=file,
-                            diagnostic=Diagnostic("output-refused", f"{option} {what}", {"option": option}))
+                            diagnostic=Diagnostic("output-refused", f"{option} {what}",
+                                                  {"option": option, "problem": what}))
 
     if not raw.strip():
         raise refused(f"needs a file name, got {raw!r}", None)

@@ -357,7 +357,7 @@ def validate(name: str | MethodSpec, kind: str | None = None, *, trails: Any = N
             want = "true or false" if p.type == "bool" else (
                 f"a whole number of at least {p.minimum}" if p.minimum is not None else "a whole number")
             raise MethodError(Diagnostic("method-parameter", f"{spec.label}: {p.name} ({p.words}) must be {want}, "
-                                         f"got {value!r}", data))
+                                         f"got {value!r}", {**data, "expected": want}))
     if trails is not None:
         check_reading(spec, trails)
     return spec

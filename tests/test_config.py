@@ -64,14 +64,27 @@ SAMPLES: dict[str, tuple[str, object]] = {
     "cypher_console": ("1", True),
     "cypher_console_token": ("  s3cret  ", "s3cret"),
     "demo": (" Households", "households"),
+    "neo4j_uri": ("bolt://db.example:7687", "bolt://db.example:7687"),
+    "neo4j_auth": ("reader/s3cret", "reader/s3cret"),
+    "neo4j_user": ("reader", "reader"),
+    "neo4j_password": ("s3cret", "s3cret"),
+    "neo4j_database": ("reports", "reports"),
+    "spark_master": ("spark://cluster.example:7077", "spark://cluster.example:7077"),
+    "java_home": ("/opt/jdk-17", "/opt/jdk-17"),
+    "chromium": ("chromium-headless", "chromium-headless"),
 }
+
+#: the variables that keep their tools' names and are read at every get_config (docs/configuration.md)
+CONNECTION = {"NEO4J_URI", "NEO4J_AUTH", "NEO4J_USER", "NEO4J_PASSWORD", "NEO4J_DATABASE", "SPARK_MASTER",
+              "JAVA_HOME", "CHROMIUM"}
 
 
 def test_every_setting_has_a_variable_a_default_and_words():
     names = [f.name for f in settings()]
     envs = [f.metadata["env"] for f in settings()]
     assert sorted(names) == sorted(SAMPLES)                     # a new setting gets a sample here
-    assert len(set(envs)) == len(envs) and all(e.startswith("GRAPHLINK_") for e in envs)
+    assert len(set(envs)) == len(envs) and all(e.startswith("GRAPHLINK_") or e in CONNECTION for e in envs)
+    assert {f.metadata["env"] for f in settings() if f.metadata["live"]} == CONNECTION
     assert all(f.metadata["doc"].strip() and f.metadata["area"] for f in settings())
     Config()                                                    # the defaults are valid
 
@@ -118,6 +131,11 @@ def test_empty_variables_count_as_unset():
     ("GRAPHLINK_MANY_PAIRS", "1e5", ConfigError, "must be a whole number, got '1e5'"),
     ("GRAPHLINK_SPARK_STORAGE", "disk", ConfigError, "must be a StorageLevel name such as DISK_ONLY"),
     ("GRAPHLINK_BULK_IMPORTER", "docker", StoreError, "must be server or jvm, got 'docker'"),
+    ("NEO4J_URI", "localhost:7687", StoreError, "must be a Bolt URI such as bolt://host:7687"),
+    ("NEO4J_URI", "http://db.example:7474", StoreError, "(scheme bolt, bolt+s, bolt+ssc, neo4j, neo4j+s, neo4j+ssc)"),
+    ("NEO4J_DATABASE", "my_db!", StoreError, "must be a Neo4j database name"),
+    ("NEO4J_DATABASE", "db", StoreError, "3 to 63 letters"),
+    ("NEO4J_AUTH", "s3cretpassword", StoreError, "must be user/password or none"),
 ])
 def test_a_bad_value_is_one_line_naming_the_variable(env, text, error, words):
     with pytest.raises(error) as refused:
@@ -125,6 +143,65 @@ def test_a_bad_value_is_one_line_naming_the_variable(env, text, error, words):
     msg = str(refused.value)
     assert env in msg and words in msg and "\n" not in msg
     assert refused.value.exit_code == 2
+    if env == "NEO4J_AUTH":
+        assert text not in msg                                  # a credential is never echoed
+
+
+def test_credentials_stay_out_of_the_settings_repr():
+    shown = repr(config.from_environ({"NEO4J_AUTH": "reader/s3cret", "NEO4J_PASSWORD": "hunter22"}))
+    assert "s3cret" not in shown and "hunter22" not in shown and "neo4j_database='neo4j'" in shown
+
+
+def test_connection_variables_are_read_when_used(monkeypatch):
+    """Unlike the GRAPHLINK_* settings, the connection variables are read at every get_config (a notebook or a
+    test may point at another server mid-process, as before); set_config wins over them until it is given None."""
+    for env in CONNECTION:
+        monkeypatch.delenv(env, raising=False)
+    assert (get_config().neo4j_database, get_config().neo4j_uri) == ("neo4j", None)
+    monkeypatch.setenv("NEO4J_DATABASE", "reports")
+    monkeypatch.setenv("NEO4J_URI", "neo4j+s://db.example")
+    assert (get_config().neo4j_database, get_config().neo4j_uri) == ("reports", "neo4j+s://db.example")
+    set_config(neo4j_database="archive")
+    assert get_config().neo4j_database == "archive"
+    monkeypatch.setenv("NEO4J_DATABASE", "reports2")
+    assert get_config().neo4j_database == "archive"             # chosen by set_config: the variable waits
+    with config_context(neo4j_database=None):                   # None: follow the variable again
+        assert get_config().neo4j_database == "reports2"
+        monkeypatch.setenv("NEO4J_DATABASE", "reports3")
+        assert get_config().neo4j_database == "reports3"
+    assert get_config().neo4j_database == "archive"
+    config.reload()
+    assert get_config().neo4j_database == "reports3"
+    monkeypatch.setenv("NEO4J_DATABASE", "bad name")
+    with pytest.raises(StoreError, match="NEO4J_DATABASE"):
+        get_config()
+
+
+def test_changing_neo4j_database_after_import_is_honoured(monkeypatch):
+    """graphlink.store.neo4j used to read NEO4J_DATABASE once, when it was imported: a later change went unseen.
+    Now every Store asks when it is made, and the Spark connector writes to the Store's database."""
+    from graphlink.store import neo4j
+
+    monkeypatch.setenv("NEO4J_DATABASE", "reports")
+    assert neo4j.database() == "reports"
+    assert neo4j.Store(None, "bolt://db.example:7687").database == "reports"
+    monkeypatch.delenv("NEO4J_DATABASE")
+    assert neo4j.Store(None, "bolt://db.example:7687").database == "neo4j"
+    assert not hasattr(neo4j, "DATABASE")                       # no copy taken at import for others to use
+
+
+def test_credentials_and_uri_come_from_the_settings(monkeypatch):
+    from graphlink.store.neo4j import env_auth, resolve_uri
+
+    for env in CONNECTION:
+        monkeypatch.delenv(env, raising=False)
+    monkeypatch.setenv("NEO4J_USER", "reader")
+    monkeypatch.setenv("NEO4J_PASSWORD", "pw")
+    assert env_auth() == ("reader", "pw")
+    monkeypatch.setenv("NEO4J_AUTH", "none")
+    assert env_auth() is None
+    with config_context(neo4j_auth="admin/x", neo4j_uri="bolt://db.example:7687"):
+        assert (env_auth(), resolve_uri()) == (("admin", "x"), "bolt://db.example:7687")
 
 
 @settings_hyp(max_examples=300, deadline=None)
@@ -240,7 +317,7 @@ def test_the_documented_table_is_the_settings():
     """docs/configuration.md has one row per setting: its name, variable and what it does."""
     text = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
     rows = {line.split("|")[1].strip(" `"): line for line in text.splitlines()
-            if line.startswith("| `") and "GRAPHLINK_" in line}
+            if line.startswith("| `") and line.split("|")[2].strip(" `") in {f.metadata["env"] for f in settings()}}
     assert sorted(rows) == sorted(f.name for f in settings())
     for f in settings():
         assert f"`{f.metadata['env']}`" in rows[f.name] and f.metadata["doc"] in rows[f.name]
@@ -262,6 +339,48 @@ def _reads(node: ast.AST) -> list[str]:
         found += [a.value for a in args if isinstance(a, ast.Constant) and isinstance(a.value, str)
                   and a.value.startswith("GRAPHLINK_")]
     return found
+
+
+_ENVIRON = {"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"}
+
+
+def environ_access(tree: ast.AST) -> list[tuple[int, str]]:
+    """Every place a module touches the process environment: ``os.environ`` (read, written, copied, iterated),
+    ``os.getenv``/``putenv``/``unsetenv``, and ``from os import environ`` (then any use of the name)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in _ENVIRON:
+            found.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.ImportFrom) and node.module == "os":
+            found += [(node.lineno, f"from os import {a.name}") for a in node.names if a.name in _ENVIRON]
+    return sorted(set(found))
+
+
+def test_only_the_configuration_touches_the_environment():
+    """Every variable graphlink and the app read is a setting of graphlink/config.py (read at use time, checked in
+    one line); what goes to children or libraries passes through its helpers. No other module touches os.environ."""
+    files = [*sorted((ROOT / "graphlink").rglob("*.py")), *sorted((ROOT / "app").rglob("*.py")),
+             ROOT / "streamlit_app.py"]
+    offenders = [f"{path.relative_to(ROOT)}:{line}: {text}"
+                 for path in files if path != ROOT / "graphlink" / "config.py"
+                 for line, text in environ_access(ast.parse(path.read_text(encoding="utf-8")))]
+    assert offenders == []
+
+
+def test_the_environment_scan_finds_what_it_looks_for():
+    """The lines the old tree had (graphlink/store/neo4j.py read NEO4J_DATABASE at import) and their disguises."""
+    sample = """import os
+import os as system
+from os import environ, getenv
+DATABASE = os.environ.get("NEO4J_DATABASE", "neo4j")
+user = os.environ["NEO4J_USER"]
+master = os.getenv("SPARK_MASTER")
+env = dict(os.environ, NEO4J_HOME="h")
+os.environ.setdefault("PYSPARK_PYTHON", "python")
+home = system.environ.get("JAVA_HOME")
+path = os.path.join("a", "b")
+"""
+    assert [line for line, _ in environ_access(ast.parse(sample))] == [3, 3, 4, 5, 6, 7, 8, 9]
 
 
 def test_no_module_reads_graphlink_variables_itself():
@@ -318,27 +437,28 @@ for mod in pkgutil.walk_packages(graphlink.__path__, "graphlink."):
     if not mod.name.endswith("__main__"):
         __import__(mod.name)
 import app.components.exposure
-modules = [key for key, by_us in reads if by_us and key.startswith("GRAPHLINK_")]
+modules = [key for key, by_us in reads if by_us]
 del reads[:]
 from graphlink.config import get_config
 heap = get_config().neo4j_heap
-first = [key for key, by_us in reads if by_us and key.startswith("GRAPHLINK_")]
+first = [key for key, by_us in reads if by_us]
 del reads[:]
 get_config()
-print(json.dumps({"bare": bare, "modules": modules, "first": first, "again": reads, "heap": heap}))
+again = [key for key, by_us in reads if by_us]
+print(json.dumps({"bare": bare, "modules": modules, "first": first, "again": again, "heap": heap}))
 '''
 
 
 def test_importing_graphlink_reads_no_variable():
     """``import graphlink`` reads no environment variable; importing every module of graphlink and the app's
     exposure rules reads no GRAPHLINK_* one from their code (libraries they import, e.g. numba, read their own;
-    the connection variables NEO4J_* are not settings); the first get_config() reads each setting's variable,
-    once, and later calls read none."""
+    nor any other variable, the connection ones included); the first get_config() reads each setting's variable,
+    and later calls read only the connection variables again (which server to use may change)."""
     proc = subprocess.run([sys.executable, "-c", RECORDER], capture_output=True, text=True, env=_clean_env(),
                           cwd=ROOT, timeout=600)
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert got["bare"] == [] and got["modules"] == [] and got["again"] == []
+    assert got["bare"] == [] and got["modules"] == [] and sorted(got["again"]) == sorted(CONNECTION)
     assert sorted(got["first"]) == sorted(f.metadata["env"] for f in settings())
     assert got["heap"] == "2g"                                  # the recorder passes the values through
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graphlink import catalog, registry
+from graphlink import catalog, engines, registry
 from graphlink.analysis.advisor import advise
 from graphlink.analysis.reidit import reidentify
 from graphlink.core.linkgraph import build_linkgraph
@@ -208,9 +208,34 @@ def _is_engine_name(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and node.attr == "name" and "eng" in ast.unparse(node.value).lower()
 
 
+#: what ``--engine`` takes and the classes behind it (graphlink/engines/__init__.py)
+ENGINE_NAMES = set(engines.NAMES)
+ENGINE_CLASSES = {ref.rpartition(":")[2] for ref in engines.CLASSES.values()}
+
+
+def _is_engine_choice(node: ast.AST) -> bool:
+    """An engine named in code: ``"local"``, ``("local", "spark")``, ``EngineOpt.spark``."""
+    if _names_in(node, ENGINE_NAMES):
+        return True
+    return isinstance(node, ast.Attribute) and node.attr in ENGINE_NAMES and "engine" in ast.unparse(node.value).lower()
+
+
+def _is_engine_class_check(node: ast.AST) -> bool:
+    """``isinstance(x, LocalEngine)``, ``type(x).__name__ == ...``'s cousin: a branch on which class an engine is."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"
+            and len(node.args) == 2):
+        return False
+    kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+    return any(isinstance(k, ast.Name | ast.Attribute) and ast.unparse(k).rpartition(".")[2] in ENGINE_CLASSES
+               for k in kinds)
+
+
 def branches_on_names(source: str, methods: set[str]) -> list[tuple[int, str]]:
     """Comparisons with a registered method's name (``x == "complete"``, ``x in ("incomplete", ...)``), maps keyed
-    by two or more method names with text values (a label table), and comparisons of an engine's name."""
+    by two or more method names with text values (a label table), and branches on which engine runs: an engine's
+    name compared with anything, anything compared with an engine's name (``name == "local"``,
+    ``opt is EngineOpt.spark``), and ``isinstance`` with an engine class.  What an engine can do is a capability
+    of the Engine protocol (graphlink/engines/protocol.py), never its name."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Compare):
@@ -218,8 +243,11 @@ def branches_on_names(source: str, methods: set[str]) -> list[tuple[int, str]]:
             for op, left, right in zip(node.ops, sides[:-1], sides[1:], strict=True):
                 equal = isinstance(op, ast.Eq | ast.NotEq) and (_names_in(left, methods) | _names_in(right, methods))
                 member = isinstance(op, ast.In | ast.NotIn) and _names_in(right, methods)
-                if equal or member or _is_engine_name(left) or _is_engine_name(right):
+                engine = any(_is_engine_name(x) or _is_engine_choice(x) for x in (left, right))
+                if equal or member or engine:
                     found.append((node.lineno, ast.unparse(node)))
+        elif _is_engine_class_check(node):
+            found.append((node.lineno, ast.unparse(node)))
         elif isinstance(node, ast.Dict):
             keys = {k.value for k in node.keys if isinstance(k, ast.Constant) and k.value in methods}
             texts = all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in node.values)
@@ -241,6 +269,42 @@ LABELS = {"complete": "REIDIT-C", "incomplete": "REIDIT-I"}
 ok = method == "index" or "true-loves" in opts
 '''
     assert [line for line, _ in branches_on_names(bad, methods)] == [2, 3, 4, 5]
+
+
+def test_the_checker_catches_every_branch_on_an_engine():
+    """The old code's branches (graphlink/cli/commands/core.py's ``where``, graphlink/engines/__init__.py's
+    ``if name == "local"`` before the registry) and their disguises are caught; the engine's capabilities, its name
+    in a message and the factory's table lookup are not."""
+    methods = set(registry.names("reidentify"))
+    old = '''
+where = "" if engine.name == "local" else f" in {engine.name.capitalize()}"
+if name == "local": pass
+if e.name != "spark": pass
+if backend in ("local", "spark"): pass
+if opt is EngineOpt.spark: pass
+if isinstance(e, LocalEngine): pass
+if isinstance(e, (int, backend.SparkEngine)): pass
+where = engine.where
+if qi_links is not None and not engine.constrains_links: pass
+msg = f"drop --engine {engine.name}"
+if name not in CLASSES: pass
+url_local = url.startswith("local")
+'''
+    assert [line for line, _ in branches_on_names(old, methods)] == [2, 3, 4, 5, 6, 7, 8]
+
+
+def test_the_checker_fails_on_the_last_engine_branch_of_the_old_cli():
+    """The line graphlink/cli/commands/core.py had before ``Engine.where`` took its place, in its function."""
+    old = '''
+def _trails(engine, release):
+    where = "" if engine.name == "local" else f" in {engine.name.capitalize()}"
+    with step(f"reading {release} and building trails{where}"):
+        return engine.trails(release)
+'''
+    new = old.replace('where = "" if engine.name == "local" else f" in {engine.name.capitalize()}"',
+                      "where = engine.where")
+    assert [line for line, _ in branches_on_names(old, set())] == [3]
+    assert branches_on_names(new, set()) == []
 
 
 def test_no_branch_on_a_method_or_engine_name_outside_the_registry():

@@ -65,7 +65,7 @@ def test_a_refusal_speaks_of_the_data_page_not_of_flags(monkeypatch: pytest.Monk
     assert not at.exception, at.exception
     errors = " ".join(rendered(e.value) for e in at.error)
     assert "cannot be computed" in errors and "--" not in errors
-    assert "reserved side" in errors and "deidentified" in errors
+    assert "choose 'Reserved side' deidentified (one-to-one) or identified" in errors   # the app's remedy, by code
     assert any("Data page" in rendered(c.value) for c in at.caption)
 
 

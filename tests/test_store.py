@@ -320,6 +320,26 @@ def test_unreachable_server_is_one_line_error(monkeypatch):
     assert "\n" not in msg and f"127.0.0.1:{port}" in msg and "graphlink neo4j start" in msg
 
 
+def test_neo4j_database_changed_after_import_reaches_the_server(neo4j_env, neo4j_store, monkeypatch):
+    """NEO4J_DATABASE set after graphlink is imported (the CLI runs in this process) is the database the server is
+    asked for: a database the server does not have is refused by the server, naming it; unset again, it works."""
+    from graphlink.store.neo4j import connect
+    from tests.cli_runner import run_cli
+
+    monkeypatch.setenv("NEO4J_DATABASE", "nosuchdb")
+    done = run_cli("releases")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "nosuchdb" in lines[0] and "Traceback" not in done.stderr
+    store = connect()
+    try:
+        assert store.database == "nosuchdb"
+    finally:
+        store.close()
+    monkeypatch.delenv("NEO4J_DATABASE")
+    assert run_cli("releases").returncode == 0
+
+
 # ---------------------------------------------------------------------------------------------- CLI
 def test_cli_load_and_cypher(neo4j_env, neo4j_store, release_name, tmp_path):
     from typer.testing import CliRunner

@@ -37,7 +37,7 @@ TRICKY = ["line\nbreak", "a,b", 'say "hi"', "semi;colon", " padded ", "back\\sla
 @pytest.fixture(scope="module")
 def local(tmp_path_factory):
     """The project's local server, private to this module: ``(paths, monkeypatch)`` with the environment set."""
-    from graphlink.store.neo4j import DATABASE
+    from graphlink.store.neo4j import database
 
     paths = server.Paths.default()
     if not server.runtime_version(paths) or not server.find_java():
@@ -45,8 +45,8 @@ def local(tmp_path_factory):
         if os.environ.get("NEO4J_REQUIRED") == "1":
             pytest.fail(msg, pytrace=False)
         pytest.skip(msg)
-    if DATABASE != bulk.DATABASE:
-        pytest.fail(f"NEO4J_DATABASE={DATABASE!r}: the local server has only 'neo4j'", pytrace=False)
+    if database() != bulk.DATABASE:
+        pytest.fail(f"NEO4J_DATABASE={database()!r}: the local server has only 'neo4j'", pytrace=False)
     mine = server.Paths(tmp_path_factory.mktemp("bulk") / "neo4j")
     mine.base.mkdir()
     (mine.base / "runtime").symlink_to(paths.runtime, target_is_directory=True)

@@ -183,3 +183,163 @@ def test_no_page_shows_a_cli_flag_on_the_demo_releases(demo: str, monkeypatch: p
     if demo == "households":
         notes = [t for p, t in shown if p == "reidentification" and "not run on this release" in t]
         assert notes and all("Multiplicity" in t for t in notes)
+
+
+# ------------------------------------------------------------------ the edges word from code and data only
+def _reworded(obj: object) -> object:
+    """The same refusal with the library's sentence and remedy reworded: an edge that renders from the code and
+    the data says exactly what it said before."""
+    from graphlink.diagnostics import of
+    from graphlink.errors import ReleaseError
+
+    d = of(obj)
+    assert d is not None
+    other = Diagnostic(d.code, "REWORDED " + d.message[::-1], d.data, remedy="REWORDED remedy")
+    if isinstance(obj, ReleaseError):
+        return ReleaseError("REWORDED", file=obj.file, row=obj.row, column=obj.column, diagnostic=other)
+    if isinstance(obj, Exception):
+        return type(obj)(diagnostic=other) if isinstance(obj, ModelAssumptionError) else other
+    return other
+
+
+def _method_parameter_refusals() -> list[Exception]:
+    from graphlink import registry
+
+    out = []
+    for given in ({"k": None}, {"k": 0}):
+        with pytest.raises(registry.MethodError) as info:
+            registry.validate("incomplete-k", **given)
+        out.append(info.value)
+    return out
+
+
+def test_method_parameter_lines_come_from_the_data() -> None:
+    """The CLI's --k lines used to be the library's sentence with ``k (…)`` replaced by ``--k (…)``."""
+    missing, low = _method_parameter_refusals()
+    assert cli_words.say(missing) == "--method incomplete-k needs --k (the candidate-set size)"
+    assert cli_words.say(low) == "REIDIT-I-K: --k (the candidate-set size) must be a whole number of at least 1, got 0"
+    for exc in (missing, low):
+        assert cli_words.say(_reworded(exc)) == cli_words.say(exc)
+
+
+def test_folder_key_line_comes_from_the_data(tmp_path: Path) -> None:
+    """A folder table without an ``element`` column: the CLI names --id-key / --deid-key, and where it is."""
+    from graphlink.core.release import _key_columns
+    from graphlink.core.tabular import read_table
+    from graphlink.errors import ReleaseError
+
+    table_path = tmp_path / "H1.csv"
+    table_path.write_text("name,dob\nann,1970\n", encoding="utf-8")
+    table = read_table(table_path, expected="key columns")
+    for role, flag in (("identified", "--id-key"), ("deidentified", "--deid-key")):
+        with pytest.raises(ReleaseError) as info:
+            _key_columns(table, None, role=role)
+        line = cli_words.say(info.value)
+        assert line == (f"{table_path}: cannot tell which column(s) hold the {role} key; name them with {flag} "
+                        "(columns: name, dob)")
+        assert "key column(s)" in str(info.value) and flag not in str(info.value)   # the library names no flag
+        assert cli_words.say(_reworded(info.value)) == line
+
+
+@pytest.mark.parametrize("kind", ["folder", "input", "empty"])
+def test_output_lines_come_from_the_data(tmp_path: Path, kind: str) -> None:
+    """The library says "the output"; the CLI says --out (it used to replace the words in the sentence)."""
+    from graphlink.errors import ReleaseError
+    from graphlink.fileio import check_output
+
+    release = tmp_path / "r.csv"
+    release.write_text("location,kind,element\n", encoding="utf-8")
+    target = {"folder": tmp_path, "input": release, "empty": ""}[kind]
+    with pytest.raises(ReleaseError) as info:
+        check_output(target, inputs=[release])
+    exc = info.value
+    line = cli_words.say(exc)
+    assert str(exc).replace("the output", "--out", 1) == line            # what the old rewrite produced
+    assert cli_words.say(_reworded(exc)) == line
+    with pytest.raises(ReleaseError) as named:
+        check_output(target, inputs=[release], option="--pairs-out")
+    assert cli_words.say(named.value).startswith(f"{named.value.where}: --pairs-out " if named.value.where
+                                                 else "--pairs-out ")
+
+
+def test_choice_and_method_lines_come_from_the_data() -> None:
+    from graphlink import registry
+    from graphlink.core.model import _invalid
+
+    with pytest.raises(registry.MethodError) as unknown:
+        registry.validate("no-such-method")
+    assert cli_words.say(unknown.value).startswith("--method must be one of ")
+    assert cli_words.say(_reworded(unknown.value)) == cli_words.say(unknown.value)
+    choice = _invalid("reserved", "sideways", ("auto", "none", "identified", "deidentified"))
+    assert cli_words.say(choice) == "--reserved must be one of auto, none, identified, deidentified"
+    assert cli_words.say(_reworded(choice)) == cli_words.say(choice)
+
+
+def _households_refusal() -> object:
+    from graphlink.protect.certify import check_model
+
+    release = gl.simulate_households(None, 0.25, locations=6, seed=3)
+    with pytest.raises(ModelAssumptionError) as info:
+        check_model(release, "one-to-many")
+    return info.value.diagnostic
+
+
+def test_the_secure_page_names_the_protocol_from_the_data() -> None:
+    """The Secure page used to replace "Protection by withholding records does not apply" in the Protect page's
+    line; now both lines are rendered from the code with their own subject."""
+    d = _households_refusal()
+    assert d.code in app_words.refusal_lines()
+    protect, secure = app_words.protect_refusal(d), app_words.protect_refusal(d, app_words.SECURE)
+    assert protect.startswith("**Protection by withholding records does not apply to this release.** ")
+    assert secure.startswith(f"**{app_words.SECURE} does not apply to this release.** ")
+    assert protect.split("** ", 1)[1] == secure.split("** ", 1)[1]
+    assert app_words.protect_refusal(_reworded(d), app_words.SECURE) == secure
+
+
+def test_the_report_page_words_a_refusal_by_its_code() -> None:
+    """The report page used to regex the CLI's --reserved / --multiplicity out of the error's text; it now says
+    the app's remedy for the code, which a reworded library sentence keeps."""
+    import pandas as pd
+
+    from graphlink.report import build_report
+
+    frame = pd.DataFrame({"location": ["A", "A", "A"], "kind": ["identified", "identified", "deidentified"],
+                          "element": ["p", "q", "d"]})
+    with pytest.raises(ModelAssumptionError) as info:
+        build_report(gl.read_release(frame), 2)
+    line = app_words.say(info.value)
+    remedy = app_words.REMEDIES[info.value.diagnostic.code](dict(info.value.diagnostic.data))
+    assert line.endswith(remedy) and "'Reserved side'" in remedy and not FLAG.search(line)
+    assert app_words.say(_reworded(info.value)).endswith("; " + remedy)
+
+
+def test_the_model_label_is_the_edges_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI bolded "Model:" by replacing it in the library's sentence, the Data page likewise in Markdown; both
+    now set the label before the reading, whatever the sentence says."""
+    from graphlink.core.model import ModelDecision
+    from graphlink.io.examples import DATA
+    from tests.cli_runner import run_cli
+
+    m = gl.build_trails(gl.thesis_example()).model
+    assert m.sentence == "Model: " + m.reading
+    monkeypatch.setattr(ModelDecision, "sentence", property(lambda self: "REWORDED"))
+    done = run_cli("trails", DATA / "thesis_fig3_4.csv")
+    assert done.returncode == 0, done.stderr
+    assert "Model: each de-identified record belongs to one identified person" in done.stderr
+
+
+def test_a_remedy_follows_the_message_and_the_text_is_never_cut() -> None:
+    """The edges used to cut the library's remedy off the end of the error's text; they now put their remedy after
+    the diagnostic's message, and leave an error whose text is its own sentence whole."""
+    from graphlink.diagnostics import render
+    from graphlink.errors import ReleaseError
+
+    d = Diagnostic("side-undecided", "cannot tell which side is reserved", remedy="state the reserved side")
+    edges = {"side-undecided": lambda data: "pick one"}
+    assert render(ModelAssumptionError(diagnostic=d), edges) == "cannot tell which side is reserved; pick one"
+    located = ReleaseError(str(d), file="r.csv", row=3, diagnostic=d)
+    assert render(located, edges) == "r.csv, row 3: cannot tell which side is reserved; pick one"
+    own = ModelAssumptionError("the model broke; state the reserved side again", diagnostic=d)
+    assert render(own, edges) == "the model broke; state the reserved side again"
+    assert cli_words.say(ModelAssumptionError(diagnostic=_reworded(d))) == cli_words.say(
+        ModelAssumptionError(diagnostic=Diagnostic(d.code, "REWORDED " + d.message[::-1], remedy="other")))

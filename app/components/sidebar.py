@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,6 +10,7 @@ import streamlit as st
 from app import state
 from app.components.labels import MULTIPLICITY_LABELS, SIDE_LABELS, label
 from app.components.text import md
+from graphlink.config import get_config
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,9 @@ def _why_not(exc: BaseException) -> str:
 
 def engine() -> tuple[Any | None, EngineStatus]:
     """The connected store (or None) and its status, cached for a minute."""
-    target = "|".join(os.environ.get(v, "") for v in ("NEO4J_URI", "NEO4J_AUTH", "NEO4J_USER", "NEO4J_PASSWORD"))
+    cfg = get_config()
+    target = "|".join(str(v or "") for v in (cfg.neo4j_uri, cfg.neo4j_auth, cfg.neo4j_user, cfg.neo4j_password,
+                                              cfg.neo4j_database))
     return _store(target)
 
 

@@ -36,25 +36,35 @@ REMEDIES: dict[str, Callable[[dict], str]] = {
 }
 
 
-_WITHHOLDING = "**Protection by withholding records does not apply to this release.** "
+#: what refuses, as the start of the app's refusal lines (the Secure page names the protocol instead)
+WITHHOLDING = "Protection by withholding records"
+SECURE = "The secure protocol (protection by withholding records, encrypted)"
 _ONE_PERSON = ("If each de-identified element does belong to one person, choose **one-to-one** under "
                f"**Multiplicity** {_DATA}.")
 
-#: code -> the whole line in the app's words, for refusals whose library sentence cites the thesis's numbering
-REWRITES: dict[str, Callable[[str, dict], str]] = {
-    "unlink-one-to-many": lambda text, d: (
-        _WITHHOLDING + "It makes each de-identified record one of at least k candidates for one person, but this "
-        "release is read as one-to-many: one de-identified element, such as a household's IP address, may stand "
-        "for several people. " + _ONE_PERSON),
-    "unlink-side-undecided": lambda text, d: (
-        _WITHHOLDING + "The data fit two readings: one-to-one with de-identified records withheld, and "
-        "one-to-many with several people per de-identified element; protection is defined for the first. "
-        + _ONE_PERSON),
-    "unlink-identified-withholding": lambda text, d: (
-        _WITHHOLDING + "It withholds de-identified records only, so it needs every location to disclose at most "
-        f"as many de-identified as identified records; {d.get('count', 0):,} location(s) disclose more: "
-        f"{first(d.get('locations', ()))}."),
-}
+
+def refusal_lines(subject: str = WITHHOLDING) -> dict[str, Callable[[dict, str], str]]:
+    """code -> the whole line in the app's words, from the data alone, for the refusals whose library sentence
+    cites the thesis's numbering; ``subject`` is what does not apply (protection, or the secure protocol)."""
+    lead = f"**{subject} does not apply to this release.** "
+    return {
+        "unlink-one-to-many": lambda d, where: (
+            lead + "It makes each de-identified record one of at least k candidates for one person, but this "
+            "release is read as one-to-many: one de-identified element, such as a household's IP address, may "
+            "stand for several people. " + _ONE_PERSON),
+        "unlink-side-undecided": lambda d, where: (
+            lead + "The data fit two readings: one-to-one with de-identified records withheld, and "
+            "one-to-many with several people per de-identified element; protection is defined for the first. "
+            + _ONE_PERSON),
+        "unlink-identified-withholding": lambda d, where: (
+            lead + "It withholds de-identified records only, so it needs every location to disclose at most "
+            f"as many de-identified as identified records; {d.get('count', 0):,} location(s) disclose more: "
+            f"{first(d.get('locations', ()))}."),
+    }
+
+
+#: code -> the whole line in the app's words (:func:`refusal_lines` for protection)
+REWRITES: dict[str, Callable[[dict, str], str]] = refusal_lines()
 
 
 def say(obj: Any) -> str:
@@ -63,10 +73,11 @@ def say(obj: Any) -> str:
     return render(obj, REMEDIES, REWRITES)
 
 
-def protect_refusal(diagnostic: Any) -> str | None:
-    """Why protection by withholding (and so the secure protocol, which runs the same methods) refuses a release,
-    in the app's words; None when it applies. ``diagnostic`` is what ``state.protect_refusal`` found."""
-    return None if diagnostic is None else say(diagnostic)
+def protect_refusal(diagnostic: Any, subject: str = WITHHOLDING) -> str | None:
+    """Why protection by withholding (and so the secure protocol, which runs the same methods: ``subject``
+    :data:`SECURE`) refuses a release, in the app's words; None when it applies. ``diagnostic`` is what
+    ``state.protect_refusal`` found."""
+    return None if diagnostic is None else render(diagnostic, REMEDIES, refusal_lines(subject))
 
 
 #: the share of the de-identified records withheld beyond which the app warns (the CLI's threshold: half)

@@ -123,7 +123,7 @@ c1.metric("Locations", len(tr.locations))
 c2.metric("Identified elements", f"{len(tr.identified.keys):,}")
 c3.metric("De-identified elements", f"{len(tr.deidentified.keys):,}")
 c4.metric("Side that may withhold", labels.label(tr.reserved, labels.SIDE_LABELS))
-st.markdown(md(tr.model.sentence).replace("Model\\:", "**Model:**", 1))
+st.markdown("**Model:** " + md(tr.model.reading))
 with st.expander("How the data model was decided"):
     st.markdown(f"{md(words.model_label(tr.model))}, decided {md(tr.model.how)}:")
     st.markdown("\n".join(f"- {md(line)}" for line in words.evidence_lines(tr.model)))

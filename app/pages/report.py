@@ -3,14 +3,13 @@ for download (docs/report.md)."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 from app import state
-from app.components import charts
+from app.components import charts, words
 from app.components.tables import show_table
 from app.components.text import md, one_line
 
@@ -58,16 +57,10 @@ if st.session_state.get("report_ran") != args:
     st.info("Choose k, then press **Build report**.")
     st.stop()
 
-def _app_words(text: str) -> str:
-    """A library message in the app's words: the command line's model options become the Data page's choices."""
-    text = re.sub(r"--reserved ([\w-]+)", r'the reserved side "\1"', text)
-    return re.sub(r"--multiplicity ([\w-]+)", r'the multiplicity "\1"', text)
-
-
 try:
     report = _report(*args, loaded.release)
-except Exception as exc:  # ModelAssumptionError / ReleaseError: one readable line
-    st.error("The report cannot be computed: " + one_line(_app_words(str(exc))))
+except Exception as exc:  # ModelAssumptionError / ReleaseError: one readable line, worded from its code and data
+    st.error("The report cannot be computed: " + one_line(words.say(exc)))
     st.caption("The data model (reserved side, multiplicity) is chosen on the Data page.")
     st.stop()
 

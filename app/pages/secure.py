@@ -33,11 +33,9 @@ st.caption("Each location and a semi-trusted third party (sTTP) run as separate 
            "returns (Malin 2006, chapter 8).")
 
 multiplicity = state.model_of(state.reserved_choice())[1]
-refusal = words.protect_refusal(state.protect_refusal(loaded.key, multiplicity, loaded.release))
+refusal = words.protect_refusal(state.protect_refusal(loaded.key, multiplicity, loaded.release), words.SECURE)
 if refusal is not None:   # what the Protect page refuses, the protocol (the same methods, encrypted) refuses too
-    st.info(refusal.replace("Protection by withholding records does not apply",
-                            "The secure protocol (protection by withholding records, encrypted) does not apply"),
-            icon=":material/info:")
+    st.info(refusal, icon=":material/info:")
     st.page_link("app/pages/data.py", label="Data page: Multiplicity", icon=":material/database:")
     st.stop()
 

@@ -25,6 +25,7 @@ import typer
 from typer._click import exceptions as _click_exceptions
 
 from graphlink.cli import words
+from graphlink.config import environ_has_prefix, export
 from graphlink.display import drop_notes, flush_notes, terminal_text
 from graphlink.errors import GraphlinkError
 from graphlink.fileio import reading_inputs
@@ -152,7 +153,7 @@ def main() -> None:
     # NumPy asks for transparent huge pages on every array of 4 MiB or more; where the kernel then compacts memory
     # on the page fault (THP defrag "madvise", the usual default), the short-lived arrays of a run cost 0.2-0.3 s
     # of system time in the end-to-end benchmark and gain nothing.  Read when NumPy loads; the user's value wins.
-    os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
+    export("NUMPY_MADVISE_HUGEPAGE", "0")
     # the Neo4j driver logs each retry and dropped connection; the StoreError it ends in is the one line we print
     logging.getLogger("neo4j").addHandler(logging.NullHandler())
     with warnings.catch_warnings(record=True) as caught, reading_inputs():   # the usual filters decide what is shown
@@ -257,7 +258,7 @@ def _reuse_freed_memory() -> None:
     earlier ones.  Only the process entry does this (the process ends with the command); where the user set
     the allocator's own variables (``MALLOC_*_``, ``GLIBC_TUNABLES``) they win, and elsewhere it does nothing.
     """
-    if not sys.platform.startswith("linux") or any(k.startswith(("MALLOC_", "GLIBC_TUNABLES")) for k in os.environ):
+    if not sys.platform.startswith("linux") or environ_has_prefix(("MALLOC_", "GLIBC_TUNABLES")):
         return
     import ctypes
 

@@ -42,31 +42,36 @@ REMEDIES: dict[str, Callable[[dict], str]] = {
 }
 
 
-def _method_unknown(text: str, d: dict) -> str:
+def _method_unknown(d: dict, where: str) -> str:
     return f"--method must be one of {', '.join(d['choices'])}"
 
 
-def _method_parameter(text: str, d: dict) -> str:
+def _method_parameter(d: dict, where: str) -> str:
     if d.get("value") is None:
         return f"--method {d['method']} needs --{d['parameter']} ({d['words']})"
-    return text.replace(f"{d['parameter']} ({d['words']})", f"--{d['parameter']} ({d['words']})", 1)
+    return f"{d['label']}: --{d['parameter']} ({d['words']}) must be {d['expected']}, got {d['value']!r}"
 
 
-def _invalid_choice(text: str, d: dict) -> str:
+def _invalid_choice(d: dict, where: str) -> str:
     return f"--{d['option']} must be one of {', '.join(d['choices'])}"
 
 
-def _folder_key(text: str, d: dict) -> str:
-    flag = "--id-key" if d.get("side") == "identified" else "--deid-key"
-    return text.replace(f"name them as the {d.get('side')} key column(s)", f"name them with {flag}")
+def _folder_key(d: dict, where: str) -> str:
+    from graphlink.core.tabular import names_list
+
+    flag = "--id-key" if d["side"] == "identified" else "--deid-key"
+    return (f"{where}cannot tell which column(s) hold the {d['side']} key; name them with {flag} "
+            f"(columns: {names_list(list(d['columns']))})")
 
 
-def _output(text: str, d: dict) -> str:
-    return text.replace("the output", "--out", 1) if d.get("option") == "the output" else text
+def _output(d: dict, where: str) -> str:
+    # the library's "the output" is this command line's --out; a command that names another option keeps it
+    option = "--out" if d["option"] == "the output" else d["option"]
+    return f"{where}{option} {d['problem']}"
 
 
-#: code -> the whole line rewritten (the library's text and the data in, the CLI's line out)
-REWRITES: dict[str, Callable[[str, dict], str]] = {
+#: code -> the whole line in the CLI's words, from the diagnostic's data and where it is (never the library's text)
+REWRITES: dict[str, Callable[[dict, str], str]] = {
     "invalid-choice": _invalid_choice,
     "output-refused": _output,
     "folder-key-missing": _folder_key,
@@ -101,6 +106,11 @@ def diagnostic_text(d: Diagnostic | None, default: str = "the data breaks the mo
 def model_line(model: ModelDecision) -> str:
     """The ``model:`` note: one plain sentence (``Model: each de-identified record belongs to ...``)."""
     return model.sentence
+
+
+def model_reading(model: ModelDecision) -> str:
+    """The reading without its ``Model:`` label (the model note sets the label in bold)."""
+    return model.reading
 
 
 def model_details(model: ModelDecision) -> str:

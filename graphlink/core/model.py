@@ -158,14 +158,20 @@ class ModelDecision:
 
     @property
     def sentence(self) -> str:
-        """The reading as one plain sentence for people (no notation)."""
+        """The reading as one plain sentence for people (no notation): ``Model:`` and :attr:`reading`."""
+        return f"Model: {self.reading}"
+
+    @property
+    def reading(self) -> str:
+        """The reading alone, without the ``Model:`` label (the edges set the label in their own type:
+        ``each de-identified record belongs to one identified person (one-to-one); ...``)."""
         who = ("each de-identified record belongs to one identified person (one-to-one)"
                if self.multiplicity == ONE_TO_ONE else
                "a de-identified record may stand for several identified people, e.g. a household (one-to-many)")
         side = {"none": "no location withheld records",
                 "identified": "locations may withhold identified records",
                 "deidentified": "locations may withhold de-identified records"}[self.reserved]
-        return f"Model: {who}; {side}."
+        return f"{who}; {side}."
 
     @property
     def how(self) -> str:

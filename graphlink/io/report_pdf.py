@@ -9,7 +9,6 @@ expects. Chromium is found as ``$CHROMIUM``, else ``chromium``, ``chromium-brows
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import tempfile
@@ -25,7 +24,9 @@ _BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-sta
 
 def find_chromium() -> str | None:
     """The Chromium (or Chrome) executable to print with, or None.  ``$CHROMIUM`` wins when it names a program."""
-    named = os.environ.get("CHROMIUM")
+    from graphlink.config import get_config
+
+    named = get_config().chromium
     if named and shutil.which(named):
         return shutil.which(named)
     return next((found for name in _BROWSERS if (found := shutil.which(name))), None)

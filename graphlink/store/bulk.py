@@ -67,7 +67,7 @@ import numpy as np
 import pandas as pd
 
 from graphlink import fileio
-from graphlink.config import get_config
+from graphlink.config import child_environ, get_config
 from graphlink.errors import StoreError
 from graphlink.store import cypherlib, server
 from graphlink.store.bulkswap import _bulk_dir, _forget, _set_journal, _swap, journal
@@ -128,7 +128,7 @@ def not_local(store: Store, paths: server.Paths) -> str | None:
     """Why ``store`` is not the project's local server with a bulk importer (None: it is). No query."""
     local = server.local_uri(paths)
     if local is None or store.uri != local:
-        where = "NEO4J_URI names another server" if os.environ.get("NEO4J_URI") else "no local server runs"
+        where = "NEO4J_URI names another server" if get_config().neo4j_uri else "no local server runs"
         return f"{store.uri} is not the project's local server ({where})"
     if store.database != DATABASE:
         return f"NEO4J_DATABASE={store.database!r}: the local server has one user database, {DATABASE!r}"
@@ -388,7 +388,7 @@ def _run_importer(paths: server.Paths, job: Path, files: ImportFiles) -> int:
     with log.open("ab") as fh:
         proc = subprocess.Popen(importer_command(java, paths, files), cwd=str(files.folder), stdin=subprocess.PIPE,
                                 stdout=fh, stderr=subprocess.STDOUT,
-                                env=dict(os.environ, NEO4J_HOME=str(home), NEO4J_CONF=str(home / "conf")))
+                                env=child_environ(NEO4J_HOME=str(home), NEO4J_CONF=str(home / "conf")))
     _set_journal(paths, importer_pid=proc.pid)
     try:
         return proc.wait()

@@ -46,7 +46,6 @@ from graphlink.diagnostics import Diagnostic
 from graphlink.errors import StoreError, require
 from graphlink.store import cypherlib, guard, server
 
-DATABASE = os.environ.get("NEO4J_DATABASE", "neo4j")
 BATCH = 10_000
 #: seconds the client waits past a console query's time limit before it gives up on the server's answer
 DEADLINE_GRACE = 10.0
@@ -61,12 +60,20 @@ Progress = Callable[[float, str], None] | None   # (fraction done, message): the
 
 
 # ---------------------------------------------------------------------------------------------- connection
+def database() -> str:
+    """The database every query runs on: the setting ``neo4j_database`` (``NEO4J_DATABASE``, default ``neo4j``),
+    read when asked, so a change after import is honoured."""
+    return get_config().neo4j_database
+
+
 def env_auth(raw: str | None = None) -> tuple[str, str] | None:
     """``NEO4J_AUTH`` as the driver wants it: ``user/password`` -> tuple, ``none``/unset -> None
-    (``NEO4J_USER``/``NEO4J_PASSWORD`` are honoured when ``NEO4J_AUTH`` is unset)."""
-    raw = os.environ.get("NEO4J_AUTH", "") if raw is None else raw
-    if not raw and os.environ.get("NEO4J_PASSWORD"):  # the NEO4J_USER / NEO4J_PASSWORD spelling
-        return (os.environ.get("NEO4J_USER", "neo4j"), os.environ["NEO4J_PASSWORD"])
+    (``NEO4J_USER``/``NEO4J_PASSWORD`` are honoured when ``NEO4J_AUTH`` is unset).  The settings
+    ``neo4j_auth``, ``neo4j_user``, ``neo4j_password`` of :mod:`graphlink.config` hold them."""
+    cfg = get_config()
+    raw = (cfg.neo4j_auth or "") if raw is None else raw
+    if not raw and cfg.neo4j_password:  # the NEO4J_USER / NEO4J_PASSWORD spelling
+        return (cfg.neo4j_user, cfg.neo4j_password)
     if not raw or raw.lower() == "none":
         return None
     user, sep, password = raw.partition("/")
@@ -78,8 +85,9 @@ def env_auth(raw: str | None = None) -> tuple[str, str] | None:
 def resolve_uri(uri: str | None = None) -> str:
     """Explicit argument > ``NEO4J_URI`` > the running local server (its state file). StoreError when there is
     none of them: no connection is attempted to a default port, where another program may be listening."""
-    local = server.local_server() if not (uri or os.environ.get("NEO4J_URI")) else None
-    return _found(uri or os.environ.get("NEO4J_URI") or (local.uri if local is not None else None))
+    uri = uri or get_config().neo4j_uri
+    local = server.local_server() if not uri else None
+    return _found(uri or (local.uri if local is not None else None))
 
 
 def _found(uri: str | None) -> str:
@@ -90,7 +98,8 @@ def _found(uri: str | None) -> str:
 
 
 def _env_sets_auth() -> bool:
-    return bool(os.environ.get("NEO4J_AUTH") or os.environ.get("NEO4J_PASSWORD"))
+    cfg = get_config()
+    return bool(cfg.neo4j_auth or cfg.neo4j_password)
 
 
 def resolve_auth(uri: str) -> tuple[str, str] | None:
@@ -122,7 +131,7 @@ def _resolve(uri: str | None, auth: Any) -> Target:
     and the certificate of :func:`graphlink.store.server.pinned_certificate`, read now as bytes. StoreError (one
     line) when there is no server, or when the local password would be used without its certificate."""
     local = server.local_server()
-    found = _found(uri or os.environ.get("NEO4J_URI") or (local.uri if local is not None else None))
+    found = _found(uri or get_config().neo4j_uri or (local.uri if local is not None else None))
     is_local = local is not None and found == local.uri
     local_password = False
     if auth is None:
@@ -167,7 +176,7 @@ def check_timeout(value: Any, what: str = "the console's time limit") -> float:
 
 
 def _hint(uri: str) -> str:
-    if os.environ.get("NEO4J_URI"):
+    if get_config().neo4j_uri:
         return "check NEO4J_URI / NEO4J_AUTH"
     return "start the local server with `graphlink neo4j start` (or set NEO4J_URI)"
 
@@ -409,12 +418,14 @@ class _Heartbeat(threading.Thread):
 class Store:
     """A connection to Neo4j holding graphlink releases and results. Use :func:`connect` to create one."""
 
-    database: str = DATABASE      # the user database every query runs on (NEO4J_DATABASE)
+    #: the user database every query runs on (``NEO4J_DATABASE``), chosen when the Store is made
+    database: str
 
     def __init__(self, driver: Any, uri: str, auth: Any = None, *, certificate: bytes | None = None,
                  local_password: bool = False) -> None:
         self.driver = driver
         self.uri = uri
+        self.database = database()
         self._auth = auth
         # pinned when the Store is made, never looked up again: after `graphlink neo4j stop` the state file is
         # gone, and a driver opened later (the console's, a reconnect) must still refuse whoever took the port
@@ -461,7 +472,7 @@ class Store:
         from neo4j import exceptions
 
         try:
-            records, _, _ = self.driver.execute_query(query, params or {}, database_=database or DATABASE)
+            records, _, _ = self.driver.execute_query(query, params or {}, database_=database or self.database)
             return records
         except exceptions.ConstraintError as exc:
             raise StoreError(f"Neo4j refused the write (constraint violation): {_one_line(exc)}") from None
@@ -475,7 +486,7 @@ class Store:
         from neo4j import exceptions
 
         try:
-            with self.driver.session(database=DATABASE) as session:
+            with self.driver.session(database=self.database) as session:
                 session.run(query, params or {}).consume()
         except exceptions.Neo4jError as exc:
             raise StoreError(f"Neo4j refused the query: {_one_line(exc)}") from None

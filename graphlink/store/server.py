@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from graphlink import fileio
-from graphlink.config import get_config
+from graphlink.config import child_environ, get_config
 from graphlink.errors import StoreError, require
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
@@ -140,8 +140,9 @@ class ServerStatus:
 # ---------------------------------------------------------------------------------------------- prerequisites
 def find_java() -> str | None:
     """``$JAVA_HOME/bin/java`` if set, else ``java`` on PATH."""
-    if os.environ.get("JAVA_HOME"):
-        cand = Path(os.environ["JAVA_HOME"]) / "bin" / "java"
+    java_home = get_config().java_home
+    if java_home:
+        cand = Path(java_home) / "bin" / "java"
         if cand.is_file():
             return str(cand)
     return shutil.which("java")
@@ -202,7 +203,7 @@ def ensure_runtime(paths: Paths, echo: Callable[[str], None] = print) -> str:
         raise StoreError(f"the Neo4j jars are missing in {paths.runtime} and Maven (mvn) is not installed: "
                          "install Maven 3.8+ and run `bash scripts/setup-neo4j.sh`, or set NEO4J_URI")
     echo(f"Resolving the Neo4j jars from Maven Central into {paths.runtime} (first start only)...")
-    env = dict(os.environ, GRAPHLINK_NEO4J_DIR=str(paths.base))
+    env = child_environ(GRAPHLINK_NEO4J_DIR=str(paths.base))
     proc = subprocess.Popen(["bash", str(script)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)
     assert proc.stdout is not None

@@ -142,7 +142,7 @@ def model_note(tr: Trails, explain: bool = False) -> None:
     refusal stays one line."""
     from graphlink.cli import words
 
-    note(markup_text(words.model_line(tr.model)).replace("Model:", "[bold]Model:[/bold]", 1))
+    note("[bold]Model:[/bold] " + markup_text(words.model_reading(tr.model)))
     if explain:
         note(markup_text(words.model_details(tr.model)))
 

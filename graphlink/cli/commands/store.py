@@ -63,12 +63,12 @@ def reset_password_cmd() -> None:
 @neo4j_app.command("status")
 def status_cmd() -> None:
     """Show whether the local server runs, its URI, version and PID (and NEO4J_URI if that is set)."""
-    import os
-
+    from graphlink.config import get_config
     from graphlink.store import server
 
-    if os.environ.get("NEO4J_URI"):
-        typer.echo(f"NEO4J_URI is set: graphlink uses {os.environ['NEO4J_URI']} (not the local server)")
+    uri = get_config().neo4j_uri
+    if uri:
+        typer.echo(f"NEO4J_URI is set: graphlink uses {uri} (not the local server)")
     st = server.status()
     _echo_status(st)
     if not st.running:

@@ -36,7 +36,7 @@ from graphlink.config import get_config
 from graphlink.engines.spark.fill import SparkTrails, first_locations, word_cols
 from graphlink.errors import StoreError
 from graphlink.store import classgraph, cypherlib, server
-from graphlink.store.neo4j import DATABASE, Store, env_auth
+from graphlink.store.neo4j import Store, env_auth
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -53,7 +53,7 @@ def _write(df: DataFrame, store: Store, query: str, auth: Any = None, *, partiti
 
     # the store's credentials (NEO4J_AUTH, else the local server's password file), as its driver uses them
     auth = (store._auth if store._auth is not None else env_auth()) if auth is None else auth
-    opts = {"url": store.uri, "database": DATABASE, "query": query, "batch.size": str(get_config().neo4j_batch),
+    opts = {"url": store.uri, "database": store.database, "query": query, "batch.size": str(get_config().neo4j_batch),
             **tls_options(store.uri)}
     if auth:
         opts.update({"authentication.type": "basic", "authentication.basic.username": auth[0],

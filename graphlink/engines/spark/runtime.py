@@ -34,7 +34,7 @@ import warnings
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from graphlink.config import get_config
+from graphlink.config import export, export_path, get_config
 from graphlink.errors import GraphlinkError
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ def _on_loopback(url: str) -> bool:
 
 
 def resolve_master(master: str | None = None) -> str:
-    return master or os.environ.get("SPARK_MASTER") or "local[*]"
+    return master or get_config().spark_master or "local[*]"
 
 
 #: the JVM's notice about the module Spark's launcher always adds (not something a user can act on)
@@ -190,13 +190,10 @@ def get_session(master: str | None = None, *, neo4j: bool = False, size: int | N
     conf = {"spark.ui.showConsoleProgress": "false", "spark.sql.execution.arrow.pyspark.enabled": "true",
             "spark.sql.catalogImplementation": "in-memory"}
     if url.startswith("local"):
-        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        export("PYSPARK_PYTHON", sys.executable)
+        export("PYSPARK_DRIVER_PYTHON", sys.executable)
         # the workers import the graphlink this driver runs (a checkout, not whichever one is installed)
-        home = str(_HERE.parents[2])
-        paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-        if home not in paths:
-            os.environ["PYTHONPATH"] = os.pathsep.join([home, *paths])
+        export_path("PYTHONPATH", str(_HERE.parents[2]))
         cores = os.cpu_count() or 2
         if url.startswith("local[") and url[6:-1].isdigit():
             cores = int(url[6:-1])
@@ -215,7 +212,7 @@ def get_session(master: str | None = None, *, neo4j: bool = False, size: int | N
         # executors run this interpreter (with this graphlink) unless the user chose another
         conf.update({"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
                      "spark.ui.enabled": "false"})
-        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        export("PYSPARK_PYTHON", sys.executable)
     conf["spark.driver.extraJavaOptions"] = " ".join(java)
     if neo4j:
         conf.update({"spark.jars.packages": get_config().neo4j_connector, "spark.jars.ivySettings": _ivy_settings()})

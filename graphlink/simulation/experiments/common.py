@@ -108,7 +108,9 @@ def gather_rows(measure: Callable[[Any], list[dict[str, Any]]], tasks: Sequence[
 
 def _worker_init() -> None:
     """One numba thread per worker process: the pool already uses every core (no oversubscription)."""
-    os.environ["NUMBA_NUM_THREADS"] = "1"
+    from graphlink.config import export
+
+    export("NUMBA_NUM_THREADS", "1", replace=True)
     try:
         import numba
 
