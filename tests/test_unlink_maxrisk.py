@@ -22,7 +22,7 @@ from graphlink.core.trails import build_trails
 from graphlink.protect.maxrisk import MaxRiskError, start_level, unlink_max_risk
 from tests.cli_runner import run_cli
 from tests.test_unlink_properties import small_releases
-from tests.unlink_oracle import trails
+from tests.unlink_oracle import is_k_unlinkable, trails
 
 
 def brute_force_probabilities(frame: pd.DataFrame) -> dict[tuple[Hashable, Hashable], Fraction]:
@@ -91,6 +91,7 @@ def test_written_release_has_no_pair_above_p(frame, p, seed, tmp_path_factory):
     assert set(map(tuple, kept.to_numpy().tolist())) <= set(map(tuple, frame.astype(str).to_numpy().tolist()))
     assert (kept["kind"] == "deidentified").any()
     assert (kept["kind"] == "identified").sum() == (frame["kind"] == "identified").sum()
+    assert result.k_unlinkable == is_k_unlinkable(kept, result.k)      # the audit's flag, by Definition 19
 
 
 def test_k_unlinkability_at_one_over_p_is_not_enough_and_the_loop_goes_further():
@@ -130,6 +131,7 @@ def test_cli_max_risk_words_and_written_file(fig34_file, tmp_path):
     assert "Highest remaining probability that a record is a given person: 0.500 (exact)" in out.stdout
     assert "no pair's probability exceeds 0.5 (every probability exact)" in out.stdout
     assert "Expected people re-identified correctly" in out.stdout
+    assert "The written release is 2-unlinkable by the exact audit." in out.stdout
     pairs = _reread_risk(out_path)
     assert (pairs["probability"] <= 0.5 + 1e-9).all()
     js = run_cli("unlink", str(fig34_file), "--max-risk", "0.34", "--seed", "0", "--out", str(out_path),

@@ -263,6 +263,9 @@ def _risk_lines(s: dict[str, Any], people: int) -> list[str]:
                     f" (estimated pairs counted by their 95 % upper bound, at most {s['highest_upper']:.3f})."))
     lines.append(f"Expected people re-identified correctly by an attacker who names each person's most likely "
                  f"record: {s['expected_correct']:,.1f} of {people:,}.")
+    lines.append(f"The written release is {'' if s['k_unlinkable'] else 'NOT '}{s['k']}-unlinkable by the exact "
+                 "audit" + ("." if s["k_unlinkable"] else " (the rounds after the method left some person with "
+                            "fewer candidates; the probability bound above still holds)."))
     return lines
 
 
