@@ -1,7 +1,8 @@
 """``graphlink unlink`` — suppress de-identified records until the release is k-unlinkable (thesis ch. 7).
 
 Writes the protected release in the same long format (every identified row; the de-identified rows still
-disclosed) and prints a summary.  Every written release has passed the core's exact audit.
+disclosed) and prints a summary.  Every written release has passed the core's exact audit; with ``--max-risk P``
+the certificate is instead that no pair's re-identification probability exceeds P (graphlink.protect.maxrisk).
 """
 
 from __future__ import annotations
@@ -149,7 +150,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Withhold de-identified records (never alter identified ones) until the release is k-unlinkable,
         certified by the exact audit (union of all maximum matchings).  keep-most withholds single (location,
-        record) disclosures instead of whole records and prints how far it is from the least possible."""
+        record) disclosures instead of whole records and prints how far it is from the least possible.  With
+        --max-risk P: until no pair's re-identification probability exceeds P (docs/unlink.md)."""
         from graphlink.core.release import read_release, require_both_sides
         from graphlink.fileio import check_output
         from graphlink.protect import check_model, disclosed_of, finish, unlink
@@ -237,7 +239,7 @@ def _max_risk_cmd(release_path: Path, max_risk: str, k: int | None, method: str 
     release = read_release(release_path)
     require_both_sides(len(release.elements("identified")), len(release.elements("deidentified")), release_path)
     result = unlink_max_risk(release, p, method or RISK_METHOD, seed, k=k, budget=budget, multiplicity=multiplicity,
-                             progress=_progress(method or RISK_METHOD))
+                             progress=_progress("max-risk"))
     _write(result.release, out)
     summary = {**result.as_dict(), "out": str(out)}
     if fmt == "json":
