@@ -110,6 +110,24 @@ def test_k_unlinkability_at_one_over_p_is_not_enough_and_the_loop_goes_further()
     assert result.by_method == 0 and result.by_rounds == result.rows_withheld >= 1 and result.risk.exact
 
 
+@pytest.mark.parametrize("seed", [1, 2])
+def test_estimated_pairs_count_only_by_their_upper_bound(seed):
+    """With exact counting switched off, the blocks are estimated: the loop stops only when every estimated pair's
+    upper 95 % bound is at most P, and the exact count of the written release (the default budget counts these
+    blocks) stays at most P up to the estimate's own error."""
+    from graphlink.simulation.simulate import simulate_uniform
+
+    release = simulate_uniform(14, 5, 0.5, withhold=0.3, seed=seed)
+    p = 0.5
+    result = unlink_max_risk(release, p, seed=0, max_exact_states=0, budget=0.2, multiplicity="one-to-one")
+    est = ~result.risk.class_exact & result.risk.classes.class_allowed
+    assert est.any() and not result.exact
+    upper = result.risk.class_probability + result.risk.class_error
+    assert (upper <= p + 1e-9).all() and result.highest_upper <= p + 1e-9
+    exact = pair_probabilities(build_linkgraph(build_trails(result.release, "deidentified", "one-to-one")))
+    assert exact.exact and (exact.class_probability <= p + 0.05).all()
+
+
 def test_start_level_is_one_over_p_rounded_up():
     assert [start_level(p) for p in (0.9, 0.5, 0.34, 1 / 3, 0.2, 0.01)] == [2, 2, 3, 3, 5, 100]
 

@@ -151,19 +151,23 @@ def check_max_risk(max_risk: Any) -> float:
     return p
 
 
-def written_risk(release: Any, side: str, *, budget: float | None = 1.0, seed: int = 0) -> Any:
+def written_risk(release: Any, side: str, *, budget: float | None = 1.0, seed: int = 0,
+                 max_exact_states: int | None = None) -> Any:
     """Pair probabilities of ``release`` read as written: ``side`` reserved, one-to-one (the audit's reading,
     ``graphlink risk --reserved <side> --multiplicity one-to-one``).  Cost: :func:`pair_probabilities`."""
     from graphlink.analysis.risk import pair_probabilities
     from graphlink.core.linkgraph import build_linkgraph
     from graphlink.core.trails import build_trails
 
-    return pair_probabilities(build_linkgraph(build_trails(release, side, "one-to-one")), budget=budget, seed=seed)
+    exact = {} if max_exact_states is None else {"max_exact_states": max_exact_states}
+    return pair_probabilities(build_linkgraph(build_trails(release, side, "one-to-one")), budget=budget, seed=seed,
+                              **exact)
 
 
 def unlink_max_risk(release: Any, max_risk: float, method: str = DEFAULT_METHOD, seed: int | None = None, *,
                     k: int | None = None, budget: float = 1.0, max_budget: float | None = None,
                     multiplicity: str = "auto", max_rounds: int = MAX_ROUNDS,
+                    max_exact_states: int | None = None,
                     progress: Callable[[str], None] | None = None) -> MaxRiskResult:
     """Protect ``release`` until no pair's re-identification probability exceeds ``max_risk``, certified by the
     pair probabilities of the release as written (module docstring; docs/unlink.md#max-risk).
@@ -186,6 +190,8 @@ def unlink_max_risk(release: Any, max_risk: float, method: str = DEFAULT_METHOD,
     multiplicity : {"auto", "one-to-one"}
     max_rounds : int
         Rounds of one more disclosure per offending record; afterwards offending records are withheld outright.
+    max_exact_states : int, optional
+        Blocks up to this many DP states are counted exactly (default: the risk module's budget).
     progress : callable, optional
         Receives a line per phase.
 
@@ -243,7 +249,7 @@ def unlink_max_risk(release: Any, max_risk: float, method: str = DEFAULT_METHOD,
                                f"{'de-identified' if side == 'deidentified' else 'identified'} record; nothing "
                                "written")
         t1 = time.perf_counter()
-        risk = written_risk(current, side, budget=spent, seed=est_seed)
+        risk = written_risk(current, side, budget=spent, seed=est_seed, max_exact_states=max_exact_states)
         t_risk += time.perf_counter() - t1
         prob, err = risk.class_probability, risk.class_error
         upper = prob + err
