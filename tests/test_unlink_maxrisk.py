@@ -175,6 +175,8 @@ def test_cli_refusals(fig34_file, tmp_path):
     assert unreachable.returncode == 2 and not target.exists()
     assert unreachable.stderr.strip().splitlines()[-1].endswith(
         "cannot be reached without withholding every de-identified record; nothing written")
+    budget = run_cli("unlink", str(fig34_file), "--k", "2", "--budget", "3", "--out", str(target))
+    assert budget.returncode == 2 and "--budget is an option of --max-risk" in budget.stderr
     neither = run_cli("unlink", str(fig34_file), "--out", str(target))
     assert neither.returncode == 2 and "--k" in neither.stderr and "--max-risk" in neither.stderr
     assert len(neither.stderr.strip().splitlines()) == 1
@@ -187,6 +189,24 @@ def test_cli_refusals(fig34_file, tmp_path):
     many = run_cli("unlink", str(household), "--max-risk", "0.5", "--out", str(target))
     assert many.returncode == 2 and "not computed for one-to-many" in many.stderr
     assert len(many.stderr.strip().splitlines()) == 1 and not target.exists()
+
+
+def test_words_for_an_estimated_result():
+    """An estimated highest probability is shown with its error and the bound the certificate used."""
+    from graphlink.cli.commands.unlink import _risk_lines
+
+    s = {"side": "deidentified", "rows_before": 200, "rows_withheld": 50, "withheld_by_method": 20,
+         "withheld_by_rounds": 30, "method": "keep-most", "k": 2, "max_risk": 0.5, "records_withheld": 1,
+         "records_before": 60, "highest": 0.458, "highest_exact": False, "highest_error": 0.0092,
+         "highest_upper": 0.467, "exact": False, "expected_correct": 12.34, "k_unlinkable": False}
+    lines = _risk_lines(s, 70)
+    assert lines[0].startswith("Withheld 50 of 200 de-identified records (location, record) (25.0 %): 20 by "
+                               "keep-most at k = 2, 30 more where a pair was still above 0.5; 1 of 60 records")
+    assert lines[1] == ("Highest remaining probability that a record is a given person: 0.458 (estimated, ± 0.009); "
+                        "no pair's probability exceeds 0.5 (estimated pairs counted by their 95 % upper bound, at "
+                        "most 0.467).")
+    assert lines[2].endswith("record: 12.3 of 70.")
+    assert lines[3].startswith("The written release is NOT 2-unlinkable by the exact audit")
 
 
 def test_cli_k_alone_still_runs_the_dedup_default(fig34_file, tmp_path):

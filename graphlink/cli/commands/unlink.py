@@ -128,9 +128,9 @@ def register(app: typer.Typer) -> None:
                                             "by the pair probabilities of the written release (docs/risk.md)."),
         method: str | None = typer.Option(None, "--method", parser=_METHOD, metavar=_METHOD.metavar(),
                                           help="Protection method (default: force-dedup; keep-most with --max-risk)"),
-        budget: float = typer.Option(1.0, "--budget", min=0.0, help="--max-risk: seconds the estimate may spend "
-                                     "on each block too large to count exactly (raised up to 16 times when an "
-                                     "estimate cannot yet rule a pair out)."),
+        budget: float | None = typer.Option(None, "--budget", min=0.0, help="--max-risk: seconds the estimate may "
+                                            "spend on each block too large to count exactly (default 1; raised up "
+                                            "to 16 times when an estimate cannot yet rule a pair out)."),
         secure: bool = typer.Option(False, "--secure", help="Run the secure STRANON protocol (ch. 8)."),
         seed: int | None = typer.Option(None, "--seed", min=0, help="Seed for the tie-breaking order (for simulated "
                                         "data; keep-most without it draws from the operating system, the Dedup "
@@ -162,6 +162,8 @@ def register(app: typer.Typer) -> None:
                            "--no-empty-location": no_empty_location,
                            "--max-withheld-per-location": max_withheld is not None})
             return
+        if budget is not None:
+            raise ReleaseError("--budget is an option of --max-risk (the time the probability estimate may take)")
         if k is None:
             raise ReleaseError("unlink needs --k (the protection level) or --max-risk (the highest probability a "
                                "re-identification may keep)")
@@ -219,7 +221,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _max_risk_cmd(release_path: Path, max_risk: str, k: int | None, method: str | None, seed: int | None, out: Path,
-                  fmt: str, multiplicity: str, budget: float, options: dict[str, bool]) -> None:
+                  fmt: str, multiplicity: str, budget: float | None, options: dict[str, bool]) -> None:
     """``unlink --max-risk P``: protect until no pair's probability exceeds P (graphlink.protect.maxrisk)."""
     from graphlink.core.release import read_release, require_both_sides
     from graphlink.fileio import check_output
@@ -238,7 +240,8 @@ def _max_risk_cmd(release_path: Path, max_risk: str, k: int | None, method: str 
     check_output(out, inputs=[release_path])
     release = read_release(release_path)
     require_both_sides(len(release.elements("identified")), len(release.elements("deidentified")), release_path)
-    result = unlink_max_risk(release, p, method or RISK_METHOD, seed, k=k, budget=budget, multiplicity=multiplicity,
+    result = unlink_max_risk(release, p, method or RISK_METHOD, seed, k=k, budget=1.0 if budget is None else budget,
+                             multiplicity=multiplicity,
                              progress=_progress("max-risk"))
     _write(result.release, out)
     summary = {**result.as_dict(), "out": str(out)}
