@@ -181,7 +181,8 @@ def unlink_max_risk(release: Any, max_risk: float, method: str = DEFAULT_METHOD,
     method : str
         A registered protection method (:mod:`graphlink.registry`); keep-most by default.
     seed : int, optional
-        The method's tie-breaking seed and the estimate's seed (0 when None).
+        The tie-breaking seed of the method and of the rounds (None: the operating system's random source, as in
+        keep-most), and the estimate's seed (0 when None).
     k : int, optional
         The level the method runs at first; default :func:`start_level`.
     budget, max_budget : float
@@ -239,7 +240,7 @@ def unlink_max_risk(release: Any, max_risk: float, method: str = DEFAULT_METHOD,
     by_method = rows_before - int((current.frame["kind"] == side).sum())
     steps = [f"{method} at k = {level}: {by_method:,} disclosures withheld"]
     say(steps[-1])
-    rng = np.random.default_rng(0 if seed is None else seed)
+    rng = np.random.default_rng(seed)          # None: ties from the operating system, as keep-most's
     est_seed = 0 if seed is None else int(seed)
     rounds, spent = 0, budget
     t_risk = 0.0
