@@ -15,6 +15,7 @@ scripts and notebooks; they load lazily, so ``import graphlink`` stays cheap.
 ``audit``                  the exact k-unlinkability audit (Def. 19)
 ``pair_probabilities``     how likely each pair is: its share of the consistent assignments (docs/risk.md)
 ``unlink``                 protect a release by suppression until it is certified k-unlinkable
+``unlink_max_risk``        protect until no pair's re-identification probability exceeds P (docs/unlink.md)
 ``simulate_uniform`` ...   synthetic populations with ground truth (also ``simulate_zipf``, ``simulate_households``)
 ``connect``                the Neo4j store (loads, write-back, Cypher)
 ``get_config`` ...         the settings in force (also ``set_config``, ``config_context``; docs/configuration.md)
@@ -75,6 +76,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "RiskResult": ("graphlink.analysis.risk", "RiskResult"),
     "RiskSummary": ("graphlink.analysis.results", "RiskSummary"),
     "unlink": ("graphlink.protect", "unlink"),
+    "unlink_max_risk": ("graphlink.protect", "unlink_max_risk"),
     "UnlinkResult": ("graphlink.protect", "UnlinkResult"),
     "UnlinkSummary": ("graphlink.protect", "UnlinkSummary"),
     "simulate_uniform": ("graphlink.simulation.simulate", "simulate_uniform"),

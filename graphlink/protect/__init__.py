@@ -37,8 +37,9 @@ sets in integer form), :mod:`~graphlink.protect.procedures` (Procedures 8, 9, le
 :mod:`~graphlink.protect.utility`, :mod:`~graphlink.protect.certify` (apply + exact audit + repair),
 :mod:`~graphlink.protect.keep` and :mod:`~graphlink.protect.keep_optimal` (keep-most: single disclosures
 withheld instead of whole records, its lower bound and its exact optimum on small releases),
-:mod:`~graphlink.protect.pipeline` (:func:`unlink`, :func:`unlink_keep`, :func:`finish`).  Every public name is
-re-exported here.
+:mod:`~graphlink.protect.pipeline` (:func:`unlink`, :func:`unlink_keep`, :func:`finish`),
+:mod:`~graphlink.protect.maxrisk` (:func:`unlink_max_risk`: withhold until no pair's re-identification probability
+exceeds P, certified by :func:`graphlink.analysis.risk.pair_probabilities`).  Every public name is re-exported here.
 :mod:`~graphlink.protect.optimal` (the exact optimum of the deduplicated family, a HiGHS MILP) sits on top of
 them and is imported on its own.
 """
@@ -56,14 +57,16 @@ from graphlink.protect.certify import apply_disclosure, audit_release, certify, 
 from graphlink.protect.final_clean import final_clean
 from graphlink.protect.instance import Instance, Sets
 from graphlink.protect.keep import keep_most
+from graphlink.protect.maxrisk import MaxRiskError, MaxRiskResult, unlink_max_risk
 from graphlink.protect.methods import FLOW_LP_LIMIT, METHODS
 from graphlink.protect.pipeline import UnlinkResult, UnlinkSummary, finish, unlink, unlink_keep
 from graphlink.protect.procedures import explicit_clean, least_frequent, reduce_databases
 from graphlink.protect.utility import utility
 
 __all__ = [
-    "FLOW_LP_LIMIT", "METHODS", "Allocation", "Instance", "Sets", "UnlinkResult", "UnlinkSummary", "allocate",
+    "FLOW_LP_LIMIT", "METHODS", "Allocation", "MaxRiskError", "MaxRiskResult",
+    "Instance", "Sets", "UnlinkResult", "UnlinkSummary", "allocate",
     "apply_disclosure", "audit_release", "certify", "check_model", "disclosed_of", "explicit_clean", "final_clean",
     "finish", "flow_dedup_sets", "force_dedup_sets", "greedy_dedup_sets", "keep_most", "least_frequent",
-    "reduce_databases", "unlink", "unlink_keep", "utility",
+    "reduce_databases", "unlink", "unlink_keep", "unlink_max_risk", "utility",
 ]

@@ -1,7 +1,8 @@
 """``graphlink unlink`` — suppress de-identified records until the release is k-unlinkable (thesis ch. 7).
 
 Writes the protected release in the same long format (every identified row; the de-identified rows still
-disclosed) and prints a summary.  Every written release has passed the core's exact audit.
+disclosed) and prints a summary.  Every written release has passed the core's exact audit; with ``--max-risk P``
+the certificate is instead that no pair's re-identification probability exceeds P (graphlink.protect.maxrisk).
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ import typer
 from graphlink.catalog import KEEP_METHODS, KEEP_SIDES
 from graphlink.cli.choices import MethodChoice
 from graphlink.errors import GraphlinkError, ReleaseError
+
+#: the method ``--method`` stands for when it is not given (without --max-risk)
+DEFAULT_METHOD = "force-dedup"
 
 FORMATS = ("table", "json")
 #: ``--method`` as a choice of the registry's protection methods: checked (and listed in --help) before reading
@@ -117,9 +121,16 @@ def register(app: typer.Typer) -> None:
     @app.command("unlink")
     def unlink_cmd(
         release_path: Path = typer.Argument(..., metavar="RELEASE", help="Release (long CSV/Parquet or folder)."),
-        k: int = typer.Option(..., "--k", min=1, help="Protection level k (Definition 19)."),
-        method: str = typer.Option("force-dedup", "--method", parser=_METHOD, metavar=_METHOD.metavar(),
-                                   help="Protection method"),
+        k: int | None = typer.Option(None, "--k", min=1, help="Protection level k (Definition 19); with --max-risk "
+                                     "the level the method starts at (default: 1/P rounded up, at least 2)."),
+        max_risk: str | None = typer.Option(None, "--max-risk", metavar="P", help="Withhold until no person-record "
+                                            "pair's re-identification probability exceeds P (0 < P < 1), certified "
+                                            "by the pair probabilities of the written release (docs/risk.md)."),
+        method: str | None = typer.Option(None, "--method", parser=_METHOD, metavar=_METHOD.metavar(),
+                                          help="Protection method (default: force-dedup; keep-most with --max-risk)"),
+        budget: float | None = typer.Option(None, "--budget", min=0.0, help="--max-risk: seconds the estimate may "
+                                            "spend on each block too large to count exactly (default 1; raised up "
+                                            "to 16 times when an estimate cannot yet rule a pair out)."),
         secure: bool = typer.Option(False, "--secure", help="Run the secure STRANON protocol (ch. 8)."),
         seed: int | None = typer.Option(None, "--seed", min=0, help="Seed for the tie-breaking order (for simulated "
                                         "data; keep-most without it draws from the operating system, the Dedup "
@@ -139,11 +150,24 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Withhold de-identified records (never alter identified ones) until the release is k-unlinkable,
         certified by the exact audit (union of all maximum matchings).  keep-most withholds single (location,
-        record) disclosures instead of whole records and prints how far it is from the least possible."""
+        record) disclosures instead of whole records and prints how far it is from the least possible.  With
+        --max-risk P: until no pair's re-identification probability exceeds P (docs/unlink.md)."""
         from graphlink.core.release import read_release, require_both_sides
         from graphlink.fileio import check_output
         from graphlink.protect import check_model, disclosed_of, finish, unlink
 
+        if max_risk is not None:
+            _max_risk_cmd(release_path, max_risk, k, method, seed, out, fmt, multiplicity, budget,
+                          {"--secure": secure, "--side": side.value != "auto", "--keep": keep is not None,
+                           "--no-empty-location": no_empty_location,
+                           "--max-withheld-per-location": max_withheld is not None})
+            return
+        if budget is not None:
+            raise ReleaseError("--budget is an option of --max-risk (the time the probability estimate may take)")
+        if k is None:
+            raise ReleaseError("unlink needs --k (the protection level) or --max-risk (the highest probability a "
+                               "re-identification may keep)")
+        method = method or DEFAULT_METHOD
         keep_options = [name for name, given in (("--keep", keep is not None), ("--side", side.value != "auto"),
                                                  ("--no-empty-location", no_empty_location),
                                                  ("--max-withheld-per-location", max_withheld is not None)) if given]
@@ -196,6 +220,60 @@ def register(app: typer.Typer) -> None:
                 typer.echo(_bound_line(summary))
 
 
+def _max_risk_cmd(release_path: Path, max_risk: str, k: int | None, method: str | None, seed: int | None, out: Path,
+                  fmt: str, multiplicity: str, budget: float | None, options: dict[str, bool]) -> None:
+    """``unlink --max-risk P``: protect until no pair's probability exceeds P (graphlink.protect.maxrisk)."""
+    from graphlink.core.release import read_release, require_both_sides
+    from graphlink.fileio import check_output
+    from graphlink.protect.maxrisk import DEFAULT_METHOD as RISK_METHOD
+    from graphlink.protect.maxrisk import check_max_risk, unlink_max_risk
+
+    p = check_max_risk(max_risk)
+    given = [name for name, on in options.items() if on]
+    if given:
+        raise ReleaseError(f"{given[0]} is not available with --max-risk (it protects with the method's defaults)")
+    if fmt not in FORMATS:
+        raise ReleaseError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    if multiplicity not in ("auto", "one-to-one"):
+        raise ReleaseError("--multiplicity must be auto or one-to-one: protection by suppression "
+                           "(Definition 21) is defined for one-to-one data")
+    check_output(out, inputs=[release_path])
+    release = read_release(release_path)
+    require_both_sides(len(release.elements("identified")), len(release.elements("deidentified")), release_path)
+    result = unlink_max_risk(release, p, method or RISK_METHOD, seed, k=k, budget=1.0 if budget is None else budget,
+                             multiplicity=multiplicity,
+                             progress=_progress("max-risk"))
+    _write(result.release, out)
+    summary = {**result.as_dict(), "out": str(out)}
+    if fmt == "json":
+        typer.echo(json.dumps(summary, indent=2, default=str))
+        return
+    for line in _risk_lines(summary, int(result.risk.summary().people)):
+        typer.echo(line)
+
+
+def _risk_lines(s: dict[str, Any], people: int) -> list[str]:
+    """The ``--max-risk`` result in plain words: what was withheld, the highest remaining probability and how sure
+    it is, the expected correct re-identifications left."""
+    side = "identified" if s["side"] == "identified" else "de-identified"
+    share = 100.0 * s["rows_withheld"] / s["rows_before"] if s["rows_before"] else 0.0
+    lines = [f"Withheld {s['rows_withheld']:,} of {s['rows_before']:,} {side} records (location, record) "
+             f"({share:.1f} %): {s['withheld_by_method']:,} by {s['method']} at k = {s['k']}, "
+             f"{s['withheld_by_rounds']:,} more where a pair was still above {s['max_risk']:g}; "
+             f"{s['records_withheld']:,} of {s['records_before']:,} records are withheld at every location."]
+    how = "exact" if s["highest_exact"] else f"estimated, ± {s['highest_error']:.3f}"
+    lines.append(f"Highest remaining probability that a record is a given person: {s['highest']:.3f} ({how}); "
+                 f"no pair's probability exceeds {s['max_risk']:g}"
+                 + (" (every probability exact)." if s["exact"] else
+                    f" (estimated pairs counted by their 95 % upper bound, at most {s['highest_upper']:.3f})."))
+    lines.append(f"Expected people re-identified correctly by an attacker who names each person's most likely "
+                 f"record: {s['expected_correct']:,.1f} of {people:,}.")
+    lines.append(f"The written release is {'' if s['k_unlinkable'] else 'NOT '}{s['k']}-unlinkable by the exact "
+                 "audit" + ("." if s["k_unlinkable"] else " (the rounds after the method left some person with "
+                            "fewer candidates; the probability bound above still holds)."))
+    return lines
+
+
 def _bound_line(summary: dict[str, Any]) -> str:
     """The keep-most result in one sentence: withheld records, their share, and the lower bound."""
     before = summary["rows_disclosed"] + summary["rows_withheld"]
@@ -222,11 +300,11 @@ def _read_keep(path: Path) -> list[tuple[str, str]]:
     return list(zip(frame["location"], frame["element"], strict=True))
 
 
-def _progress() -> Any:
-    """Progress lines for a long run on stderr (keep-most's phases and audit rounds)."""
+def _progress(name: str = "keep-most") -> Any:
+    """Progress lines for a long run on stderr (keep-most's phases and audit rounds, the --max-risk rounds)."""
     import sys
 
     def say(message: str) -> None:
-        print(f"keep-most: {message}", file=sys.stderr, flush=True)
+        print(f"{name}: {message}", file=sys.stderr, flush=True)
 
     return say
