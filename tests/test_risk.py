@@ -127,6 +127,16 @@ def test_weighted_reading_equals_uniform_where_the_model_holds(inst) -> None:
     assert np.allclose(u.class_probability, w.class_probability, atol=1e-9)
 
 
+def test_no_possible_pair_gives_zero_figures() -> None:
+    """A release whose only record fits nobody (it was seen where the person was not): no pair, no guess, all
+    figures 0 — not an error."""
+    M = np.array([[1, 0]])
+    N = np.array([[-1, 1]])
+    s = pair_probabilities(build_linkgraph(trails_from_dense(M, N, reserved="deidentified"))).summary()
+    assert (s.expected_correct_best, s.expected_correct_random, s.thesis_guess_expected_correct) == (0, 0, 0)
+    assert (s.above_threshold, s.highest, s.people) == (0, 0.0, 1)
+
+
 def test_three_records_two_thirds() -> None:
     """y1 ~ {x1, x2}, y2 ~ {x1, x2, x3}, y3 ~ {x2, x3}: three assignments, y1-x1 in two (the thesis says 1/2)."""
     M = np.array([[1, 1, 0], [1, 1, 1], [0, 1, 1]])

@@ -234,7 +234,9 @@ class RiskResult:
         thesis = figures(self.thesis_class_probability)
         # the thesis's best guesses, scored by the assignment probabilities (what they are worth)
         te, _ = self._best(self.thesis_class_probability)
-        worth = float(np.dot(np.where(te >= 0, self.class_probability[np.maximum(te, 0)], 0.0), size_i))
+        worth = 0.0
+        if len(self.class_probability):  # a release with no possible pair has no guesses to score
+            worth = float(np.dot(np.where(te >= 0, self.class_probability[np.maximum(te, 0)], 0.0), size_i))
         correct = thesis_correct = truth_people = None
         if truth is not None:
             correct, thesis_correct, truth_people = self._against(truth)
