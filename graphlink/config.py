@@ -298,7 +298,7 @@ class Config:
         parse=_flag, area="app")
     cypher_console_token: str | None = _setting(
         None, "GRAPHLINK_CYPHER_CONSOLE_TOKEN", "Turn the app's Cypher console on behind this secret, which the "
-        "page asks for.", parse=lambda s: s.strip() or None, area="app")
+        "page asks for.", parse=lambda s: s.strip() or None, area="app", secret=True)
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):

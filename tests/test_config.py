@@ -148,8 +148,10 @@ def test_a_bad_value_is_one_line_naming_the_variable(env, text, error, words):
 
 
 def test_credentials_stay_out_of_the_settings_repr():
-    shown = repr(config.from_environ({"NEO4J_AUTH": "reader/s3cret", "NEO4J_PASSWORD": "hunter22"}))
+    shown = repr(config.from_environ({"NEO4J_AUTH": "reader/s3cret", "NEO4J_PASSWORD": "hunter22",
+                                      "GRAPHLINK_CYPHER_CONSOLE_TOKEN": "console-secret-0123456789"}))
     assert "s3cret" not in shown and "hunter22" not in shown and "neo4j_database='neo4j'" in shown
+    assert "console-secret" not in shown
 
 
 def test_connection_variables_are_read_when_used(monkeypatch):
