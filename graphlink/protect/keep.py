@@ -88,9 +88,15 @@ class KeepOutcome:
     bound_exact_records : int
         Records whose share of the bound is their exact minimum (the others use a weaker per-record bound).
     withheld_first_pass, rounds : int
-        Disclosures withheld before the first audit; audit rounds until it passed.
+        Disclosures withheld before the first audit; audit rounds until it passed (or until the time budget ran
+        out).
     steps : list of str
         What each phase did, in words.
+    certified : bool
+        The last audit passed on ``kept``.  False only when the time budget ran out and ``finish_on_budget``
+        was off: then ``kept`` is *not* a k-unlinkable suppression and must not be published.
+    stopped : str
+        Empty, or in words why the repair stopped early (the time budget).
     """
 
     kept: np.ndarray
@@ -99,6 +105,8 @@ class KeepOutcome:
     withheld_first_pass: int
     rounds: int
     steps: list[str] = field(default_factory=list)
+    certified: bool = True
+    stopped: str = ""
 
     @property
     def withheld(self) -> int:
@@ -124,11 +132,16 @@ def _sub_csr(ptr: np.ndarray, flags: np.ndarray, rows: np.ndarray) -> tuple[np.n
 class _Search:
     """The per-record subset search and the per-person candidate counts on one :class:`Instance`."""
 
-    def __init__(self, inst: Instance, forced: np.ndarray, rnd: np.ndarray) -> None:
+    def __init__(self, inst: Instance, forced: np.ndarray, rnd: np.ndarray, deadline: float | None = None) -> None:
         self.inst = inst
         self.forced = forced
         self.rnd = rnd
         self.n_persons = inst.n_identified
+        self.deadline = deadline        # time.perf_counter() after which long loops stop early (the time budget)
+
+    def late(self) -> bool:
+        """Whether the time budget has run out (never without a budget)."""
+        return self.deadline is not None and time.perf_counter() > self.deadline
 
     def solve(self, rows: np.ndarray, flags: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For ``rows``: the new kept flags (entries of ``inst.wl_idx``) keeping the most of the positions
@@ -217,7 +230,8 @@ def _word(kind: str) -> str:
 def keep_most(inst: Instance, k: int, seed: int | None = None, *, must_keep: np.ndarray | None = None,
               no_empty_location: bool = False, cap: int | None = None, auditor: Auditor | None = None,
               kind: str = "deidentified", progress: Callable[[str], None] | None = None,
-              max_rounds: int = MAX_ROUNDS) -> KeepOutcome:
+              max_rounds: int = MAX_ROUNDS, time_budget: float | None = None,
+              finish_on_budget: bool = True) -> KeepOutcome:
     """Keep-most: withhold the fewest (location, record) disclosures it can find until the audit passes.
 
     Parameters
@@ -239,11 +253,20 @@ def keep_most(inst: Instance, k: int, seed: int | None = None, *, must_keep: np.
     kind, progress, max_rounds
         The withheld side's name (for messages), a callback for progress lines, the audit rounds before the
         fallback.
+    time_budget : float, optional
+        Seconds after which the repair stops (checked between audit rounds and inside the long repair loops);
+        None: no limit.
+    finish_on_budget : bool
+        When the budget runs out: True withholds the records the audit flags outright, round after round, until
+        it passes (always certified, usually more withheld); False stops at once and returns an outcome with
+        ``certified=False`` for the caller to replace (:func:`graphlink.protect.pipeline.unlink_keep` returns
+        Flow-Dedup's certified suppression then).
 
     Returns
     -------
     KeepOutcome
-        The kept flags (certified by ``auditor``), the lower bound and what each phase did.
+        The kept flags (certified by ``auditor`` unless ``certified`` is False), the lower bound and what each
+        phase did.
 
     Raises
     ------
@@ -265,11 +288,11 @@ def keep_most(inst: Instance, k: int, seed: int | None = None, *, must_keep: np.
     say = progress or (lambda _msg: None)
     n_rec, n_entries = inst.n_deidentified, len(inst.wl_idx)
     forced = np.zeros(n_entries, bool) if must_keep is None else np.asarray(must_keep, bool).copy()
-    search = _Search(inst, forced, _rng_words(n_rec, seed))
+    t0 = time.perf_counter()
+    search = _Search(inst, forced, _rng_words(n_rec, seed), None if time_budget is None else t0 + time_budget)
     rng = np.random.default_rng(int(search.rnd[0]) ^ 0x5DEECE66D)
     rows = np.arange(n_rec)
     all_on = np.ones(n_entries, bool)
-    t0 = time.perf_counter()
     kept, minima = search.solve(rows, all_on, np.full(n_rec, k))
     _refuse_forced(inst, minima, forced, k, kind)
     bound, exact = lower_bound_from(inst, minima, k)
@@ -286,25 +309,36 @@ def keep_most(inst: Instance, k: int, seed: int | None = None, *, must_keep: np.
     first = int((~kept).sum())
     auditor = auditor or instance_auditor(inst, k, kind)
     rounds = 0
+    stopped = ""
     while True:
         view = auditor(kept)
         rec_v, per_v = view.rec_v, view.per_v
         if not len(rec_v) and not len(per_v):
             break
         rounds += 1
-        say(f"audit round {rounds}: {len(rec_v)} records and {len(per_v)} people have fewer than {k} partners")
+        say(f"audit round {rounds}: {len(rec_v)} records and {len(per_v)} people have fewer than {k} partners "
+            f"({time.perf_counter() - t0:.0f} s)")
+        if search.late() and not stopped:
+            stopped = (f"keep-most did not certify within {time_budget:g} s ({rounds} audit "
+                       f"round{'s' if rounds != 1 else ''})")
+            say(stopped + ("; withholding the flagged records outright" if finish_on_budget else ""))
+            if not finish_on_budget:
+                steps.append(stopped)
+                return KeepOutcome(kept, bound, exact, first, rounds, steps, certified=False, stopped=stopped)
         before = int((~kept).sum())
-        if rounds <= max_rounds:
+        if rounds <= max_rounds and not stopped:
             kept = _repair(inst, search, kept, k, view, rng)
-        if int((~kept).sum()) == before or rounds > max_rounds:
+        if int((~kept).sum()) == before or rounds > max_rounds or stopped:
             kept = _withhold_flagged(inst, kept, forced, rec_v, per_v, k, kind)
         if cap is not None:
             _check_cap(inst, kept, cap, kind)
+    if stopped:
+        steps.append(stopped + "; the records the audit still flagged were then withheld outright until it passed")
     steps.append(f"audit: certified after {rounds} repair round{'s' if rounds != 1 else ''}, "
                  f"{int((~kept).sum()) - first} more disclosures withheld")
     if no_empty_location:
         _check_nonempty(inst, kept, kind)
-    return KeepOutcome(kept, bound, exact, first, rounds, steps)
+    return KeepOutcome(kept, bound, exact, first, rounds, steps, stopped=stopped)
 
 
 def lower_bound_from(inst: Instance, minima: np.ndarray, k: int) -> tuple[int, int]:
@@ -456,6 +490,8 @@ def _serve_people(inst: Instance, search: _Search, kept: np.ndarray, k: int,
     rng = np.random.default_rng(int(search.rnd[0]) ^ 0x5DEECE66D)
     before = int((~kept).sum())
     for p, need in zip(people, needs, strict=True):
+        if search.late():               # the time budget ran out: the caller's next audit decides what happens
+            break
         visited = np.zeros(inst.n_locations, bool)
         visited[inst.gl_idx[inst.gl_ptr[p]:inst.gl_ptr[p + 1]]] = True
         recs = np.unique(np.concatenate([inst.w_idx[inst.w_ptr[c]:inst.w_ptr[c + 1]]
@@ -567,6 +603,11 @@ def _repair(inst: Instance, search: _Search, kept: np.ndarray, k: int, view: Aud
     compatible records (:func:`_serve_people`).  Withholding only adds edges and the matching size stays that of
     the perfect matching, so every edge in the union stays there: a round never undoes an earlier one.
     """
+    # No null trails, so no component G to join blocks to: every repair below would add link edges outside the
+    # union (no alternating cycle) and the rounds would crawl.  Open G with the cheapest null trails first.
+    if (view.nulls == 0 and not view.free.any() and (len(view.rec_v) or len(view.per_v))
+            and _open_null_trails(inst, search, kept, max(1, k - 1), view, rng)):
+        return kept
     targets: list[tuple[int, int]] = []               # (record code, more partners it needs; 0 = free its person)
     for r, deg in zip(view.rec_v, view.rec_deg, strict=True):
         targets.append((int(r), k - int(deg)))
@@ -581,6 +622,8 @@ def _repair(inst: Instance, search: _Search, kept: np.ndarray, k: int, view: Aud
             slow_need.append(k - int(deg))
     closures: list[set[int]] = []                     # tight blocks to join to G, one per target outside it
     for i in rng.permutation(len(targets)):
+        if search.late():
+            break
         r, need = targets[i]
         row = int(view.rec_row[r]) if view.rec_row is not None else -1
         block = _reach(view, row) if row >= 0 and mate is not None else None
@@ -592,7 +635,7 @@ def _repair(inst: Instance, search: _Search, kept: np.ndarray, k: int, view: Aud
     # weighted set cover: a new candidate from G for record b joins every block that contains b
     cost_cache: dict[int, tuple[int, int]] = {}
     open_blocks = list(range(len(closures)))
-    while open_blocks:
+    while open_blocks and not search.late():
         cover: dict[int, int] = {}
         for j in open_blocks:
             for b in closures[j]:
@@ -613,6 +656,29 @@ def _repair(inst: Instance, search: _Search, kept: np.ndarray, k: int, view: Aud
     if slow:
         kept = _serve_people(inst, search, kept, k, (np.asarray(slow), np.asarray(slow_need)), [], lambda _m: None)
     return kept
+
+
+def _open_null_trails(inst: Instance, search: _Search, kept: np.ndarray, want: int, view: AuditView,
+                      rng: np.random.Generator) -> int:
+    """Withhold ``want`` whole records, the ones with the fewest kept disclosures (none forced, records the audit
+    did not flag first, ties at random), so that the next audit has null trails.  A null trail is linked to
+    everybody, so the people a maximum matching can leave to it form the component G that :func:`_repair`
+    joins tight blocks to.  Returns the disclosures withheld (0: no record can go).  O(entries)."""
+    rec = np.repeat(np.arange(inst.n_deidentified), np.diff(inst.wl_ptr))
+    on = np.bincount(rec[kept], minlength=inst.n_deidentified)
+    blocked = np.bincount(rec[kept & search.forced], minlength=inst.n_deidentified) > 0
+    flagged = np.zeros(inst.n_deidentified, bool)
+    flagged[view.rec_v] = True
+    pool = np.flatnonzero((on > 0) & ~blocked)
+    if not len(pool):
+        return 0
+    order = np.lexsort((rng.random(len(pool)), flagged[pool], on[pool]))
+    withheld = 0
+    for r in pool[order[:want]]:
+        seg = slice(inst.wl_ptr[r], inst.wl_ptr[r + 1])
+        withheld += int(kept[seg].sum())
+        kept[seg] = False
+    return withheld
 
 
 def _withhold_flagged(inst: Instance, kept: np.ndarray, forced: np.ndarray, rec_v: np.ndarray,
