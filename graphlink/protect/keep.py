@@ -38,6 +38,8 @@ from graphlink.protect.instance import Instance
 DMAX = 16
 #: audit rounds before the method falls back to withholding every flagged record outright
 MAX_ROUNDS = 40
+#: in the repair's set cover: "withhold the record whole" instead of a person to make it a candidate of
+_NULL = -2
 KINDS = ("identified", "deidentified")
 
 
@@ -64,6 +66,7 @@ class AuditView:
     per_row: np.ndarray | None = None
     neighbours: Any = None           # graph row of a record -> graph rows of the people it links to
     mates: Any = None                # graph row of a person -> graph row of the record matched to them, or -1
+    alternating: Any = None          # record rows + 1 sink: j -> mate of each person j links to (sink: a null trail)
 
 
 #: the exact audit of a kept mask
@@ -573,7 +576,16 @@ def _reach(view: AuditView, row: int) -> set[int] | None:
     """The records (graph rows) reachable from record ``row`` by alternating paths of the audit's maximum
     matching (a candidate person, then the record matched to them); None when a path reaches a person matched
     to a null trail, i.e. the record already shares the component of the null trails (Dulmage-Mendelsohn).
-    O(edges of the records reached)."""
+    O(edges of the records reached), a breadth-first search in compiled code when the audit built the
+    alternating graph (:func:`release_auditor`); the blocks run to thousands of records at k = 5."""
+    if view.alternating is not None:
+        from scipy.sparse.csgraph import breadth_first_order
+
+        graph = view.alternating
+        order = breadth_first_order(graph, row, directed=True, return_predecessors=False)
+        if graph.shape[0] - 1 in order:                    # the sink: a person matched to a null trail
+            return None
+        return set(order.tolist())
     mate = view.mates
     seen, stack = {row}, [row]
     while stack:
@@ -632,27 +644,46 @@ def _repair(inst: Instance, search: _Search, kept: np.ndarray, k: int, view: Aud
                 _free_candidates(inst, search, kept, r, view.free, need, rng)
             continue
         closures.append(block)
-    # weighted set cover: a new candidate from G for record b joins every block that contains b
+    # weighted set cover: a new candidate from G for record b, or b withheld whole (a new null trail, which b's
+    # partner is then matched to), joins every block that contains b.  The second is the only way in while G is
+    # small or empty (few people a null trail can take), as on releases whose records are all disclosed somewhere.
     cost_cache: dict[int, tuple[int, int]] = {}
-    open_blocks = list(range(len(closures)))
-    while open_blocks and not search.late():
-        cover: dict[int, int] = {}
-        for j in open_blocks:
-            for b in closures[j]:
-                cover[b] = cover.get(b, 0) + 1
+    holds: dict[int, list[int]] = {}                  # record row -> the open blocks that contain it
+    for j, block in enumerate(closures):
+        for b in block:
+            holds.setdefault(b, []).append(j)
+    is_open = np.ones(len(closures), bool)
+    n_open = len(closures)
+    cover = {b: len(js) for b, js in holds.items()}   # open blocks per record row, kept up to date below
+    while n_open and not search.late():
         best: tuple[float, float, int, int, int] | None = None
         for b, n in cover.items():
+            if not n:
+                continue
             rec = int(view.row_rec[b])
             if rec not in cost_cache:
                 cost_cache[rec] = _cheapest_free(inst, search, kept, rec, view.free, rng)
+                seg = slice(inst.wl_ptr[rec], inst.wl_ptr[rec + 1])
+                null_cost = int(kept[seg].sum()) if not (kept[seg] & search.forced[seg]).any() else -1
+                if null_cost > 0 and (cost_cache[rec][1] < 0 or null_cost < cost_cache[rec][0]):
+                    cost_cache[rec] = (null_cost, _NULL)
             cost, p = cost_cache[rec]
-            if p >= 0 and (best is None or (cost / n, rng.random()) < best[:2]):
+            if p != -1 and (best is None or (cost / n, rng.random()) < best[:2]):
                 best = (cost / n, rng.random(), rec, p, b)
         if best is None:
             break
-        _make_candidate(inst, kept, best[2], best[3])
+        if best[3] == _NULL:
+            seg = slice(inst.wl_ptr[best[2]], inst.wl_ptr[best[2] + 1])
+            kept[seg] = False
+        else:
+            _make_candidate(inst, kept, best[2], best[3])
         cost_cache.pop(best[2], None)
-        open_blocks = [j for j in open_blocks if best[4] not in closures[j]]
+        for j in holds[best[4]]:
+            if is_open[j]:
+                is_open[j] = False
+                n_open -= 1
+                for b in closures[j]:
+                    cover[b] -= 1
     if slow:
         kept = _serve_people(inst, search, kept, k, (np.asarray(slow), np.asarray(slow_need)), [], lambda _m: None)
     return kept
@@ -783,10 +814,29 @@ def release_auditor(release: Any, inst: Instance, k: int, kind: str = "deidentif
         per_row[row_per[row_per >= 0]] = np.flatnonzero(row_per >= 0)
         return AuditView(rec_index.get_indexer(rv["element"]).astype(np.int64), rv["union_degree"].to_numpy(np.int64),
                          p_codes, pv["union_degree"].to_numpy(np.int64), free, int(graph.n_null),
-                         classes, rec_row, row_rec, row_per, per_row, neighbours, mates)
+                         classes, rec_row, row_rec, row_per, per_row, neighbours, mates,
+                         _alternating(graph, mates, kind, len(rec_keys)) if len(rv) or len(pv) else None)
 
     run.last = last          # type: ignore[attr-defined]  # the last audited release, so it is not audited twice
     return run
+
+
+def _alternating(graph: Any, mates: np.ndarray, kind: str, n_rec: int) -> Any:
+    """The record-to-record alternating graph of a maximum matching as a sparse matrix: row j links to the record
+    matched to each person j links to, or to the sink (row ``n_rec``) for a person matched to a null trail.  None
+    when the element-level edges are too many to expand (then :func:`_reach` walks the twin classes).  O(E)."""
+    from scipy.sparse import csr_matrix
+
+    from graphlink.errors import ModelAssumptionError
+
+    try:
+        ei, ej = graph.ei, graph.ej
+    except ModelAssumptionError:
+        return None
+    rec_rows, per_rows = (ej, ei) if kind == "deidentified" else (ei, ej)
+    target = np.asarray(mates)[per_rows]
+    target = np.where(target < 0, n_rec, target)
+    return csr_matrix((np.ones(len(target), np.int8), (rec_rows, target)), shape=(n_rec + 1, n_rec + 1))
 
 
 def instance_auditor(inst: Instance, k: int, kind: str = "deidentified") -> Auditor:
