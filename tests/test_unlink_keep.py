@@ -309,3 +309,20 @@ def test_cli_time_budget(zipf_without_null_trails, simulated_file, tmp_path):
     line = _one_line_refusal(run_cli("unlink", str(simulated_file), "--k", "2", "--method", "force-dedup",
                                      "--time-budget", "5", "--out", str(tmp_path / "o.csv")))
     assert "--time-budget" in line and "keep-most" in line
+
+
+def test_cli_ctrl_c_during_the_repair_rounds_exits_130(zipf_without_null_trails, tmp_path, monkeypatch):
+    import graphlink.protect.keep as keep_module
+    from tests.cli_runner import run_cli
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    source = tmp_path / "zipf.csv"
+    zipf_without_null_trails.to_csv(source)
+    monkeypatch.setattr(keep_module, "_repair", interrupted)
+    done = run_cli("unlink", str(source), "--k", "2", "--method", "keep-most", "--time-budget", "600",
+                   "--out", str(tmp_path / "o.csv"))
+    assert done.returncode == 130
+    assert done.stderr.strip().splitlines()[-1] == "graphlink: interrupted" and "Traceback" not in done.stderr
+    assert not (tmp_path / "o.csv").exists()
