@@ -200,7 +200,7 @@ def register(app: typer.Typer) -> None:
             _table(summary, int((release.frame["kind"] == "identified").sum()))
             if summary.get("lower_bound") is not None:
                 typer.echo(_bound_line(summary))
-            if summary.get("result_of") not in (None, "keep-most") or summary.get("time_budget_hit"):
+            if summary.get("result_of") not in (None, summary["method"]) or summary.get("time_budget_hit"):
                 typer.echo(f"returned: {summary['result_why']}")
 
 
