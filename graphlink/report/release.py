@@ -118,6 +118,7 @@ class ProtectionOption:
     seconds: float
     people_at_k: int | None = None        # people left with exactly k candidates (a 1-in-k guess); None: not known
     expected_correct: ExpectedCorrect | None = None   # people an attacker names correctly, expected (risk reading)
+    returned: str | None = None           # keep-most: whose certified result this is, in words, when not its own
 
     @property
     def records_after(self) -> int:
@@ -279,6 +280,9 @@ class ReleaseReport:
         elif not self.k_unlinkable:
             steps.append("Decide which tables to withhold, or release to fewer recipients, and run this report "
                          "again.")
+        for p in self.protection:
+            if p.returned:
+                steps.append(f"{p.label}: {p.returned}.")
         if any(p.share_withheld > 0.5 for p in certified):
             steps.append("Where a protection withholds more than half of the records, ask whether the recipients "
                          "need every location; fewer locations often needs less withheld.")
@@ -457,7 +461,9 @@ def _protection(release: Release, k: int, seed: int, methods: Sequence[str], sou
                                     + res.metrics["rows_withheld"], res.metrics["rows_withheld"],
                                     res.metrics["locations"], res.metrics["locations_disclosing"],
                                     int(res.after.get("true_loves", certain_before)), per, cmd,
-                                    time.perf_counter() - t0, at_k, expected))
+                                    time.perf_counter() - t0, at_k, expected,
+                                    res.result_why if res.time_budget_hit or res.result_of not in (None, method)
+                                    else None))
     return tuple(out)
 
 
