@@ -13,7 +13,8 @@ The method therefore shrinks each record's kept set K(r) ⊆ D(r) monotonically:
 2. per person with fewer than k candidates (null trails counted), the cheapest records to make compatible
    with them;
 3. the exact audit (union of all maximum matchings, Definition 19) on the release as written; records and
-   people it flags get more candidates (1, 2 with a higher target), and it runs again until it passes.
+   people it flags get more candidates or are withheld whole (:func:`_repair`; first some null trails when the
+   audit finds none), and it runs again until it passes or the time budget runs out.
 
 The per-record minima of step 1 sum to a lower bound on the records any k-unlinkable suppression must withhold
 (:func:`lower_bound` says exactly which).  Complexity per pass: O(Σ_r (Σ_{c∈D(r)} |γ_c| + 2^{d_r}·d_r)); plus one
@@ -610,10 +611,13 @@ def _repair(inst: Instance, search: _Search, kept: np.ndarray, k: int, view: Aud
     maximum matching can leave to a null trail.  A flagged record outside G sits in a tight block: every record
     it reaches by alternating paths is matched inside the block.  One new candidate from G for *any* record of
     the block joins the whole block to G, so the cheapest record of the block is chosen; a flagged person outside
-    G is freed the same way through the record matched to them (then the null trails count for them).  A
-    flagged record already in G gets more candidates from G; a person short even with the null trails gets more
-    compatible records (:func:`_serve_people`).  Withholding only adds edges and the matching size stays that of
-    the perfect matching, so every edge in the union stays there: a round never undoes an earlier one.
+    G is freed the same way through the record matched to them (then the null trails count for them).  Withholding
+    a record of the block whole joins the block too (its partner is then matched to the new null trail); the set
+    cover takes whichever is cheaper per record.  With no null trail at all G is empty, so the round only opens
+    k − 1 of them (at least one, :func:`_open_null_trails`).  A flagged record already in G gets more candidates
+    from G; a person short even with the null trails gets more compatible records (:func:`_serve_people`).
+    Withholding only adds edges and the matching size stays that of the perfect matching, so every edge in the
+    union stays there: a round never undoes an earlier one.
     """
     # No null trails, so no component G to join blocks to: every repair below would add link edges outside the
     # union (no alternating cycle) and the rounds would crawl.  Open G with the cheapest null trails first.
