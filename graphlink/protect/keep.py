@@ -13,7 +13,8 @@ The method therefore shrinks each record's kept set K(r) ⊆ D(r) monotonically:
 2. per person with fewer than k candidates (null trails counted), the cheapest records to make compatible
    with them;
 3. the exact audit (union of all maximum matchings, Definition 19) on the release as written; records and
-   people it flags get more candidates (1, 2 with a higher target), and it runs again until it passes.
+   people it flags get more candidates or are withheld whole (:func:`_repair`; first some null trails when the
+   audit finds none), and it runs again until it passes or the time budget runs out.
 
 The per-record minima of step 1 sum to a lower bound on the records any k-unlinkable suppression must withhold
 (:func:`lower_bound` says exactly which).  Complexity per pass: O(Σ_r (Σ_{c∈D(r)} |γ_c| + 2^{d_r}·d_r)); plus one
@@ -38,6 +39,8 @@ from graphlink.protect.instance import Instance
 DMAX = 16
 #: audit rounds before the method falls back to withholding every flagged record outright
 MAX_ROUNDS = 40
+#: in the repair's set cover: "withhold the record whole" instead of a person to make it a candidate of
+_NULL = -2
 KINDS = ("identified", "deidentified")
 
 
@@ -64,6 +67,7 @@ class AuditView:
     per_row: np.ndarray | None = None
     neighbours: Any = None           # graph row of a record -> graph rows of the people it links to
     mates: Any = None                # graph row of a person -> graph row of the record matched to them, or -1
+    alternating: Any = None          # record rows + 1 sink: j -> mate of each person j links to (sink: a null trail)
 
 
 #: the exact audit of a kept mask
@@ -88,9 +92,15 @@ class KeepOutcome:
     bound_exact_records : int
         Records whose share of the bound is their exact minimum (the others use a weaker per-record bound).
     withheld_first_pass, rounds : int
-        Disclosures withheld before the first audit; audit rounds until it passed.
+        Disclosures withheld before the first audit; audit rounds until it passed (or until the time budget ran
+        out).
     steps : list of str
         What each phase did, in words.
+    certified : bool
+        The last audit passed on ``kept``.  False only when the time budget ran out and ``finish_on_budget``
+        was off: then ``kept`` is *not* a k-unlinkable suppression and must not be published.
+    stopped : str
+        Empty, or in words why the repair stopped early (the time budget).
     """
 
     kept: np.ndarray
@@ -99,6 +109,8 @@ class KeepOutcome:
     withheld_first_pass: int
     rounds: int
     steps: list[str] = field(default_factory=list)
+    certified: bool = True
+    stopped: str = ""
 
     @property
     def withheld(self) -> int:
@@ -124,11 +136,16 @@ def _sub_csr(ptr: np.ndarray, flags: np.ndarray, rows: np.ndarray) -> tuple[np.n
 class _Search:
     """The per-record subset search and the per-person candidate counts on one :class:`Instance`."""
 
-    def __init__(self, inst: Instance, forced: np.ndarray, rnd: np.ndarray) -> None:
+    def __init__(self, inst: Instance, forced: np.ndarray, rnd: np.ndarray, deadline: float | None = None) -> None:
         self.inst = inst
         self.forced = forced
         self.rnd = rnd
         self.n_persons = inst.n_identified
+        self.deadline = deadline        # time.perf_counter() after which long loops stop early (the time budget)
+
+    def late(self) -> bool:
+        """Whether the time budget has run out (never without a budget)."""
+        return self.deadline is not None and time.perf_counter() > self.deadline
 
     def solve(self, rows: np.ndarray, flags: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For ``rows``: the new kept flags (entries of ``inst.wl_idx``) keeping the most of the positions
@@ -217,7 +234,8 @@ def _word(kind: str) -> str:
 def keep_most(inst: Instance, k: int, seed: int | None = None, *, must_keep: np.ndarray | None = None,
               no_empty_location: bool = False, cap: int | None = None, auditor: Auditor | None = None,
               kind: str = "deidentified", progress: Callable[[str], None] | None = None,
-              max_rounds: int = MAX_ROUNDS) -> KeepOutcome:
+              max_rounds: int = MAX_ROUNDS, time_budget: float | None = None,
+              finish_on_budget: bool = True) -> KeepOutcome:
     """Keep-most: withhold the fewest (location, record) disclosures it can find until the audit passes.
 
     Parameters
@@ -239,11 +257,20 @@ def keep_most(inst: Instance, k: int, seed: int | None = None, *, must_keep: np.
     kind, progress, max_rounds
         The withheld side's name (for messages), a callback for progress lines, the audit rounds before the
         fallback.
+    time_budget : float, optional
+        Seconds after which the repair stops (checked between audit rounds and inside the long repair loops);
+        None: no limit.
+    finish_on_budget : bool
+        When the budget runs out: True withholds the records the audit flags outright, round after round, until
+        it passes (always certified, usually more withheld); False stops at once and returns an outcome with
+        ``certified=False`` for the caller to replace (:func:`graphlink.protect.pipeline.unlink_keep` returns
+        Flow-Dedup's certified suppression then).
 
     Returns
     -------
     KeepOutcome
-        The kept flags (certified by ``auditor``), the lower bound and what each phase did.
+        The kept flags (certified by ``auditor`` unless ``certified`` is False), the lower bound and what each
+        phase did.
 
     Raises
     ------
@@ -265,11 +292,11 @@ def keep_most(inst: Instance, k: int, seed: int | None = None, *, must_keep: np.
     say = progress or (lambda _msg: None)
     n_rec, n_entries = inst.n_deidentified, len(inst.wl_idx)
     forced = np.zeros(n_entries, bool) if must_keep is None else np.asarray(must_keep, bool).copy()
-    search = _Search(inst, forced, _rng_words(n_rec, seed))
+    t0 = time.perf_counter()
+    search = _Search(inst, forced, _rng_words(n_rec, seed), None if time_budget is None else t0 + time_budget)
     rng = np.random.default_rng(int(search.rnd[0]) ^ 0x5DEECE66D)
     rows = np.arange(n_rec)
     all_on = np.ones(n_entries, bool)
-    t0 = time.perf_counter()
     kept, minima = search.solve(rows, all_on, np.full(n_rec, k))
     _refuse_forced(inst, minima, forced, k, kind)
     bound, exact = lower_bound_from(inst, minima, k)
@@ -286,25 +313,36 @@ def keep_most(inst: Instance, k: int, seed: int | None = None, *, must_keep: np.
     first = int((~kept).sum())
     auditor = auditor or instance_auditor(inst, k, kind)
     rounds = 0
+    stopped = ""
     while True:
         view = auditor(kept)
         rec_v, per_v = view.rec_v, view.per_v
         if not len(rec_v) and not len(per_v):
             break
         rounds += 1
-        say(f"audit round {rounds}: {len(rec_v)} records and {len(per_v)} people have fewer than {k} partners")
+        say(f"audit round {rounds}: {len(rec_v)} records and {len(per_v)} people have fewer than {k} partners "
+            f"({time.perf_counter() - t0:.0f} s)")
+        if search.late() and not stopped:
+            stopped = (f"keep-most did not certify within {time_budget:g} s ({rounds} audit "
+                       f"round{'s' if rounds != 1 else ''})")
+            say(stopped + ("; withholding the flagged records outright" if finish_on_budget else ""))
+            if not finish_on_budget:
+                steps.append(stopped)
+                return KeepOutcome(kept, bound, exact, first, rounds, steps, certified=False, stopped=stopped)
         before = int((~kept).sum())
-        if rounds <= max_rounds:
+        if rounds <= max_rounds and not stopped:
             kept = _repair(inst, search, kept, k, view, rng)
-        if int((~kept).sum()) == before or rounds > max_rounds:
+        if int((~kept).sum()) == before or rounds > max_rounds or stopped:
             kept = _withhold_flagged(inst, kept, forced, rec_v, per_v, k, kind)
         if cap is not None:
             _check_cap(inst, kept, cap, kind)
+    if stopped:
+        steps.append(stopped + "; the records the audit still flagged were then withheld outright until it passed")
     steps.append(f"audit: certified after {rounds} repair round{'s' if rounds != 1 else ''}, "
                  f"{int((~kept).sum()) - first} more disclosures withheld")
     if no_empty_location:
         _check_nonempty(inst, kept, kind)
-    return KeepOutcome(kept, bound, exact, first, rounds, steps)
+    return KeepOutcome(kept, bound, exact, first, rounds, steps, stopped=stopped)
 
 
 def lower_bound_from(inst: Instance, minima: np.ndarray, k: int) -> tuple[int, int]:
@@ -456,6 +494,8 @@ def _serve_people(inst: Instance, search: _Search, kept: np.ndarray, k: int,
     rng = np.random.default_rng(int(search.rnd[0]) ^ 0x5DEECE66D)
     before = int((~kept).sum())
     for p, need in zip(people, needs, strict=True):
+        if search.late():               # the time budget ran out: the caller's next audit decides what happens
+            break
         visited = np.zeros(inst.n_locations, bool)
         visited[inst.gl_idx[inst.gl_ptr[p]:inst.gl_ptr[p + 1]]] = True
         recs = np.unique(np.concatenate([inst.w_idx[inst.w_ptr[c]:inst.w_ptr[c + 1]]
@@ -537,7 +577,16 @@ def _reach(view: AuditView, row: int) -> set[int] | None:
     """The records (graph rows) reachable from record ``row`` by alternating paths of the audit's maximum
     matching (a candidate person, then the record matched to them); None when a path reaches a person matched
     to a null trail, i.e. the record already shares the component of the null trails (Dulmage-Mendelsohn).
-    O(edges of the records reached)."""
+    O(edges of the records reached), a breadth-first search in compiled code when the audit built the
+    alternating graph (:func:`release_auditor`); the blocks run to thousands of records at k = 5."""
+    if view.alternating is not None:
+        from scipy.sparse.csgraph import breadth_first_order
+
+        graph = view.alternating
+        order = breadth_first_order(graph, row, directed=True, return_predecessors=False)
+        if graph.shape[0] - 1 in order:                    # the sink: a person matched to a null trail
+            return None
+        return set(order.tolist())
     mate = view.mates
     seen, stack = {row}, [row]
     while stack:
@@ -562,11 +611,19 @@ def _repair(inst: Instance, search: _Search, kept: np.ndarray, k: int, view: Aud
     maximum matching can leave to a null trail.  A flagged record outside G sits in a tight block: every record
     it reaches by alternating paths is matched inside the block.  One new candidate from G for *any* record of
     the block joins the whole block to G, so the cheapest record of the block is chosen; a flagged person outside
-    G is freed the same way through the record matched to them (then the null trails count for them).  A
-    flagged record already in G gets more candidates from G; a person short even with the null trails gets more
-    compatible records (:func:`_serve_people`).  Withholding only adds edges and the matching size stays that of
-    the perfect matching, so every edge in the union stays there: a round never undoes an earlier one.
+    G is freed the same way through the record matched to them (then the null trails count for them).  Withholding
+    a record of the block whole joins the block too (its partner is then matched to the new null trail); the set
+    cover takes whichever is cheaper per record.  With no null trail at all G is empty, so the round only opens
+    k − 1 of them (at least one, :func:`_open_null_trails`).  A flagged record already in G gets more candidates
+    from G; a person short even with the null trails gets more compatible records (:func:`_serve_people`).
+    Withholding only adds edges and the matching size stays that of the perfect matching, so every edge in the
+    union stays there: a round never undoes an earlier one.
     """
+    # No null trails, so no component G to join blocks to: every repair below would add link edges outside the
+    # union (no alternating cycle) and the rounds would crawl.  Open G with the cheapest null trails first.
+    if (view.nulls == 0 and not view.free.any() and (len(view.rec_v) or len(view.per_v))
+            and _open_null_trails(inst, search, kept, max(1, k - 1), view, rng)):
+        return kept
     targets: list[tuple[int, int]] = []               # (record code, more partners it needs; 0 = free its person)
     for r, deg in zip(view.rec_v, view.rec_deg, strict=True):
         targets.append((int(r), k - int(deg)))
@@ -581,6 +638,8 @@ def _repair(inst: Instance, search: _Search, kept: np.ndarray, k: int, view: Aud
             slow_need.append(k - int(deg))
     closures: list[set[int]] = []                     # tight blocks to join to G, one per target outside it
     for i in rng.permutation(len(targets)):
+        if search.late():
+            break
         r, need = targets[i]
         row = int(view.rec_row[r]) if view.rec_row is not None else -1
         block = _reach(view, row) if row >= 0 and mate is not None else None
@@ -589,30 +648,72 @@ def _repair(inst: Instance, search: _Search, kept: np.ndarray, k: int, view: Aud
                 _free_candidates(inst, search, kept, r, view.free, need, rng)
             continue
         closures.append(block)
-    # weighted set cover: a new candidate from G for record b joins every block that contains b
+    # weighted set cover: a new candidate from G for record b, or b withheld whole (a new null trail, which b's
+    # partner is then matched to), joins every block that contains b.  The second is the only way in while G is
+    # small or empty (few people a null trail can take), as on releases whose records are all disclosed somewhere.
     cost_cache: dict[int, tuple[int, int]] = {}
-    open_blocks = list(range(len(closures)))
-    while open_blocks:
-        cover: dict[int, int] = {}
-        for j in open_blocks:
-            for b in closures[j]:
-                cover[b] = cover.get(b, 0) + 1
+    holds: dict[int, list[int]] = {}                  # record row -> the open blocks that contain it
+    for j, block in enumerate(closures):
+        for b in block:
+            holds.setdefault(b, []).append(j)
+    is_open = np.ones(len(closures), bool)
+    n_open = len(closures)
+    cover = {b: len(js) for b, js in holds.items()}   # open blocks per record row, kept up to date below
+    while n_open and not search.late():
         best: tuple[float, float, int, int, int] | None = None
         for b, n in cover.items():
+            if not n:
+                continue
             rec = int(view.row_rec[b])
             if rec not in cost_cache:
                 cost_cache[rec] = _cheapest_free(inst, search, kept, rec, view.free, rng)
+                seg = slice(inst.wl_ptr[rec], inst.wl_ptr[rec + 1])
+                null_cost = int(kept[seg].sum()) if not (kept[seg] & search.forced[seg]).any() else -1
+                if null_cost > 0 and (cost_cache[rec][1] < 0 or null_cost < cost_cache[rec][0]):
+                    cost_cache[rec] = (null_cost, _NULL)
             cost, p = cost_cache[rec]
-            if p >= 0 and (best is None or (cost / n, rng.random()) < best[:2]):
+            if p != -1 and (best is None or (cost / n, rng.random()) < best[:2]):
                 best = (cost / n, rng.random(), rec, p, b)
         if best is None:
             break
-        _make_candidate(inst, kept, best[2], best[3])
+        if best[3] == _NULL:
+            seg = slice(inst.wl_ptr[best[2]], inst.wl_ptr[best[2] + 1])
+            kept[seg] = False
+        else:
+            _make_candidate(inst, kept, best[2], best[3])
         cost_cache.pop(best[2], None)
-        open_blocks = [j for j in open_blocks if best[4] not in closures[j]]
+        for j in holds[best[4]]:
+            if is_open[j]:
+                is_open[j] = False
+                n_open -= 1
+                for b in closures[j]:
+                    cover[b] -= 1
     if slow:
         kept = _serve_people(inst, search, kept, k, (np.asarray(slow), np.asarray(slow_need)), [], lambda _m: None)
     return kept
+
+
+def _open_null_trails(inst: Instance, search: _Search, kept: np.ndarray, want: int, view: AuditView,
+                      rng: np.random.Generator) -> int:
+    """Withhold ``want`` whole records, the ones with the fewest kept disclosures (none forced, records the audit
+    did not flag first, ties at random), so that the next audit has null trails.  A null trail is linked to
+    everybody, so the people a maximum matching can leave to it form the component G that :func:`_repair`
+    joins tight blocks to.  Returns the disclosures withheld (0: no record can go).  O(entries)."""
+    rec = np.repeat(np.arange(inst.n_deidentified), np.diff(inst.wl_ptr))
+    on = np.bincount(rec[kept], minlength=inst.n_deidentified)
+    blocked = np.bincount(rec[kept & search.forced], minlength=inst.n_deidentified) > 0
+    flagged = np.zeros(inst.n_deidentified, bool)
+    flagged[view.rec_v] = True
+    pool = np.flatnonzero((on > 0) & ~blocked)
+    if not len(pool):
+        return 0
+    order = np.lexsort((rng.random(len(pool)), flagged[pool], on[pool]))
+    withheld = 0
+    for r in pool[order[:want]]:
+        seg = slice(inst.wl_ptr[r], inst.wl_ptr[r + 1])
+        withheld += int(kept[seg].sum())
+        kept[seg] = False
+    return withheld
 
 
 def _withhold_flagged(inst: Instance, kept: np.ndarray, forced: np.ndarray, rec_v: np.ndarray,
@@ -717,10 +818,29 @@ def release_auditor(release: Any, inst: Instance, k: int, kind: str = "deidentif
         per_row[row_per[row_per >= 0]] = np.flatnonzero(row_per >= 0)
         return AuditView(rec_index.get_indexer(rv["element"]).astype(np.int64), rv["union_degree"].to_numpy(np.int64),
                          p_codes, pv["union_degree"].to_numpy(np.int64), free, int(graph.n_null),
-                         classes, rec_row, row_rec, row_per, per_row, neighbours, mates)
+                         classes, rec_row, row_rec, row_per, per_row, neighbours, mates,
+                         _alternating(graph, mates, kind, len(rec_keys)) if len(rv) or len(pv) else None)
 
     run.last = last          # type: ignore[attr-defined]  # the last audited release, so it is not audited twice
     return run
+
+
+def _alternating(graph: Any, mates: np.ndarray, kind: str, n_rec: int) -> Any:
+    """The record-to-record alternating graph of a maximum matching as a sparse matrix: row j links to the record
+    matched to each person j links to, or to the sink (row ``n_rec``) for a person matched to a null trail.  None
+    when the element-level edges are too many to expand (then :func:`_reach` walks the twin classes).  O(E)."""
+    from scipy.sparse import csr_matrix
+
+    from graphlink.errors import ModelAssumptionError
+
+    try:
+        ei, ej = graph.ei, graph.ej
+    except ModelAssumptionError:
+        return None
+    rec_rows, per_rows = (ej, ei) if kind == "deidentified" else (ei, ej)
+    target = np.asarray(mates)[per_rows]
+    target = np.where(target < 0, n_rec, target)
+    return csr_matrix((np.ones(len(target), np.int8), (rec_rows, target)), shape=(n_rec + 1, n_rec + 1))
 
 
 def instance_auditor(inst: Instance, k: int, kind: str = "deidentified") -> Auditor:

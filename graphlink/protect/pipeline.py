@@ -12,10 +12,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from graphlink import registry
+from graphlink.errors import ReleaseError
 from graphlink.protect.allocate import Allocation, allocate
 from graphlink.protect.certify import apply_disclosure, audit_counts, audit_release, certify, check_model, omega_sets
 from graphlink.protect.instance import Instance
 from graphlink.protect.utility import utility
+
+#: seconds keep-most repairs what the audit flags before it returns the best certified suppression it has
+KEEP_TIME_BUDGET = 60.0
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,13 @@ class UnlinkSummary:
     lower_bound : int, optional
         Keep-most: at least this many (location, record) disclosures must be withheld by any suppression that
         meets the request (docs/unlink.md#keep-most); None for the Dedup family.
+    result_of : str, optional
+        Keep-most: whose certified suppression was returned, ``"keep-most"``, ``"integer program"`` or
+        ``"flow-dedup"``; None for the Dedup family.
+    result_why : str, optional
+        Keep-most: the same in plain words, with the reason (e.g. the time budget ran out).
+    time_budget_hit : bool
+        Keep-most stopped repairing because its time budget ran out.
 
     Examples
     --------
@@ -87,6 +98,9 @@ class UnlinkSummary:
     timings: dict[str, float] = field(default_factory=dict, compare=False, hash=False)
     side: str = "deidentified"
     lower_bound: int | None = None
+    result_of: str | None = None
+    result_why: str | None = None
+    time_budget_hit: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         """Every field (the keys of the CLI's JSON summary)."""
@@ -125,6 +139,9 @@ class UnlinkResult:
         Keep-most's lower bound on the disclosures any suppression must withhold (None for the Dedup family).
     steps : list of str
         Keep-most: what each phase did, in words.
+    result_of, result_why, time_budget_hit
+        Keep-most: whose certified suppression ``release`` is, why, in words, and whether the time budget ran
+        out (see :class:`UnlinkSummary`).
 
     Examples
     --------
@@ -152,6 +169,9 @@ class UnlinkResult:
     side: str = "deidentified"
     lower_bound: int | None = None
     steps: list[str] = field(default_factory=list)
+    result_of: str | None = None
+    result_why: str | None = None
+    time_budget_hit: bool = False
 
     def _repr_html_(self) -> str:
         import pandas as pd
@@ -180,12 +200,14 @@ class UnlinkResult:
             true_loves_before=self.before.get("true_loves"), true_loves_after=self.after.get("true_loves"),
             violations_before=self.before.get("violations"), violations_after=self.after.get("violations"),
             timings={k: round(v, 4) for k, v in self.timings.items()}, side=self.side,
-            lower_bound=self.lower_bound)
+            lower_bound=self.lower_bound, result_of=self.result_of, result_why=self.result_why,
+            time_budget_hit=self.time_budget_hit)
 
 
 def unlink(release: Any, k: int, method: str = "force-dedup", seed: int | None = 0, *,
            certify_output: bool = True, audit_before: bool = True, max_rounds: int = 1000,
-           progress: Callable[[str], None] | None = None, multiplicity: str = "auto") -> UnlinkResult:
+           progress: Callable[[str], None] | None = None, multiplicity: str = "auto",
+           time_budget: float | None = KEEP_TIME_BUDGET) -> UnlinkResult:
     """Unlink a release by suppression (Definition 21) and certify it with the exact audit.
 
     Runs ``method`` (greedy-dedup, force-dedup, flow-dedup) with seeded tie-breaking, writes the release
@@ -207,6 +229,9 @@ def unlink(release: Any, k: int, method: str = "force-dedup", seed: int | None =
         Tie-breaking seed (deterministic output); keep-most with None draws from the operating system.
     multiplicity : {"auto", "one-to-one"}
         Protection is defined for one-to-one data; one-to-many releases are refused.
+    time_budget : float, optional
+        Keep-most only: seconds of repair before it returns the best certified suppression it has
+        (:func:`unlink_keep`); None: no limit.
 
     Returns
     -------
@@ -231,7 +256,7 @@ def unlink(release: Any, k: int, method: str = "force-dedup", seed: int | None =
     spec = registry.get(method)
     if spec.input == "release":                 # the method protects the release as a whole (keep-most)
         return spec.resolve()(release, k, seed, audit_before=audit_before, progress=progress,
-                              multiplicity=multiplicity)
+                              multiplicity=multiplicity, time_budget=time_budget)
     check_model(release, multiplicity)
     t0 = time.perf_counter()
     inst = Instance.from_frame(release.frame)
@@ -302,7 +327,8 @@ def decide_side(release: Any, side: str = "auto") -> str:
 def unlink_keep(release: Any, k: int, seed: int | None = None, *, side: str = "auto",
                 must_keep: Iterable[tuple[Hashable, Hashable]] = (), no_empty_location: bool = False,
                 cap: int | None = None, audit_before: bool = True, progress: Callable[[str], None] | None = None,
-                multiplicity: str = "auto", exact: bool | None = None, exact_seconds: float = 60.0) -> UnlinkResult:
+                multiplicity: str = "auto", exact: bool | None = None, exact_seconds: float = 60.0,
+                time_budget: float | None = KEEP_TIME_BUDGET) -> UnlinkResult:
     """Keep-most on a release (docs/unlink.md#keep-most): withhold single (location, record) disclosures of one
     side until the exact audit certifies the release as written, with the lower bound beside the result.
 
@@ -327,13 +353,18 @@ def unlink_keep(release: Any, k: int, seed: int | None = None, *, side: str = "a
         its solution is returned when it passes the audit and withholds less).  None: when the release is small
         (at most ``MILP_PAIR_LIMIT`` record-person pairs) and nothing is constrained.
     exact_seconds : float
-        HiGHS's time limit.
+        HiGHS's time limit (cut to what is left of ``time_budget``).
+    time_budget : float, optional
+        Seconds keep-most may spend repairing what the audit flags (None: no limit).  When it runs out the
+        result is the best *certified* suppression at hand: the integer program's when it passes the audit,
+        else Flow-Dedup's (de-identified side, no constraints), else keep-most's with the flagged records
+        withheld outright; ``result_of``/``result_why`` say which and why.  Never an uncertified output.
 
     Returns
     -------
     UnlinkResult
         Certified by the exact audit of the written release (``graphlink audit --reserved <side>
-        --multiplicity one-to-one``), with ``lower_bound`` and ``steps``.
+        --multiplicity one-to-one``), with ``lower_bound``, ``steps``, ``result_of`` and ``result_why``.
 
     Raises
     ------
@@ -363,45 +394,69 @@ def unlink_keep(release: Any, k: int, seed: int | None = None, *, side: str = "a
     inst = instance_for(release, chosen)
     forced = must_keep_mask(inst, must_keep, chosen)
     auditor = release_auditor(release, inst, k, chosen)
-    outcome = keep_most(inst, k, seed, must_keep=forced, no_empty_location=no_empty_location, cap=cap,
-                        auditor=auditor, kind=chosen, progress=progress)
-    timings["keep"] = time.perf_counter() - t0
-    last = auditor.last                 # the loop ended on a passing audit of exactly this mask: reuse it
-    if last and np.array_equal(last["kept"], outcome.kept):
-        out, result = last["release"], last["result"]
-    else:
-        t1 = time.perf_counter()
-        out = apply_kept(release, inst, outcome.kept, chosen)
-        result, _ = audit_release(out, k, chosen)
-        timings["certify"] = time.perf_counter() - t1
-    steps, bound = list(outcome.steps), outcome.lower_bound
     unconstrained = not must_keep_any(forced) and not no_empty_location and cap is None
+    # Flow-Dedup can stand in for an unfinished keep-most only where it applies: de-identified side, no constraints
+    dedup_applies = chosen == "deidentified" and unconstrained
+    outcome = keep_most(inst, k, seed, must_keep=forced, no_empty_location=no_empty_location, cap=cap,
+                        auditor=auditor, kind=chosen, progress=progress, time_budget=time_budget,
+                        finish_on_budget=not dedup_applies)
+    timings["keep"] = time.perf_counter() - t0
+    out: Any = None
+    result: Any = None
+    result_of, why = "keep-most", (f"keep-most's own suppression, certified by the exact audit after "
+                                   f"{outcome.rounds} repair round{'s' if outcome.rounds != 1 else ''}")
+    if outcome.stopped:
+        why = f"{outcome.stopped}; the flagged records were then withheld outright until the audit passed"
+    if outcome.certified:
+        last = auditor.last             # the loop ended on a passing audit of exactly this mask: reuse it
+        if last and np.array_equal(last["kept"], outcome.kept):
+            out, result = last["release"], last["result"]
+        else:
+            t1 = time.perf_counter()
+            out = apply_kept(release, inst, outcome.kept, chosen)
+            result, _ = audit_release(out, k, chosen)
+            timings["certify"] = time.perf_counter() - t1
+    steps, bound = list(outcome.steps), outcome.lower_bound
     if exact is not False and unconstrained:
         from graphlink.protect.keep_optimal import MILP_PAIR_LIMIT, keep_milp, n_pairs
 
+        left = exact_seconds if time_budget is None else max(1.0, min(exact_seconds,
+                                                                       t0 + time_budget - time.perf_counter()))
         if exact or n_pairs(inst) <= MILP_PAIR_LIMIT:
             t3 = time.perf_counter()
-            opt = keep_milp(inst, k, forced, time_limit=exact_seconds)
+            opt = keep_milp(inst, k, forced, time_limit=left)
             timings["exact"] = time.perf_counter() - t3
             bound = max(bound, opt.bound)
-            if opt.kept is not None and int((~opt.kept).sum()) < int((~outcome.kept).sum()):
+            if opt.kept is not None and (out is None or int((~opt.kept).sum()) < int((~outcome.kept).sum())):
                 cand = apply_kept(release, inst, opt.kept, chosen)
                 res_c, _ = audit_release(cand, k, chosen)
                 if res_c.k_unlinkable:
                     out, result = cand, res_c
+                    result_of = "integer program"
+                    why = ("the integer program's solution, which passes the exact audit" if not outcome.stopped
+                           else f"{outcome.stopped}; the result is the integer program's solution, which passes "
+                                "the exact audit")
                     steps.append(f"exact: the integer program's solution withholds {int((~opt.kept).sum())} and "
                                  "passes the audit, so it is the least possible")
     dedup_floor = int(np.clip(np.diff(inst.wl_ptr) - 1, 0, None).sum())   # the Dedup family keeps ≤ 1 per record
-    if chosen == "deidentified" and unconstrained and len(release) - len(out) > dedup_floor:
-        # Flow-Dedup's suppression is one of the candidates: keep-most never withholds more than it.  Skipped when
-        # keep-most already withholds no more than any deduplicated suppression must.
+    if dedup_applies and (out is None or len(release) - len(out) > dedup_floor):
+        # Flow-Dedup's suppression is one of the candidates: keep-most never withholds more than it, and it is the
+        # certified answer when keep-most ran out of time.  Skipped when keep-most already withholds no more than
+        # any deduplicated suppression must.
         t4 = time.perf_counter()
         alloc = allocate(inst, k, "flow-dedup", 0 if seed is None else seed)
         dedup, _, res_d, _, _ = certify(release, alloc.disclosed, k)
         timings["flow_dedup"] = time.perf_counter() - t4
-        if len(dedup) > len(out):            # more rows kept = fewer withheld
-            steps.append("flow-dedup's certified suppression withholds less here and is returned instead")
-            out, result = dedup, res_d
+        if out is None or len(dedup) > len(out):            # more rows kept = fewer withheld
+            if out is None:
+                why = f"{outcome.stopped}; the result is Flow-Dedup's certified suppression"
+                steps.append("flow-dedup's certified suppression is returned, as keep-most ran out of time")
+            else:
+                why = "Flow-Dedup's certified suppression, which withholds less than keep-most's here"
+                steps.append("flow-dedup's certified suppression withholds less here and is returned instead")
+            out, result, result_of = dedup, res_d, "flow-dedup"
+    if out is None or not result.k_unlinkable:  # pragma: no cover - keep_most certifies unless Flow-Dedup applies
+        raise ReleaseError("internal: keep-most ended without a certified suppression; nothing is returned")
     before: dict[str, int] = {}
     if audit_before:
         t2 = time.perf_counter()
@@ -420,7 +475,8 @@ def unlink_keep(release: Any, k: int, seed: int | None = None, *, side: str = "a
     allocation = Allocation(list(omega), disclosed, {}, "keep-most", k, seed)
     return UnlinkResult(out, allocation, k, "keep-most", seed, bool(result.k_unlinkable), metrics,
                         [], outcome.rounds, result, before, audit_counts(result), timings, side=chosen,
-                        lower_bound=bound, steps=steps)
+                        lower_bound=bound, steps=steps, result_of=result_of, result_why=why,
+                        time_budget_hit=bool(outcome.stopped))
 
 
 def must_keep_any(forced: Any) -> bool:

@@ -118,6 +118,7 @@ class ProtectionOption:
     seconds: float
     people_at_k: int | None = None        # people left with exactly k candidates (a 1-in-k guess); None: not known
     expected_correct: ExpectedCorrect | None = None   # people an attacker names correctly, expected (risk reading)
+    returned: str | None = None           # keep-most: whose certified result this is, in words, when not its own
 
     @property
     def records_after(self) -> int:
@@ -279,6 +280,9 @@ class ReleaseReport:
         elif not self.k_unlinkable:
             steps.append("Decide which tables to withhold, or release to fewer recipients, and run this report "
                          "again.")
+        for p in self.protection:
+            if p.returned:
+                steps.append(f"{p.label}: {p.returned}.")
         if any(p.share_withheld > 0.5 for p in certified):
             steps.append("Where a protection withholds more than half of the records, ask whether the recipients "
                          "need every location; fewer locations often needs less withheld.")
@@ -432,6 +436,11 @@ def _residual(protected: Release, reserved: str, k: int, risk: bool) -> tuple[in
     return people_with_exactly_k(classes, k), (expected_correct(graph, classes) if risk else None)
 
 
+#: seconds keep-most may repair in a report before it returns the best certified result at hand (a report compares
+#: methods and should not hang on one of them; the CLI's ``unlink`` allows 60)
+REPORT_KEEP_BUDGET = 20.0
+
+
 def _protection(release: Release, k: int, seed: int, methods: Sequence[str], source: str,
                 certain_before: int, reserved: str = "auto", risk: bool = True) -> tuple[ProtectionOption, ...]:
     from graphlink.protect import unlink
@@ -441,7 +450,8 @@ def _protection(release: Release, k: int, seed: int, methods: Sequence[str], sou
     out = []
     for method in methods:
         t0 = time.perf_counter()
-        res = unlink(release, k, method, seed, audit_before=False, multiplicity="one-to-one")
+        res = unlink(release, k, method, seed, audit_before=False, multiplicity="one-to-one",
+                     time_budget=REPORT_KEEP_BUDGET)
         after = {c: len(set(es)) for c, es in omega_sets(res.release.frame).items()}
         per = tuple(LocationRecords(str(c), before[c], before[c] - after.get(c, 0)) for c in release.locations
                     if c in before)
@@ -451,7 +461,9 @@ def _protection(release: Release, k: int, seed: int, methods: Sequence[str], sou
                                     + res.metrics["rows_withheld"], res.metrics["rows_withheld"],
                                     res.metrics["locations"], res.metrics["locations_disclosing"],
                                     int(res.after.get("true_loves", certain_before)), per, cmd,
-                                    time.perf_counter() - t0, at_k, expected))
+                                    time.perf_counter() - t0, at_k, expected,
+                                    res.result_why if res.time_budget_hit or res.result_of not in (None, method)
+                                    else None))
     return tuple(out)
 
 

@@ -147,6 +147,10 @@ def register(app: typer.Typer) -> None:
                                                help="keep-most: leave every location at least one record"),
         max_withheld: int | None = typer.Option(None, "--max-withheld-per-location", min=0,
                                                 help="keep-most: withhold at most this many records per location"),
+        time_budget: float | None = typer.Option(None, "--time-budget", min=0.0, metavar="SECONDS",
+                                                 help="keep-most: stop repairing after this many seconds and "
+                                                 "return the best certified result at hand (Flow-Dedup's if "
+                                                 "keep-most has none) [default: 60]"),
     ) -> None:
         """Withhold de-identified records (never alter identified ones) until the release is k-unlinkable,
         certified by the exact audit (union of all maximum matchings).  keep-most withholds single (location,
@@ -170,7 +174,8 @@ def register(app: typer.Typer) -> None:
         method = method or DEFAULT_METHOD
         keep_options = [name for name, given in (("--keep", keep is not None), ("--side", side.value != "auto"),
                                                  ("--no-empty-location", no_empty_location),
-                                                 ("--max-withheld-per-location", max_withheld is not None)) if given]
+                                                 ("--max-withheld-per-location", max_withheld is not None),
+                                                 ("--time-budget", time_budget is not None)) if given]
         if keep_options and method not in KEEP_METHODS:
             raise ReleaseError(f"{keep_options[0]} is an option of --method keep-most, not of {method}")
         if secure and method in KEEP_METHODS:
@@ -187,11 +192,12 @@ def register(app: typer.Typer) -> None:
         require_both_sides(len(release.elements("identified")), len(release.elements("deidentified")), release_path)
         report: dict = {}
         if method in KEEP_METHODS:
-            from graphlink.protect.pipeline import unlink_keep
+            from graphlink.protect.pipeline import KEEP_TIME_BUDGET, unlink_keep
 
             result = unlink_keep(release, k, seed, side=side.value, must_keep=must_keep,
                                  no_empty_location=no_empty_location, cap=max_withheld, progress=_progress(),
-                                 multiplicity=multiplicity)
+                                 multiplicity=multiplicity,
+                                 time_budget=KEEP_TIME_BUDGET if time_budget is None else time_budget)
         else:
             seed = 0 if seed is None else seed
             check_model(release, multiplicity)
@@ -218,6 +224,8 @@ def register(app: typer.Typer) -> None:
             _table(summary, int((release.frame["kind"] == "identified").sum()))
             if summary.get("lower_bound") is not None:
                 typer.echo(_bound_line(summary))
+            if summary.get("result_of") not in (None, summary["method"]) or summary.get("time_budget_hit"):
+                typer.echo(f"returned: {summary['result_why']}")
 
 
 def _max_risk_cmd(release_path: Path, max_risk: str, k: int | None, method: str | None, seed: int | None, out: Path,
