@@ -213,3 +213,17 @@ def test_cli_k_alone_still_runs_the_dedup_default(fig34_file, tmp_path):
     out = run_cli("unlink", str(fig34_file), "--k", "2", "--out", str(tmp_path / "o.csv"), "--format", "json")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["method"] == "force-dedup"
+
+
+@pytest.mark.parametrize(("options", "flag"), [(["--k", "2", "--method", "keep-most", "--time-budget", "nan"],
+                                                 "--time-budget"),
+                                                (["--k", "2", "--method", "keep-most", "--time-budget", "inf"],
+                                                 "--time-budget"),
+                                                (["--max-risk", "0.5", "--budget", "nan"], "--budget")])
+def test_cli_time_limits_that_are_not_numbers_are_refused(fig34_file, tmp_path, options, flag):
+    """A time limit of nan or inf would mean no limit at all: one line naming the option, exit 2, nothing
+    written."""
+    target = tmp_path / "o.csv"
+    out = run_cli("unlink", str(fig34_file), *options, "--out", str(target))
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert flag in out.stderr and not target.exists()

@@ -8,6 +8,7 @@ the certificate is instead that no pair's re-identification probability exceeds 
 from __future__ import annotations
 
 import json
+import math
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -160,6 +161,9 @@ def register(app: typer.Typer) -> None:
         from graphlink.fileio import check_output
         from graphlink.protect import check_model, disclosed_of, finish, unlink
 
+        for flag, seconds in (("--time-budget", time_budget), ("--budget", budget)):
+            if seconds is not None and not math.isfinite(seconds):
+                raise ReleaseError(f"{flag} must be a number of seconds, got {seconds}")
         if max_risk is not None:
             _max_risk_cmd(release_path, max_risk, k, method, seed, out, fmt, multiplicity, budget,
                           {"--secure": secure, "--side": side.value != "auto", "--keep": keep is not None,
@@ -184,8 +188,8 @@ def register(app: typer.Typer) -> None:
         if fmt not in FORMATS:
             raise ReleaseError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
         if multiplicity not in ("auto", "one-to-one"):
-            raise ReleaseError("--multiplicity must be auto or one-to-one: protection by suppression "
-                               "(Definition 21) is defined for one-to-one data")
+            raise ReleaseError("--multiplicity must be auto or one-to-one: protection by suppression is defined "
+                               "for one-to-one data")
         check_output(out, inputs=[release_path])
         must_keep = _read_keep(keep) if keep is not None else []
         release = read_release(release_path)
