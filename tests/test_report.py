@@ -180,6 +180,28 @@ def test_keep_most_out_of_time_in_a_report_says_whose_certified_result_it_shows(
     assert all(p.returned is None for p in report.protection if p.method != "keep-most")
 
 
+def test_the_printed_keep_most_command_reproduces_the_option_under_the_reports_budget(monkeypatch, tmp_path) -> None:
+    """The command the report prints for keep-most carries the report's time budget, so running it as printed
+    writes the release the option describes, also when the budget decided the result (budget 0 here)."""
+    import shlex
+
+    import graphlink.report.release as report_module
+
+    monkeypatch.setattr(report_module, "REPORT_KEEP_BUDGET", 0.0)
+    frame = fig34()
+    frame.to_csv(tmp_path / "fig34.csv", index=False)
+    keep = next(p for p in build_report(read_release(frame), 2, source="fig34.csv").protection
+                if p.method == "keep-most")
+    assert "--time-budget 0 " in keep.command
+    argv = shlex.split(keep.command)[1:]
+    done = run_cli(*argv, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = pd.read_csv(tmp_path / "protected-keep-most.csv", dtype=str)
+    kept = out[out["kind"] == "deidentified"].groupby("location")["element"].nunique()
+    assert {r.location: r.after for r in keep.per_location} == {c: int(kept.get(c, 0)) for c in
+                                                                 (r.location for r in keep.per_location)}
+
+
 def _protected(frame: pd.DataFrame, option, time_budget: float | None = 60.0) -> pd.DataFrame:
     """The release the option's command writes, rebuilt by running it."""
     from graphlink.protect import unlink

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from graphlink.catalog import KEEP_METHODS
 from graphlink.errors import ModelAssumptionError
 from graphlink.fileio import check_input
 from graphlink.report.exposure import LocationExposure, exposure_applies, location_exposure
@@ -379,17 +380,21 @@ def uniqueness_by_locations(trails: Trails, certain_rows: np.ndarray) -> tuple[U
     return tuple(rows)
 
 
-def reproduce_command(source: str, k: int, method: str, seed: int) -> str:
+def reproduce_command(source: str, k: int, method: str, seed: int, time_budget: float | None = None) -> str:
     """The ``graphlink unlink`` command line that produces one protection option of the report (shown as code in
     the report, so that a reader can reproduce the option; the only place outside ``graphlink/cli`` where a
-    command line is built).
+    command line is built).  ``time_budget``: the repair time the report allowed keep-most, so the command gives
+    the same result where the budget decided it.
 
     Examples
     --------
     >>> reproduce_command("my release.csv", 2, "greedy", 0)
     "graphlink unlink 'my release.csv' --k 2 --method greedy --seed 0 --out protected-greedy.csv"
+    >>> reproduce_command("r.csv", 2, "keep-most", 0, time_budget=20.0)
+    'graphlink unlink r.csv --k 2 --method keep-most --seed 0 --time-budget 20 --out protected-keep-most.csv'
     """
-    return (f"graphlink unlink {shlex.quote(source)} --k {k} --method {method} --seed {seed} "
+    budget = "" if time_budget is None else f"--time-budget {time_budget:g} "
+    return (f"graphlink unlink {shlex.quote(source)} --k {k} --method {method} --seed {seed} {budget}"
             f"--out {shlex.quote(f'protected-{method}.csv')}")
 
 
@@ -455,7 +460,7 @@ def _protection(release: Release, k: int, seed: int, methods: Sequence[str], sou
         after = {c: len(set(es)) for c, es in omega_sets(res.release.frame).items()}
         per = tuple(LocationRecords(str(c), before[c], before[c] - after.get(c, 0)) for c in release.locations
                     if c in before)
-        cmd = reproduce_command(source, k, method, seed)
+        cmd = reproduce_command(source, k, method, seed, REPORT_KEEP_BUDGET if method in KEEP_METHODS else None)
         at_k, expected = _residual(res.release, reserved, k, risk) if res.certified else (None, None)
         out.append(ProtectionOption(method, bool(res.certified), res.metrics["rows_disclosed"]
                                     + res.metrics["rows_withheld"], res.metrics["rows_withheld"],
