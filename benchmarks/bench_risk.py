@@ -194,8 +194,8 @@ def bench_coverage(populations: int, sweeps: tuple[int, ...]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", choices=["readme", "blocks", "low", "coverage"], default=None)
-    ap.add_argument("--populations", type=int, default=40, help="coverage: populations per number of locations")
-    ap.add_argument("--sweeps", type=str, default="400,2000,20000", help="coverage: sweeps to try (comma list)")
+    ap.add_argument("--populations", type=int, default=120, help="coverage: populations per number of locations")
+    ap.add_argument("--sweeps", type=str, default="400,2000", help="coverage: sweeps to try (comma list)")
     ap.add_argument("--budget", type=float, default=1.0, help="seconds per estimated block (as graphlink risk)")
     ap.add_argument("--subjects", type=int, default=100_000, help="low-entropy case: subjects")
     args = ap.parse_args()
