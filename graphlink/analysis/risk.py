@@ -18,7 +18,9 @@ How it is computed (docs/risk.md#blocks):
    *columns* side (all covered).  Exact when the DP of :func:`graphlink.kernels.permanent.block_marginals` fits
    its budget (its states are the used members per column twin class, so twins are counted, not expanded);
    otherwise estimated by the Markov chain of :func:`graphlink.kernels.permanent.block_chain`, each
-   probability with ±1.96 batch-means standard errors (valid if the chain has mixed: docs/risk.md#estimates).
+   probability with a 95 % half-width: Student's t times the batch-means standard error, inflated for
+   correlated batches, or the drift between the run's halves if larger (valid if the chain has mixed; its
+   coverage is measured against the exact DP: docs/risk.md#estimates).
 
 Two readings.  ``uniform`` (default): every consistent assignment equally likely.  ``weighted``: each assignment
 weighted by the likelihood of the withholding it implies under the simulator's model (each record of location c
@@ -337,14 +339,15 @@ def pair_probabilities(graph: LinkGraph, *, reading: Reading = "uniform", classe
     classes : EdgeClasses, optional
         A classification of ``graph`` already computed.
     sweeps : int
-        Markov-chain sweeps per estimated block at least (after a burn-in of a quarter as many).
+        Markov-chain sweeps per estimated block at least (after a burn-in of a quarter as many), raised to
+        ``SWEEPS_PER_ROW`` per row of the block.
     target : float
         An estimated block's chain runs on (doubling its batches) until every pair's 95 % half-width is at most
         ``target`` or the budget is spent.
     budget : float or None
         Seconds an estimated block may take (the batches are sized from a probe sweep, so the numbers depend on
-        the machine's speed).  ``None``: exactly ``sweeps`` sweeps after a burn-in of a quarter as many, whatever
-        the time: reproducible for a seed.
+        the machine's speed).  ``None``: a fixed number of sweeps (``sweeps``, or ``SWEEPS_PER_ROW`` per row if
+        more) after a burn-in of a quarter as many, whatever the time: reproducible for a seed.
     seed : int
         Seed of the Markov chain (the estimates are reproducible).
     max_exact_states : int
