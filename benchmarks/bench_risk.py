@@ -7,6 +7,7 @@ degrees) and brute-force enumeration of every assignment where it can run.
     python benchmarks/bench_risk.py                  # README release + block sizes (about a minute)
     python benchmarks/bench_risk.py --only blocks    # exact DP / brute force / chain per block size
     python benchmarks/bench_risk.py --only low       # the low-entropy Zipf release, 1e5 subjects × 24 sites
+    python benchmarks/bench_risk.py --only coverage  # are the chain's ± honest? (forced on exact blocks, ~1 min)
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ def bench_blocks(budget: float) -> None:
                     np.zeros(len(cc)), np.arange(n, dtype=np.int64), 1, 0, 1, 1, 0)
         sweep = time.perf_counter() - t0
         batches = max(2, int(budget / max(sweep, 1e-6)) // 20)
-        s1, s2 = block_chain(rows, rows, np.arange(n + 1, dtype=np.int64), ptr, cc.astype(np.int64), cum,
+        s1, s2, *_ = block_chain(rows, rows, np.arange(n + 1, dtype=np.int64), ptr, cc.astype(np.int64), cum,
                              np.zeros(len(cc)), np.arange(n, dtype=np.int64), batches, 0, 20, 1, 1)
         mean = s1 / 20
         se = np.sqrt(np.maximum(s2 / 20 - mean * mean, 0) * 20 / 19 / 20)
@@ -121,9 +122,80 @@ def bench_blocks(budget: float) -> None:
               f"({20 * batches} sweeps)", flush=True)
 
 
+SIZE_BINS = ((2, 10), (10, 20), (20, 40), (40, 80), (80, 10**9))
+
+
+def _block_size(risk) -> np.ndarray:
+    """Per class edge: elements (both sides) of its block, the connected component of the allowed class graph."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    g, c = risk.graph, risk.classes
+    al = np.flatnonzero(c.class_allowed)
+    nl, nr = len(g.id_class_size), len(g.de_class_size)
+    adj = sp.coo_matrix((np.ones(len(al)), (g.class_ei[al], nl + g.class_ej[al])), shape=(nl + nr, nl + nr))
+    _, comp = connected_components(adj, directed=False)
+    size = np.bincount(comp, np.r_[g.id_class_size, g.de_class_size])
+    out = np.zeros(len(g.class_ei), np.int64)
+    out[al] = size[comp[g.class_ei[al]]]
+    return out
+
+
+def bench_coverage(populations: int, sweeps: tuple[int, ...]) -> None:
+    """Coverage of the chain's 95 % half-widths: blocks the exact DP can do, forced onto the chain.
+
+    Populations of 40 subjects at 6 and at 10 locations (p 0.3, withhold 0.3); the oracle is the exact DP with a
+    raised state budget (2^22), the estimate ``pair_probabilities(max_exact_states=0, budget=None, sweeps=N)``.
+    A pair is covered when its exact probability lies within p ± error.  The pairs of one block are dependent (a
+    block's chain misses together), so the per-block-size counts say how many blocks stand behind each share.
+    """
+    import graphlink as gl
+    import graphlink.analysis.risk as risk_mod
+    from graphlink.simulation.simulate import simulate_uniform
+
+    risk_mod.MAX_EXACT_STEPS = 1 << 27                  # the oracle: exact on every block of these sizes
+    cases = []
+    for loc in (6, 10):
+        for run in range(populations):
+            rel = simulate_uniform(40, loc, 0.3, withhold=0.3, reserved="deidentified", seed=run)
+            g = gl.build_linkgraph(gl.build_trails(rel, reserved="deidentified"))
+            exact = gl.pair_probabilities(g, budget=None, max_exact_states=1 << 22)
+            if exact.exact:
+                cases.append((g, exact, _block_size(exact)))
+    print(f"coverage of the chain's 95 % error: {len(cases)} populations of 40 subjects (6 and 10 locations) whose "
+          "blocks are all exact, every non-trivial block forced onto the chain")
+    print(f"  {'sweeps':>7} {'block elements':>15} {'blocks':>7} {'pairs':>6} {'covered':>8} {'mean ±':>7} "
+          f"{'chain s/block':>14}")
+    for n in sweeps:
+        size, hit, err, blk, secs = [], [], [], [], []
+        for k, (g, exact, bsize) in enumerate(cases):
+            est = gl.pair_probabilities(g, classes=exact.classes, max_exact_states=0, budget=None, sweeps=n,
+                                        seed=k)
+            m = ~est.class_exact
+            size.append(bsize[m])
+            hit.append(np.abs(est.class_probability - exact.class_probability)[m] <= est.class_error[m] + 1e-12)
+            err.append(est.class_error[m])
+            blk.append(np.unique(bsize[m] * 1_000_000 + k))
+            secs.append((est.blocks.seconds_estimated, est.blocks.estimated))
+        size_a, hit_a, err_a = np.concatenate(size), np.concatenate(hit), np.concatenate(err)
+        blk_a = np.concatenate(blk) // 1_000_000
+        per_block = sum(s for s, _ in secs) / max(1, sum(b for _, b in secs))
+        for lo, hi in SIZE_BINS:
+            k = (size_a >= lo) & (size_a < hi)
+            nb = int(((blk_a >= lo) & (blk_a < hi)).sum())
+            if k.any():
+                label = f"{lo}–{hi - 1}" if hi < 10**9 else f"{lo}+"
+                print(f"  {n:>7} {label:>15} {nb:>7} {int(k.sum()):>6} {hit_a[k].mean():>8.3f} "
+                      f"{err_a[k].mean():>7.3f}")
+        print(f"  {n:>7} {'all':>15} {len(blk_a):>7} {len(size_a):>6} {hit_a.mean():>8.3f} {err_a.mean():>7.3f} "
+              f"{per_block * 1e3:>11.1f} ms", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", choices=["readme", "blocks", "low"], default=None)
+    ap.add_argument("--only", choices=["readme", "blocks", "low", "coverage"], default=None)
+    ap.add_argument("--populations", type=int, default=120, help="coverage: populations per number of locations")
+    ap.add_argument("--sweeps", type=str, default="400,2000", help="coverage: sweeps to try (comma list)")
     ap.add_argument("--budget", type=float, default=1.0, help="seconds per estimated block (as graphlink risk)")
     ap.add_argument("--subjects", type=int, default=100_000, help="low-entropy case: subjects")
     args = ap.parse_args()
@@ -131,6 +203,12 @@ def main() -> None:
         bench_readme(args.budget)
     if args.only in (None, "blocks"):
         bench_blocks(args.budget)
+    if args.only == "coverage":
+        try:
+            sweeps = tuple(int(x) for x in args.sweeps.split(","))
+        except ValueError:
+            ap.error("--sweeps: expected whole numbers separated by commas, such as 400,2000")
+        bench_coverage(args.populations, sweeps)
     if args.only == "low":
         bench_low(args.budget, args.subjects)
 

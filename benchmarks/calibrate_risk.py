@@ -83,7 +83,8 @@ def main() -> None:
     cfg["runs"] = args.populations if args.populations is not None else (5 if args.quick else 100)
     print(f"calibration: {cfg['runs']} populations per profile (uniform p {cfg['p']}, Zipf alpha {cfg['alpha']}), "
           f"{cfg['subjects']} subjects × {cfg['locations']} locations, de-identified records withheld with "
-          f"probability {cfg['withhold']}; chain {cfg['sweeps']} sweeps for blocks beyond the exact budget; "
+          f"probability {cfg['withhold']}; chain at least {cfg['sweeps']} sweeps and 50 per row for blocks beyond the "
+          f"exact budget; "
           f"{cfg['resamples']} bootstrap resamples; seed {args.seed}; one core", flush=True)
 
     def run() -> dict:

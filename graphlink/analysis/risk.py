@@ -18,7 +18,9 @@ How it is computed (docs/risk.md#blocks):
    *columns* side (all covered).  Exact when the DP of :func:`graphlink.kernels.permanent.block_marginals` fits
    its budget (its states are the used members per column twin class, so twins are counted, not expanded);
    otherwise estimated by the Markov chain of :func:`graphlink.kernels.permanent.block_chain`, each
-   probability with ±1.96 batch-means standard errors (valid if the chain has mixed: docs/risk.md#estimates).
+   probability with a 95 % half-width: Student's t times the batch-means standard error, inflated for
+   correlated batches, or the drift between the run's halves if larger (valid if the chain has mixed; its
+   coverage is measured against the exact DP: docs/risk.md#estimates).
 
 Two readings.  ``uniform`` (default): every consistent assignment equally likely.  ``weighted``: each assignment
 weighted by the likelihood of the withholding it implies under the simulator's model (each record of location c
@@ -62,6 +64,9 @@ CHAIN_BUDGET = 1.0
 #: rows above which a block is not sampled at all, per second of budget (a sweep costs about 2-20 µs a row)
 ROWS_PER_BUDGET_SECOND = 50_000
 WALKS = 1
+#: sweeps per block row at least (measured: 400 sweeps under-cover blocks of 20-80 elements, benchmarks/bench_risk.py
+#: --only coverage; a chain's memory grows with the block)
+SWEEPS_PER_ROW = 50
 
 
 @dataclass(frozen=True)
@@ -334,14 +339,15 @@ def pair_probabilities(graph: LinkGraph, *, reading: Reading = "uniform", classe
     classes : EdgeClasses, optional
         A classification of ``graph`` already computed.
     sweeps : int
-        Markov-chain sweeps per estimated block at least (after a burn-in of a quarter as many).
+        Markov-chain sweeps per estimated block at least (after a burn-in of a quarter as many), raised to
+        ``SWEEPS_PER_ROW`` per row of the block.
     target : float
         An estimated block's chain runs on (doubling its batches) until every pair's 95 % half-width is at most
         ``target`` or the budget is spent.
     budget : float or None
         Seconds an estimated block may take (the batches are sized from a probe sweep, so the numbers depend on
-        the machine's speed).  ``None``: exactly ``sweeps`` sweeps after a burn-in of a quarter as many, whatever
-        the time: reproducible for a seed.
+        the machine's speed).  ``None``: a fixed number of sweeps (``sweeps``, or ``SWEEPS_PER_ROW`` per row if
+        more) after a burn-in of a quarter as many, whatever the time: reproducible for a seed.
     seed : int
         Seed of the Markov chain (the estimates are reproducible).
     max_exact_states : int
@@ -501,8 +507,8 @@ def _block(edges: np.ndarray, a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: 
             marg = share * col_size[rc_col]
             skipm = row_size * (slack / row_size.sum())
             m_err = np.maximum(marg, row_size[np.repeat(np.arange(len(row_cls)), np.diff(rc_ptr))] * col_size[rc_col]
-                               - marg) / 1.96
-            s_err = np.maximum(skipm, row_size - skipm) / 1.96
+                               - marg)
+            s_err = np.maximum(skipm, row_size - skipm)
         else:
             marg, m_err, skipm, s_err = est
     # entry -> element-pair probability (members exchangeable)
@@ -510,14 +516,14 @@ def _block(edges: np.ndarray, a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: 
     r_sz = row_size[row_of[order]].astype(float)
     c_sz = col_size[col_of[order]].astype(float)
     prob[e_glob] = marg / (r_sz * c_sz)
-    err[e_glob] = 1.96 * m_err / (r_sz * c_sz)
+    err[e_glob] = m_err / (r_sz * c_sz)
     exact[e_glob] = kind == "exact"
     none_rows = skipm / row_size
     if rows_left:
-        none_l[row_cls], nerr_l[row_cls] = none_rows, 1.96 * s_err / row_size
+        none_l[row_cls], nerr_l[row_cls] = none_rows, s_err / row_size
         none_r[col_cls] = 0.0
     else:
-        none_r[row_cls], nerr_r[row_cls] = none_rows, 1.96 * s_err / row_size
+        none_r[row_cls], nerr_r[row_cls] = none_rows, s_err / row_size
         none_l[col_cls] = 0.0
     stats[kind] += 1
     stats[f"largest_{kind}"] = max(stats[f"largest_{kind}"], size)
@@ -559,7 +565,7 @@ def _estimate(row_class: np.ndarray, row_size: np.ndarray, col_size: np.ndarray,
     # half-width of a pair probability is at most `target` or the block's time budget is spent; a probe sweep
     # sizes the batches so that the first two calls fit the budget
     walks = WALKS
-    t_start = time.perf_counter()
+    sweeps = max(int(sweeps), SWEEPS_PER_ROW * len(row_class))
     row_of_entry = np.repeat(np.arange(len(counts)), counts + extra)
     scale = np.where(is_skip, 1, sizes[col]) * row_size[row_of_entry].astype(float)   # class count -> one pair
 
@@ -573,32 +579,63 @@ def _estimate(row_class: np.ndarray, row_size: np.ndarray, col_size: np.ndarray,
         if len(row_class) > ROWS_PER_BUDGET_SECOND * budget:
             return None                                # a sweep alone would take about the whole budget
         run(1, 0, 1, 0)
-        per_sweep = max(1e-9, time.perf_counter() - t_start)
+        # the first call of a process also loads the compiled kernel (tens of milliseconds, or the compilation
+        # itself): time a second sweep, or the batches come out far too short for the budget
+        t_probe = time.perf_counter()
+        run(1, 0, 1, 0)
+        per_sweep = max(1e-9, time.perf_counter() - t_probe)
         if per_sweep * 25 > 4 * budget:
             return None                                # not even 20 batches of one sweep fit: not estimated
         affordable = max(24, int(max(0.0, budget - per_sweep) / per_sweep))
         burn = int(min(max(1, sweeps // 4), affordable // 5))
         per_batch = int(max(1, min(max(1, sweeps // 20), (affordable - burn) // 20)))
-        t_end = t_start + budget
-    a1, a2 = run(per_batch, burn, 10, 1)
-    b1, b2 = run(per_batch, 0, 10, 2)
-    s1, s2, n_batches = a1 + b1, a2 + b2, 20
+        t_end = t_probe + budget
+    s1, s2, s12, first, last = run(per_batch, burn, 10, 1)
+    b1, b2, b12, b_first, b_last = run(per_batch, 0, 10, 2)
+    n_batches = 20
+
+    def pool(c1: np.ndarray, c2: np.ndarray, c12: np.ndarray, c_first: np.ndarray, c_last: np.ndarray) -> None:
+        nonlocal s1, s2, s12, last
+        s12 = s12 + c12 + last * c_first                   # the pair of batches across the two calls
+        s1, s2, last = s1 + c1, s2 + c2, c_last
+
+    pool(b1, b2, b12, b_first, b_last)
     while True:
         mean = s1 / n_batches
         var = np.maximum(s2 / n_batches - mean * mean, 0.0) * n_batches / (n_batches - 1)
-        se = np.sqrt(var / n_batches)
+        # batches shorter than the chain's memory are positively correlated and their spread understates the
+        # error: inflate the variance by (1 + r) / (1 − r), r the batch means' lag-1 autocorrelation (the
+        # effective number of batches of an AR(1) sequence; negative r is not used to narrow)
+        cov1 = s12 - mean * (2 * s1 - first - last) + (n_batches - 1) * mean * mean
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = np.where(var > 0, cov1 / np.maximum((n_batches - 1) * var, 1e-300), 0.0)
+        r = np.clip(r, 0.0, 0.9)
+        se = np.sqrt(var * (1 + r) / (1 - r) / n_batches)
+        # Student's t for the few batches (20 at first: 2.09, not 1.96)
+        half = _t975(n_batches - 1) * se
         # stationarity check: the latest half of the batches against the earlier half; a chain that has not
         # forgotten its start shows a drift, and the bound is widened to it
         drift = np.abs(b1 / (n_batches // 2) - (s1 - b1) / (n_batches - n_batches // 2))
-        se = np.maximum(se, drift / 1.96)
-        if (1.96 * se / scale).max(initial=0.0) <= target or time.perf_counter() >= t_end:
+        half = np.maximum(half, drift)
+        if (half / scale).max(initial=0.0) <= target or time.perf_counter() >= t_end:
             break
-        b1, b2 = run(per_batch, 0, n_batches, n_batches)
-        s1, s2, n_batches = s1 + b1, s2 + b2, 2 * n_batches
-    marg, m_err = mean[pos], se[pos]
+        b1, b2, b12, b_first, b_last = run(per_batch, 0, n_batches, n_batches)
+        pool(b1, b2, b12, b_first, b_last)
+        n_batches = 2 * n_batches
+    marg, m_err = mean[pos], half[pos]
     if slack:
-        return marg, m_err, mean[new_ptr[1:] - 1], se[new_ptr[1:] - 1]
+        return marg, m_err, mean[new_ptr[1:] - 1], half[new_ptr[1:] - 1]
     return marg, m_err, np.zeros(len(row_cls)), np.zeros(len(row_cls))
+
+
+def _t975(df: int) -> float:
+    """Student's t 0.975 quantile for ``df`` degrees of freedom, by the Cornish-Fisher expansion around the normal
+    quantile (Abramowitz and Stegun 26.7.5): within 2e-5 of the exact value from 19 degrees of freedom on (2.093 at
+    19), without importing scipy.stats, whose import alone takes a second of an estimated block's budget.  O(1)."""
+    z = 1.959963984540054
+    v = float(df)
+    return (z + (z**3 + z) / (4 * v) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * v * v)
+            + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * v**3))
 
 
 def _start(row_cls: np.ndarray, col_cls: np.ndarray, row_size: np.ndarray, col_size: np.ndarray, slack: int,

@@ -193,7 +193,8 @@ def _flush(e: np.int64, t: np.int64, occ: np.ndarray, acc: np.ndarray, last: np.
 @numba.njit(cache=True)
 def block_chain(row_class: np.ndarray, col_class: np.ndarray, col_ptr: np.ndarray, rc_ptr: np.ndarray,
                 rc_col: np.ndarray, rc_cum: np.ndarray, rc_lw: np.ndarray, mate_row: np.ndarray,
-                per_batch: int, burn: int, batches: int, walks: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+                per_batch: int, burn: int, batches: int, walks: int,
+                seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Ergodic averages of the class occupancies under the weighted law on the block's perfect matchings.
 
     Columns include the dummy class (last id, linked to every row with the skip weight); ``col_ptr[c]`` is the
@@ -201,10 +202,11 @@ def block_chain(row_class: np.ndarray, col_class: np.ndarray, col_ptr: np.ndarra
     from (changed in place); ``rc_cum[e]`` the running sum of column class sizes along a row class's entries;
     ``rc_lw`` log weights.  Each sweep is ``rows`` 2-swap attempts plus ``walks`` hole walks, each truncated
     at ``rows + 1`` picks.  After ``burn`` sweeps, ``batches`` batches of ``per_batch`` sweeps each.  Returns per
-    entry the sum over the batches of the batch means of the number of the row class's members matched into that column
-    class, and the sum of their squares (the caller pools calls that continue from ``mate_row`` into batch
-    means and their standard errors).  O((burn + batches · per_batch) · rows · log d) time, O(entries + rows +
-    columns) memory.
+    entry, over the batch means of the number of the row class's members matched into that column class:
+    their sum, the sum of their squares, the sum of the products of consecutive ones (the lag-1
+    autocovariance, which says whether the batches are too short to be independent), the first and the last
+    (the caller pools calls that continue from ``mate_row`` into batch means and their standard errors).
+    O((burn + batches · per_batch) · rows · log d) time, O(entries + rows + columns) memory.
     """
     np.random.seed(seed)
     n = len(row_class)
@@ -223,6 +225,10 @@ def block_chain(row_class: np.ndarray, col_class: np.ndarray, col_ptr: np.ndarra
     last = np.zeros(ne, np.int64)
     s1 = np.zeros(ne)
     s2 = np.zeros(ne)
+    s12 = np.zeros(ne)
+    first = np.zeros(ne)
+    prev = np.zeros(ne)
+    done = 0
     K = n + 1
     rec_row = np.empty(2 * K + 2, np.int64)
     rec_col = np.empty(2 * K + 2, np.int64)
@@ -320,4 +326,10 @@ def block_chain(row_class: np.ndarray, col_class: np.ndarray, col_ptr: np.ndarra
                 m = acc[e] / (per_batch * (n + walks))
                 s1[e] += m
                 s2[e] += m * m
-    return s1, s2
+                if done == 0:
+                    first[e] = m
+                else:
+                    s12[e] += prev[e] * m
+                prev[e] = m
+            done += 1
+    return s1, s2, s12, first, prev

@@ -63,8 +63,8 @@ def register(app: typer.Typer) -> None:
                  budget: Annotated[float, typer.Option("--budget", min=0.0, help="Seconds the estimate may spend "
                                                        "on each block too large to count exactly")] = 1.0,
                  sweeps: Annotated[int | None, typer.Option(
-                     "--sweeps", min=20, help="Run the estimate for exactly this many sweeps instead of a time "
-                     "budget: the same numbers on every machine for a seed")] = None,
+                     "--sweeps", min=20, help="Run the estimate for this many sweeps (at least 50 per row of a "
+                     "block) instead of a time budget: the same numbers on every machine for a seed")] = None,
                  seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the estimate")] = 0,
                  reserved: ReservedO = ReservedOpt.auto, multiplicity: MultO = MultOpt.auto,
                  id_key: IdKey = None, deid_key: DeidKey = None, explain: ExplainO = False) -> None:
