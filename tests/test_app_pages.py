@@ -279,14 +279,14 @@ def test_simulated_demo_probabilities_in_words(monkeypatch: pytest.MonkeyPatch) 
     app.button(key="reid_run").click().run()
     assert not app.exception, app.exception
     value = metrics(app)["Expected correct re-identifications"]
-    assert re.fullmatch(r"about [\d,]+ \(estimated\)", value), value
+    assert re.fullmatch(r"about [\d,]+", value), value
     certain = int(metrics(app)["True loves (exact)"].replace(",", ""))
     assert certain <= int(value.split()[1].replace(",", "")) <= 3000    # every true love is one sure guess
     likely = _frame(app, "most likely record")
     assert len(likely) == 3000 and all(PROBABILITY_WORDS.match(p) for p in likely.probability)
     assert any(p.endswith("(estimated)") for p in likely.probability)
     text = _text(app)
-    assert "were estimated in a limited time" in text
+    assert "These figures are estimates" in text and "were sampled in a limited time" in text
     assert not re.search(r"\|E_?y\||--[a-z]", text)
     goto(app, "linkgraph")
     assert all(PROBABILITY_WORDS.match(p) for p in _frame(app, "probability").probability)

@@ -272,9 +272,9 @@ def probability_words(probability: float, exact: bool, error: float) -> str:
 
 def expected_correct_words(summary: Any) -> str:
     """The expected number of people an attacker who names each person's most likely record gets right
-    (``RiskSummary.expected_correct_best``): "12" when every probability is exact, "about 2,036 (estimated)"
-    otherwise. O(1)."""
+    (``RiskSummary.expected_correct_best``): "12" when every probability is exact, "about 2,036" when some were
+    estimated (short enough for a metric; the page says beside it what was estimated). O(1)."""
     value = summary.expected_correct_best
     if summary.exact:
         return f"{value:,.1f}".removesuffix(".0")
-    return f"about {value:,.0f} (estimated)"
+    return f"about {value:,.0f}"

@@ -131,8 +131,9 @@ if results:
                   help="the expected correct re-identifications if every candidate of a record were equally "
                        "likely (Malin 2006's reading), for comparison")
         if not figures.exact:
-            st.caption(f"{figures.blocks_estimated:,} group(s) of people who could be confused with each other "
-                       f"(the largest: {figures.largest_estimated_block:,} people and records) were estimated in "
+            st.caption(f"These figures are estimates: {figures.blocks_estimated:,} group(s) of people who could "
+                       "be confused with each other "
+                       f"(the largest: {figures.largest_estimated_block:,} people and records) were sampled in "
                        f"a limited time; the widest margin is ± {figures.max_error:.2f}. The other "
                        f"{figures.blocks_exact:,} groups are exact.")
         if not figures.model_ok:
