@@ -364,6 +364,44 @@ def classes(key: str, reserved: str, _release: Any) -> Any:
     return classify_edges(g)
 
 
+#: seconds the probability estimate may spend on each group of people too large to count exactly (the three
+#: demos: the thesis's and the households' need none, the simulated one about 2 s in all on a busy machine)
+RISK_BUDGET = 0.25
+
+
+@st.cache_resource(max_entries=16, show_spinner="Computing how likely each pair is…")
+def risk(key: str, reserved: str, _release: Any) -> Any | None:
+    """Each link edge's probability, once per release and data model: ``graphlink.analysis.risk.pair_probabilities``
+    on the cached link graph and classification, :data:`RISK_BUDGET` seconds per estimated block (seed 0). None for
+    a release read as one-to-many, whose probabilities the library does not compute."""
+    cls = classes(key, reserved, _release)
+    if cls.graph.trails.one_to_many:
+        return None
+    from graphlink.analysis.risk import pair_probabilities
+
+    return pair_probabilities(cls.graph, classes=cls, budget=RISK_BUDGET)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def most_likely(key: str, reserved: str, _release: Any) -> pd.DataFrame | None:
+    """Each person's most likely record (``RiskResult.people()``), most likely first, with the probability in words
+    (:func:`app.components.words.probability_words`); None where :func:`risk` is."""
+    from app.components.words import probability_words
+
+    result = risk(key, reserved, _release)
+    if result is None:
+        return None
+    people = result.people().sort_values(["probability", "identified"], ascending=[False, True], kind="stable")
+    return pd.DataFrame({
+        "person": people["identified"].astype(str).to_numpy(),
+        "most likely record": [("none possible" if r is None or p == 0 else str(r))
+                               for r, p in zip(people["deidentified"], people["probability"], strict=True)],
+        "probability": [probability_words(p, x, e) if p > 0 else "0 (no record fits)" for p, x, e in
+                        zip(people["probability"], people["exact"], people["error"], strict=True)],
+        "records as likely": people["tied"].to_numpy(),
+    })
+
+
 @st.cache_resource(max_entries=64, show_spinner="Running re-identification…")
 def reidentification(key: str, reserved: str, method: str, k: int | None, _release: Any) -> Any:
     from graphlink.analysis.reidit import reidentify

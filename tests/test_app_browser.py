@@ -196,3 +196,49 @@ def test_link_graph_renders_and_click_explains(app_url: str, browser: object) ->
     _app_idle(page)
     page.screenshot(path=str(ARTIFACTS / "linkgraph_clicked.png"), full_page=True)
     page.close()
+
+
+def test_pressing_a_link_edge_shows_its_probability(app_url: str, browser: object) -> None:
+    """Cytoscape.js has no hover state: a line's probability is its label while the pointer presses it
+    (app/components/graph.py). Ali's line to gatc (link only, probability 0) is pressed at its middle; while
+    pressed, dark label text is drawn there, and it is gone once released."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    page = _page(browser, f"{app_url}/linkgraph")
+    _app_ready(page)
+    page.get_by_text("Element Ali (identified)").first.wait_for()
+    iframe = page.locator("iframe[title='st_cytoscape.st_cytoscape']")
+    page.frame_locator("iframe[title='st_cytoscape.st_cytoscape']").locator("canvas").first.wait_for()
+    _app_idle(page)
+    iframe.scroll_into_view_if_needed()
+    diamonds = _settled_centres(page, iframe, (0xF0, 0xE4, 0x42), 2)
+    (ali,) = _settled_centres(page, iframe, (0x56, 0xB4, 0xE9), 1)
+    gatc = max(diamonds, key=lambda c: c[1])
+    mid = ((ali[0] + gatc[0]) / 2, (ali[1] + gatc[1]) / 2)
+
+    def dark_near(png: bytes) -> int:
+        """Pixels of label text (near black) within a label's reach of the line's middle."""
+        img = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+        x, y = int(mid[0]), int(mid[1])
+        box = img[max(0, y - 30):y + 30, max(0, x - 120):x + 120]
+        return int((box.max(axis=2) < 80).sum())
+
+    before = dark_near(iframe.screenshot())
+    box = iframe.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + mid[0], box["y"] + mid[1])
+    page.mouse.down()
+    deadline, pressed = time.monotonic() + TIMEOUT_MS / 1000, before
+    while pressed <= before + 50 and time.monotonic() < deadline:   # polled: the redraw follows the press
+        pressed = dark_near(iframe.screenshot())
+    page.screenshot(path=str(ARTIFACTS / "linkgraph_pressed.png"))
+    page.mouse.up()
+    assert pressed > before + 50, (before, pressed)
+    deadline, after = time.monotonic() + TIMEOUT_MS / 1000, pressed
+    while after > before + 50 and time.monotonic() < deadline:
+        after = dark_near(iframe.screenshot())
+    assert after <= before + 50, (before, after)
+    page.close()

@@ -185,3 +185,119 @@ def test_experiments_show_the_calibration_in_words(at: AppTest) -> None:
     at.radio(key="exp_cal_level").set_value("pairs").run()
     assert not at.exception, at.exception
     assert any("Pairs" in t.value.columns for t in at.dataframe)
+
+
+#: Malin 2006's reading would make every candidate of a record equally likely; here three records y1 ~ {x1, x2},
+#: y2 ~ {x1, x2, x3}, y3 ~ {x2, x3} (each seen at one hospital, the people at two or three) fit three assignments,
+#: and x1-y1 lies in two of them (docs/risk.md): counted by hand, x1-y1 and x3-y3 are 2/3, every other possible pair
+#: 1/3, and naming each person's most likely record gets 2/3 + 1/3 + 2/3 = 5/3 people right on average.
+THREE_RECORDS = "location,kind,element\n" + "\n".join(
+    [f"A,identified,{x}" for x in ("x1", "x2")] + [f"B,identified,{x}" for x in ("x1", "x2", "x3")]
+    + [f"C,identified,{x}" for x in ("x2", "x3")] + ["A,deidentified,y1", "B,deidentified,y2", "C,deidentified,y3"])
+HAND_COUNTED = {("x1", "y1"): "0.67 (exact)", ("x1", "y2"): "0.33 (exact)", ("x2", "y1"): "0.33 (exact)",
+                ("x2", "y2"): "0.33 (exact)", ("x2", "y3"): "0.33 (exact)", ("x3", "y2"): "0.33 (exact)",
+                ("x3", "y3"): "0.67 (exact)"}
+#: a probability as the app words it (never a bare float, never thesis notation)
+PROBABILITY_WORDS = re.compile(r"^(\d\.\d\d \(exact\)|about \d\.\d\d ± \d\.\d\d \(estimated\)|not known \(too many "
+                               r"candidates to estimate\)|0 \(no record fits\))$")
+
+
+def _three_records(at: AppTest) -> AppTest:
+    at.file_uploader(key="upload_release").set_value(("three.csv", THREE_RECORDS.encode(), "text/csv")).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    return at
+
+
+def _frame(app: AppTest, column: str) -> pd.DataFrame:
+    """The page's table that has ``column``."""
+    tables = [d.value for d in app.main.dataframe if column in d.value.columns]
+    assert tables, [list(d.value.columns) for d in app.main.dataframe]
+    return tables[0]
+
+
+@pytest.mark.parametrize("person", ["x1", "x2", "x3"])
+def test_link_graph_candidates_say_how_likely_each_pair_is(at: AppTest, person: str) -> None:
+    app = goto(_three_records(at), "linkgraph")
+    app.selectbox(key="lg_element").set_value(person).run()
+    assert not app.exception, app.exception
+    cand = _frame(app, "probability")
+    assert {(person, c): p for c, p in zip(cand.candidate, cand.probability, strict=True)} == \
+        {k: v for k, v in HAND_COUNTED.items() if k[0] == person}
+    assert "Press and hold a line to see how likely that pair is" in _text(app)
+
+
+def test_link_graph_edges_carry_their_probability_in_words(at: AppTest) -> None:
+    """What the graph shows on a pressed line: each drawn edge's data holds the hand-counted probability."""
+    from app import state
+    from app.components import graph as gview
+
+    _three_records(at)
+    loaded = at.session_state["loaded"]
+    g = state.graph(loaded.key, "auto|auto", loaded.release)
+    cls = state.classes(loaded.key, "auto|auto", loaded.release)
+    els = gview.elements(cls, gview.whole(g, state.class_index(loaded.key, "auto|auto", loaded.release)), None,
+                         state.risk(loaded.key, "auto|auto", loaded.release))
+    edges = {(e["data"]["source"][2:], e["data"]["target"][2:]): e["data"]["probability"] for e in els
+             if "source" in e["data"]}
+    assert edges == {k: f"probability {v}" for k, v in HAND_COUNTED.items()}
+    assert any(r["selector"] == "edge[probability]:active" for r in gview.stylesheet())
+
+
+def test_reidentification_names_each_persons_most_likely_record(at: AppTest) -> None:
+    app = goto(_three_records(at), "reidentification")
+    app.button(key="reid_run").click().run()
+    assert not app.exception, app.exception
+    m = metrics(app)
+    assert m["Expected correct re-identifications"] == "1.7"            # 5/3, exact
+    assert m["People at 50 % or more"] == "2"
+    # each record's candidates equally likely: y1 and y3 give 1/2 to each of theirs, so every person's best is 1/2
+    assert m["Counting every candidate as equally likely"] == "1.5"
+    likely = _frame(app, "most likely record")
+    rows = {p: (r, w) for p, r, w in zip(likely.person, likely["most likely record"], likely.probability,
+                                         strict=True)}
+    assert rows["x1"] == ("y1", "0.67 (exact)") and rows["x3"] == ("y3", "0.67 (exact)")
+    assert rows["x2"][1] == "0.33 (exact)" and rows["x2"][0] in {"y1", "y2", "y3"}
+    assert list(likely.person[:2]) == ["x1", "x3"]                     # most likely first
+
+
+def test_thesis_demo_every_person_certain(at: AppTest) -> None:
+    """Figure 3.4: all four people are true loves, so each most likely record is the truth file's, with
+    probability 1, and the expected number right is 4."""
+    app = goto(at, "reidentification")
+    app.button(key="reid_run").click().run()
+    truth = pd.read_csv(ROOT / "graphlink" / "data" / "thesis_fig3_4_truth.csv")
+    likely = _frame(app, "most likely record")
+    assert dict(zip(likely.person, likely["most likely record"], strict=True)) == \
+        dict(zip(truth.identified, truth.deidentified, strict=True))
+    assert set(likely.probability) == {"1.00 (exact)"} and metrics(app)["Expected correct re-identifications"] == "4"
+
+
+def test_simulated_demo_probabilities_in_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The 3,000-subject demo has groups too large to count: estimates in words, the expected number as 'about',
+    and every probability in one of the app's forms; no notation or flags on the page."""
+    app = goto(_start(monkeypatch, "simulated"), "reidentification")
+    app.button(key="reid_run").click().run()
+    assert not app.exception, app.exception
+    value = metrics(app)["Expected correct re-identifications"]
+    assert re.fullmatch(r"about [\d,]+", value), value
+    certain = int(metrics(app)["True loves (exact)"].replace(",", ""))
+    assert certain <= int(value.split()[1].replace(",", "")) <= 3000    # every true love is one sure guess
+    likely = _frame(app, "most likely record")
+    assert len(likely) == 3000 and all(PROBABILITY_WORDS.match(p) for p in likely.probability)
+    assert any(p.endswith("(estimated)") for p in likely.probability)
+    text = _text(app)
+    assert "These figures are estimates" in text and "were sampled in a limited time" in text
+    assert not re.search(r"\|E_?y\||--[a-z]", text)
+    goto(app, "linkgraph")
+    assert all(PROBABILITY_WORDS.match(p) for p in _frame(app, "probability").probability)
+
+
+def test_households_say_probabilities_are_not_computed(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = goto(_start(monkeypatch, "households"), "reidentification")
+    app.button(key="reid_run").click().run()
+    text = _text(app)
+    assert "is not computed for this release" in text and "read as one-to-many" in text, text
+    goto(app, "linkgraph")
+    assert "is not computed for this release" in _text(app)
+    assert not [d for d in app.main.dataframe if "probability" in d.value.columns]
+    assert not re.search(r"--[a-z]", _text(app))

@@ -53,12 +53,13 @@ CHECK_JS = r"""
 #: demo -> the GRAPHLINK_DEMO value the server starts on
 DEMOS = {"thesis": "thesis", "simulated": "simulated", "households": "households"}
 
-#: (demo, page path, buttons to press in order, text that shows the page has its result)
+#: (demo, page path, buttons to press in order, text that shows the page has its result: on the Re-identification
+#: page, the pair probabilities below the pairs, or the note that they are not computed)
 CASES = [
     ("thesis", "data", [], "Records per location"),
     ("thesis", "trails", [], "Trail matrices"),
     ("thesis", "linkgraph", [], "Candidates"),
-    ("thesis", "reidentification", ["Run re-identification"], "Re-identified pairs"),
+    ("thesis", "reidentification", ["Run re-identification"], "Each person's most likely record"),
     ("thesis", "qi", ["Anonymize"], "Trails behind the k-anonymous table"),
     ("thesis", "protect", ["Protect release"], "Before and after"),
     ("thesis", "fingerprint", ["Plan the fingerprints"], "Who leaked it?"),
@@ -68,11 +69,11 @@ CASES = [
     ("thesis", "docs", [], "The data model in plain words"),
     ("simulated", "data", [], "Records per location"),
     ("simulated", "linkgraph", [], "Candidates"),
-    ("simulated", "reidentification", ["Run re-identification"], "Re-identified pairs"),
+    ("simulated", "reidentification", ["Run re-identification"], "Each person's most likely record"),
     ("households", "data", [], "Records per location"),
     ("households", "trails", [], "Trail matrices"),
     ("households", "linkgraph", [], "Candidates"),
-    ("households", "reidentification", ["Run re-identification"], "Re-identified pairs"),
+    ("households", "reidentification", ["Run re-identification"], "is not computed for this release"),
     ("households", "protect", [], "does not apply to this release"),
     ("households", "secure", [], "does not apply to this release"),
 ]

@@ -399,6 +399,23 @@ def test_results_by_one_bulk_import_equal_batches_and_plain_queries(local, store
         2 * len(res["reidentification"].pairs)
 
 
+@pytest.mark.parametrize("estimated", [False, True], ids=["exact", "estimated"])
+def test_probabilities_by_one_bulk_import_equal_the_library(local, store, estimated):
+    """The link graph with its pair probabilities through one import: every class and element LINK carries the
+    library's probability, exactness and error (typed double / boolean / double), as the UNWIND writer sets them
+    (tests/test_store_risk.py)."""
+    from graphlink.store import writeback
+    from tests.test_store_risk import _library_classes, _release_and_risk, _stored_classes, _stored_elements
+
+    rel, classes, risk = _release_and_risk(estimated)
+    out = writeback.write_results(store, rel, "bulk-risk", classes=classes, risk=risk, bulk="always")
+    assert out["method"] == "bulk-import", out
+    assert _stored_classes(store, "bulk-risk") == _library_classes(risk)
+    want = {(str(r.identified), str(r.deidentified)): (float(r.probability), bool(r.exact), float(r.error))
+            for r in risk.pairs().itertuples(index=False)}
+    assert _stored_elements(store, "bulk-risk") == want
+
+
 def test_cli_audit_store_writes_through_one_import(local, store, tmp_path):
     from typer.testing import CliRunner
 

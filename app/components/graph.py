@@ -232,8 +232,22 @@ def parse_node_id(nid: str) -> tuple[str, str]:
     return ("identified" if prefix == "I" else "deidentified"), key
 
 
-def elements(cls: Any, sub: Subgraph, focus: tuple[str, str] | None = None) -> list[dict[str, Any]]:
-    """Cytoscape elements with a two-column preset layout (identified left, de-identified right)."""
+def probability_texts(risk: Any, class_edges: np.ndarray) -> list[str]:
+    """Each class edge's pair probability in words (:func:`app.components.words.probability_words`), from a
+    ``RiskResult``; O(len(class_edges))."""
+    from app.components.words import probability_words
+
+    ce = np.asarray(class_edges, np.int64)
+    return [probability_words(p, x, e) for p, x, e in zip(np.asarray(risk.class_probability)[ce].tolist(),
+                                                          np.asarray(risk.class_exact)[ce].tolist(),
+                                                          np.asarray(risk.class_error)[ce].tolist(), strict=True)]
+
+
+def elements(cls: Any, sub: Subgraph, focus: tuple[str, str] | None = None,
+             risk: Any = None) -> list[dict[str, Any]]:
+    """Cytoscape elements with a two-column preset layout (identified left, de-identified right); with a
+    ``RiskResult``, every edge carries its probability in words (``probability``: :func:`stylesheet` shows it
+    while the edge is pressed)."""
     g = cls.graph
     tr = g.trails
     id_keys = tr.identified.keys
@@ -269,10 +283,14 @@ def elements(cls: Any, sub: Subgraph, focus: tuple[str, str] | None = None) -> l
         add_node("identified", r, off_i + k * gap)
     for k, r in enumerate(sub.deidentified.tolist()):
         add_node("deidentified", int(r), off_d + k * gap)
-    for i, j, ce in zip(sub.edge_i.tolist(), sub.edge_j.tolist(), sub.edge_class.tolist(), strict=True):
-        out.append({"data": {"id": f"e{i}_{j}", "source": node_id("identified", str(id_keys[i])),
-                             "target": node_id("deidentified", str(de_keys[j]))},
-                    "classes": edge_class(cls, i, j, ce), "selectable": False})
+    texts = probability_texts(risk, sub.edge_class) if risk is not None else [None] * len(sub.edge_i)
+    for i, j, ce, text in zip(sub.edge_i.tolist(), sub.edge_j.tolist(), sub.edge_class.tolist(), texts,
+                              strict=True):
+        data = {"id": f"e{i}_{j}", "source": node_id("identified", str(id_keys[i])),
+                "target": node_id("deidentified", str(de_keys[j]))}
+        if text is not None:
+            data["probability"] = f"probability {text}"
+        out.append({"data": data, "classes": edge_class(cls, i, j, ce), "selectable": False})
     return out
 
 
@@ -295,6 +313,12 @@ def stylesheet() -> list[dict[str, Any]]:
         sheet.append({"selector": f"edge.{cls_name}",
                       "style": {"line-color": colour, "line-style": line, "width": width,
                                 "z-index": Z_ORDER[cls_name]}})
+    # Cytoscape.js has no hover state and the component passes no mouse events: an edge's probability is its
+    # label while the pointer presses it (``:active``, touch screens included); last, so it wins
+    sheet.append({"selector": "edge[probability]:active",
+                  "style": {"label": "data(probability)", "font-size": 14, "color": "#111111",
+                            "text-background-color": "#ffffff", "text-background-opacity": 0.9,
+                            "text-background-padding": 3, "z-index": 10}})
     return sheet
 
 

@@ -241,3 +241,40 @@ def model_label(model: Any) -> str:
     side = {"none": "no location withholds records", "identified": "locations may withhold identified records",
             "deidentified": "locations may withhold de-identified records"}.get(model.reserved, str(model.reserved))
     return f"{model.multiplicity}, {side}"
+
+
+#: what the pages say where pair probabilities are not computed (a release read as one-to-many)
+PROBABILITY_NOT_COMPUTED = (
+    "How likely each pair is, is not computed for this release: it is read as one-to-many (one de-identified "
+    "element, such as a household's IP address, may stand for several people), so people are not assigned to "
+    "records one by one and a pair has no probability of that kind. If each de-identified element does belong to "
+    f"one person, choose **one-to-one** under **Multiplicity** {_DATA}.")
+
+
+def probability_words(probability: float, exact: bool, error: float) -> str:
+    """A pair's probability as people read it: "0.67 (exact)", "about 0.41 ± 0.05 (estimated)", or, when the
+    estimate's 95 % interval covers everything from 0 to 1 (a group of people too large to sample in the time
+    allowed), "not known (too many candidates to estimate)". O(1).
+
+    Examples
+    --------
+    >>> probability_words(2 / 3, True, 0.0), probability_words(0.4132, False, 0.049)
+    ('0.67 (exact)', 'about 0.41 ± 0.05 (estimated)')
+    >>> probability_words(0.25, False, 0.98)
+    'not known (too many candidates to estimate)'
+    """
+    if exact:
+        return f"{probability:.2f} (exact)"
+    if probability - error <= 0.0 and probability + error >= 1.0:
+        return "not known (too many candidates to estimate)"
+    return f"about {probability:.2f} ± {max(error, 0.005):.2f} (estimated)"
+
+
+def expected_correct_words(summary: Any) -> str:
+    """The expected number of people an attacker who names each person's most likely record gets right
+    (``RiskSummary.expected_correct_best``): "12" when every probability is exact, "about 2,036" when some were
+    estimated (short enough for a metric; the page says beside it what was estimated). O(1)."""
+    value = summary.expected_correct_best
+    if summary.exact:
+        return f"{value:,.1f}".removesuffix(".0")
+    return f"about {value:,.0f}"

@@ -33,7 +33,8 @@ def _timeout() -> float | None:
 #: the examples in the order a reader uses them: questions about the loaded release first, then those that need a
 #: written analysis run or link graph, then the quasi-identifier and fingerprint tables; the loaders last
 FIRST = ("trails", "reidit_c", "link_edges", "leave_one_location_out", "neighbourhood")
-AFTER_A_RUN = ("reidentified_at_location", "locations_by_contribution", "k_unlinkability", "link_pairs")
+AFTER_A_RUN = ("reidentified_at_location", "locations_by_contribution", "k_unlinkability", "link_pairs",
+               "most_likely_reidentified")
 def writes(text: str) -> bool:
     """Whether a library statement changes the graph (a write clause or a schema command), as Neo4j's own parser
     reads it (``guard.read``). For ordering and labelling only: the console's own checks decide what runs; without

@@ -11,6 +11,7 @@ from app import state
 from app.components import graph as gview
 from app.components.tables import show_table
 from app.components.text import md
+from app.components.words import PROBABILITY_NOT_COMPUTED
 
 #: the whole graph is drawn only up to this size (beyond it a two-column drawing is a tangle of crossing lines)
 WHOLE_GRAPH_NODES = 80
@@ -26,6 +27,7 @@ g = state.graph(loaded.key, reserved, release)
 cls = state.classes(loaded.key, reserved, release)
 tr = g.trails
 ix = state.class_index(loaded.key, reserved, release)
+risk = state.risk(loaded.key, reserved, release)       # None on a one-to-many release: not computed
 
 one_to_many = bool(tr.one_to_many)
 possible = cls.union_degree_identified
@@ -125,13 +127,16 @@ with view:
                                                   "in the maximum matching or in every maximum matching")
                    + ". Switch on "
                    "**Draw every link edge** to see them all.")
-    els = gview.elements(cls, sub, focus)
+    els = gview.elements(cls, sub, focus, risk)
     height = max(300, 70 * max(len(sub.identified), len(sub.deidentified)) + 60)
     clicked = cytoscape(els, gview.stylesheet(), height=f"{min(height, 900)}px",
                         layout={"name": "preset", "fit": True, "padding": 40},
                         selection_type="single", key=f"lg_graph_{loaded.key}")
     st.markdown(f"<div role='note' aria-label='legend' style='font-size:0.95rem;line-height:1.9'>"
                 f"{gview.legend_markdown(one_to_many)}</div>", unsafe_allow_html=True)
+    if risk is not None:
+        st.caption("Press and hold a line to see how likely that pair is: its share of all the ways of assigning "
+                   "people to records that fit the release. The candidates table below lists the same numbers.")
 
 # the element to explain: the clicked node if it is on screen, else the picked one
 target = focus
@@ -157,9 +162,20 @@ cand = pd.DataFrame({
     "trail": [other_side.trail_str(int(r)) for r in nb[:SHOWN].tolist()],
     "edge class": [edge_label[k] for k in kinds[:SHOWN]],
 })
+if risk is not None:      # the pair's share of the assignments that fit the release (graphlink.analysis.risk)
+    shown_rows = nb[:SHOWN]
+    pair_i = np.full(len(shown_rows), t_row) if t_side == "identified" else shown_rows
+    pair_j = shown_rows if t_side == "identified" else np.full(len(shown_rows), t_row)
+    cand["probability"] = gview.probability_texts(risk, gview.edge_lookup(g, ix, pair_i, pair_j))
 st.markdown(f"**Candidates** (linked elements on the other side): {len(nb):,}"
             + (f" — showing the first {SHOWN}" if len(nb) > SHOWN else ""))
-show_table(cand, column_config={"edge class": st.column_config.TextColumn("edge class", width="large")})
+show_table(cand, column_config={"edge class": st.column_config.TextColumn("edge class", width="large"),
+                                "probability": st.column_config.TextColumn(
+                                    "probability", help="how likely this pair is: its share of all the ways of "
+                                    "assigning people to records that fit the release; exact, or an estimate "
+                                    "with its 95 % margin")})
+if risk is None and one_to_many:
+    st.caption(PROBABILITY_NOT_COMPUTED)
 
 st.markdown("**Explanation**")
 st.markdown(state.explain(loaded.key, reserved, t_side, t_key, release))   # values escaped by explain

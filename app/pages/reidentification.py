@@ -110,6 +110,44 @@ if results:
     st.download_button("Download pairs as CSV", spreadsheet_csv(pairs),
                        file_name=f"{release.name}_{shown}.csv", mime="text/csv", key="reid_download")
 
+    st.subheader("How likely each re-identification is")
+    risk = state.risk(loaded.key, reserved, release)
+    if risk is None:
+        st.caption(words.PROBABILITY_NOT_COMPUTED)      # calm: the page's one note is about the methods
+    else:
+        figures = risk.summary()
+        st.caption("Beyond the certain pairs, some records are far likelier than others. A pair's probability is "
+                   "its share of all the ways of assigning people to records that fit the release (every way "
+                   "equally likely); each person's most likely record is the attacker's best guess. Exact where "
+                   "the people who could be confused are few, estimated by sampling (with a 95 % margin) "
+                   "where they are many.")
+        r1, r2, r3 = st.columns(3)
+        r1.metric("Expected correct re-identifications", words.expected_correct_words(figures),
+                  help="people an attacker who names each person's most likely record would get right, on "
+                       f"average over the assignments that fit the release (of {figures.people:,} people)")
+        r2.metric("People at 50 % or more", number(figures.above_threshold),
+                  help="people whose most likely record has a probability of at least one half")
+        r3.metric("Counting every candidate as equally likely", number(figures.thesis_expected_correct_best, 1),
+                  help="the expected correct re-identifications if every candidate of a record were equally "
+                       "likely (Malin 2006's reading), for comparison")
+        if not figures.exact:
+            st.caption(f"These figures are estimates: {figures.blocks_estimated:,} group(s) of people who could "
+                       "be confused with each other "
+                       f"(the largest: {figures.largest_estimated_block:,} people and records) were sampled in "
+                       f"a limited time; the widest margin is ± {figures.max_error:.2f}. The other "
+                       f"{figures.blocks_exact:,} groups are exact.")
+        if not figures.model_ok:
+            st.warning("No assignment covers every person and record, so this release does not fit the model "
+                       "these probabilities assume; read them with care.")
+        likely = state.most_likely(loaded.key, reserved, release)
+        st.markdown("**Each person's most likely record**, most likely first")
+        show_table(likely, column_config={
+            "probability": st.column_config.TextColumn("probability", width="medium"),
+            "records as likely": st.column_config.NumberColumn(
+                "records as likely", help="records with the same trail, each exactly as likely as the one shown")})
+        st.download_button("Download as CSV", spreadsheet_csv(likely), file_name=f"{release.name}_most_likely.csv",
+                           mime="text/csv", key="reid_risk_download")
+
     st.subheader("Leave-one-location-out sensitivity")
     st.caption("Re-runs the method with each location removed: locations whose removal lowers the count "
                "drive re-identification.")

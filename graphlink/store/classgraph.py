@@ -13,6 +13,11 @@ Every member pair of a class edge shares its verdict (twins are interchangeable)
 ``vital`` marks true loves (one-to-one) or certain pairs (one-to-many, :mod:`graphlink.analysis.onetomany`, where
 ``allowed`` means possible).  ``flow`` is the number of member pairs matched in the engine's maximum matching.
 
+When the link graph is written with its pair probabilities (:func:`graphlink.analysis.risk.pair_probabilities`,
+a ``RiskResult`` of the same graph), every LINK also carries ``probability`` (a member pair's share of the
+consistent assignments), ``probability_exact`` and ``probability_error`` (the 95 % half-width, 0 when exact);
+without them those properties are absent (docs/neo4j.md#pair-probabilities).
+
 Element-level ``(:Identified)-[:LINK {allowed, vital, matched, run}]->(:Deidentified)`` edges are written too
 when the release is small enough that analysts would browse them: at most ``get_config().element_links_max``
 element edges (default 100,000; environment variable ``GRAPHLINK_ELEMENT_LINKS_MAX``).  The Cypher library answers
@@ -63,8 +68,10 @@ class Tables:
 
     Per side (``identified``, ``deidentified``): class ``trail``/``size``/``null`` (cid = position) and the
     members' ``keys``/``cid``; the class LINKs ``ci``/``cj``/``allowed``/``vital``/``flow`` sorted by ``(ci, cj)``;
-    the element LINKs (``elements``: ``i``, ``d`` keys, ``allowed``, ``vital``, ``matched``) or None; ``analysis``:
-    the extra properties of the ``link-graph`` Analysis node; ``model``: reserved, multiplicity, reason.
+    the element LINKs (``elements``: ``i``, ``d`` keys, ``allowed``, ``vital``, ``matched``, and the three
+    probability columns when known) or None; ``analysis``: the extra properties of the ``link-graph`` Analysis node;
+    ``model``: reserved, multiplicity, reason; ``probability`` / ``probability_exact`` / ``probability_error``: per
+    class LINK (same order), or None when the link graph is written without its pair probabilities.
     """
 
     trail: dict[str, list[str]]
@@ -80,6 +87,9 @@ class Tables:
     elements: dict[str, np.ndarray] | None
     analysis: dict[str, Any]
     model: dict[str, Any]
+    probability: np.ndarray | None = None
+    probability_exact: np.ndarray | None = None
+    probability_error: np.ndarray | None = None
 
     @property
     def rows(self) -> int:
@@ -88,12 +98,15 @@ class Tables:
         return n + (len(self.elements["i"]) if self.elements is not None else 0)
 
 
-def tables(result: Any) -> Tables:
-    """:class:`Tables` of a classified link graph (``EdgeClasses`` or ``ManyClasses``). O(|M| + |N| + class
-    edges), plus O(element edges) for a small release's element LINKs."""
+def tables(result: Any, risk: Any = None) -> Tables:
+    """:class:`Tables` of a classified link graph (``EdgeClasses`` or ``ManyClasses``), with the pair
+    probabilities of ``risk`` (a ``RiskResult`` of the same link graph) on the LINKs when given. O(|M| + |N| +
+    class edges), plus O(element edges) for a small release's element LINKs."""
     g = result.graph
     tr = g.trails
     arr = class_arrays(result)
+    if risk is not None:
+        arr["risk"] = _risk_columns(g, risk)
     n_elem = int(g.n_expanded_edges)
     with_elements = n_elem <= get_config().element_links_max and g.expandable
     trail, size, null, keys, cid = {}, {}, {}, {}, {}
@@ -111,11 +124,27 @@ def tables(result: Any) -> Tables:
     analysis = {"edges": n_elem, "class_edges": int(len(g.class_ei)), "element_links": with_elements,
                 "maximum_matching_size": arr["nu"], "n_null": arr["n_null"], "multiplicity": tr.multiplicity,
                 "reserved": tr.reserved}
+    prob = {k: v[order] for k, v in arr["risk"].items()} if risk is not None else {}
     return Tables(trail, size, null, keys, cid, np.asarray(g.class_ei, np.int64)[order],
                   np.asarray(g.class_ej, np.int64)[order], np.asarray(arr["allowed"], bool)[order],
                   np.asarray(arr["vital"], bool)[order], np.asarray(arr["flow"], np.int64)[order],
                   element_tables(result, arr) if with_elements else None, analysis,
-                  {"reserved": tr.reserved, "multiplicity": tr.multiplicity, "reason": tr.reason})
+                  {"reserved": tr.reserved, "multiplicity": tr.multiplicity, "reason": tr.reason}, **prob)
+
+
+#: the LINK properties of the pair probabilities, in the order the writers send them
+PROBABILITY = ("probability", "probability_exact", "probability_error")
+
+
+def _risk_columns(g: Any, risk: Any) -> dict[str, np.ndarray]:
+    """Per class edge of ``g`` (its own order): a member pair's probability, whether it is exact, its 95 %
+    half-width. Refuses a ``RiskResult`` of another link graph (its class edges would not line up). O(class
+    edges)."""
+    if len(risk.class_probability) != len(g.class_ei):
+        raise ValueError("the pair probabilities belong to another link graph")
+    return {"probability": np.asarray(risk.class_probability, float),
+            "probability_exact": np.asarray(risk.class_exact, bool),
+            "probability_error": np.asarray(risk.class_error, float)}
 
 
 def element_tables(result: Any, arr: dict) -> dict[str, np.ndarray]:
@@ -130,15 +159,20 @@ def element_tables(result: Any, arr: dict) -> dict[str, np.ndarray]:
     mate = getattr(result, "mate_identified", None)
     matched = (mate[ei] == ej) if mate is not None else np.zeros(len(ei), bool)
     ik, dk = g.trails.identified.keys, g.trails.deidentified.keys
-    return {"i": np.asarray([str(x) for x in ik[ei]], dtype=object),
-            "d": np.asarray([str(x) for x in dk[ej]], dtype=object),
-            "allowed": np.asarray(arr["allowed"], bool)[edge_class],
-            "vital": np.asarray(arr["vital"], bool)[edge_class],
-            "matched": np.asarray(matched, bool)}
+    out = {"i": np.asarray([str(x) for x in ik[ei]], dtype=object),
+           "d": np.asarray([str(x) for x in dk[ej]], dtype=object),
+           "allowed": np.asarray(arr["allowed"], bool)[edge_class],
+           "vital": np.asarray(arr["vital"], bool)[edge_class],
+           "matched": np.asarray(matched, bool)}
+    for name, column in arr.get("risk", {}).items():       # each element pair takes its class edge's probability
+        out[name] = column[edge_class]
+    return out
 
 
-def write(store: Any, name: str, result: Any, progress: Progress = None, *, table: Tables | None = None) -> str:
-    """Replace the release's link graph by ``result``'s (class level, plus element level when small).
+def write(store: Any, name: str, result: Any, progress: Progress = None, *, table: Tables | None = None,
+          risk: Any = None) -> str:
+    """Replace the release's link graph by ``result``'s (class level, plus element level when small), with the
+    pair probabilities of ``risk`` on its LINKs when given (``table`` already holds them when passed).
 
     Records the data model (reserved side, multiplicity) on the Release node so the Cypher trails follow the
     engine, and an ``(:Analysis {kind: 'link-graph'})`` node with the counts.  Returns the run id.
@@ -146,7 +180,7 @@ def write(store: Any, name: str, result: Any, progress: Progress = None, *, tabl
     concurrent sessions (:class:`graphlink.store.batches.Batches`); each batch looks its classes up once.
     ``progress(fraction, message)`` as batches complete.
     """
-    t = table if table is not None else tables(result)
+    t = table if table is not None else tables(result, risk)
     drop(store, name)
     run = store._new_analysis(name, "link-graph", "link-graph", {"class_edges": t.analysis["class_edges"]},
                               t.analysis)
@@ -193,7 +227,8 @@ LINK_QUERY = """MATCH (x:TrailClass {release: $release, side: 'identified'})
                WITH xs, y ORDER BY y.cid WITH xs, collect(y) AS ys WHERE size(ys) = size($ub)
                UNWIND range(0, size($pa) - 1) AS i
                WITH xs[$pa[i]] AS x, ys[$pb[i]] AS y, i
-               CREATE (x)-[:LINK {allowed: $al[i], vital: $vi[i], flow: $fl[i], run: $run}]->(y)
+               CREATE (x)-[:LINK {allowed: $al[i], vital: $vi[i], flow: $fl[i], run: $run,
+                                  probability: $pr[i], probability_exact: $px[i], probability_error: $pe[i]}]->(y)
                RETURN count(*) AS n"""
 
 
@@ -269,18 +304,29 @@ def _class_links(name: str, run: str, t: Tables, rows: np.ndarray) -> dict:
     ub, pb = np.unique(t.cj[rows], return_inverse=True)
     return {"release": name, "run": run, "ua": ua.tolist(), "ub": ub.tolist(), "pa": pa.tolist(),
             "pb": pb.tolist(), "al": t.allowed[rows].tolist(), "vi": t.vital[rows].tolist(),
-            "fl": t.flow[rows].tolist()}
+            "fl": t.flow[rows].tolist(), **_probabilities(t.probability, t.probability_exact, t.probability_error,
+                                                          rows)}
+
+
+def _probabilities(p: np.ndarray | None, x: np.ndarray | None, e: np.ndarray | None, rows: Any) -> dict:
+    """The batch's probability parameters (``pr``, ``px``, ``pe``): lists, or null when not computed."""
+    if p is None or x is None or e is None:
+        return {"pr": None, "px": None, "pe": None}
+    return {"pr": p[rows].tolist(), "px": x[rows].tolist(), "pe": e[rows].tolist()}
 
 
 def _element_batches(out: Any, name: str, run: str, el: dict[str, np.ndarray]) -> None:
     out.run("""UNWIND range(0, size($i) - 1) AS n
                MATCH (i:Identified {release: $release, key: $i[n]}) USING INDEX SEEK i:Identified(release, key)
                MATCH (d:Deidentified {release: $release, key: $d[n]}) USING INDEX SEEK d:Deidentified(release, key)
-               CREATE (i)-[:LINK {allowed: $al[n], vital: $vi[n], matched: $ma[n], run: $run}]->(d)
+               CREATE (i)-[:LINK {allowed: $al[n], vital: $vi[n], matched: $ma[n], run: $run,
+                                  probability: $pr[n], probability_exact: $px[n], probability_error: $pe[n]}]->(d)
                RETURN count(*) AS n""",
             ({"release": name, "run": run, "i": el["i"][lo:hi].tolist(), "d": el["d"][lo:hi].tolist(),
               "al": el["allowed"][lo:hi].tolist(), "vi": el["vital"][lo:hi].tolist(),
-              "ma": el["matched"][lo:hi].tolist()} for lo, hi in _spans(len(el["i"]), CHUNK)), rows="i")
+              "ma": el["matched"][lo:hi].tolist(),
+              **_probabilities(el.get("probability"), el.get("probability_exact"), el.get("probability_error"),
+                               slice(lo, hi))} for lo, hi in _spans(len(el["i"]), CHUNK)), rows="i")
 
 
 def _write_element_links(store: Any, name: str, run: str, result: Any, arr: dict) -> None:

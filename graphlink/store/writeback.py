@@ -49,6 +49,8 @@ Progress = Callable[[float, str], None] | None
 LABEL = {"identified": "Identified", "deidentified": "Deidentified"}
 #: rows per UNWIND transaction of pairs and violators
 PAIR_CHUNK = 20_000
+#: the importer's header fields of the LINKs' pair probabilities (classgraph.PROBABILITY, typed)
+PROBABILITY_HEADER = ["probability:double", "probability_exact:boolean", "probability_error:double"]
 
 
 # ------------------------------------------------------------------------------------------ results as rows
@@ -202,15 +204,22 @@ def add_results(files: ImportFiles, name: str, *, link: tuple[Tables, Analysis] 
             _group(files, f"IN_CLASS-{side}", [":START_ID", ":END_ID"],
                    [_element_ids(files, side, t.keys[side]), base[side] + t.cid[side]], kind="IN_CLASS")
         m = len(t.ci)
-        _group(files, "LINK-classes", [":START_ID", ":END_ID", "allowed:boolean", "vital:boolean", "flow:long", "run"],
+        # the pair probabilities, when written, as the UNWIND writer sets them (absent otherwise)
+        p_head, p_cols = ([], []) if t.probability is None else (
+            PROBABILITY_HEADER, [t.probability, t.probability_exact, t.probability_error])
+        _group(files, "LINK-classes",
+               [":START_ID", ":END_ID", "allowed:boolean", "vital:boolean", "flow:long", "run", *p_head],
                [base["identified"] + t.ci, base["deidentified"] + t.cj, t.allowed, t.vital, t.flow,
-                bulk._constant(a.run, m)], kind="LINK")
+                bulk._constant(a.run, m), *p_cols], kind="LINK")
         if t.elements is not None:
             el = t.elements
+            ep_head = PROBABILITY_HEADER if "probability" in el else []
             _group(files, "LINK-elements",
-                   [":START_ID", ":END_ID", "allowed:boolean", "vital:boolean", "matched:boolean", "run"],
+                   [":START_ID", ":END_ID", "allowed:boolean", "vital:boolean", "matched:boolean", "run", *ep_head],
                    [_element_ids(files, "identified", el["i"]), _element_ids(files, "deidentified", el["d"]),
-                    el["allowed"], el["vital"], el["matched"], bulk._constant(a.run, len(el["i"]))], kind="LINK")
+                    el["allowed"], el["vital"], el["matched"], bulk._constant(a.run, len(el["i"])),
+                    *[el[k] for k in ("probability", "probability_exact", "probability_error") if ep_head]],
+                   kind="LINK")
     if audit is not None:
         a, sides = audit
         node = _analysis_node(files, name, a, at)
@@ -231,10 +240,13 @@ def add_results(files: ImportFiles, name: str, *, link: tuple[Tables, Analysis] 
 
 # ------------------------------------------------------------------------------------------ the entry point
 def write_results(store: Store, release: Any, name: str | None = None, *, classes: Any = None, audit: Any = None,
-                  reidentification: Any = None, bulk: str = "auto", progress: Progress = None) -> dict:
+                  reidentification: Any = None, bulk: str = "auto", progress: Progress = None,
+                  risk: Any = None) -> dict:
     """Load ``release`` (if it is not stored yet) and write its results: the link graph of ``classes``
     (``matching.EdgeClasses`` / ``onetomany.ManyClasses``), an ``audit.AuditResult``, a
-    ``reidit.Reidentification``; any of them may be None.
+    ``reidit.Reidentification``; any of them may be None. ``risk``, the ``RiskResult`` of the same link graph
+    (:func:`graphlink.analysis.risk.pair_probabilities`), puts ``probability``, ``probability_exact`` and
+    ``probability_error`` on every LINK of it (:mod:`graphlink.store.classgraph`).
 
     A release new to a database the bulk importer may rebuild goes in with its results through one import (module
     docstring); otherwise the release is loaded as :meth:`Store.load_release` does and the results follow in
@@ -263,7 +275,7 @@ def write_results(store: Store, release: Any, name: str | None = None, *, classe
 
     t0 = time.perf_counter()
     frame, truth, source, name, fp = store._prepare(release, name)
-    table = classgraph.tables(classes) if classes is not None else None
+    table = classgraph.tables(classes, risk) if classes is not None else None
     link = (table, Analysis("link-graph", "link-graph", {"class_edges": table.analysis["class_edges"]},
                             table.analysis)) if table is not None else None
     aud = audit_analysis(audit) if audit is not None else None

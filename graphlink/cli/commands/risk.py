@@ -20,12 +20,14 @@ from graphlink.cli.commands.core import (
     ReleaseArg,
     ReservedO,
     ReservedOpt,
+    Store,
+    _progress,
     load,
     model_dict,
     model_note,
     step,
 )
-from graphlink.display import flush_notes, markup_text, print_rows
+from graphlink.display import flush_notes, markup_text, note, print_rows
 
 
 class RiskFmt(StrEnum):
@@ -66,6 +68,9 @@ def register(app: typer.Typer) -> None:
                      "--sweeps", min=20, help="Run the estimate for this many sweeps (at least 50 per row of a "
                      "block) instead of a time budget: the same numbers on every machine for a seed")] = None,
                  seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the estimate")] = 0,
+                 store: Annotated[Store, typer.Option("--store", help="Write the link graph with each link's "
+                                                      "probability to Neo4j")] = Store.none,
+                 name: Annotated[str | None, typer.Option("--name", help="Release name in the store")] = None,
                  reserved: ReservedO = ReservedOpt.auto, multiplicity: MultO = MultOpt.auto,
                  id_key: IdKey = None, deid_key: DeidKey = None, explain: ExplainO = False) -> None:
         """How likely each re-identification is: a pair's share of the assignments consistent with the release.
@@ -91,6 +96,8 @@ def register(app: typer.Typer) -> None:
             chain = {"budget": budget} if sweeps is None else {"budget": None, "sweeps": sweeps}
             risk = pair_probabilities(build_linkgraph(tr), reading=reading.value, seed=seed, **chain)
             summary = risk.summary(threshold, truth_frame)
+        if store is Store.neo4j:
+            _store(rel, name or rel.name, risk)
         flush_notes()
         if fmt is RiskFmt.csv:
             from graphlink.core.tabular import write_csv
@@ -112,6 +119,21 @@ def register(app: typer.Typer) -> None:
         con = Console()
         for line in _lines(summary):
             con.print(markup_text(line))
+
+
+def _store(rel, name: str, risk) -> None:
+    """The release and its link graph with the pair probabilities on every LINK, at bulk speed
+    (:func:`graphlink.store.writeback.write_results`); says where and how."""
+    import contextlib
+
+    from graphlink.store.neo4j import connect
+    from graphlink.store.writeback import write_results
+
+    with _progress("writing to Neo4j") as update, contextlib.closing(connect()) as st:
+        out = write_results(st, rel, name, classes=risk.classes, risk=risk, progress=update)
+    how = "one bulk import with the release" if out["method"] == "bulk-import" else "batched transactions"
+    note(f"stored the link graph with its probabilities as run {markup_text(out['runs']['link_graph'])} in "
+         f"{markup_text(st.uri)} by {markup_text(how)} ({markup_text(out['why'])}), {out['seconds']:.1f} s")
 
 
 def _lines(s) -> list[str]:
