@@ -225,7 +225,8 @@ def unlink_max_risk(release: Any, max_risk: float, method: str = DEFAULT_METHOD,
     p = check_max_risk(max_risk)
     if multiplicity != "one-to-one" and _reads_one_to_many(release, multiplicity):
         raise ModelAssumptionError("pair probabilities are not computed for one-to-many releases (several people "
-                                   "per record); if each record stands for one person, state that the release is one-to-one")
+                                   "per record); if each record stands for one person, state that the release is "
+                                   "one-to-one")
     say = progress or (lambda _msg: None)
     max_budget = 16.0 * budget if max_budget is None else max_budget
     level = start_level(p) if k is None else int(k)
