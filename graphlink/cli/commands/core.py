@@ -326,7 +326,7 @@ def register(app: typer.Typer) -> None:
                            "a URI Spark writes")] = None) -> None:
         """Re-identify elements from their trails; every pair carries its reason."""
         from graphlink import registry
-        from graphlink.analysis.reidit import check_method
+        from graphlink.analysis.reidit import check_method, reidentify
         from graphlink.cli.words import say
 
         m = method
@@ -358,7 +358,7 @@ def register(app: typer.Typer) -> None:
             return
         graph = None if qi_links is None else qi_graph(tr, qi_links, release)
         with step(f"running {m}"):
-            result = eng.reidentify(rel, tr, m, k=k, explain=explain or None, graph=graph)
+            result = reidentify(eng.parts(rel, tr, graph=graph), m, k=k, explain=explain or None)
         _certain_or_refuse(result.summary)
         if store is Store.neo4j:
             _store_result(eng, rel, tr, name, reidentification=result)

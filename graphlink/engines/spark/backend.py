@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from graphlink.analysis.results import ReidentifySummary
     from graphlink.core.linkgraph import LinkGraph
     from graphlink.core.trails import Trails
+    from graphlink.engines.spark.engine import SparkParts
     from graphlink.engines.spark.fill import SparkTrails
     from graphlink.engines.spark.release import SparkRelease
 
@@ -69,14 +70,14 @@ class SparkEngine:
     def summary(self, trails: SparkTrails, top: int) -> dict:
         return trails.summary(top=top).to_dict()
 
-    def reidentify(self, release: SparkRelease, trails: SparkTrails, method: str, *, k: int | None = None,
-                   explain: bool | None = None, graph: LinkGraph | None = None) -> Reidentification:
-        """:func:`graphlink.engines.spark.engine.reidentify` (the release's truth is the trails' own)."""
-        from graphlink.engines.spark import engine
+    def parts(self, release: SparkRelease, trails: SparkTrails, *, graph: LinkGraph | None = None) -> SparkParts:
+        """The class graph in Spark, split where :func:`graphlink.engines.spark.engine.choose_split` says (the
+        release's truth is the trails' own)."""
+        from graphlink.engines.spark.engine import SparkParts
 
         if graph is not None:
             raise ValueError("the Spark engine builds its own link graph")
-        return engine.reidentify(trails, method, k=k, explain=explain)
+        return SparkParts(trails)
 
     def audit(self, trails: SparkTrails, k: int, *, graph: LinkGraph | None = None) -> tuple[AuditResult, None]:
         from graphlink.engines.spark import engine
