@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from graphlink import engines
+from graphlink import engines, registry
 from graphlink.engines.protocol import Engine
 from graphlink.io.examples import DATA
 
@@ -37,8 +37,7 @@ def protocol_methods() -> list[str]:
 
 #: the engine boundary as docs/engines.md documents it: data primitives, plus the write-back and output plumbing
 #: the commands still call (docs/engines.md says which are to go)
-DOCUMENTED = ["trails", "matrices", "summary", "parts", "audit", "check_out", "writes_direct", "write_direct",
-              "write_pairs", "store", "load"]
+DOCUMENTED = ["trails", "matrices", "summary", "parts", "audit", "check_out", "write_pairs", "store", "load"]
 
 
 def test_the_protocol_has_only_the_documented_methods():
@@ -102,7 +101,7 @@ def test_local_engine_is_the_library():
     result, classes = engine.audit(tr, 2)
     assert result.to_dict() == audit(classify_edges(build_linkgraph(ref_tr)), 2).to_dict()
     assert classes is not None and engine.matrices(tr) is tr
-    assert engine.writes_direct(tr, "complete") is False
+    assert engine.parts(rel, tr).writer(registry.get("complete")) is None     # the pairs are here already
 
 
 def test_spark_engine_refuses_an_existing_out_folder(tmp_path):

@@ -439,6 +439,8 @@ def test_true_loves_written_by_the_executors_equal_local(spark, tmp_path, fmt) -
     st_ = gs.trails(str(path), spark=spark, reserved="none")
     out = tmp_path / ("tl.parquet" if fmt == "parquet" else "tl")
     summary = components.write_true_loves(st_, str(out), explain=True)
+    spec = registry.get("true-loves")       # the parts offer the plan's writer only where it can write
+    assert gs.parts(st_, split="driver").writer(spec) is None and gs.parts(st_, split="components").writer(spec)
     got = _parts(out)
     assert list(got.columns) == ["identified", "deidentified", "reason"]
     assert set(got.itertuples(index=False, name=None)) == set(want.pairs.itertuples(index=False, name=None))

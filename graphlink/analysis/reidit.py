@@ -763,6 +763,12 @@ class LinkParts(Protocol):
         its custom merge), without truth or model (which :func:`reidentify` adds)."""
         ...
 
+    def writer(self, spec: registry.MethodSpec) -> Callable[..., ReidentifySummary] | None:
+        """``write(out, *, explain) -> summary``: ``spec``'s method run with its pairs written to ``out`` where they
+        are computed, never collected (the Spark plan's ``write``); None where the pairs are collected first (the
+        caller then runs :func:`reidentify` and writes the result)."""
+        ...
+
 
 @dataclass
 class LocalParts:
@@ -802,6 +808,10 @@ class LocalParts:
         else:
             subject = self.data if isinstance(self.data, LinkGraph) else build_linkgraph(self.data)
         return spec.resolve()(subject, **keywords)
+
+    def writer(self, spec: registry.MethodSpec) -> Callable[..., ReidentifySummary] | None:
+        """None: the pairs are on this process already."""
+        return None
 
 
 def link_parts(data: Any, reserved: ReservedChoice = "auto", multiplicity: MultiplicityChoice = "auto") -> LinkParts:

@@ -16,7 +16,6 @@ from graphlink.engines.protocol import Progress, Stored
 if TYPE_CHECKING:
     from graphlink.analysis.audit import AuditResult
     from graphlink.analysis.reidit import LocalParts, Reidentification
-    from graphlink.analysis.results import ReidentifySummary
     from graphlink.core.linkgraph import LinkGraph
     from graphlink.core.release import Release
     from graphlink.core.trails import Trails
@@ -84,12 +83,6 @@ class LocalEngine:
         from graphlink.fileio import check_output
 
         check_output(out, inputs=inputs)
-
-    def writes_direct(self, trails: Trails, method: str) -> bool:
-        return False            # the pairs are on this process already
-
-    def write_direct(self, trails: Trails, method: str, out: str, *, explain: bool) -> ReidentifySummary:
-        raise NotImplementedError("the local engine writes pairs with write_pairs")
 
     def write_pairs(self, trails: Trails, result: Reidentification, columns: list[str], out: str) -> None:
         from graphlink.io.pairs import write_pairs_file

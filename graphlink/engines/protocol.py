@@ -6,7 +6,8 @@ one process) and :class:`graphlink.engines.spark.backend.SparkEngine` (Apache Sp
 :func:`graphlink.engines.get` returns one by name.  Both return the library's result objects
 (:class:`~graphlink.analysis.reidit.Reidentification`, :class:`~graphlink.analysis.audit.AuditResult`), so the
 commands render them with the same code.  What an engine cannot do is a capability it states
-(:attr:`Engine.constrains_links`, :meth:`Engine.writes_direct`), not a branch on its name.
+(:attr:`Engine.constrains_links`, the parts' :meth:`~graphlink.analysis.reidit.LinkParts.writer`), not a
+branch on its name.
 
 The release and trails an engine returns are its own types (core ``Release`` / ``Trails``, or Spark's
 ``SparkRelease`` / ``SparkTrails``); the commands read only what both offer: ``name``, ``model``, ``reserved``,
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
     from graphlink.analysis.matching import EdgeClasses
     from graphlink.analysis.onetomany import ManyClasses
     from graphlink.analysis.reidit import LinkParts, Reidentification
-    from graphlink.analysis.results import ReidentifySummary
     from graphlink.core.linkgraph import LinkGraph
     from graphlink.core.release import Release
     from graphlink.core.trails import Trails
@@ -73,7 +73,7 @@ class Engine(Protocol):
     """What the ``trails``, ``reidentify``, ``audit`` and ``load`` commands need from an engine.
 
     Every method returns the library's own result types; an engine that cannot do a step says so through a
-    capability (:attr:`constrains_links`, :meth:`writes_direct`) the commands check, never through its name.
+    capability (:attr:`constrains_links`, the parts' ``writer``) the commands check, never through its name.
     """
 
     #: the name ``--engine`` takes (``local``, ``spark``)
@@ -114,15 +114,6 @@ class Engine(Protocol):
         """Refuse an ``--out`` for pairs this engine cannot write: ValueError for a name it never writes to (the
         command reports it as a bad option), :class:`~graphlink.errors.ReleaseError` for a file it must not
         clobber."""
-        ...
-
-    def writes_direct(self, trails: AnyTrails, method: str) -> bool:
-        """Can ``method``'s pairs be written to ``--out`` without collecting them on this process?"""
-        ...
-
-    def write_direct(self, trails: AnyTrails, method: str, out: str, *, explain: bool) -> ReidentifySummary:
-        """Run ``method`` and write its pairs to ``out`` where they are computed (after :meth:`writes_direct`).
-        Returns the method's summary."""
         ...
 
     def write_pairs(self, trails: AnyTrails, result: Reidentification, columns: list[str], out: str) -> None:

@@ -17,7 +17,6 @@ from graphlink.engines.protocol import Progress, Stored
 if TYPE_CHECKING:
     from graphlink.analysis.audit import AuditResult
     from graphlink.analysis.reidit import Reidentification
-    from graphlink.analysis.results import ReidentifySummary
     from graphlink.core.linkgraph import LinkGraph
     from graphlink.core.trails import Trails
     from graphlink.engines.spark.engine import SparkParts
@@ -90,29 +89,6 @@ class SparkEngine:
         """``--out`` names a new folder of parts (or a URI Spark writes); ValueError otherwise."""
         if "://" not in out and Path(out).exists():
             raise ValueError(f"{out} exists: the Spark engine's output names a new folder")
-
-    def writes_direct(self, trails: SparkTrails, method: str) -> bool:
-        """When the method's Spark plan (:mod:`graphlink.registry`) has a writer: always (REIDIT-C), or only when
-        the exact analyses run on the component split (true loves;
-        :func:`graphlink.engines.spark.engine.choose_split`)."""
-        from graphlink import registry
-        from graphlink.engines.spark import engine
-
-        plan = registry.get(method, "reidentify").spark
-        if plan.write is None:
-            return False
-        return plan.write_split == "any" or engine.choose_split(trails) == "components"
-
-    def write_direct(self, trails: SparkTrails, method: str, out: str, *, explain: bool) -> ReidentifySummary:
-        """``method``'s pairs written by the executors to the folder ``out`` by its Spark plan's writer; nothing but
-        counts collected (:func:`graphlink.engines.spark.links.write_reidit_c`,
-        :func:`graphlink.engines.spark.components.write_true_loves`)."""
-        from graphlink import registry
-
-        plan = registry.get(method, "reidentify").spark
-        if plan.write is None:
-            raise ValueError(f"{method}'s pairs are collected before they are written")
-        return registry.resolve(plan.write)(trails, out, explain=explain)
 
     def write_pairs(self, trails: SparkTrails, result: Reidentification, columns: list[str], out: str) -> None:
         """Pairs already on the driver written by Spark to the folder ``out``, laid out as REIDIT-C's from the

@@ -21,7 +21,9 @@ certain pairs — are the core's, run in one of two places (``split``):
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal
 
 import numpy as np
@@ -32,6 +34,7 @@ from graphlink.analysis.audit import AuditResult
 from graphlink.analysis.audit import audit as core_audit
 from graphlink.analysis.matching import classify_edges
 from graphlink.analysis.reidit import LocalParts, Reidentification
+from graphlink.analysis.results import ReidentifySummary
 from graphlink.config import get_config
 from graphlink.core.linkgraph import LinkGraph
 from graphlink.engines.spark.fill import SparkTrails
@@ -129,6 +132,18 @@ class SparkParts:
 
             return components.run_method(st, spec, keywords)
         return LocalParts(linkgraph(st)).run(spec, keywords)
+
+    def writer(self, spec: registry.MethodSpec) -> Callable[..., ReidentifySummary] | None:
+        """The Spark plan's writer bound to these trails (:func:`graphlink.engines.spark.links.write_reidit_c`,
+        :func:`graphlink.engines.spark.components.write_true_loves`: the executors write the pairs, nothing but
+        counts is collected) when the plan has one: always for ``write_split="any"`` (REIDIT-C), only on the
+        component split for ``"components"`` (true loves); None otherwise."""
+        plan = spec.spark
+        if plan.write is None:
+            return None
+        if plan.write_split != "any" and choose_split(self.trails, self.split) != "components":
+            return None
+        return partial(registry.resolve(plan.write), self.trails)
 
 
 def audit(st: SparkTrails, k: int, *, split: Split = "auto") -> AuditResult:
