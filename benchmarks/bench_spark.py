@@ -241,7 +241,7 @@ def run_spark(path: Path, master: str, split: str, events: Path) -> dict:
         t.update(_written("true-loves", write_true_loves, st, out))
     for method in ("complete", "true-loves"):
         t0 = time.perf_counter()
-        res = gs.reidentify(st, method, split=split)
+        res = gs.reidentify(gs.parts(st, split=split), method)
         t[method] = time.perf_counter() - t0
         t[f"{method}_pairs"] = len(res.pairs)
         t[f"{method}_wrong"] = _frame_wrong(res.pairs)

@@ -232,6 +232,18 @@ def resolve(ref: str | Callable[..., Any]) -> Callable[..., Any]:
 
 _REGISTRY: dict[str, MethodSpec] = {}
 
+#: the link-graph parts of trails an engine holds outside this process: ``"module:Trails"`` -> ``"module:Parts"``
+#: (a class taking the trails), so :func:`graphlink.analysis.reidit.reidentify` runs on them without importing the
+#: engine (a lower layer never imports a higher one; the reference is resolved only when such trails arrive)
+PARTS: dict[str, str] = {"graphlink.engines.spark.fill:SparkTrails": "graphlink.engines.spark.engine:SparkParts"}
+
+
+def parts_of(data: Any) -> Any:
+    """The link-graph parts registered in :data:`PARTS` for ``data``'s type, made from ``data``; None for a type
+    not registered there.  O(1) but for the first import of the parts' module."""
+    ref = PARTS.get(f"{type(data).__module__}:{type(data).__qualname__}")
+    return None if ref is None else resolve(ref)(data)
+
 
 def register(spec: MethodSpec, *, replace: bool = False) -> MethodSpec:
     """Add ``spec`` to the registry (a name is registered once unless ``replace``).  Returns it, so a module can

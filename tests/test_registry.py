@@ -182,12 +182,10 @@ def test_toy_method_runs_on_spark_on_both_splits(toy, spark):
     graph = build_linkgraph(build_trails(read_release(FIG34)))
     st_ = gs.trails(str(FIG34), spark=spark)
     for split in ("driver", "components"):
-        got = gs.reidentify(st_, TOY, split=split)
+        got = gs.reidentify(gs.parts(st_, split=split), TOY)
         assert got.method == TOY and _pairs(got) == _expected(graph), split
-    from graphlink.engines import get
-
-    engine = get("spark", master="local[1]")
-    assert engine.writes_direct(st_, TOY) is False                 # no writer in its Spark plan: collected
+    for split in ("driver", "components"):                         # no writer in its Spark plan: collected
+        assert gs.parts(st_, split=split).writer(registry.get(TOY)) is None
 
 
 # ------------------------------------------------------------------------------ no branch on a name elsewhere

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from graphlink import registry
 from graphlink.analysis.audit import audit
 from graphlink.analysis.matching import classify_edges
 from graphlink.analysis.onetomany import classify_one_to_many
@@ -77,7 +78,7 @@ def assert_all_methods(st_, tr, g, classes, *, k: int = 2, split: str = "driver"
     ordered = split == "driver"
     for method in (ONE_TO_MANY if tr.one_to_many else ONE_TO_ONE):
         want = reidentify(g, method, k=k)
-        got = gs.reidentify(st_, method, k=k, split=split)
+        got = gs.reidentify(gs.parts(st_, split=split), method, k=k)
         assert_same(got, want, ordered=ordered or method in ("true-loves", "multiple", "complete"))
     for kk in (1, k + 1):      # data that refute the one-to-many model: the same one-line refusal on both engines
         assert _outcome(lambda kk=kk: gs.audit(st_, kk, split=split).to_dict()) == \
@@ -173,7 +174,7 @@ def test_hypothesis_releases_equal_local(spark, inst) -> None:
     for split in ("components",):
         assert _outcome(lambda split=split: gs.audit(got, 2, split=split).to_dict()) == \
             _outcome(lambda: audit(classes, 2).to_dict())
-        assert_same(gs.reidentify(got, "true-loves", split=split), reidentify(g, "true-loves"))
+        assert_same(gs.reidentify(gs.parts(got, split=split), "true-loves"), reidentify(g, "true-loves"))
 
 
 @pytest.mark.parametrize("lines", [ISSUE_CERTAIN, ISSUE_CROWDED, None])
@@ -190,7 +191,7 @@ def test_nothing_withheld_households_equal_local_on_every_split(spark, lines) ->
     st_ = gs.trails(frame, reserved="none", multiplicity="one-to-many", spark=spark)
     for split in ("driver", "components"):
         for method in ONE_TO_MANY:
-            got, want = gs.reidentify(st_, method, split=split), reidentify(g, method)
+            got, want = gs.reidentify(gs.parts(st_, split=split), method), reidentify(g, method)
             assert_same(got, want)
             assert (len(want) == 0) == (want.summary.model_ok is False)
         assert _outcome(lambda split=split: gs.audit(st_, 2, split=split).to_dict()) == \
@@ -229,9 +230,9 @@ def test_1e5_simulations_equal_local(spark, simulations, name) -> None:
     methods = ONE_TO_MANY if tr.one_to_many else ("complete", "incomplete", "true-loves")
     for method in methods:
         want = reidentify(g, method, k=2)
-        assert_same(gs.reidentify(st_, method, split="driver"), want)
+        assert_same(gs.reidentify(gs.parts(st_, split="driver"), method), want)
         if method == "true-loves":      # every method on the component split: the thesis example (and hypothesis)
-            assert_same(gs.reidentify(st_, method, split="components"), want, reasons=False)
+            assert_same(gs.reidentify(gs.parts(st_, split="components"), method), want, reasons=False)
     for split in ("driver", "components"):
         assert gs.audit(st_, 2, split=split).to_dict() == audit(classes, 2).to_dict()
     if name == "low-entropy":
@@ -438,10 +439,12 @@ def test_true_loves_written_by_the_executors_equal_local(spark, tmp_path, fmt) -
     st_ = gs.trails(str(path), spark=spark, reserved="none")
     out = tmp_path / ("tl.parquet" if fmt == "parquet" else "tl")
     summary = components.write_true_loves(st_, str(out), explain=True)
+    spec = registry.get("true-loves")       # the parts offer the plan's writer only where it can write
+    assert gs.parts(st_, split="driver").writer(spec) is None and gs.parts(st_, split="components").writer(spec)
     got = _parts(out)
     assert list(got.columns) == ["identified", "deidentified", "reason"]
     assert set(got.itertuples(index=False, name=None)) == set(want.pairs.itertuples(index=False, name=None))
-    assert summary == components.reidentify(st_, "true-loves").summary
+    assert summary == components.run_method(st_, registry.get("true-loves"), {}).summary
     assert summary.reidentified == len(want) and summary.model_ok
     plain = components.write_true_loves(st_, str(tmp_path / "plain"), explain=False)
     assert plain.reidentified == len(want)

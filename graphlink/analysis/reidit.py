@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -735,16 +735,115 @@ def many_reason(m: str, n: str, why: int, detail: tuple | None) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- facade
-def reidentify(data: Release | Trails | LinkGraph, method: str, *, k: int | None = None,
+@runtime_checkable
+class LinkParts(Protocol):
+    """The data primitives one backend gives :func:`reidentify`: a link graph held in parts, and the per-part run.
+
+    The pattern is Splink's ``DatabaseAPI`` (Linacre et al. 2022): each backend offers a few data primitives and
+    the algorithm is written once on top of them.  :func:`reidentify` validates the request against the registry,
+    asks the parts to run the method's registered function on every part and merge the results
+    (:meth:`run`), then evaluates against the truth; no backend defines a ``reidentify`` of its own.
+    :class:`LocalParts` is the library's (one part: the whole link graph on this process); the Spark engine's
+    splits its class graph into components (:class:`graphlink.engines.spark.engine.SparkParts`).
+
+    Attributes
+    ----------
+    trails
+        The trails the parts come from: anything with ``one_to_many``, ``model`` and ``reason`` (the core's
+        :class:`~graphlink.core.trails.Trails` or an engine's), read by :func:`graphlink.registry.check_reading`.
+    truth : pandas.DataFrame or None
+        The release's own ground truth, used when :func:`reidentify` is given none.
+    """
+
+    trails: Any
+    truth: pd.DataFrame | None
+
+    def run(self, spec: registry.MethodSpec, keywords: dict[str, Any]) -> Reidentification:
+        """``spec``'s method on every part, the parts' results merged by the spec's ``merge`` (concatenated, or
+        its custom merge), without truth or model (which :func:`reidentify` adds)."""
+        ...
+
+    def writer(self, spec: registry.MethodSpec) -> Callable[..., ReidentifySummary] | None:
+        """``write(out, *, explain) -> summary``: ``spec``'s method run with its pairs written to ``out`` where they
+        are computed, never collected (the Spark plan's ``write``); None where the pairs are collected first (the
+        caller then runs :func:`reidentify` and writes the result)."""
+        ...
+
+
+@dataclass
+class LocalParts:
+    """The library's :class:`LinkParts`: one part, the whole link graph (or the trails, for a method whose input is
+    the trails) on this process, so the merge is the identity.
+
+    Attributes
+    ----------
+    data : Trails or LinkGraph
+        The trails, or a link graph built already (an ALS-constrained one, or reused across methods).
+    truth : pandas.DataFrame or None
+        The release's truth.
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> from graphlink.analysis.reidit import LocalParts
+    >>> release = gl.thesis_example()
+    >>> parts = LocalParts(gl.build_trails(release), release.truth)
+    >>> gl.reidentify(parts, "complete").summary.correct
+    1
+    """
+
+    data: Trails | LinkGraph
+    truth: pd.DataFrame | None = None
+
+    @property
+    def trails(self) -> Trails:
+        """The trails of ``data``."""
+        return self.data if isinstance(self.data, Trails) else self.data.trails
+
+    def run(self, spec: registry.MethodSpec, keywords: dict[str, Any]) -> Reidentification:
+        """The method's function on the one part; the link graph is built here when the method needs it and none
+        was given (O(|M| + |N| + E_class), :func:`graphlink.core.linkgraph.build_linkgraph`)."""
+        if spec.input == "trails":
+            subject: Trails | LinkGraph = self.trails
+        else:
+            subject = self.data if isinstance(self.data, LinkGraph) else build_linkgraph(self.data)
+        return spec.resolve()(subject, **keywords)
+
+    def writer(self, spec: registry.MethodSpec) -> Callable[..., ReidentifySummary] | None:
+        """None: the pairs are on this process already."""
+        return None
+
+
+def link_parts(data: Any, reserved: ReservedChoice = "auto", multiplicity: MultiplicityChoice = "auto") -> LinkParts:
+    """The :class:`LinkParts` of ``data``: itself when it is parts already, the parts registered for an engine's
+    trails (:data:`graphlink.registry.PARTS`: Spark's), else :class:`LocalParts` of the core's release (its trails
+    built under the decided model), trails or link graph.  O(1) but for building a release's trails."""
+    if isinstance(data, LinkParts):
+        return data
+    held = registry.parts_of(data)
+    if held is not None:
+        return held
+    if isinstance(data, Release):
+        return LocalParts(build_trails(data, reserved, multiplicity), data.truth)
+    if isinstance(data, (Trails, LinkGraph)):
+        return LocalParts(data)
+    raise TypeError(f"reidentify takes a release, trails, a link graph or link-graph parts, got {type(data).__name__}")
+
+
+def reidentify(data: Any, method: str, *, k: int | None = None,
                reserved: ReservedChoice = "auto", multiplicity: MultiplicityChoice = "auto",
                truth: pd.DataFrame | None = None, explain: bool | None = None) -> Reidentification:
     """Re-identify elements from their trails with one method, each pair with its reason.
 
+    The one ``reidentify`` of graphlink: every engine's command and API runs it, on the engine's
+    :class:`LinkParts` (:func:`link_parts`); the method's spec (:mod:`graphlink.registry`) says what it runs.
+
     Parameters
     ----------
-    data : Release, Trails or LinkGraph
+    data : Release, Trails, LinkGraph or LinkParts
         The release (its trails are built under the decided data model, :mod:`graphlink.core.model`), or trails or
-        a link graph built already (reused, e.g. to run several methods on one graph).
+        a link graph built already (reused, e.g. to run several methods on one graph), or an engine's parts (Spark's
+        trails, or ``graphlink.engines.spark.parts(trails, split=...)``).
     method : {"complete", "incomplete", "incomplete-k", "multiple", "true-loves"}
         REIDIT-C (Alg. 2/3), REIDIT-I (Alg. 4–6), REIDIT-I-K (Alg. 15), REIDIT-M (Alg. 16), or the exact true
         loves (Definition 5; on one-to-many data the pairs that hold in every consistent assignment).
@@ -757,6 +856,7 @@ def reidentify(data: Release | Trails | LinkGraph, method: str, *, k: int | None
         ``wrong``, ``truth_pairs``, ``precision`` and ``recall`` of the summary.
     explain : bool, optional
         Compute tight-set reasons for every forced true love (default: up to ``EXPLAIN_LIMIT`` of them).
+
 
     Returns
     -------
@@ -783,19 +883,12 @@ def reidentify(data: Release | Trails | LinkGraph, method: str, *, k: int | None
     Complexity: see each method; REIDIT-I/-M run on twin classes in O(|M| + |N| + E_class).
     """
     spec = registry.validate(method, "reidentify", k=k, explain=explain)
-    release_truth = data.truth if isinstance(data, Release) else None
-    trails = data if isinstance(data, Trails) else (data.trails if isinstance(data, LinkGraph) else None)
-    if trails is None:
-        trails = build_trails(data, reserved, multiplicity)
-    registry.check_reading(spec, trails)          # a refusal before the link graph is built
-    if spec.input == "trails":
-        subject: Trails | LinkGraph = trails
-    else:
-        subject = data if isinstance(data, LinkGraph) else build_linkgraph(trails)
-    result = spec.resolve()(subject, **spec.keywords(k=k, explain=explain))
-    truth = truth if truth is not None else release_truth
+    parts = link_parts(data, reserved, multiplicity)
+    registry.check_reading(spec, parts.trails)          # a refusal before the link graph is built
+    result = parts.run(spec, spec.keywords(k=k, explain=explain))
+    truth = truth if truth is not None else parts.truth
     facts = evaluate(result, truth) if truth is not None else {}
-    result.summary = result.summary.with_(model=trails.model, **facts)
+    result.summary = result.summary.with_(model=parts.trails.model, **facts)
     return result
 
 

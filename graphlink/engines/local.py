@@ -15,8 +15,7 @@ from graphlink.engines.protocol import Progress, Stored
 
 if TYPE_CHECKING:
     from graphlink.analysis.audit import AuditResult
-    from graphlink.analysis.reidit import Reidentification
-    from graphlink.analysis.results import ReidentifySummary
+    from graphlink.analysis.reidit import LocalParts, Reidentification
     from graphlink.core.linkgraph import LinkGraph
     from graphlink.core.release import Release
     from graphlink.core.trails import Trails
@@ -27,11 +26,12 @@ class LocalEngine:
 
     Examples
     --------
+    >>> import graphlink as gl
     >>> from graphlink.engines import get
     >>> from graphlink.io.examples import DATA
     >>> engine = get("local")
     >>> rel, tr = engine.trails(DATA / "thesis_fig3_4.csv", truth=DATA / "thesis_fig3_4_truth.csv")
-    >>> tr.reserved, len(engine.reidentify(rel, tr, "true-loves"))
+    >>> tr.reserved, len(gl.reidentify(engine.parts(rel, tr), "true-loves"))
     ('deidentified', 4)
     """
 
@@ -62,11 +62,12 @@ class LocalEngine:
 
         return summary_dict(trails, top=top)
 
-    def reidentify(self, release: Release, trails: Trails, method: str, *, k: int | None = None,
-                   explain: bool | None = None, graph: LinkGraph | None = None) -> Reidentification:
-        from graphlink.analysis.reidit import reidentify
+    def parts(self, release: Release, trails: Trails, *, graph: LinkGraph | None = None) -> LocalParts:
+        """One part: ``graph`` when given (an ALS-constrained link graph), else the trails (the link graph is built
+        when a method needs it), with the release's truth."""
+        from graphlink.analysis.reidit import LocalParts
 
-        return reidentify(trails if graph is None else graph, method, k=k, truth=release.truth, explain=explain)
+        return LocalParts(trails if graph is None else graph, release.truth)
 
     def audit(self, trails: Trails, k: int, *, graph: LinkGraph | None = None) -> tuple[AuditResult, Any]:
         from graphlink.analysis.audit import audit
@@ -82,12 +83,6 @@ class LocalEngine:
         from graphlink.fileio import check_output
 
         check_output(out, inputs=inputs)
-
-    def writes_direct(self, trails: Trails, method: str) -> bool:
-        return False            # the pairs are on this process already
-
-    def write_direct(self, trails: Trails, method: str, out: str, *, explain: bool) -> ReidentifySummary:
-        raise NotImplementedError("the local engine writes pairs with write_pairs")
 
     def write_pairs(self, trails: Trails, result: Reidentification, columns: list[str], out: str) -> None:
         from graphlink.io.pairs import write_pairs_file

@@ -6,7 +6,8 @@ one process) and :class:`graphlink.engines.spark.backend.SparkEngine` (Apache Sp
 :func:`graphlink.engines.get` returns one by name.  Both return the library's result objects
 (:class:`~graphlink.analysis.reidit.Reidentification`, :class:`~graphlink.analysis.audit.AuditResult`), so the
 commands render them with the same code.  What an engine cannot do is a capability it states
-(:attr:`Engine.constrains_links`, :meth:`Engine.writes_direct`), not a branch on its name.
+(:attr:`Engine.constrains_links`, the parts' :meth:`~graphlink.analysis.reidit.LinkParts.writer`), not a
+branch on its name.
 
 The release and trails an engine returns are its own types (core ``Release`` / ``Trails``, or Spark's
 ``SparkRelease`` / ``SparkTrails``); the commands read only what both offer: ``name``, ``model``, ``reserved``,
@@ -20,14 +21,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from graphlink.analysis.audit import AuditResult
-    from graphlink.analysis.reidit import Reidentification
-    from graphlink.analysis.results import ReidentifySummary
+    from graphlink.analysis.matching import EdgeClasses
+    from graphlink.analysis.onetomany import ManyClasses
+    from graphlink.analysis.reidit import LinkParts, Reidentification
     from graphlink.core.linkgraph import LinkGraph
+    from graphlink.core.release import Release
     from graphlink.core.trails import Trails
+    from graphlink.engines.spark.fill import SparkTrails
+    from graphlink.engines.spark.release import SparkRelease
+
+    #: the release an engine reads: the core's, or Spark's
+    AnyRelease = Release | SparkRelease
+    #: the trails an engine fills: the core's, or Spark's twin classes
+    AnyTrails = Trails | SparkTrails
+    #: the exact classification of the link graph's edges an audit keeps (None where the engine keeps it)
+    Classes = EdgeClasses | ManyClasses | None
 
 #: ``update(fraction, message)`` of a progress bar, or None
 Progress = Callable[[float, str], None] | None
@@ -61,7 +73,7 @@ class Engine(Protocol):
     """What the ``trails``, ``reidentify``, ``audit`` and ``load`` commands need from an engine.
 
     Every method returns the library's own result types; an engine that cannot do a step says so through a
-    capability (:attr:`constrains_links`, :meth:`writes_direct`) the commands check, never through its name.
+    capability (:attr:`constrains_links`, the parts' ``writer``) the commands check, never through its name.
     """
 
     #: the name ``--engine`` takes (``local``, ``spark``)
@@ -73,27 +85,27 @@ class Engine(Protocol):
 
     def trails(self, release: Path, *, id_key: list[str] | None = None, deid_key: list[str] | None = None,
                reserved: str = "auto", multiplicity: str = "auto", truth: Path | None = None,
-               store: bool = False) -> tuple[Any, Any]:
+               store: bool = False) -> tuple[AnyRelease, AnyTrails]:
         """Read and validate ``release`` and fill its trails (Malin 2006, Alg. 1) under the decided model.
         ``store``: the results will be written to Neo4j (Spark starts its session with the connector).
         Returns (release, trails)."""
         ...
 
-    def matrices(self, trails: Any) -> Trails:
+    def matrices(self, trails: AnyTrails) -> Trails:
         """The full trail matrices on this process (the csv/parquet writers)."""
         ...
 
-    def summary(self, trails: Any, top: int) -> dict:
+    def summary(self, trails: AnyTrails, top: int) -> dict:
         """The trails summary (:func:`graphlink.io.trails.summary_dict`)."""
         ...
 
-    def reidentify(self, release: Any, trails: Any, method: str, *, k: int | None = None,
-                   explain: bool | None = None, graph: LinkGraph | None = None) -> Reidentification:
-        """One REIDIT method or the exact true loves, evaluated against the release's truth when it has one.
-        ``graph``: a link graph to use instead of the trails' (only where :attr:`constrains_links`)."""
+    def parts(self, release: AnyRelease, trails: AnyTrails, *, graph: LinkGraph | None = None) -> LinkParts:
+        """The link graph of ``trails`` as parts :func:`graphlink.analysis.reidit.reidentify` runs the registered
+        methods on (the one ``reidentify``; no engine defines its own), with the release's truth.  ``graph``: a link
+        graph to use instead of the trails' (only where :attr:`constrains_links`)."""
         ...
 
-    def audit(self, trails: Any, k: int, *, graph: LinkGraph | None = None) -> tuple[AuditResult, Any]:
+    def audit(self, trails: AnyTrails, k: int, *, graph: LinkGraph | None = None) -> tuple[AuditResult, Classes]:
         """The exact k-unlinkability audit (Malin 2006, Def. 19).  Returns (result, edge classes), the classes
         None where the engine keeps them to itself."""
         ...
@@ -104,21 +116,13 @@ class Engine(Protocol):
         clobber."""
         ...
 
-    def writes_direct(self, trails: Any, method: str) -> bool:
-        """Can ``method``'s pairs be written to ``--out`` without collecting them on this process?"""
-        ...
-
-    def write_direct(self, trails: Any, method: str, out: str, *, explain: bool) -> ReidentifySummary:
-        """Run ``method`` and write its pairs to ``out`` where they are computed (after :meth:`writes_direct`).
-        Returns the method's summary."""
-        ...
-
-    def write_pairs(self, trails: Any, result: Reidentification, columns: list[str], out: str) -> None:
+    def write_pairs(self, trails: AnyTrails, result: Reidentification, columns: list[str], out: str) -> None:
         """Write pairs already on this process to ``out``."""
         ...
 
-    def store(self, release: Any, trails: Any, name: str, *, reidentification: Reidentification | None = None,
-              audit: AuditResult | None = None, classes: Any = None, progress: Progress = None) -> Stored:
+    def store(self, release: AnyRelease, trails: AnyTrails, name: str, *,
+              reidentification: Reidentification | None = None, audit: AuditResult | None = None,
+              classes: Classes = None, progress: Progress = None) -> Stored:
         """Load the release into Neo4j if needed and write one result (``reidentification`` or ``audit``)."""
         ...
 

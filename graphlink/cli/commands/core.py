@@ -326,7 +326,7 @@ def register(app: typer.Typer) -> None:
                            "a URI Spark writes")] = None) -> None:
         """Re-identify elements from their trails; every pair carries its reason."""
         from graphlink import registry
-        from graphlink.analysis.reidit import check_method
+        from graphlink.analysis.reidit import check_method, reidentify
         from graphlink.cli.words import say
 
         m = method
@@ -348,17 +348,19 @@ def register(app: typer.Typer) -> None:
         rel, tr = _trails(eng, release, id_key, deid_key, reserved, multiplicity, truth, store is Store.neo4j)
         check_method(tr, m)             # a refusal is one line, before the model note
         model_note(tr, explain)
-        if out is not None and store is Store.none and truth is None and eng.writes_direct(tr, m):
+        graph = None if qi_links is None else qi_graph(tr, qi_links, release)
+        parts = eng.parts(rel, tr, graph=graph)
+        write = parts.writer(spec) if out is not None and store is Store.none and truth is None else None
+        if write is not None:
             with step(f"running {m}; the pairs are written where they are computed"):
-                summary = eng.write_direct(tr, m, out, explain=explain)
+                summary = write(out, explain=explain)
             _certain_or_refuse(summary)             # nothing was written when no pair is certain
             flush_notes()
             err.print(f"wrote {summary.reidentified:,} pair(s) to {markup_text(out)} (from the Spark "
                       "executors)")
             return
-        graph = None if qi_links is None else qi_graph(tr, qi_links, release)
         with step(f"running {m}"):
-            result = eng.reidentify(rel, tr, m, k=k, explain=explain or None, graph=graph)
+            result = reidentify(parts, m, k=k, explain=explain or None)
         _certain_or_refuse(result.summary)
         if store is Store.neo4j:
             _store_result(eng, rel, tr, name, reidentification=result)

@@ -8,7 +8,7 @@ pandas or Spark DataFrame, a :class:`graphlink.core.release.Release`, or the :cl
 
     from graphlink.engines import spark as gs
     st = gs.trails("hdfs:///consortium/release.parquet", master="spark://head:7077")
-    gs.reidentify(st, "true-loves").pairs          # a graphlink.analysis.reidit.Reidentification
+    gs.reidentify(st, "true-loves").pairs          # the library's reidentify on Spark's link-graph parts
     gs.audit(st, k=5).k_unlinkable                 # a graphlink.analysis.audit.AuditResult
     gs.summary(st).to_dict()                       # a graphlink.io.trails.TrailSummary
 
@@ -23,17 +23,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    import pandas as pd
     from pyspark.sql import SparkSession
 
     from graphlink.analysis.audit import AuditResult
-    from graphlink.analysis.reidit import Reidentification
     from graphlink.core.linkgraph import LinkGraph
+    from graphlink.engines.spark.engine import SparkParts
     from graphlink.engines.spark.fill import SparkTrails
     from graphlink.engines.spark.release import SparkRelease
     from graphlink.io.trails import TrailSummary
 
-__all__ = ["audit", "linkgraph", "read", "reidentify", "session", "summary", "trails"]
+__all__ = ["audit", "linkgraph", "parts", "read", "reidentify", "session", "summary", "trails"]
 
 
 def session(master: str | None = None, *, neo4j: bool = False) -> SparkSession:
@@ -79,13 +78,25 @@ def linkgraph(source: Any, **options: Any) -> LinkGraph:
     return engine.linkgraph(trails(source, **options))
 
 
-def reidentify(source: Any, method: str, *, k: int | None = None, truth: pd.DataFrame | None = None,
-               explain: bool | None = None, split: str = "auto", **options: Any) -> Reidentification:
-    """:func:`graphlink.analysis.reidit.reidentify` on Spark (``split``: see :mod:`graphlink.engines.spark.engine`)."""
-    from graphlink.engines.spark import engine
+def parts(source: Any, *, split: str = "auto", **options: Any) -> SparkParts:
+    """The trails' class graph as link-graph parts for :func:`graphlink.analysis.reidit.reidentify` (re-exported
+    here as ``reidentify``), run where ``split`` says (:mod:`graphlink.engines.spark.engine`)::
 
-    return engine.reidentify(trails(source, **options), method, k=k, truth=truth, explain=explain,
-                             split=split)  # type: ignore[arg-type]
+        gs.reidentify(gs.parts(st, split="components"), "true-loves")
+    """
+    from graphlink.engines.spark.engine import SparkParts
+
+    return SparkParts(trails(source, **options), split)  # type: ignore[arg-type]
+
+
+def __getattr__(name: str) -> Any:
+    """``reidentify``: the library's one :func:`graphlink.analysis.reidit.reidentify`, imported when asked for (it
+    takes :class:`SparkTrails` or :func:`parts` as they are)."""
+    if name == "reidentify":
+        from graphlink.analysis.reidit import reidentify
+
+        return reidentify
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def audit(source: Any, k: int, *, split: str = "auto", **options: Any) -> AuditResult:

@@ -17,9 +17,9 @@ from graphlink.engines.protocol import Progress, Stored
 if TYPE_CHECKING:
     from graphlink.analysis.audit import AuditResult
     from graphlink.analysis.reidit import Reidentification
-    from graphlink.analysis.results import ReidentifySummary
     from graphlink.core.linkgraph import LinkGraph
     from graphlink.core.trails import Trails
+    from graphlink.engines.spark.engine import SparkParts
     from graphlink.engines.spark.fill import SparkTrails
     from graphlink.engines.spark.release import SparkRelease
 
@@ -69,14 +69,14 @@ class SparkEngine:
     def summary(self, trails: SparkTrails, top: int) -> dict:
         return trails.summary(top=top).to_dict()
 
-    def reidentify(self, release: SparkRelease, trails: SparkTrails, method: str, *, k: int | None = None,
-                   explain: bool | None = None, graph: LinkGraph | None = None) -> Reidentification:
-        """:func:`graphlink.engines.spark.engine.reidentify` (the release's truth is the trails' own)."""
-        from graphlink.engines.spark import engine
+    def parts(self, release: SparkRelease, trails: SparkTrails, *, graph: LinkGraph | None = None) -> SparkParts:
+        """The class graph in Spark, split where :func:`graphlink.engines.spark.engine.choose_split` says (the
+        release's truth is the trails' own)."""
+        from graphlink.engines.spark.engine import SparkParts
 
         if graph is not None:
             raise ValueError("the Spark engine builds its own link graph")
-        return engine.reidentify(trails, method, k=k, explain=explain)
+        return SparkParts(trails)
 
     def audit(self, trails: SparkTrails, k: int, *, graph: LinkGraph | None = None) -> tuple[AuditResult, None]:
         from graphlink.engines.spark import engine
@@ -89,29 +89,6 @@ class SparkEngine:
         """``--out`` names a new folder of parts (or a URI Spark writes); ValueError otherwise."""
         if "://" not in out and Path(out).exists():
             raise ValueError(f"{out} exists: the Spark engine's output names a new folder")
-
-    def writes_direct(self, trails: SparkTrails, method: str) -> bool:
-        """When the method's Spark plan (:mod:`graphlink.registry`) has a writer: always (REIDIT-C), or only when
-        the exact analyses run on the component split (true loves;
-        :func:`graphlink.engines.spark.engine.choose_split`)."""
-        from graphlink import registry
-        from graphlink.engines.spark import engine
-
-        plan = registry.get(method, "reidentify").spark
-        if plan.write is None:
-            return False
-        return plan.write_split == "any" or engine.choose_split(trails) == "components"
-
-    def write_direct(self, trails: SparkTrails, method: str, out: str, *, explain: bool) -> ReidentifySummary:
-        """``method``'s pairs written by the executors to the folder ``out`` by its Spark plan's writer; nothing but
-        counts collected (:func:`graphlink.engines.spark.links.write_reidit_c`,
-        :func:`graphlink.engines.spark.components.write_true_loves`)."""
-        from graphlink import registry
-
-        plan = registry.get(method, "reidentify").spark
-        if plan.write is None:
-            raise ValueError(f"{method}'s pairs are collected before they are written")
-        return registry.resolve(plan.write)(trails, out, explain=explain)
 
     def write_pairs(self, trails: SparkTrails, result: Reidentification, columns: list[str], out: str) -> None:
         """Pairs already on the driver written by Spark to the folder ``out``, laid out as REIDIT-C's from the

@@ -542,16 +542,18 @@ def _caveat(pairs: pd.DataFrame, caveat: str) -> None:
                                 index=pairs.index)
 
 
-def reidentify(st: SparkTrails, method: str, *, k: int | None = None, explain: bool | None = None,
+def run_method(st: SparkTrails, spec: registry.MethodSpec, keywords: dict[str, Any],
                cc: str = "auto") -> Reidentification:
-    """:func:`graphlink.analysis.reidit.reidentify` (without truth) on the component split (module docstring): the
-    method's spec (:mod:`graphlink.registry`) names the bucket function and the merge; a method without them runs
-    its own function per bucket (:func:`bucket_pairs`) and the pairs are concatenated (:func:`merge_pairs`)."""
-    spec = registry.validate(method, "reidentify", trails=st, k=k, explain=explain)
+    """A re-identification method on the component split (module docstring), without truth or model (the
+    parts' run of :class:`graphlink.engines.spark.engine.SparkParts`): the method's spec (:mod:`graphlink.registry`)
+    names the bucket function and the merge; a method without them runs its own function per bucket
+    (:func:`bucket_pairs`) and the pairs are concatenated (:func:`merge_pairs`).  ``keywords``: the function's
+    (:meth:`graphlink.registry.MethodSpec.keywords`), the request validated already."""
     plan = spec.spark
+    k, explain = keywords.get("k"), keywords.get("explain")
     ctx = {"method": spec.name, "k": k, "explain": explain, "groups": spec.candidate_groups, "input": spec.input,
            "bucket": registry.resolve(plan.bucket) if plan.bucket else bucket_pairs,
-           "function": None if plan.bucket else spec.resolve(), "keywords": spec.keywords(k=k, explain=explain)}
+           "function": None if plan.bucket else spec.resolve(), "keywords": keywords}
     out = run(st, ctx, cc)
     merge = registry.resolve(plan.merge) if spec.merge == "custom" and plan.merge else merge_pairs
     return merge(st, out, ctx)
@@ -636,8 +638,8 @@ def _merge_true_loves(st: SparkTrails, out: pd.DataFrame, explain: bool | None) 
 def write_true_loves(st: SparkTrails, out: str, *, explain: bool = False, cc: str = "auto") -> ReidentifySummary:
     """True loves on the component split, their pairs written by the executors to the folder ``out``
     (:func:`graphlink.engines.spark.links.write_pairs`) and never collected: columns ``identified, deidentified`` (and
-    ``reason``, the core's words in full, with ``explain``), each part sorted as :func:`reidentify` orders the
-    pairs.  Returns :func:`reidentify`'s summary.  When the release breaks the model (``model_ok`` false) no
+    ``reason``, the core's words in full, with ``explain``), each part sorted as :func:`run_method` orders the
+    pairs.  Returns :func:`run_method`'s summary.  When the release breaks the model (``model_ok`` false) no
     pair is certain and **nothing is written**: the summary's ``diagnostic`` says why.
 
     Only the buckets' counts and listings (unmatched, orphan elements) reach the driver.  O(elements + class

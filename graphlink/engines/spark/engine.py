@@ -21,7 +21,10 @@ certain pairs — are the core's, run in one of two places (``split``):
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -30,15 +33,12 @@ from graphlink import registry
 from graphlink.analysis.audit import AuditResult
 from graphlink.analysis.audit import audit as core_audit
 from graphlink.analysis.matching import classify_edges
-from graphlink.analysis.reidit import Reidentification, evaluate
-from graphlink.analysis.reidit import reidentify as core_reidentify
+from graphlink.analysis.reidit import LocalParts, Reidentification
+from graphlink.analysis.results import ReidentifySummary
 from graphlink.config import get_config
 from graphlink.core.linkgraph import LinkGraph
 from graphlink.engines.spark.fill import SparkTrails
 from graphlink.engines.spark.links import class_links, edges, reidit_c  # noqa: F401  (re-exported)
-
-if TYPE_CHECKING:
-    pass
 
 Split = Literal["auto", "driver", "components"]
 SPLITS = ("auto", "driver", "components")
@@ -94,29 +94,56 @@ def classes(st: SparkTrails) -> Any:
     return classify_one_to_many(graph) if st.one_to_many else classify_edges(graph)
 
 
-def _finish(result: Reidentification, st: SparkTrails, truth: pd.DataFrame | None) -> Reidentification:
-    """What :func:`graphlink.analysis.reidit.reidentify` adds: evaluation against truth, the model."""
-    truth = truth if truth is not None else st.release.truth
-    facts = evaluate(result, truth) if truth is not None else {}
-    result.summary = result.summary.with_(model=st.model, **facts)
-    return result
+@dataclass
+class SparkParts:
+    """The Spark engine's :class:`~graphlink.analysis.reidit.LinkParts`: the class graph of ``trails``, held in Spark
+    and run where ``split`` says (module docstring); :func:`graphlink.analysis.reidit.reidentify` runs on it.
 
+    Attributes
+    ----------
+    trails : SparkTrails
+        The trails and twin classes in Spark.
+    split : {"auto", "driver", "components"}
+        Where the exact analyses run.
+    """
 
-def reidentify(st: SparkTrails, method: str, *, k: int | None = None, truth: pd.DataFrame | None = None,
-               explain: bool | None = None, split: Split = "auto") -> Reidentification:
-    """One registered re-identification method, as :func:`graphlink.analysis.reidit.reidentify` returns it.
+    trails: SparkTrails
+    split: Split = "auto"
 
-    The method's spec (:mod:`graphlink.registry`) says where it runs: entirely in Spark when its Spark plan has a
-    ``native`` function (REIDIT-C), else on the class graph (module docstring): per bucket of components on the
-    component split when the spec is ``per_component``, otherwise on the driver."""
-    spec = registry.validate(method, "reidentify", trails=st, k=k, explain=explain)
-    if spec.spark.native is not None:
-        return _finish(registry.resolve(spec.spark.native)(st), st, truth)
-    if spec.per_component and choose_split(st, split) == "components":
-        from graphlink.engines.spark import components
+    def __post_init__(self) -> None:
+        if self.split not in SPLITS:
+            raise ValueError(f"split must be one of {', '.join(SPLITS)}")
 
-        return _finish(components.reidentify(st, method, k=k, explain=explain), st, truth)
-    return _finish(core_reidentify(linkgraph(st), method, k=k, explain=explain), st, truth)
+    @property
+    def truth(self) -> pd.DataFrame | None:
+        """The release's own truth (read with it in Spark, collected at read time)."""
+        return self.trails.release.truth
+
+    def run(self, spec: registry.MethodSpec, keywords: dict[str, Any]) -> Reidentification:
+        """``spec``'s method as its Spark plan (:mod:`graphlink.registry`) says: entirely in Spark when the plan
+        has a ``native`` function (REIDIT-C); per bucket of components, merged by the spec's merge, on the component
+        split when the spec is ``per_component``; otherwise the core's function on the class graph collected to the
+        driver (one part: :class:`~graphlink.analysis.reidit.LocalParts` of :func:`linkgraph`)."""
+        st = self.trails
+        if spec.spark.native is not None:
+            return registry.resolve(spec.spark.native)(st)
+        if spec.per_component and choose_split(st, self.split) == "components":
+            from graphlink.engines.spark import components
+
+            return components.run_method(st, spec, keywords)
+        return LocalParts(linkgraph(st)).run(spec, keywords)
+
+    def writer(self, spec: registry.MethodSpec) -> Callable[..., ReidentifySummary] | None:
+        """The Spark plan's writer bound to these trails (:func:`graphlink.engines.spark.links.write_reidit_c`,
+        :func:`graphlink.engines.spark.components.write_true_loves`: the executors write the pairs, nothing but
+        counts is collected) when the plan has one: always for ``write_split="any"`` (REIDIT-C), only on the
+        component split for ``"components"`` (true loves); None otherwise."""
+        plan = spec.spark
+        if plan.write is None:
+            return None
+        if plan.write_split != "any" and choose_split(self.trails, self.split) != "components":
+            return None
+        return partial(registry.resolve(plan.write), self.trails)
 
 
 def audit(st: SparkTrails, k: int, *, split: Split = "auto") -> AuditResult:
