@@ -35,6 +35,7 @@ CODES: dict[str, str] = {
     "one-to-many-refuted": "detail: the one-to-many model is refuted by the data",
     "components-unsolved": "count, texts: one-to-many components beyond the search budget",
     "unlink-one-to-many": "label: unlinking protects one-to-one releases only",
+    "risk-one-to-many": "no data: pair probabilities are computed for one-to-one releases only",
     "unlink-side-undecided": "no data: which side withholds must be stated before unlinking",
     "unlink-identified-withholding": "locations, count: locations with more de-identified than identified records",
     "unlink-impossible": "k, violations: even withholding every de-identified record leaves violations",

@@ -30,6 +30,7 @@ REMEDIES: dict[str, Callable[[dict], str]] = {
     "unlink-one-to-many": lambda d: (f"choose 'Multiplicity' one-to-one {_DATA} if every de-identified element "
                                      "belongs to one person"),
     "unlink-side-undecided": lambda d: f"choose 'Multiplicity' one-to-one {_DATA} to protect it",
+    "risk-one-to-many": lambda d: f"choose 'Multiplicity' one-to-one {_DATA} if each record stands for one person",
     "folder-key-missing": lambda d: "upload per-location tables with an 'element' column, or with a single column",
     "method-unknown": lambda d: "choose one of the methods the selector offers",
     "method-parameter": lambda d: f"set '{d.get('parameter')} for {d.get('label')}' on the page",

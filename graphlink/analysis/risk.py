@@ -49,6 +49,8 @@ from graphlink.core.linkgraph import LinkGraph
 if TYPE_CHECKING:
     import pandas as pd
 
+    from graphlink.diagnostics import Diagnostic
+
 Reading = Literal["uniform", "weighted"]
 READINGS: tuple[str, ...] = ("uniform", "weighted")
 
@@ -321,6 +323,23 @@ def _weights(graph: LinkGraph, reading: str) -> tuple[np.ndarray, np.ndarray]:
     edge[(zero_s[ce_s] - zero_r[ce_r] > 0) | (one_r[ce_r] > 0)] = -np.inf
     null = np.where(zero_s > 0, -np.inf, a)
     return edge, null
+
+
+def one_to_many_refusal() -> Diagnostic:
+    """The ``risk-one-to-many`` refusal: pair probabilities are shares of maximum matchings, which describe
+    one-to-one releases; a one-to-many release's assignments (several people per record) are not matchings.
+    O(1).
+
+    Examples
+    --------
+    >>> one_to_many_refusal().code
+    'risk-one-to-many'
+    """
+    from graphlink.diagnostics import Diagnostic
+
+    return Diagnostic("risk-one-to-many", "pair probabilities are not computed for one-to-many releases (several "
+                      "people per record)", remedy="state the multiplicity as one-to-one if each record stands "
+                      "for one person")
 
 
 def pair_probabilities(graph: LinkGraph, *, reading: Reading = "uniform", classes: EdgeClasses | None = None,

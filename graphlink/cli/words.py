@@ -36,6 +36,7 @@ REMEDIES: dict[str, Callable[[dict], str]] = {
     "unlink-one-to-many": lambda d: "state --multiplicity one-to-one if every de-identified element belongs to one "
                                     "person",
     "unlink-side-undecided": lambda d: "state --multiplicity one-to-one to protect it",
+    "risk-one-to-many": lambda d: "state --multiplicity one-to-one if each record stands for one person",
     "store-name-taken": lambda d: "choose another --name or replace it",
     "store-read-only": lambda d: "pass --write to run it",
     "store-bulk-refused": lambda d: f"load with --bulk auto ({d.get('other')}) instead",

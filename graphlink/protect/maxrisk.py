@@ -217,6 +217,7 @@ def unlink_max_risk(release: Any, max_risk: float, method: str = DEFAULT_METHOD,
     Complexity: one run of the method, then per round one pair-probability computation of the written release
     plus O(Σ_{r offending} Σ_{c ∈ D(r)} |γ_c|) to choose the disclosures.
     """
+    from graphlink.analysis.risk import one_to_many_refusal
     from graphlink.errors import ModelAssumptionError
     from graphlink.protect.certify import _reads_one_to_many, audit_release
     from graphlink.protect.keep import instance_for
@@ -224,9 +225,7 @@ def unlink_max_risk(release: Any, max_risk: float, method: str = DEFAULT_METHOD,
 
     p = check_max_risk(max_risk)
     if multiplicity != "one-to-one" and _reads_one_to_many(release, multiplicity):
-        raise ModelAssumptionError("pair probabilities are not computed for one-to-many releases (several people "
-                                   "per record); if each record stands for one person, state that the release is "
-                                   "one-to-one")
+        raise ModelAssumptionError(diagnostic=one_to_many_refusal())
     say = progress or (lambda _msg: None)
     max_budget = 16.0 * budget if max_budget is None else max_budget
     level = start_level(p) if k is None else int(k)

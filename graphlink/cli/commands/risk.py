@@ -77,7 +77,7 @@ def register(app: typer.Typer) -> None:
 
         Exact where a block of interchangeable people is small enough, estimated (with a 95 % error bound)
         beyond; docs/risk.md."""
-        from graphlink.analysis.risk import pair_probabilities
+        from graphlink.analysis.risk import one_to_many_refusal, pair_probabilities
         from graphlink.core.linkgraph import build_linkgraph
         from graphlink.core.release import read_truth
         from graphlink.core.trails import build_trails
@@ -88,9 +88,7 @@ def register(app: typer.Typer) -> None:
         with step("building trails"):
             tr = build_trails(rel, reserved.value, multiplicity.value)
         if tr.one_to_many:
-            raise ModelAssumptionError("pair probabilities are not computed for one-to-many releases (several "
-                                       "people per record): state --multiplicity one-to-one if each record is one "
-                                       "person")
+            raise ModelAssumptionError(diagnostic=one_to_many_refusal())
         model_note(tr, explain)
         with step("computing pair probabilities"):
             chain = {"budget": budget} if sweeps is None else {"budget": None, "sweeps": sweeps}
