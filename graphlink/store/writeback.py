@@ -97,8 +97,8 @@ def write_audit(store: Store, name: str, result: Any) -> str:
     """The audit's Analysis node, then its VIOLATES edges in batches (one session: every batch locks the
     Analysis node). Returns the run id. O(violators) writes."""
     a, sides = audit_analysis(result)
-    run = store._new_analysis(name, a.kind, a.method, a.params, a.extra)
-    out = Batches(store, workers=1)
+    run = store.new_analysis(name, a.kind, a.method, a.params, a.extra)
+    out = Batches(store.conn, workers=1)
     for kind, (keys, degrees) in sides.items():
         out.run(f"""MATCH (a:Analysis {{run: $run}})
                     UNWIND range(0, size($e) - 1) AS i
@@ -115,8 +115,8 @@ def write_reidentification(store: Store, name: str, result: Any, progress: Progr
     """The re-identification's Analysis node, then its REIDENTIFIED edges in concurrent batches. Returns the
     run id. O(pairs) writes."""
     a, rows = reid_analysis(result)
-    run = store._new_analysis(name, a.kind, a.method, a.params, a.extra)
-    out = Batches(store, progress, total=len(rows["i"]), what="pairs")
+    run = store.new_analysis(name, a.kind, a.method, a.params, a.extra)
+    out = Batches(store.conn, progress, total=len(rows["i"]), what="pairs")
     out.run("""UNWIND range(0, size($i) - 1) AS n
                MATCH (i:Identified {release: $release, key: $i[n]}) USING INDEX SEEK i:Identified(release, key)
                MATCH (d:Deidentified {release: $release, key: $d[n]}) USING INDEX SEEK d:Deidentified(release, key)
@@ -262,7 +262,7 @@ def write_results(store: Store, release: Any, name: str | None = None, *, classe
     from graphlink.store import classgraph
 
     t0 = time.perf_counter()
-    frame, truth, source, name, fp = store._prepare(release, name)
+    frame, truth, source, name, fp = store.prepare(release, name)
     table = classgraph.tables(classes) if classes is not None else None
     link = (table, Analysis("link-graph", "link-graph", {"class_edges": table.analysis["class_edges"]},
                             table.analysis)) if table is not None else None
