@@ -47,7 +47,7 @@ def test_one_to_many_results_equal_plain_queries(neo4j_store, release_name, othe
     res = {"classes": mc, "audit": audit(mc, 3), "reidentification": reidentify(tr, "true-loves", explain=True)}
     _small_batches(monkeypatch)
     out = neo4j_store.write_results(rel, release_name, **res)
-    assert out["method"] == "unwind" and "GRAPHLINK_BULK_MIN_ROWS" in out["why"]   # far below the size rule
+    assert out.method == "unwind" and "GRAPHLINK_BULK_MIN_ROWS" in out.why   # far below the size rule
     neo4j_store.load_release(rel, name=other_name)
     ref.write_link_graph(neo4j_store, other_name, mc)
     ref.write_audit(neo4j_store, other_name, res["audit"])

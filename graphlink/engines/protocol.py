@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from graphlink.analysis.results import ReidentifySummary
     from graphlink.core.linkgraph import LinkGraph
     from graphlink.core.trails import Trails
+    from graphlink.store.reports import LoadReport
 
 #: ``update(fraction, message)`` of a progress bar, or None
 Progress = Callable[[float, str], None] | None
@@ -123,6 +124,7 @@ class Engine(Protocol):
         ...
 
     def load(self, release: Path, *, name: str | None, truth: Path | None, replace: bool, bulk: str,
-             progress: Progress = None) -> tuple[str, dict]:
-        """``graphlink load``: the release into Neo4j.  Returns (server URI, the load's summary)."""
+             progress: Progress = None) -> tuple[str, LoadReport]:
+        """``graphlink load``: the release into Neo4j.  Returns (server URI, the load's
+        :class:`graphlink.store.reports.LoadReport`)."""
         ...

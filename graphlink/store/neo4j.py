@@ -45,6 +45,7 @@ from graphlink.diagnostics import Diagnostic
 from graphlink.errors import StoreError, require
 from graphlink.store import cypherlib, guard, server
 from graphlink.store.connection import Connection, Target, hint, one_line, open_driver
+from graphlink.store.reports import LoadReport, StoredResults
 
 BATCH = 10_000
 #: seconds the client waits past a console query's time limit before it gives up on the server's answer
@@ -477,7 +478,7 @@ class Store:
 
     # ------------------------------------------------------------------ releases
     def load_release(self, release: Any, name: str | None = None, progress: Progress = None, *,
-                     replace: bool = False, batch_size: int = BATCH, bulk: str = "auto") -> dict:
+                     replace: bool = False, batch_size: int = BATCH, bulk: str = "auto") -> LoadReport:
         """Load a release (core ``Release`` or a long DataFrame ``location, kind, element``) under ``name``.
 
         Two ways, chosen by ``bulk`` (:mod:`graphlink.store.bulk` has the rule): a release into the *empty* database
@@ -493,8 +494,9 @@ class Store:
         (which drops the old release first). One load per name at a time, across processes and machines
         (:meth:`load_lock`): a second one is refused at once.
         ``progress(fraction, message)`` after every batch or step. Cost: O(rows) writes.
-        Returns the Release node's summary (rows, locations, identified, deidentified, reserved, seconds, skipped,
-        ``method``: ``bulk-import`` / ``unwind``, ``why``: the reason for it).
+        Returns a :class:`graphlink.store.reports.LoadReport`: the Release node's figures (rows, locations,
+        identified, deidentified, reserved), ``seconds``, ``skipped``, ``method`` (``bulk-import`` / ``unwind``)
+        and ``why`` (the reason for it).
         """
         from graphlink.store import bulk as bulk_import
 
@@ -506,13 +508,12 @@ class Store:
             done_already, existing = self.before_load(name, fp, replace=replace)
             if done_already is not None:
                 self.apply_schema()    # results may follow (write_results), which the indexes serve
-                return {**done_already, "seconds": round(time.perf_counter() - t0, 3)}
+                return done_already.timed(time.perf_counter() - t0)
             if existing is None:
                 done, why = bulk_import.load(self, frame, truth, name, source, fp, mode=bulk, progress=progress)
                 if done:
-                    info = self.release_info(name) or {}
-                    return {**info, "seconds": round(time.perf_counter() - t0, 3), "skipped": False,
-                            "method": bulk_import.METHOD, "why": why}
+                    return LoadReport.from_node(self.release_info(name), seconds=time.perf_counter() - t0,
+                                                method=bulk_import.METHOD, why=why)
             else:
                 why = "the release is partly loaded already"
             self.apply_schema()
@@ -541,10 +542,10 @@ class Store:
                     self._query(st("truth").text, {"release": name, "truth": list(chunk)})
             t_final = time.perf_counter()
             self.as_owner(name, st("finalize").text, {"release": name})
-            info = self.release_info(name) or {}
+            info = self.release_info(name)
             t1 = time.perf_counter()
-            return {**info, "seconds": round(t1 - t0, 3), "seconds_finalize": round(t1 - t_final, 3), "skipped": False,
-                    "method": "unwind", "why": why}
+            return LoadReport.from_node(info, seconds=t1 - t0, seconds_finalize=t1 - t_final, method="unwind",
+                                        why=why)
 
     @contextlib.contextmanager
     def load_lock(self, name: str) -> Iterator[str]:
@@ -700,23 +701,24 @@ class Store:
                     {"release": name, "token": held.get("token")})
         return held
 
-    def before_load(self, name: str, fp: str, *, replace: bool = False) -> tuple[dict | None, dict | None]:
+    def before_load(self, name: str, fp: str, *, replace: bool = False) -> tuple[LoadReport | None, dict | None]:
         """What is stored under ``name`` before a release with content hash ``fp`` is loaded there (by either
-        engine): ``(summary, None)`` when there is nothing left to do (the release is loaded already: ``skipped``;
-        or a bulk import of it was interrupted after the swap and is now finished), else ``(None, the Release
-        node's properties or None)`` for the caller to load it. A release of other content under ``name`` is
-        refused (StoreError), or dropped first when ``replace``. O(1) queries, plus :func:`bulk.finish`'s check."""
+        engine): ``(LoadReport, the Release node's properties)`` when there is nothing left to do (the release is
+        loaded already: ``skipped``; or a bulk import of it was interrupted after the swap and is now finished),
+        else ``(None, the Release node's properties or None)`` for the caller to load it. A release of other
+        content under ``name`` is refused (StoreError), or dropped first when ``replace``. O(1) queries, plus
+        :func:`bulk.finish`'s check."""
         from graphlink.store import bulk as bulk_import
 
         existing = self.release_info(name)
         if not existing:
             return None, None
         if existing.get("fingerprint") == fp and existing.get("status") == "loaded":
-            return {**existing, "skipped": True}, existing
+            return LoadReport.from_node(existing, skipped=True), existing
         if (existing.get("fingerprint") == fp and existing.get("load_method") == bulk_import.METHOD
                 and bulk_import.finish(self, name)):  # imported, then interrupted before it was marked
-            return {**(self.release_info(name) or {}), "skipped": False, "method": bulk_import.METHOD,
-                    "why": "completed an interrupted import"}, existing
+            return LoadReport.from_node(self.release_info(name), method=bulk_import.METHOD,
+                                        why="completed an interrupted import"), existing
         if existing.get("fingerprint") not in (None, fp):
             if not replace:
                 raise StoreError(diagnostic=Diagnostic(
@@ -814,11 +816,12 @@ class Store:
         return frame, truth, source, name or default_name, fingerprint(frame, distinct=True)
 
     def write_results(self, release: Any, name: str | None = None, *, classes: Any = None, audit: Any = None,
-                      reidentification: Any = None, bulk: str = "auto", progress: Progress = None) -> dict:
+                      reidentification: Any = None, bulk: str = "auto", progress: Progress = None) -> StoredResults:
         """Load ``release`` if needed and write its link graph (``classes``), audit and re-identification at bulk
         speed: one bulk import with the release when it is new to an empty local database, else concurrent
-        UNWIND batches (:func:`graphlink.store.writeback.write_results`, which has the details). Returns
-        ``{"release": load summary, "runs": {result: run id}, "method", "why", "seconds"}``."""
+        UNWIND batches (:func:`graphlink.store.writeback.write_results`, which has the details). Returns a
+        :class:`graphlink.store.reports.StoredResults` (``release``: the LoadReport, ``runs``: run id per result,
+        ``method``, ``why``, ``seconds``)."""
         from graphlink.store import writeback
 
         return writeback.write_results(self, release, name, classes=classes, audit=audit,

@@ -39,6 +39,7 @@ import numpy as np
 
 from graphlink.errors import StoreError
 from graphlink.store.batches import Batches, run_id
+from graphlink.store.reports import LoadReport, StoredResults
 
 if TYPE_CHECKING:
     from graphlink.store.bulk import ImportFiles
@@ -231,7 +232,7 @@ def add_results(files: ImportFiles, name: str, *, link: tuple[Tables, Analysis] 
 
 # ------------------------------------------------------------------------------------------ the entry point
 def write_results(store: Store, release: Any, name: str | None = None, *, classes: Any = None, audit: Any = None,
-                  reidentification: Any = None, bulk: str = "auto", progress: Progress = None) -> dict:
+                  reidentification: Any = None, bulk: str = "auto", progress: Progress = None) -> StoredResults:
     """Load ``release`` (if it is not stored yet) and write its results: the link graph of ``classes``
     (``matching.EdgeClasses`` / ``onetomany.ManyClasses``), an ``audit.AuditResult``, a
     ``reidit.Reidentification``; any of them may be None.
@@ -242,9 +243,9 @@ def write_results(store: Store, release: Any, name: str | None = None, *, classe
 
     Returns
     -------
-    dict
-        ``release``: the load summary; ``runs``: run id per written result (``link_graph``, ``audit``,
-        ``reidentification``); ``method``: ``bulk-import`` or ``unwind``; ``why``: the reason.
+    StoredResults
+        ``release``: the LoadReport; ``runs``: run id per written result (``link_graph``, ``audit``,
+        ``reidentification``); ``method``: ``bulk-import`` or ``unwind``; ``why``: the reason; ``seconds``.
 
     Examples
     --------
@@ -288,10 +289,11 @@ def write_results(store: Store, release: Any, name: str | None = None, *, classe
                     classgraph.set_model(store, name, table.model)
                 runs = {"link_graph": link[1].run if link else None, "audit": aud[0].run if aud else None,
                         "reidentification": reid[0].run if reid else None}
-                info = store.release_info(name) or {}
-                return {"release": {**info, "skipped": False, "method": bulk_import.METHOD, "why": why},
-                        "runs": {k: v for k, v in runs.items() if v}, "method": bulk_import.METHOD, "why": why,
-                        "seconds": round(time.perf_counter() - t0, 3)}
+                seconds = time.perf_counter() - t0
+                loaded = LoadReport.from_node(store.release_info(name), seconds=seconds, method=bulk_import.METHOD,
+                                              why=why)
+                return StoredResults(loaded, {k: v for k, v in runs.items() if v}, bulk_import.METHOD, why,
+                                     round(seconds, 3))
         else:
             why = "the release is stored already" if done is not None else "the release is partly loaded already"
         info = store.load_release(release, name, progress, bulk="never")
@@ -302,5 +304,4 @@ def write_results(store: Store, release: Any, name: str | None = None, *, classe
             runs["audit"] = write_audit(store, name, audit)
         if reidentification is not None:
             runs["reidentification"] = write_reidentification(store, name, reidentification, progress)
-        return {"release": info, "runs": runs, "method": "unwind", "why": why,
-                "seconds": round(time.perf_counter() - t0, 3)}
+        return StoredResults(info, runs, "unwind", why, round(time.perf_counter() - t0, 3))

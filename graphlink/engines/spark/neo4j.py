@@ -37,6 +37,7 @@ from graphlink.engines.spark.fill import SparkTrails, first_locations, word_cols
 from graphlink.errors import StoreError
 from graphlink.store import classgraph, cypherlib, server
 from graphlink.store.neo4j import Store, env_auth
+from graphlink.store.reports import LoadReport
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -114,7 +115,7 @@ def fingerprint(st: SparkTrails | SparkRelease) -> str:
 
 
 def write_release(st: SparkTrails | SparkRelease, store: Store, name: str, *, auth: Any = None,
-                  fp: str | None = None) -> dict:
+                  fp: str | None = None) -> LoadReport:
     """Load the release under ``name`` as :meth:`Store.load_release` does with UNWIND (idempotent; refused when
     ``name`` holds other content; one load per name at a time: :meth:`Store.load_lock`).  Elements and their
     DISCLOSED_AT edges by the connector; O(rows) writes. ``fp``: the release's :func:`fingerprint`, when the
@@ -123,7 +124,8 @@ def write_release(st: SparkTrails | SparkRelease, store: Store, name: str, *, au
         return _write_release(st, store, name, auth=auth, fp=fp)
 
 
-def _write_release(st: SparkTrails | SparkRelease, store: Store, name: str, *, auth: Any, fp: str | None) -> dict:
+def _write_release(st: SparkTrails | SparkRelease, store: Store, name: str, *, auth: Any,
+                   fp: str | None) -> LoadReport:
     from pyspark.sql import functions as F
 
     rel = _release(st)
@@ -132,7 +134,7 @@ def _write_release(st: SparkTrails | SparkRelease, store: Store, name: str, *, a
     store.apply_schema()
     existing = store.release_info(name)
     if existing and existing.get("fingerprint") == fp and existing.get("status") == "loaded":
-        return {**existing, "skipped": True}
+        return LoadReport.from_node(existing, skipped=True)
     if existing and existing.get("fingerprint") not in (None, fp):
         from graphlink.diagnostics import Diagnostic
 
@@ -161,7 +163,7 @@ def _write_release(st: SparkTrails | SparkRelease, store: Store, name: str, *, a
         for lo in range(0, len(items), 10_000):
             store.conn.query(statements("truth").text, {"release": name, "truth": items[lo:lo + 10_000]})
     store.as_owner(name, statements("finalize").text, {"release": name})  # only while the load lock is still ours
-    return {**(store.release_info(name) or {}), "skipped": False}
+    return LoadReport.from_node(store.release_info(name), method="connector")
 
 
 # ------------------------------------------------------------------------------------------------ link graph
