@@ -71,7 +71,7 @@ def store(local) -> Store:
 
 def empty(st: Store) -> None:
     """Delete every node, index and constraint (the importer only rebuilds an empty database)."""
-    st._run_auto("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS", {})
+    st.conn.run_auto("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS", {})
     for rec in st._query("SHOW CONSTRAINTS YIELD name RETURN name"):
         st._query(f"DROP CONSTRAINT `{rec['name']}`")
     for rec in st._query("SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"):
