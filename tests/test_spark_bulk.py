@@ -66,7 +66,7 @@ def test_spark_bulk_import_builds_the_local_graph(local, store, spark, make):
     assert _per_label(got) == _per_label(want)
     assert got["nodes"] == want["nodes"]  # every property and its type: fingerprint, sizes, load_method, source
     assert got["rels"] == want["rels"]
-    expect = {k: v for k, v in local_info.items() if k not in VOLATILE | {"seconds", "method", "why", "skipped"}}
+    expect = {k: v for k, v in local_info.properties.items() if k not in VOLATILE}
     assert {k: v for k, v in store.release_info(name).items() if k in expect} == expect
     assert store.release_info(name)["source"] == (source if isinstance(source, str) else rel.source)
     if rel.truth is not None:
