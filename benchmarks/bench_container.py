@@ -56,8 +56,8 @@ def workload(uri: str, auth, rel, label: str) -> None:
             t = time.perf_counter()
             info = store.load_release(rel, name=name, bulk="never")
             dt = time.perf_counter() - t
-            row(f"{label}: load_release by UNWIND, {when} ({info['rows']:,} rows)", dt,
-                f"{info['rows'] / dt:,.0f} rows/s")
+            row(f"{label}: load_release by UNWIND, {when} ({info.rows:,} rows)", dt,
+                f"{info.rows / dt:,.0f} rows/s")
         t = time.perf_counter()
         pairs = store.run_file("reidit_c", {"release": name})
         row(f"{label}: cypher reidit_c ({len(pairs):,} pairs)", time.perf_counter() - t)

@@ -100,11 +100,11 @@ def child(args: argparse.Namespace) -> None:
         wall = time.perf_counter() - t
         me1 = resource.getrusage(resource.RUSAGE_SELF)
         kids = resource.getrusage(resource.RUSAGE_CHILDREN)  # the importer JVM, if one ran (it was waited for)
-        out = {"path": args.child, "method": info["method"], "why": info.get("why"), "rows": info["rows"],
+        out = {"path": args.child, "method": info.method, "why": info.why, "rows": info.rows,
                "seconds": wall, "client_cpu": me1.ru_utime + me1.ru_stime - me0.ru_utime - me0.ru_stime,
                "server_cpu": _server_cpu(pid) - srv0, "importer_cpu": kids.ru_utime + kids.ru_stime,
                "client_peak_mb": me1.ru_maxrss / 1024, "importer_peak_mb": kids.ru_maxrss / 1024,
-               "server_peak_mb": _server_peak_mb(pid), "reserved": info["reserved"]}
+               "server_peak_mb": _server_peak_mb(pid), "reserved": info.reserved}
     print("RESULT " + json.dumps(out), flush=True)
 
 
@@ -304,20 +304,20 @@ def main() -> None:
         with connect() as store:
             t = time.perf_counter()
             again = store.load_release(rel, name=args.name)
-            print(f"2. same release again: {time.perf_counter() - t:.2f} s (skipped={again['skipped']})")
+            print(f"2. same release again: {time.perf_counter() - t:.2f} s (skipped={again.skipped})")
 
             store.run_cypher("MATCH (r:Release {name: $n}) SET r.status = 'loading', r.load_method = 'unwind'",
                              {"n": args.name}, write=True)
             t = time.perf_counter()
             redo = store.load_release(rel, name=args.name, batch_size=args.batch)
             print(f"3. MERGE pass over the complete release (interrupted-load re-run): "
-                  f"{time.perf_counter() - t:.1f} s, rows still {redo['rows']:,}")
+                  f"{time.perf_counter() - t:.1f} s, rows still {redo.rows:,}")
 
             sample = rel.frame.iloc[: args.naive_sample]
             t = time.perf_counter()
             for loc, kind, el in sample.itertuples(index=False):
                 label = "Identified" if kind == "identified" else "Deidentified"
-                store._query(f"MERGE (e:{label} {{release: $r, key: $k}}) "
+                store.conn.query(f"MERGE (e:{label} {{release: $r, key: $k}}) "
                              "MERGE (l:Location {release: $r, name: $l}) MERGE (e)-[:DISCLOSED_AT]->(l)",
                              {"r": args.name + "-naive", "k": el, "l": loc})
             naive_s = time.perf_counter() - t

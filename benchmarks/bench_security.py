@@ -109,7 +109,7 @@ def bench_console(repeat: int) -> None:
 
         def bare_plain() -> str:
             try:
-                with GraphDatabase.driver(store.uri, auth=store._auth, notifications_min_severity="OFF") as drv:
+                with GraphDatabase.driver(store.uri, auth=store.conn.auth, notifications_min_severity="OFF") as drv:
                     def once() -> None:
                         with drv.session(database=DATABASE) as s:
                             list(s.run(query))
@@ -125,13 +125,13 @@ def bench_console(repeat: int) -> None:
 
         def pinned() -> str:
             def once() -> None:
-                with server.open_driver(store.uri, store._auth) as drv:
+                with server.open_driver(store.uri, store.conn.auth) as drv:
                     drv.verify_connectivity()
             return f"{_per_call(once, connections) * 1e3:.1f} ms per new connection"
 
         def plain() -> str:
             def once() -> None:
-                with GraphDatabase.driver(store.uri, auth=store._auth) as drv:
+                with GraphDatabase.driver(store.uri, auth=store.conn.auth) as drv:
                     drv.verify_connectivity()
             try:
                 return f"{_per_call(once, connections) * 1e3:.1f} ms per new connection"

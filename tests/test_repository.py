@@ -9,12 +9,16 @@
 * No tracked file cites research material that is not in the repository: the notes the code was first written
   from ("the digest", "algorithms.md §…", a seed file) or a path of the machine they lived on.  Papers are cited
   by author and year instead.
+* No module of ``graphlink/`` but the store's own (``store/neo4j.py``, ``store/connection.py``) reaches into a
+  private attribute of a Store or its Connection (``store._query``, ``self.store._x``, ``conn._x``): the writers
+  use the public connection (``store.conn``) and the Store's public methods.
 
 The module lists are never written here: a restructuring that moves modules only has to update the map.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 from collections.abc import Iterable, Iterator
@@ -313,3 +317,44 @@ def test_banned_patterns_catch_what_they_are_for(line: str, what: str) -> None:
 ])
 def test_banned_patterns_leave_random_seeds_and_hashes_alone(line: str) -> None:
     assert not any(re.search(p, line, re.IGNORECASE) for p in BANNED.values())
+
+
+#: the modules that own a Store's and a Connection's private state
+STORE_OWNERS = ("graphlink/store/neo4j.py", "graphlink/store/connection.py")
+#: names the code gives a Store or a Connection (a heuristic: the attribute's object is spelt like one of these)
+STORE_NAMES = re.compile(r"(?:^|_)(?:store|conn|connection)$")
+
+
+def private_store_uses(source: str) -> list[tuple[int, str]]:
+    """``(line, expression)`` of every ``X._name`` in ``source`` whose ``X`` is named like a Store or a Connection
+    (``store``, ``self.store``, ``neo4j_store``, ``conn``, ``store.conn``...); dunders are not private."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")):
+            continue
+        owner = node.value
+        name = owner.attr if isinstance(owner, ast.Attribute) else owner.id if isinstance(owner, ast.Name) else ""
+        if STORE_NAMES.search(name):
+            out.append((node.lineno, ast.unparse(node)))
+    return out
+
+
+@pytest.mark.parametrize("line", ["store._query('RETURN 1')", "self.store._query(q, p)", "store._auth",
+                                  "store.conn._target", "neo4j_store._as_owner(n, q)", "conn._driver",
+                                  "store._schema_applied = True"])
+def test_private_store_uses_are_found(line: str) -> None:
+    """The check catches the calls the writers made before they had a public connection."""
+    assert private_store_uses(line)
+
+
+@pytest.mark.parametrize("line", ["store.conn.query('RETURN 1')", "store.__class__", "store_bulk._has_newline(x)",
+                                  "self._query(q)", "restore._x"])
+def test_public_and_unrelated_uses_pass(line: str) -> None:
+    assert not private_store_uses(line)
+
+
+def test_no_module_reaches_into_a_store() -> None:
+    """Outside the store's own modules, nothing calls or reads a private attribute of a Store or a Connection."""
+    found = [f"{rel(path)}:{line}: {expr}" for path in sorted((ROOT / "graphlink").rglob("*.py"))
+             if rel(path) not in STORE_OWNERS for line, expr in private_store_uses(path.read_text(encoding="utf-8"))]
+    assert not found, "private Store/Connection attributes used outside the store:\n" + "\n".join(found)

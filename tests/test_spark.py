@@ -536,7 +536,7 @@ def test_neo4j_connector_writes_what_the_local_store_writes(spark, neo4j_server,
         run_l = neo4j_store.write_reidentification(local_name, want_tl)
         st_ = gs.trails(rel, spark=spark)
         gneo.write_release(st_, neo4j_store, spark_name, auth=auth)
-        assert gneo.write_release(st_, neo4j_store, spark_name, auth=auth)["skipped"]       # idempotent
+        assert gneo.write_release(st_, neo4j_store, spark_name, auth=auth).skipped       # idempotent
         for split in ("components", "driver"):     # the second write replaces the first
             gneo.write_link_graph(st_, neo4j_store, spark_name, split=split, auth=auth)
             got, want = _graph_state(neo4j_store, spark_name), _graph_state(neo4j_store, local_name)

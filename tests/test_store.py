@@ -56,9 +56,9 @@ def loaded(request, neo4j_store):
 def test_load_then_read_back_equals_input(neo4j_store, release_name):
     rel = simulate_uniform(50, 6, 0.5, withhold=0.2, seed=11)
     info = neo4j_store.load_release(rel, name=release_name)
-    assert info["rows"] == len(rel.frame)
-    assert info["locations"] == len(rel.locations)
-    assert info["reserved"] == build_trails(rel).reserved
+    assert info.rows == len(rel.frame)
+    assert info.locations == len(rel.locations)
+    assert info.reserved == build_trails(rel).reserved
     back = neo4j_store.read_release(release_name)
     assert list(back.columns) == ["location", "kind", "element"]
     pd.testing.assert_frame_equal(_sorted(back), _sorted(rel.frame[["location", "kind", "element"]].astype(str)))
@@ -70,13 +70,13 @@ def test_load_twice_changes_nothing_and_interrupted_load_completes(neo4j_store, 
     first = neo4j_store.load_release(rel, name=release_name, batch_size=50)
     counts = _counts(neo4j_store, release_name)
     again = neo4j_store.load_release(rel, name=release_name, batch_size=50)
-    assert again["skipped"] and _counts(neo4j_store, release_name) == counts
+    assert again.skipped and _counts(neo4j_store, release_name) == counts
     # force the MERGE path over an already complete release: still nothing changes
     neo4j_store.run_cypher("MATCH (r:Release {name: $n}) SET r.status = 'loading'", {"n": release_name},
                            write=True)
     redo = neo4j_store.load_release(rel, name=release_name, batch_size=50)
-    assert not redo["skipped"] and _counts(neo4j_store, release_name) == counts
-    assert redo["rows"] == first["rows"] == len(rel.frame)
+    assert not redo.skipped and _counts(neo4j_store, release_name) == counts
+    assert redo.rows == first.rows == len(rel.frame)
 
     # an interrupted load (stopped after its first batch) completes on re-run
     other = release_name + "-int"
@@ -90,7 +90,7 @@ def test_load_twice_changes_nothing_and_interrupted_load_completes(neo4j_store, 
         assert neo4j_store.release_info(other)["status"] == "loading"
         assert _counts(neo4j_store, other)[2] < len(rel.frame)
         done = neo4j_store.load_release(rel, name=other, batch_size=50)
-        assert done["status"] == "loaded" and _counts(neo4j_store, other) == counts
+        assert done.status == "loaded" and _counts(neo4j_store, other) == counts
         pd.testing.assert_frame_equal(_sorted(neo4j_store.read_release(other)),
                                       _sorted(rel.frame[["location", "kind", "element"]].astype(str)))
     finally:
@@ -111,7 +111,7 @@ def test_different_content_under_same_name_is_refused_unless_replaced(neo4j_stor
 def test_truth_is_loaded_as_entities(neo4j_store, release_name):
     rel = simulate_uniform(15, 3, 0.6, seed=5)
     info = neo4j_store.load_release(rel, name=release_name)
-    assert info["entities"] == len(rel.truth)
+    assert info.entities == len(rel.truth)
     pairs = neo4j_store.run_cypher(
         """MATCH (i:Identified)<-[:APPEARS_AS]-(t:Entity {release: $n})-[:APPEARS_AS]->(d:Deidentified)
            RETURN i.key AS identified, d.key AS deidentified""", {"n": release_name})

@@ -71,7 +71,7 @@ def store(local) -> Store:
 
 def empty(st: Store) -> None:
     """Delete every node, index and constraint (the importer only rebuilds an empty database)."""
-    st._run_auto("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS", {})
+    st.conn.run_auto("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS", {})
     for rec in st._query("SHOW CONSTRAINTS YIELD name RETURN name"):
         st._query(f"DROP CONSTRAINT `{rec['name']}`")
     for rec in st._query("SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"):
@@ -133,8 +133,8 @@ def test_bulk_and_unwind_build_the_same_graph(local, store):
     rel = _release()
     lines: list[str] = []
     info = store.load_release(rel, name="bulk-one", bulk="always", progress=lambda f, m: lines.append(m))
-    assert info["method"] == "bulk-import" and info["why"] == "the local database was empty", info
-    assert info["status"] == "loaded" and info["load_method"] == "bulk-import" and not info["skipped"]
+    assert info.method == "bulk-import" and info.why == "the local database was empty", info
+    assert info.status == "loaded" and info.load_method == "bulk-import" and not info.skipped
     assert any("neo4j-admin" in m for m in lines) and any("swapping" in m for m in lines)
     # the same launcher JVM reopened its DBMS on the new store: same process, same URI
     assert server.read_state(paths)["pid"] == pid and store.uri == server.local_uri(paths)
@@ -144,8 +144,8 @@ def test_bulk_and_unwind_build_the_same_graph(local, store):
     assert server.bolt_version(store.uri, auth=server.local_auth(paths))
 
     other = store.load_release(rel, name="unwind-one", bulk="never")
-    assert other["method"] == "unwind" and other["load_method"] == "unwind"
-    assert other["why"].startswith("UNWIND was asked for")
+    assert other.method == "unwind" and other.load_method == "unwind"
+    assert other.why.startswith("UNWIND was asked for")
 
     a, b = _graph(store, "bulk-one"), _graph(store, "unwind-one")
     assert _per_label(a) == _per_label(b)
@@ -180,11 +180,11 @@ def test_bulk_and_unwind_build_the_same_graph(local, store):
 def test_idempotent_and_refuses_a_database_with_data(local, store, monkeypatch):
     rel = _release(subjects=120, locations=4)
     first = store.load_release(rel, name="r1", bulk="always")
-    assert first["method"] == "bulk-import"
+    assert first.method == "bulk-import"
     # the same release again: already loaded, whatever the mode
     for mode in ("always", "auto", "never"):
         again = store.load_release(rel, name="r1", bulk=mode)
-        assert again["skipped"] and again["rows"] == first["rows"]
+        assert again.skipped and again.rows == first.rows
     # a second release: the database holds r1, so the importer may not rebuild it
     with pytest.raises(StoreError) as refused:
         store.load_release(rel, name="r2", bulk="always")
@@ -194,7 +194,7 @@ def test_idempotent_and_refuses_a_database_with_data(local, store, monkeypatch):
     assert store.release_info("r2") is None and store.release_info("r1")["status"] == "loaded"
     monkeypatch.setenv("GRAPHLINK_BULK_MIN_ROWS", "1")  # auto would bulk-import at this size ...
     fell_back = store.load_release(rel, name="r2", bulk="auto")
-    assert fell_back["method"] == "unwind" and "already holds data" in fell_back["why"]  # ... but falls back
+    assert fell_back.method == "unwind" and "already holds data" in fell_back.why  # ... but falls back
     assert _per_label(_graph(store, "r1")) == _per_label(_graph(store, "r2"))
 
 
@@ -214,7 +214,7 @@ def test_foreign_data_or_schema_is_never_replaced(local, store):
 def test_auto_threshold_and_not_the_local_server(local, store, tmp_path, monkeypatch):
     rel = _release(subjects=60, locations=3)
     small = store.load_release(rel, name="s1", bulk="auto")  # far below GRAPHLINK_BULK_MIN_ROWS
-    assert small["method"] == "unwind" and "GRAPHLINK_BULK_MIN_ROWS" in small["why"]
+    assert small.method == "unwind" and "GRAPHLINK_BULK_MIN_ROWS" in small.why
     store.drop_release("s1")
     # the same server seen from a client whose project runs no local server: it is not ours to stop
     monkeypatch.setenv("GRAPHLINK_NEO4J_DIR", str(tmp_path / "elsewhere"))
@@ -245,7 +245,7 @@ def test_failed_importer_leaves_the_database_served(local, store, monkeypatch, i
     log = (paths.home / "logs" / "bulk-import.log").read_text()
     assert ("in the server's JVM" if importer == "server" else "in a JVM of its own") in log[log.rindex("\n--- "):]
     monkeypatch.delenv(broken[0])
-    assert store.load_release(rel, name="x1", bulk="always")["method"] == "bulk-import"  # the next run does it
+    assert store.load_release(rel, name="x1", bulk="always").method == "bulk-import"  # the next run does it
 
 
 def test_cli_says_which_path_ran(local, store, tmp_path):
@@ -323,8 +323,8 @@ def test_a_swap_interrupted_half_way_is_completed_by_the_next_start(local, store
     with connect() as again:
         assert again.release_info("h1")["status"] == "loading"
         done = again.load_release(rel, name="h1", bulk="always")
-        assert done["why"] == "completed an interrupted import" and done["status"] == "loaded"
-        assert done["rows"] == len(rel.frame.drop_duplicates())
+        assert done.why == "completed an interrupted import" and done.status == "loaded"
+        assert done.rows == len(rel.frame.drop_duplicates())
         assert not bulk.journal(paths)
 
 
@@ -358,9 +358,9 @@ def test_results_by_one_bulk_import_equal_batches_and_plain_queries(local, store
     assert len(res["audit"].violations) and len(res["reidentification"].pairs)
     lines: list[str] = []
     out = store.write_results(rel, "bulk-res", bulk="always", progress=lambda f, m: lines.append(m), **res)
-    assert out["method"] == "bulk-import" and out["why"] == "the local database was empty", out
-    assert set(out["runs"]) == {"link_graph", "audit", "reidentification"}
-    assert out["release"]["status"] == "loaded" and any("neo4j-admin" in m for m in lines)
+    assert out.method == "bulk-import" and out.why == "the local database was empty", out
+    assert set(out.runs) == {"link_graph", "audit", "reidentification"}
+    assert out.release.status == "loaded" and any("neo4j-admin" in m for m in lines)
 
     monkeypatch.setattr(classgraph, "CHUNK", 37)
     monkeypatch.setattr(classgraph, "LINK_CHUNK", 53)
@@ -368,7 +368,7 @@ def test_results_by_one_bulk_import_equal_batches_and_plain_queries(local, store
     lines.clear()
     again = store.write_results(rel, "unwind-res", bulk="never",
                                 progress=lambda f, m: lines.append(m), **res)
-    assert again["method"] == "unwind" and again["release"]["method"] == "unwind"
+    assert again.method == "unwind" and again.release.method == "unwind"
     assert any("link graph rows written" in m for m in lines) and any("pairs written" in m for m in lines)
 
     store.load_release(rel, name="plain-res", bulk="never")
@@ -388,8 +388,8 @@ def test_results_by_one_bulk_import_equal_batches_and_plain_queries(local, store
 
     # written again: the release is stored, so batches; the link graph is replaced, audits and pairs accumulate
     third = store.write_results(rel, "bulk-res", **res)
-    assert third["method"] == "unwind" and third["why"] == "the release is stored already"
-    assert third["release"]["skipped"]
+    assert third.method == "unwind" and third.why == "the release is stored already"
+    assert third.release.skipped
     kinds = Counter(store.analyses("bulk-res")["kind"])
     assert kinds == {"link-graph": 1, "audit": 2, "reidentification": 2}
     after = ref.graph(store, "bulk-res")
@@ -451,6 +451,6 @@ def test_the_load_locks_heartbeat_neither_spoils_nor_outlives_a_bulk_import(loca
         tokens.append([r["t"] for r in store._query("MATCH (l:LoadLock) RETURN l.token AS t")])
 
     info = store.load_release(rel, name="beating", bulk="always", progress=watch)
-    assert info["method"] == "bulk-import" and info["status"] == "loaded", info
+    assert info.method == "bulk-import" and info.status == "loaded", info
     assert tokens and len({t for seen in tokens for t in seen}) == 1       # one lock, one token, throughout
     assert not store._query("MATCH (l:LoadLock) RETURN l")               # released at the end

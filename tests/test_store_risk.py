@@ -58,7 +58,7 @@ def test_stored_probabilities_equal_the_library(neo4j_store, release_name, monke
     monkeypatch.setattr(classgraph, "CHUNK", 13)            # several concurrent batches of each kind
     monkeypatch.setattr(classgraph, "LINK_CHUNK", 29)
     out = writeback.write_results(neo4j_store, rel, release_name, classes=classes, risk=risk, bulk="never")
-    assert out["method"] == "unwind"
+    assert out.method == "unwind"
     assert _stored_classes(neo4j_store, release_name) == _library_classes(risk)   # floats sent as they are
     pairs = risk.pairs()
     want = {(str(r.identified), str(r.deidentified)): (float(r.probability), bool(r.exact), float(r.error))

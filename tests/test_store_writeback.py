@@ -47,7 +47,7 @@ def test_one_to_many_results_equal_plain_queries(neo4j_store, release_name, othe
     res = {"classes": mc, "audit": audit(mc, 3), "reidentification": reidentify(tr, "true-loves", explain=True)}
     _small_batches(monkeypatch)
     out = neo4j_store.write_results(rel, release_name, **res)
-    assert out["method"] == "unwind" and "GRAPHLINK_BULK_MIN_ROWS" in out["why"]   # far below the size rule
+    assert out.method == "unwind" and "GRAPHLINK_BULK_MIN_ROWS" in out.why   # far below the size rule
     neo4j_store.load_release(rel, name=other_name)
     ref.write_link_graph(neo4j_store, other_name, mc)
     ref.write_audit(neo4j_store, other_name, res["audit"])
@@ -86,7 +86,7 @@ def test_a_batch_that_cannot_create_all_its_rows_fails(neo4j_store, release_name
 
     neo4j_store.load_release(simulate_uniform(20, 3, 0.5, seed=1), name=release_name)
     rows = []
-    out = batches.Batches(neo4j_store, lambda f, m: rows.append((f, m)), total=4, what="pairs", workers=2)
+    out = batches.Batches(neo4j_store.conn, lambda f, m: rows.append((f, m)), total=4, what="pairs", workers=2)
     with pytest.raises(StoreError, match="created 1 of its 2 rows") as refused:
         out.run("""UNWIND $keys AS k MATCH (e:Identified {release: $release, key: k})
                    SET e.touched = true RETURN count(*) AS n""",
@@ -136,8 +136,8 @@ def test_lanes_run_side_by_side_each_in_order_and_check_their_rows():
     seen: list[tuple[str, int]] = []
     both = threading.Barrier(2, timeout=10)    # fails unless the two lanes run at the same time
 
-    class FakeStore:
-        def _query(self, query, params):
+    class FakeConnection:
+        def query(self, query, params):
             if params["i"] == 0:
                 both.wait()
             seen.append((params["lane"], params["i"]))
@@ -145,7 +145,7 @@ def test_lanes_run_side_by_side_each_in_order_and_check_their_rows():
 
     lanes = [[{"lane": name, "i": i, "rows": [0] * 3} for i in range(4)] for name in "ab"]
     progress = []
-    out = batches.Batches(FakeStore(), lambda f, m: progress.append(f), total=24, workers=2)
+    out = batches.Batches(FakeConnection(), lambda f, m: progress.append(f), total=24, workers=2)
     assert out.run_lanes("q", lanes, rows="rows") == 24
     for name in "ab":
         assert [i for lane, i in seen if lane == name] == [0, 1, 2, 3]

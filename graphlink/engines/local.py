@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from graphlink.core.linkgraph import LinkGraph
     from graphlink.core.release import Release
     from graphlink.core.trails import Trails
+    from graphlink.store.reports import LoadReport
 
 
 class LocalEngine:
@@ -98,11 +99,11 @@ class LocalEngine:
                    else {"classes": classes, "audit": audit})
         with contextlib.closing(connect()) as st:
             out = st.write_results(release, name, progress=progress, **results)
-        run = out["runs"]["reidentification" if reidentification is not None else "audit"]
-        return Stored(st.uri, run, out["method"], {"why": out["why"], "seconds": out["seconds"]})
+        run = out.runs["reidentification" if reidentification is not None else "audit"]
+        return Stored(st.uri, run, out.method, {"why": out.why, "seconds": out.seconds})
 
     def load(self, release: Path, *, name: str | None, truth: Path | None, replace: bool, bulk: str,
-             progress: Progress = None) -> tuple[str, dict]:
+             progress: Progress = None) -> tuple[str, LoadReport]:
         from graphlink.store.neo4j import connect
 
         rel = self.read(release, truth=truth)

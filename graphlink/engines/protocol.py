@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     AnyTrails = Trails | SparkTrails
     #: the exact classification of the link graph's edges an audit keeps (None where the engine keeps it)
     Classes = EdgeClasses | ManyClasses | None
+    from graphlink.store.reports import LoadReport
 
 #: ``update(fraction, message)`` of a progress bar, or None
 Progress = Callable[[float, str], None] | None
@@ -127,6 +128,7 @@ class Engine(Protocol):
         ...
 
     def load(self, release: Path, *, name: str | None, truth: Path | None, replace: bool, bulk: str,
-             progress: Progress = None) -> tuple[str, dict]:
-        """``graphlink load``: the release into Neo4j.  Returns (server URI, the load's summary)."""
+             progress: Progress = None) -> tuple[str, LoadReport]:
+        """``graphlink load``: the release into Neo4j.  Returns (server URI, the load's
+        :class:`graphlink.store.reports.LoadReport`)."""
         ...

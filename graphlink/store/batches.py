@@ -3,10 +3,11 @@
 
 ``GRAPHLINK_NEO4J_WRITERS`` sets the number of concurrent sessions (default 3: on two cores the server's
 transactions, not the client, are the limit; 1 → 2 → 3 sessions wrote 9.8 → 12.6 → 13.5 thousand class LINKs a
-second at load 8). Each batch is one managed transaction (``Store._query``: retried on transient errors,
-deadlocks included) on a session of its own; the driver is thread-safe, sessions are not. :meth:`Batches.run`
-hands any batch to any free session; :meth:`Batches.run_lanes` runs lanes of batches side by side, each lane in
-order, for writes whose caller made the lanes touch disjoint nodes.
+second at load 8). Each batch is one managed transaction (``Connection.query`` of
+:mod:`graphlink.store.connection`: retried on transient errors, deadlocks included) on a session of its own; the
+driver is thread-safe, sessions are not. :meth:`Batches.run` hands any batch to any free session;
+:meth:`Batches.run_lanes` runs lanes of batches side by side, each lane in order, for writes whose caller made the
+lanes touch disjoint nodes.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from graphlink.config import get_config
 from graphlink.errors import StoreError
 
 if TYPE_CHECKING:
-    from graphlink.store.neo4j import Store
+    from graphlink.store.connection import Connection
 
 Progress = Callable[[float, str], None] | None
 
@@ -37,14 +38,15 @@ def writers() -> int:
 class Batches:
     """Runs parameterised write queries, one managed transaction per batch, on :func:`writers` sessions at once.
 
-    The driver is thread-safe and ``Store._query`` opens a session per call, so each batch runs on its own
-    session; at most two batches per session wait in memory. ``progress(fraction, message)`` is called from the
-    calling thread after each batch, against ``total`` rows over every :meth:`run` of this object.
+    ``conn`` is the store's connection (``store.conn``). The driver is thread-safe and ``Connection.query`` opens
+    a session per call, so each batch runs on its own session; at most two batches per session wait in memory.
+    ``progress(fraction, message)`` is called from the calling thread after each batch, against ``total`` rows
+    over every :meth:`run` of this object.
     """
 
-    def __init__(self, store: Store, progress: Progress = None, *, total: int = 0, what: str = "rows",
+    def __init__(self, conn: Connection, progress: Progress = None, *, total: int = 0, what: str = "rows",
                  workers: int | None = None) -> None:
-        self.store = store
+        self.conn = conn
         self.progress = progress
         self.total = max(int(total), 1)
         self.what = what
@@ -58,7 +60,7 @@ class Batches:
         that ``n`` (StoreError otherwise: a key or class was missing). O(batches) transactions.
         """
         def one(params: dict) -> tuple[int, int | None]:
-            recs = self.store._query(query, params)
+            recs = self.conn.query(query, params)
             n = int(recs[0]["n"]) if recs else 0
             want = len(params[rows]) if rows else None
             return n, want
@@ -93,7 +95,7 @@ class Batches:
 
         def lane(batches: Iterable[dict]) -> None:
             for params in batches:
-                recs = self.store._query(query, params)
+                recs = self.conn.query(query, params)
                 done.put((int(recs[0]["n"]) if recs else 0, len(params[rows]) if rows else None))
 
         total = 0

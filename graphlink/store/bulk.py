@@ -110,17 +110,16 @@ def _apply_schema_files(store: Store, stems: set[str]) -> None:
     transaction, so that their populations run side by side, then wait for them to come online. O(nodes)."""
     statements = [st.text for stem in sorted(stems)
                   for st in cypherlib.load_file(cypherlib.cypher_dir() / f"{stem}.cypher").statements]
-    with store.driver.session(database=store.database) as session, session.begin_transaction() as tx:
+    with store.conn.transaction() as tx:
         for text in statements:
             tx.run(text).consume()
-        tx.commit()
-    store._query("CALL db.awaitIndexes(300)")
+    store.conn.query("CALL db.awaitIndexes(300)")
 
 
 def _schema_names(store: Store) -> set[str]:
     """Names of the database's indexes (token lookup indexes aside) and constraints."""
-    idx = store._query("SHOW INDEXES YIELD name, type RETURN name, type")
-    con = store._query("SHOW CONSTRAINTS YIELD name RETURN name")
+    idx = store.conn.query("SHOW INDEXES YIELD name, type RETURN name, type")
+    con = store.conn.query("SHOW CONSTRAINTS YIELD name RETURN name")
     return {r["name"] for r in idx if r["type"] != "LOOKUP"} | {r["name"] for r in con}
 
 
@@ -150,13 +149,13 @@ def ineligible(store: Store, paths: server.Paths) -> str | None:
         return why
     try:
         answers = server.bolt_version(store.uri, auth=server.local_auth(paths),
-                                      certificate=store._certificate or server.pinned_certificate(store.uri, paths))
+                                      certificate=store.conn.certificate or server.pinned_certificate(store.uri, paths))
     except server.AuthRefusedError:
         return f"the local server refuses the password in {paths.password_file}"
     if not answers:
         return "the local server does not answer"
     # the load's own lock node (Store.load_lock) is not data; the import replaces it with the new store
-    if store._query("RETURN EXISTS { MATCH (n) WHERE NOT n:LoadLock } AS data")[0]["data"]:
+    if store.conn.query("RETURN EXISTS { MATCH (n) WHERE NOT n:LoadLock } AS data")[0]["data"]:
         return "the local database already holds data"
     own = set().union(*_own_schema().values())
     foreign = sorted(_schema_names(store) - own)
@@ -502,8 +501,8 @@ def _resume(store: Store, paths: server.Paths, timeout: float = 180.0) -> None:
     reconnect ``store``."""
     (_control(paths) / "pause").unlink(missing_ok=True)
     server.wait_ready(store.uri, log=paths.log, timeout=timeout, auth=server.local_auth(paths),
-                      certificate=store._certificate or server.pinned_certificate(store.uri, paths))
-    store._reconnect(store.uri)
+                      certificate=store.conn.certificate or server.pinned_certificate(store.uri, paths))
+    store.reconnect()
 
 
 def _import(store: Store, paths: server.Paths, snapshot: dict, write: Writer, rows: int, name: str, fp: str,
@@ -549,7 +548,7 @@ def _import(store: Store, paths: server.Paths, snapshot: dict, write: Writer, ro
     if written:
         _forget(paths, job)
         raise _Abandoned("the local database was written to while the import ran, so it was kept as it was")
-    store._restore_lock(name)  # the new store has no lock node: this load's, with its token, before anyone else's
+    store.restore_lock(name)  # the new store has no lock node: this load's, with its token, before anyone else's
 
 
 _CHECK_ONE = """MATCH (r:Release {name: $name})
@@ -565,7 +564,7 @@ RETURN r.name AS name"""
 def _counts_match_alone(store: Store, name: str) -> bool:
     """The database holds just this release: its totals against the count store (O(1) per label or type)."""
     def count(pattern: str) -> int:
-        return int(store._query(f"MATCH {pattern} RETURN count(*) AS n")[0]["n"])
+        return int(store.conn.query(f"MATCH {pattern} RETURN count(*) AS n")[0]["n"])
 
     info = store.release_info(name) or {}
     expected = {"(:Release)": 1, "(:Location)": info.get("locations"), "()-[:HAS_LOCATION]->()": info.get("locations"),
@@ -584,13 +583,13 @@ def finish(store: Store, name: str, schemas: Iterable[str] = (), *, alone: bool 
     O(locations) degree lookups. Plus index population, O(nodes).
     """
     _apply_schema_files(store, {"schema", *schemas})
-    store._schema_applied = True
+    store.mark_schema_applied()
     if alone:
-        ok = _counts_match_alone(store, name) and bool(store._as_owner(
+        ok = _counts_match_alone(store, name) and bool(store.as_owner(
             name, "MATCH (r:Release {name: $name}) SET r.status = 'loaded', r.loaded_at = datetime() RETURN r.name",
             {"name": name}))
     else:
-        ok = bool(store._as_owner(name, _CHECK_ONE, {"name": name}))
+        ok = bool(store.as_owner(name, _CHECK_ONE, {"name": name}))
     paths = server.Paths.default()
     j = journal(paths)
     if j and j.get("release") == name and j.get("phase") == "swapped":
@@ -642,7 +641,7 @@ def load_files(store: Store, write: Writer, rows: int, name: str, fp: str, mode:
     if why:
         return refuse(why)
     # no heartbeat of the load's own lock may write between the snapshot and the swap: it would count as a write
-    with _locked(paths), store._heartbeats_paused():
+    with _locked(paths), store.heartbeats_paused():
         _clean_stale(paths)
         snapshot = _txlog_snapshot(paths)
         time.sleep(0.05)  # a later commit lands in a later clock tick than the snapshot's mtimes

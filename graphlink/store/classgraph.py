@@ -182,10 +182,10 @@ def write(store: Any, name: str, result: Any, progress: Progress = None, *, tabl
     """
     t = table if table is not None else tables(result, risk)
     drop(store, name)
-    run = store._new_analysis(name, "link-graph", "link-graph", {"class_edges": t.analysis["class_edges"]},
+    run = store.new_analysis(name, "link-graph", "link-graph", {"class_edges": t.analysis["class_edges"]},
                               t.analysis)
     set_model(store, name, t.model)
-    out = Batches(store, progress, total=t.rows, what="link graph rows")
+    out = Batches(store.conn, progress, total=t.rows, what="link graph rows")
     for side in ("identified", "deidentified"):
         n = len(t.size[side])
         out.run("""UNWIND range(0, size($cid) - 1) AS i
@@ -283,7 +283,7 @@ def rounds(ci: np.ndarray, cj: np.ndarray, lanes: int, chunk: int) -> list[list[
 
 def set_model(store: Any, name: str, model: dict) -> None:
     """The data model the link graph was built under, on the Release node (the Cypher trails follow it)."""
-    store._query("""MATCH (r:Release {name: $release})
+    store.conn.query("""MATCH (r:Release {name: $release})
                     SET r.model_reserved = $reserved, r.model_multiplicity = $multiplicity, r.model_reason = $reason""",
                  {"release": name, **model})
 
@@ -331,7 +331,7 @@ def _element_batches(out: Any, name: str, run: str, el: dict[str, np.ndarray]) -
 
 def _write_element_links(store: Any, name: str, run: str, result: Any, arr: dict) -> None:
     """Element-level LINK edges (small releases only), as :func:`write` writes them (the Spark writer's too)."""
-    _element_batches(Batches(store), name, run, element_tables(result, arr))
+    _element_batches(Batches(store.conn), name, run, element_tables(result, arr))
 
 
 def drop(store: Any, name: str) -> None:
@@ -342,19 +342,19 @@ def drop(store: Any, name: str) -> None:
     batches are cut by the classes' degrees (O(1) each), so a transaction deletes about ``LINK_CHUNK`` edges.
     The class LINKs go in the rounds of lanes the writer uses (:func:`_drop_class_links`).
     """
-    out = Batches(store)
+    out = Batches(store.conn)
     _drop_class_links(store, name, out.workers)
     for side in ("deidentified", "identified"):
-        degrees = store._query("MATCH (c:TrailClass {release: $name, side: $side}) "
+        degrees = store.conn.query("MATCH (c:TrailClass {release: $name, side: $side}) "
                                "RETURN c.cid AS cid, COUNT { (c)<-[:IN_CLASS]-() } AS n", {"name": name, "side": side})
         out.run("""MATCH (c:TrailClass {release: $release, side: $side}) WHERE c.cid IN $cids
                    MATCH (c)<-[l:IN_CLASS]-() DELETE l RETURN count(*) AS n""",
                 ({"release": name, "side": side, "cids": cids} for cids in _by_weight(degrees, LINK_CHUNK)))
-    store._run_auto("MATCH (c:TrailClass {release: $name}) "
+    store.conn.run_auto("MATCH (c:TrailClass {release: $name}) "
                     "CALL (c) { DETACH DELETE c } IN TRANSACTIONS OF 10000 ROWS", {"name": name})
-    store._run_auto("MATCH (:Identified {release: $name})-[l:LINK]->() "
+    store.conn.run_auto("MATCH (:Identified {release: $name})-[l:LINK]->() "
                     "CALL (l) { DELETE l } IN TRANSACTIONS OF 10000 ROWS", {"name": name})
-    store._query("MATCH (a:Analysis {release: $name, kind: 'link-graph'}) DETACH DELETE a", {"name": name})
+    store.conn.query("MATCH (a:Analysis {release: $name, kind: 'link-graph'}) DETACH DELETE a", {"name": name})
 
 
 def _drop_class_links(store: Any, name: str, lanes: int) -> None:
@@ -366,7 +366,7 @@ def _drop_class_links(store: Any, name: str, lanes: int) -> None:
     de-identified classes waited for each other. O(classes) reads, O(class LINKs) deletes."""
     deg = {}
     for side, pattern in (("identified", "(c)-[:LINK]->()"), ("deidentified", "(c)<-[:LINK]-()")):
-        recs = store._query(f"MATCH (c:TrailClass {{release: $name, side: $side}}) "
+        recs = store.conn.query(f"MATCH (c:TrailClass {{release: $name, side: $side}}) "
                             f"RETURN c.cid AS cid, COUNT {{ {pattern} }} AS n", {"name": name, "side": side})
         d = np.zeros(max((int(r["cid"]) for r in recs), default=-1) + 1, np.int64)
         for r in recs:
@@ -380,7 +380,7 @@ def _drop_class_links(store: Any, name: str, lanes: int) -> None:
                  USING INDEX SEEK c:TrailClass(release, side, cid) WHERE c.cid IN $cids
                MATCH (c)-[l:LINK]->(y:TrailClass) WHERE y.cid >= $lo AND y.cid < $hi
                DELETE l RETURN count(*) AS n"""
-    out = Batches(store, workers=lanes)
+    out = Batches(store.conn, workers=lanes)
     for r in range(lanes):
         work = []
         for a in range(lanes):

@@ -35,8 +35,8 @@ def _statements() -> cypherlib.CypherFile:
 def apply_schema(store: Store) -> None:
     """Create the fingerprint constraints and indexes (idempotent) and wait until they are online."""
     for st in cypherlib.load_file(cypherlib.cypher_dir() / "fingerprint_schema.cypher").statements:
-        store._query(st.text)
-    store._query("CALL db.awaitIndexes(300)")
+        store.conn.query(st.text)
+    store.conn.query("CALL db.awaitIndexes(300)")
 
 
 def plan_id(plan: Plan) -> str:
@@ -54,7 +54,7 @@ def write_plan(store: Store, plan: Plan, name: str | None = None) -> str:
     (``name`` if given, else :func:`plan_id`). Idempotent; a different plan under an existing name is refused."""
     apply_schema(store)
     pid = name or plan_id(plan)
-    have = store._query("MATCH (p:FingerprintPlan {id: $id}) RETURN p.content AS content", {"id": pid})
+    have = store.conn.query("MATCH (p:FingerprintPlan {id: $id}) RETURN p.content AS content", {"id": pid})
     content = plan_id(plan)
     if have and have[0]["content"] not in (None, content):
         raise StoreError(f"a different fingerprint plan is already stored as {pid!r}; choose another name")
@@ -65,16 +65,16 @@ def write_plan(store: Store, plan: Plan, name: str | None = None) -> str:
              "max_suppression": plan.max_suppression, "recipients": len(plan.recipients),
              "discretisation": plan.discretisation, "capacity_upper_bound": plan.capacity.get("upper_bound"),
              "loss_spread": plan.loss_spread.get("spread")}
-    store._query(st("plan").text, {**base, "props": props})
-    store._query(st("attributes").text, {**base, "rows": [{"name": q, "height": plan.hierarchies[q].height}
+    store.conn.query(st("plan").text, {**base, "props": props})
+    store.conn.query(st("attributes").text, {**base, "rows": [{"name": q, "height": plan.hierarchies[q].height}
                                                           for q in plan.qi]})
     nodes = {}
     for r in plan.recipients:
         nodes.setdefault(plan.pattern(r.levels), {
             "pattern": plan.pattern(r.levels), "levels": list(r.levels), "loss": r.loss, "k": r.k,
             "suppressed_rows": r.suppressed_rows, "prec": r.prec, "dm_star": r.dm_star, "height": sum(r.levels)})
-    store._query(st("generalizations").text, {**base, "rows": list(nodes.values())})
-    store._query(st("recipients").text, {**base, "rows": [
+    store.conn.query(st("generalizations").text, {**base, "rows": list(nodes.values())})
+    store.conn.query(st("recipients").text, {**base, "rows": [
         {"name": r.name, "pattern": plan.pattern(r.levels), "released_rows": r.released_rows,
          "distinguishing_rows": r.distinguishing_rows} for r in plan.recipients]})
     return pid
@@ -88,14 +88,14 @@ def write_attribution(store: Store, plan: Plan, result: Attribution, *, source: 
     props = {"source": source, "rows": result.rows, "exact": result.exact, "explained_rows": result.explained_rows,
              "reason": result.reason, "pattern": json.dumps(result.pattern)}
     st = _statements().statement
-    store._query(st("leak").text, {"plan": pid, "leak": leak, "props": props, "recipients": result.recipients})
+    store.conn.query(st("leak").text, {"plan": pid, "leak": leak, "props": props, "recipients": result.recipients})
     if not result.recipients and result.candidates:
-        store._query(st("candidates").text, {"leak": leak, "candidates": result.candidates})
+        store.conn.query(st("candidates").text, {"leak": leak, "candidates": result.candidates})
     return leak
 
 
 def drop_plan(store: Store, plan: str) -> None:
     """Delete a stored plan, its recipients, generalizations and leaks."""
     for label in ("Leak", "Recipient", "Generalization", "FPAttribute"):
-        store._query(f"MATCH (n:{label} {{plan: $plan}}) DETACH DELETE n", {"plan": plan})
-    store._query("MATCH (p:FingerprintPlan {id: $plan}) DETACH DELETE p", {"plan": plan})
+        store.conn.query(f"MATCH (n:{label} {{plan: $plan}}) DETACH DELETE n", {"plan": plan})
+    store.conn.query("MATCH (p:FingerprintPlan {id: $plan}) DETACH DELETE p", {"plan": plan})

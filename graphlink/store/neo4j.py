@@ -26,7 +26,6 @@ address gets a connection, let alone a password. Every failure surfaces as a one
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import hashlib
 import json
 import os
@@ -45,6 +44,8 @@ from graphlink.config import get_config
 from graphlink.diagnostics import Diagnostic
 from graphlink.errors import StoreError, require
 from graphlink.store import cypherlib, guard, server
+from graphlink.store.connection import Connection, Target, hint, one_line, open_driver
+from graphlink.store.reports import LoadReport, StoredResults
 
 BATCH = 10_000
 #: seconds the client waits past a console query's time limit before it gives up on the server's answer
@@ -113,18 +114,6 @@ def resolve_auth(uri: str) -> tuple[str, str] | None:
     return local.auth if local is not None and uri == local.uri else None
 
 
-@dataclasses.dataclass(frozen=True)
-class Target:
-    """Where a Store connects and how, resolved once (:func:`_resolve`): ``uri``, ``auth``, ``certificate``
-    (the PEM bytes every connection pins, or None: TLS as the URI says) and ``local_password`` (``auth`` is the
-    local server's generated password, which only ever travels inside TLS with ``certificate``)."""
-
-    uri: str
-    auth: Any
-    certificate: bytes | None
-    local_password: bool
-
-
 def _resolve(uri: str | None, auth: Any) -> Target:
     """URI, credentials and pinned certificate together, from one look at the local server
     (:func:`graphlink.store.server.local_server`): the precedence of :func:`resolve_uri` and :func:`resolve_auth`,
@@ -175,10 +164,7 @@ def check_timeout(value: Any, what: str = "the console's time limit") -> float:
     return seconds
 
 
-def _hint(uri: str) -> str:
-    if get_config().neo4j_uri:
-        return "check NEO4J_URI / NEO4J_AUTH"
-    return "start the local server with `graphlink neo4j start` (or set NEO4J_URI)"
+_hint = hint
 
 
 def connect(uri: str | None = None, auth: Any = None) -> Store:
@@ -241,27 +227,8 @@ def _unreachable(uri: str, exc: Exception) -> StoreError:
     return StoreError(f"cannot reach Neo4j at {uri} ({reason[:160]}); {_hint(uri)}")
 
 
-def _open_driver(target: Target) -> Any:
-    """The store's driver for ``target``: TLS pinned to exactly ``target.certificate`` when there is one
-    (:func:`graphlink.store.server.open_driver`), never read again from a file; the local password never without
-    it (StoreError)."""
-    from neo4j import exceptions
-
-    if target.local_password and target.certificate is None:  # _resolve refuses this already; kept as the rule
-        raise StoreError(f"no pinned certificate for the local server at {target.uri}; its password is not sent")
-    try:
-        if target.certificate is not None:
-            return server.open_driver(target.uri, target.auth, certificate=target.certificate, connection_timeout=5,
-                                      notifications_min_severity="OFF")
-        return require("neo4j", "neo4j", "the Neo4j store").GraphDatabase.driver(
-            target.uri, auth=target.auth, connection_timeout=5, notifications_min_severity="OFF")
-    except (ValueError, exceptions.ConfigurationError) as exc:
-        raise StoreError(f"invalid Neo4j URI {target.uri!r}: {exc}") from None
-
-
-def _one_line(exc: Exception) -> str:
-    msg = getattr(exc, "message", None) or str(exc)
-    return " ".join(str(msg).split())[:400]
+_open_driver = open_driver
+_one_line = one_line
 
 
 def _batches(seq: Sequence, size: int) -> Iterator[Sequence]:
@@ -406,9 +373,9 @@ class _Heartbeat(threading.Thread):
                 if self.store._beats_paused or self.done.is_set():
                     continue
                 with contextlib.suppress(Exception):
-                    self.store.driver.execute_query(
+                    self.store.conn.execute(
                         "MATCH (l:LoadLock {release: $release, token: $token}) SET l.heartbeat = datetime()",
-                        {"release": self.release, "token": self.token}, database_=self.store.database)
+                        {"release": self.release, "token": self.token})
 
     def stop(self) -> None:
         self.done.set()
@@ -416,21 +383,16 @@ class _Heartbeat(threading.Thread):
 
 
 class Store:
-    """A connection to Neo4j holding graphlink releases and results. Use :func:`connect` to create one."""
+    """A connection to Neo4j holding graphlink releases and results. Use :func:`connect` to create one.
 
-    #: the user database every query runs on (``NEO4J_DATABASE``), chosen when the Store is made
-    database: str
+    ``conn`` (:class:`graphlink.store.connection.Connection`) is its connection, which the modules writing for it
+    use; ``driver``, ``uri`` and ``database`` are the connection's."""
 
     def __init__(self, driver: Any, uri: str, auth: Any = None, *, certificate: bytes | None = None,
                  local_password: bool = False) -> None:
-        self.driver = driver
-        self.uri = uri
-        self.database = database()
-        self._auth = auth
         # pinned when the Store is made, never looked up again: after `graphlink neo4j stop` the state file is
         # gone, and a driver opened later (the console's, a reconnect) must still refuse whoever took the port
-        self._certificate = certificate
-        self._local_password = local_password
+        self.conn = Connection(driver, Target(uri, auth, certificate, local_password), database())
         self._load = cypherlib.load_file(cypherlib.cypher_dir() / "load.cypher")
         self._schema_applied = False
         self._lock_schema = False      # the load_lock constraint is known to exist
@@ -438,6 +400,21 @@ class Store:
         self._held: dict[tuple[str, int], list] = {}  # load locks this Store holds: (name, thread) -> [token, depth]
         self._beat_lock = threading.Lock()  # held while a heartbeat writes, and while heartbeats are paused
         self._beats_paused = 0
+
+    @property
+    def driver(self) -> Any:
+        """The connection's Neo4j driver."""
+        return self.conn.driver
+
+    @property
+    def uri(self) -> str:
+        """The Bolt address of the server."""
+        return self.conn.uri
+
+    @property
+    def database(self) -> str:
+        """The user database every query runs on (``NEO4J_DATABASE``), chosen when the Store was made."""
+        return self.conn.database
 
     # ------------------------------------------------------------------ basics
     def __enter__(self) -> Store:
@@ -447,51 +424,35 @@ class Store:
         self.close()
 
     def close(self) -> None:
-        self.driver.close()
+        self.conn.close()
         if self._console is not None:
             self._console.close()
             self._console = None
 
-    def _reconnect(self, uri: str) -> None:
-        """A new driver for ``uri`` with the same credentials (after the local server reopened its database)."""
-        self.close()
-        self.driver = _open_driver(self._target(uri))
-        self.uri = uri
+    def reconnect(self, uri: str | None = None) -> None:
+        """A new driver for ``uri`` (default: the same address) with the same credentials and pinned certificate,
+        after the local server reopened its database (a bulk import's swap); the schema is checked again on the
+        next load."""
+        if self._console is not None:
+            self._console.close()
+            self._console = None
+        self.conn.reconnect(uri)
         self._schema_applied = self._lock_schema = False
-
-    def _target(self, uri: str | None = None) -> Target:
-        """This Store's connection as pinned at its creation (``uri``: another address of the same server)."""
-        return Target(uri or self.uri, self._auth, self._certificate, self._local_password)
 
     def server_version(self) -> str:
         rec = self._query("CALL dbms.components() YIELD versions RETURN versions[0] AS v", database="system")
         return str(rec[0]["v"])
 
     def _query(self, query: str, params: dict | None = None, database: str | None = None) -> list:
-        """Run in a managed (write-mode) transaction, retried on transient errors; StoreError on refusal."""
-        from neo4j import exceptions
-
-        try:
-            records, _, _ = self.driver.execute_query(query, params or {}, database_=database or self.database)
-            return records
-        except exceptions.ConstraintError as exc:
-            raise StoreError(f"Neo4j refused the write (constraint violation): {_one_line(exc)}") from None
-        except exceptions.ServiceUnavailable as exc:
-            raise StoreError(f"lost Neo4j at {self.uri} ({_one_line(exc)[:160]}); {_hint(self.uri)}") from None
-        except exceptions.Neo4jError as exc:
-            raise StoreError(f"Neo4j refused the query: {_one_line(exc)}") from None
-
-    def _run_auto(self, query: str, params: dict | None = None) -> None:
-        """An auto-commit query (needed by ``CALL {...} IN TRANSACTIONS``)."""
-        from neo4j import exceptions
-
-        try:
-            with self.driver.session(database=self.database) as session:
-                session.run(query, params or {}).consume()
-        except exceptions.Neo4jError as exc:
-            raise StoreError(f"Neo4j refused the query: {_one_line(exc)}") from None
+        """:meth:`Connection.query <graphlink.store.connection.Connection.query>` (a managed write transaction,
+        retried on transient errors; StoreError on refusal)."""
+        return self.conn.query(query, params, database)
 
     # ------------------------------------------------------------------ schema
+    def mark_schema_applied(self) -> None:
+        """Record that the whole schema exists (a bulk import has just built it), so loads skip applying it."""
+        self._schema_applied = self._lock_schema = True
+
     def apply_schema(self, force: bool = False) -> None:
         """Create the constraints and indexes of cypher/schema.cypher (idempotent) and wait until they are online.
 
@@ -517,7 +478,7 @@ class Store:
 
     # ------------------------------------------------------------------ releases
     def load_release(self, release: Any, name: str | None = None, progress: Progress = None, *,
-                     replace: bool = False, batch_size: int = BATCH, bulk: str = "auto") -> dict:
+                     replace: bool = False, batch_size: int = BATCH, bulk: str = "auto") -> LoadReport:
         """Load a release (core ``Release`` or a long DataFrame ``location, kind, element``) under ``name``.
 
         Two ways, chosen by ``bulk`` (:mod:`graphlink.store.bulk` has the rule): a release into the *empty* database
@@ -533,8 +494,9 @@ class Store:
         (which drops the old release first). One load per name at a time, across processes and machines
         (:meth:`load_lock`): a second one is refused at once.
         ``progress(fraction, message)`` after every batch or step. Cost: O(rows) writes.
-        Returns the Release node's summary (rows, locations, identified, deidentified, reserved, seconds, skipped,
-        ``method``: ``bulk-import`` / ``unwind``, ``why``: the reason for it).
+        Returns a :class:`graphlink.store.reports.LoadReport`: the Release node's figures (rows, locations,
+        identified, deidentified, reserved), ``seconds``, ``skipped``, ``method`` (``bulk-import`` / ``unwind``)
+        and ``why`` (the reason for it).
         """
         from graphlink.store import bulk as bulk_import
 
@@ -546,13 +508,12 @@ class Store:
             done_already, existing = self.before_load(name, fp, replace=replace)
             if done_already is not None:
                 self.apply_schema()    # results may follow (write_results), which the indexes serve
-                return {**done_already, "seconds": round(time.perf_counter() - t0, 3)}
+                return done_already.timed(time.perf_counter() - t0)
             if existing is None:
                 done, why = bulk_import.load(self, frame, truth, name, source, fp, mode=bulk, progress=progress)
                 if done:
-                    info = self.release_info(name) or {}
-                    return {**info, "seconds": round(time.perf_counter() - t0, 3), "skipped": False,
-                            "method": bulk_import.METHOD, "why": why}
+                    return LoadReport.from_node(self.release_info(name), seconds=time.perf_counter() - t0,
+                                                method=bulk_import.METHOD, why=why)
             else:
                 why = "the release is partly loaded already"
             self.apply_schema()
@@ -580,11 +541,11 @@ class Store:
                 for chunk in _batches(rows, batch_size):
                     self._query(st("truth").text, {"release": name, "truth": list(chunk)})
             t_final = time.perf_counter()
-            self._as_owner(name, st("finalize").text, {"release": name})
-            info = self.release_info(name) or {}
+            self.as_owner(name, st("finalize").text, {"release": name})
+            info = self.release_info(name)
             t1 = time.perf_counter()
-            return {**info, "seconds": round(t1 - t0, 3), "seconds_finalize": round(t1 - t_final, 3), "skipped": False,
-                    "method": "unwind", "why": why}
+            return LoadReport.from_node(info, seconds=t1 - t0, seconds_finalize=t1 - t_final, method="unwind",
+                                        why=why)
 
     @contextlib.contextmanager
     def load_lock(self, name: str) -> Iterator[str]:
@@ -599,7 +560,7 @@ class Store:
         Neo4j) is taken over when this machine can tell that its process is gone: same host and boot, and no live
         process with that PID and start time. A lock from another host stays until :meth:`break_lock` removes it,
         which it does only once that lock's heartbeat has stopped. The release is marked loaded only in a
-        transaction that finds the lock still this load's (:meth:`_as_owner`), and leaving the block checks the
+        transaction that finds the lock still this load's (:meth:`as_owner`), and leaving the block checks the
         token again: a load whose lock was broken or taken raises :class:`LockLostError` instead of returning.
         Re-entrant in one thread (the Spark loader takes it, then its connector writer does). O(1) queries, plus
         one every :data:`HEARTBEAT` seconds.
@@ -642,8 +603,8 @@ class Store:
             beat.stop()
             del self._held[key]
             with contextlib.suppress(Exception):  # a server that died keeps the lock: the next load sees its owner gone
-                self.driver.execute_query("MATCH (l:LoadLock {release: $release, token: $token}) DELETE l",
-                                          {"release": name, "token": token}, database_=self.database)
+                self.conn.execute("MATCH (l:LoadLock {release: $release, token: $token}) DELETE l",
+                                  {"release": name, "token": token})
             raise
         beat.stop()
         del self._held[key]
@@ -654,10 +615,10 @@ class Store:
 
     def _create_lock(self, name: str, token: str, me: dict) -> None:
         """CREATE the lock node (ConstraintError when another load holds it)."""
-        self.driver.execute_query(
+        self.conn.execute(
             "CREATE (:LoadLock {release: $release, token: $token, host: $host, boot: $boot, pid: $pid, "
             "started: $started, at: datetime(), heartbeat: datetime(), interval: $interval})",
-            {"release": name, "token": token, "interval": float(HEARTBEAT), **me}, database_=self.database)
+            {"release": name, "token": token, "interval": float(HEARTBEAT), **me})
 
     def _read_lock(self, name: str) -> tuple[dict | None, float | None]:
         """The lock node of ``name`` (properties) and the seconds since its last heartbeat, on the server's clock
@@ -670,13 +631,11 @@ class Store:
         quiet = recs[0]["quiet"]
         return _plain(recs[0]["p"]), float(quiet) if quiet is not None else None
 
-    def _as_owner(self, name: str, query: str, params: dict | None = None) -> list:
+    def as_owner(self, name: str, query: str, params: dict | None = None) -> list:
         """Run ``query`` in one write transaction that first finds this thread's lock of ``name`` still there
         (its token) and writes to it, so that no one can break it until the transaction ends; LockLostError, with
         nothing written, if it is gone. The commit that marks a release loaded goes through here. Without a lock
-        held by this thread: :meth:`_query`."""
-        from neo4j import exceptions
-
+        held by this thread: :meth:`_query`. (Public for the engines' loaders, which commit the same way.)"""
         held = self._held.get((name, threading.get_ident()))
         if held is None:
             return self._query(query, params)
@@ -689,18 +648,12 @@ class Store:
                 return None
             return list(tx.run(query, params or {}))
 
-        try:
-            with self.driver.session(database=self.database) as session:
-                records = session.execute_write(work)
-        except exceptions.ServiceUnavailable as exc:
-            raise StoreError(f"lost Neo4j at {self.uri} ({_one_line(exc)[:160]}); {_hint(self.uri)}") from None
-        except exceptions.Neo4jError as exc:
-            raise StoreError(f"Neo4j refused the query: {_one_line(exc)}") from None
+        records = self.conn.execute_write(work)
         if records is None:
             raise LockLostError(name)
         return records
 
-    def _restore_lock(self, name: str) -> None:
+    def restore_lock(self, name: str) -> None:
         """This thread's lock of ``name`` again, same token, in a database that a bulk import has just replaced
         (the new store has no lock node); LockLostError if another load took the name in the meantime."""
         from neo4j import exceptions
@@ -715,7 +668,7 @@ class Store:
             raise LockLostError(name) from None
 
     @contextlib.contextmanager
-    def _heartbeats_paused(self) -> Iterator[None]:
+    def heartbeats_paused(self) -> Iterator[None]:
         """No heartbeat is written inside the block (a bulk import compares the transaction logs before and after
         its import, and any write, a heartbeat too, makes it keep the old store)."""
         with self._beat_lock:
@@ -748,23 +701,24 @@ class Store:
                     {"release": name, "token": held.get("token")})
         return held
 
-    def before_load(self, name: str, fp: str, *, replace: bool = False) -> tuple[dict | None, dict | None]:
+    def before_load(self, name: str, fp: str, *, replace: bool = False) -> tuple[LoadReport | None, dict | None]:
         """What is stored under ``name`` before a release with content hash ``fp`` is loaded there (by either
-        engine): ``(summary, None)`` when there is nothing left to do (the release is loaded already: ``skipped``;
-        or a bulk import of it was interrupted after the swap and is now finished), else ``(None, the Release
-        node's properties or None)`` for the caller to load it. A release of other content under ``name`` is
-        refused (StoreError), or dropped first when ``replace``. O(1) queries, plus :func:`bulk.finish`'s check."""
+        engine): ``(LoadReport, the Release node's properties)`` when there is nothing left to do (the release is
+        loaded already: ``skipped``; or a bulk import of it was interrupted after the swap and is now finished),
+        else ``(None, the Release node's properties or None)`` for the caller to load it. A release of other
+        content under ``name`` is refused (StoreError), or dropped first when ``replace``. O(1) queries, plus
+        :func:`bulk.finish`'s check."""
         from graphlink.store import bulk as bulk_import
 
         existing = self.release_info(name)
         if not existing:
             return None, None
         if existing.get("fingerprint") == fp and existing.get("status") == "loaded":
-            return {**existing, "skipped": True}, existing
+            return LoadReport.from_node(existing, skipped=True), existing
         if (existing.get("fingerprint") == fp and existing.get("load_method") == bulk_import.METHOD
                 and bulk_import.finish(self, name)):  # imported, then interrupted before it was marked
-            return {**(self.release_info(name) or {}), "skipped": False, "method": bulk_import.METHOD,
-                    "why": "completed an interrupted import"}, existing
+            return LoadReport.from_node(self.release_info(name), method=bulk_import.METHOD,
+                                        why="completed an interrupted import"), existing
         if existing.get("fingerprint") not in (None, fp):
             if not replace:
                 raise StoreError(diagnostic=Diagnostic(
@@ -833,12 +787,15 @@ class Store:
 
         classgraph.drop(self, name)
         for label in ("Entity", "Identified", "Deidentified", "Analysis", "Location"):
-            self._run_auto(f"MATCH (n:{label} {{release: $name}}) "
+            self.conn.run_auto(f"MATCH (n:{label} {{release: $name}}) "
                            "CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS", {"name": name})
         self._query("MATCH (r:Release {name: $name}) DETACH DELETE r", {"name": name})
 
     # ------------------------------------------------------------------ write-back
-    def _new_analysis(self, name: str, kind: str, method: str, params: dict, extra: dict | None = None) -> str:
+    def new_analysis(self, name: str, kind: str, method: str, params: dict, extra: dict | None = None) -> str:
+        """Create the ``(:Analysis {run, release, kind, method, params, at, ...extra})-[:ON]->(:Release)`` node of a
+        new run on release ``name`` (``params`` stored as sorted JSON); return its run id. StoreError when the
+        release is not loaded. O(1) queries."""
         from graphlink.store.batches import run_id
 
         if not self.release_info(name):
@@ -852,18 +809,19 @@ class Store:
                      "params": json.dumps(params, default=str, sort_keys=True), "extra": extra or {}})
         return run
 
-    def _prepare(self, release: Any, name: str | None) -> tuple[pd.DataFrame, pd.DataFrame | None, str | None, str,
-                                                                 str]:
+    def prepare(self, release: Any, name: str | None) -> tuple[pd.DataFrame, pd.DataFrame | None, str | None, str,
+                                                                str]:
         """(frame, truth, source, name, content hash) of a release about to be written (see load_release)."""
         frame, truth, source, default_name = _release_frame(release)
         return frame, truth, source, name or default_name, fingerprint(frame, distinct=True)
 
     def write_results(self, release: Any, name: str | None = None, *, classes: Any = None, audit: Any = None,
-                      reidentification: Any = None, bulk: str = "auto", progress: Progress = None) -> dict:
+                      reidentification: Any = None, bulk: str = "auto", progress: Progress = None) -> StoredResults:
         """Load ``release`` if needed and write its link graph (``classes``), audit and re-identification at bulk
         speed: one bulk import with the release when it is new to an empty local database, else concurrent
-        UNWIND batches (:func:`graphlink.store.writeback.write_results`, which has the details). Returns
-        ``{"release": load summary, "runs": {result: run id}, "method", "why", "seconds"}``."""
+        UNWIND batches (:func:`graphlink.store.writeback.write_results`, which has the details). Returns a
+        :class:`graphlink.store.reports.StoredResults` (``release``: the LoadReport, ``runs``: run id per result,
+        ``method``, ``why``, ``seconds``)."""
         from graphlink.store import writeback
 
         return writeback.write_results(self, release, name, classes=classes, audit=audit,
@@ -963,7 +921,7 @@ class Store:
         """The driver console queries use: separate from the store's, so that giving up on a query (closing
         its connection) does not disturb loads or write-backs running on the same Store."""
         if self._console is None:
-            self._console = _open_driver(self._target())
+            self._console = self.conn.open_driver()
         return self._console
 
     def _run_one(self, query: str, params: dict, write: bool, timeout: float | None) -> pd.DataFrame:
@@ -1063,17 +1021,7 @@ class Store:
 
     def _read_frame(self, query: str, params: dict | None = None) -> pd.DataFrame:
         """One of the store's own fixed read queries as a DataFrame (a READ session, no console checks)."""
-        from neo4j import READ_ACCESS, exceptions
-
-        try:
-            with self.driver.session(database=self.database, default_access_mode=READ_ACCESS) as session:
-                result = session.run(query, params or {})
-                keys = list(result.keys())
-                rows = [[_plain(v) for v in r.values()] for r in result]
-        except exceptions.ServiceUnavailable as exc:
-            raise StoreError(f"lost Neo4j at {self.uri} ({_one_line(exc)[:160]}); {_hint(self.uri)}") from None
-        except exceptions.Neo4jError as exc:
-            raise StoreError(f"Neo4j refused the query: {_one_line(exc)}") from None
+        keys, rows = self.conn.read_rows(query, params, _plain)
         return pd.DataFrame(rows, columns=keys)
 
 

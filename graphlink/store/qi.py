@@ -43,8 +43,8 @@ def _statements() -> cypherlib.CypherFile:
 def apply_schema(store: Store) -> None:
     """Create the QI constraints and indexes (idempotent) and wait until they are online."""
     for st in cypherlib.load_file(cypherlib.cypher_dir() / "qi_schema.cypher").statements:
-        store._query(st.text)
-    store._query("CALL db.awaitIndexes(300)")
+        store.conn.query(st.text)
+    store.conn.query("CALL db.awaitIndexes(300)")
 
 
 def _fingerprint(table: QITable) -> str:
@@ -54,17 +54,17 @@ def _fingerprint(table: QITable) -> str:
 
 
 def table_info(store: Store, name: str) -> dict | None:
-    recs = store._query("MATCH (t:QITable {name: $name}) RETURN properties(t) AS p", {"name": name})
+    recs = store.conn.query("MATCH (t:QITable {name: $name}) RETURN properties(t) AS p", {"name": name})
     return {k: (v.iso_format() if hasattr(v, "iso_format") else v) for k, v in recs[0]["p"].items()} if recs else None
 
 
 def drop_table(store: Store, name: str) -> None:
     """Delete a QI table, its records and releases (hierarchy values stay: other tables of the domain use them)."""
-    store._run_auto("MATCH (n:QIRelease {table: $name}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
+    store.conn.run_auto("MATCH (n:QIRelease {table: $name}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
                     {"name": name})
-    store._run_auto("MATCH (n:QIRecord {table: $name}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
+    store.conn.run_auto("MATCH (n:QIRecord {table: $name}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
                     {"name": name})
-    store._query("MATCH (t:QITable {name: $name}) DETACH DELETE t", {"name": name})
+    store.conn.query("MATCH (t:QITable {name: $name}) DETACH DELETE t", {"name": name})
 
 
 def _batches(rows: list[dict], size: int) -> list[list[dict]]:
@@ -107,13 +107,13 @@ def load_table(store: Store, table: QITable, name: str, *, domain: str | None = 
         drop_table(store, name)
     st = _statements().statement
     base = {"table": name, "domain": domain, "qi": list(table.qi)}
-    store._query(st("table").text, {**base, "props": {"source": table.source, "fingerprint": fp,
+    store.conn.query(st("table").text, {**base, "props": {"source": table.source, "fingerprint": fp,
                                                       "sensitive_column": sensitive, "key_column": key}})
     values = [{"attribute": q, "level": lv, "label": str(lab), "parent": parent}
               for q, h in zip(table.qi, table.hierarchies, strict=True) for lv in range(h.height + 1)
               for lab, parent in zip(h.labels[lv], _parents(h, lv), strict=True)]
     for chunk in _batches(values, BATCH):
-        store._query(st("values").text, {**base, "rows": chunk})
+        store.conn.query(st("values").text, {**base, "rows": chunk})
     labels = np.stack([np.asarray(h.values, dtype=object)[table.codes[:, i]]
                        for i, h in enumerate(table.hierarchies)], axis=1)
     keys = as_labels(table.frame[key]).tolist() if key else [None] * table.n
@@ -121,10 +121,10 @@ def load_table(store: Store, table: QITable, name: str, *, domain: str | None = 
     rows = [{"row": r, "key": keys[r], "sensitive": sens[r], "labels": labels[r].tolist()} for r in range(table.n)]
     per = max(BATCH // max(table.m, 1), 1)
     for done, chunk in enumerate(_batches(rows, per), start=1):
-        store._query(st("records").text, {**base, "rows": chunk})
+        store.conn.query(st("records").text, {**base, "rows": chunk})
         if progress:
             progress(min(done * per, table.n) / table.n, f"{min(done * per, table.n):,}/{table.n:,} records")
-    out = store._query(st("loaded").text, base)
+    out = store.conn.query(st("loaded").text, base)
     return {**dict(out[0]["table"]), "skipped": False}
 
 
@@ -145,22 +145,22 @@ def write_release(store: Store, name: str, res: Anonymization) -> str:
                              "suppressed_rows": s["suppressed_rows"], "classes": s["classes"]}
     st = _statements().statement
     base = {"table": name, "domain": info["domain"], "qi": list(t.qi), "run": run}
-    store._query(st("release").text, {**base, "props": props})
+    store.conn.query(st("release").text, {**base, "props": props})
     lv = np.broadcast_to(res.cell_levels, (t.n, t.m))
     released = res.frame()[list(t.qi)].to_numpy()
     kept = np.flatnonzero(~res.suppressed)
     rows = [{"row": int(r), "levels": lv[r].tolist(), "labels": [str(x) for x in released[j]]}
             for j, r in enumerate(kept)]
     for chunk in _batches(rows, max(BATCH // max(t.m, 1), 1)):
-        store._query(st("released").text, {**base, "rows": chunk})
+        store.conn.query(st("released").text, {**base, "rows": chunk})
     for chunk in _batches([{"row": int(r)} for r in np.flatnonzero(res.suppressed)], BATCH):
-        store._query(st("suppressed").text, {**base, "rows": chunk})
+        store.conn.query(st("suppressed").text, {**base, "rows": chunk})
     return run
 
 
 def write_links(store: Store, identified: str, run: str) -> int:
     """Store QI_LINK edges from every record of ``identified`` to the released records it is compatible with."""
-    recs = store._query(_statements().statement("links").text, {"identified": identified, "run": run})
+    recs = store.conn.query(_statements().statement("links").text, {"identified": identified, "run": run})
     return int(recs[0]["links"]) if recs else 0
 
 

@@ -39,6 +39,7 @@ import numpy as np
 
 from graphlink.errors import StoreError
 from graphlink.store.batches import Batches, run_id
+from graphlink.store.reports import LoadReport, StoredResults
 
 if TYPE_CHECKING:
     from graphlink.store.bulk import ImportFiles
@@ -99,8 +100,8 @@ def write_audit(store: Store, name: str, result: Any) -> str:
     """The audit's Analysis node, then its VIOLATES edges in batches (one session: every batch locks the
     Analysis node). Returns the run id. O(violators) writes."""
     a, sides = audit_analysis(result)
-    run = store._new_analysis(name, a.kind, a.method, a.params, a.extra)
-    out = Batches(store, workers=1)
+    run = store.new_analysis(name, a.kind, a.method, a.params, a.extra)
+    out = Batches(store.conn, workers=1)
     for kind, (keys, degrees) in sides.items():
         out.run(f"""MATCH (a:Analysis {{run: $run}})
                     UNWIND range(0, size($e) - 1) AS i
@@ -117,8 +118,8 @@ def write_reidentification(store: Store, name: str, result: Any, progress: Progr
     """The re-identification's Analysis node, then its REIDENTIFIED edges in concurrent batches. Returns the
     run id. O(pairs) writes."""
     a, rows = reid_analysis(result)
-    run = store._new_analysis(name, a.kind, a.method, a.params, a.extra)
-    out = Batches(store, progress, total=len(rows["i"]), what="pairs")
+    run = store.new_analysis(name, a.kind, a.method, a.params, a.extra)
+    out = Batches(store.conn, progress, total=len(rows["i"]), what="pairs")
     out.run("""UNWIND range(0, size($i) - 1) AS n
                MATCH (i:Identified {release: $release, key: $i[n]}) USING INDEX SEEK i:Identified(release, key)
                MATCH (d:Deidentified {release: $release, key: $d[n]}) USING INDEX SEEK d:Deidentified(release, key)
@@ -241,7 +242,7 @@ def add_results(files: ImportFiles, name: str, *, link: tuple[Tables, Analysis] 
 # ------------------------------------------------------------------------------------------ the entry point
 def write_results(store: Store, release: Any, name: str | None = None, *, classes: Any = None, audit: Any = None,
                   reidentification: Any = None, bulk: str = "auto", progress: Progress = None,
-                  risk: Any = None) -> dict:
+                  risk: Any = None) -> StoredResults:
     """Load ``release`` (if it is not stored yet) and write its results: the link graph of ``classes``
     (``matching.EdgeClasses`` / ``onetomany.ManyClasses``), an ``audit.AuditResult``, a
     ``reidit.Reidentification``; any of them may be None. ``risk``, the ``RiskResult`` of the same link graph
@@ -254,9 +255,9 @@ def write_results(store: Store, release: Any, name: str | None = None, *, classe
 
     Returns
     -------
-    dict
-        ``release``: the load summary; ``runs``: run id per written result (``link_graph``, ``audit``,
-        ``reidentification``); ``method``: ``bulk-import`` or ``unwind``; ``why``: the reason.
+    StoredResults
+        ``release``: the LoadReport; ``runs``: run id per written result (``link_graph``, ``audit``,
+        ``reidentification``); ``method``: ``bulk-import`` or ``unwind``; ``why``: the reason; ``seconds``.
 
     Examples
     --------
@@ -274,7 +275,7 @@ def write_results(store: Store, release: Any, name: str | None = None, *, classe
     from graphlink.store import classgraph
 
     t0 = time.perf_counter()
-    frame, truth, source, name, fp = store._prepare(release, name)
+    frame, truth, source, name, fp = store.prepare(release, name)
     table = classgraph.tables(classes, risk) if classes is not None else None
     link = (table, Analysis("link-graph", "link-graph", {"class_edges": table.analysis["class_edges"]},
                             table.analysis)) if table is not None else None
@@ -300,10 +301,11 @@ def write_results(store: Store, release: Any, name: str | None = None, *, classe
                     classgraph.set_model(store, name, table.model)
                 runs = {"link_graph": link[1].run if link else None, "audit": aud[0].run if aud else None,
                         "reidentification": reid[0].run if reid else None}
-                info = store.release_info(name) or {}
-                return {"release": {**info, "skipped": False, "method": bulk_import.METHOD, "why": why},
-                        "runs": {k: v for k, v in runs.items() if v}, "method": bulk_import.METHOD, "why": why,
-                        "seconds": round(time.perf_counter() - t0, 3)}
+                seconds = time.perf_counter() - t0
+                loaded = LoadReport.from_node(store.release_info(name), seconds=seconds, method=bulk_import.METHOD,
+                                              why=why)
+                return StoredResults(loaded, {k: v for k, v in runs.items() if v}, bulk_import.METHOD, why,
+                                     round(seconds, 3))
         else:
             why = "the release is stored already" if done is not None else "the release is partly loaded already"
         info = store.load_release(release, name, progress, bulk="never")
@@ -314,5 +316,4 @@ def write_results(store: Store, release: Any, name: str | None = None, *, classe
             runs["audit"] = write_audit(store, name, audit)
         if reidentification is not None:
             runs["reidentification"] = write_reidentification(store, name, reidentification, progress)
-        return {"release": info, "runs": runs, "method": "unwind", "why": why,
-                "seconds": round(time.perf_counter() - t0, 3)}
+        return StoredResults(info, runs, "unwind", why, round(time.perf_counter() - t0, 3))

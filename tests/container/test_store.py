@@ -61,7 +61,7 @@ def test_bulk_import_never_applies_to_a_container(neo4j_store, neo4j_env, releas
         neo4j_store.load_release(rel, name=release_name, bulk="always")
     assert "\n" not in str(refused.value) and neo4j_store.release_info(release_name) is None
     info = neo4j_store.load_release(rel, name=release_name, bulk="auto")
-    assert info["method"] == "unwind" and "is not the project's local server" in info["why"]
+    assert info.method == "unwind" and "is not the project's local server" in info.why
     cols = ["location", "kind", "element"]
     pd.testing.assert_frame_equal(
         neo4j_store.read_release(release_name).sort_values(cols).reset_index(drop=True),

@@ -129,9 +129,9 @@ def _store(rel, name: str, risk) -> None:
 
     with _progress("writing to Neo4j") as update, contextlib.closing(connect()) as st:
         out = write_results(st, rel, name, classes=risk.classes, risk=risk, progress=update)
-    how = "one bulk import with the release" if out["method"] == "bulk-import" else "batched transactions"
-    note(f"stored the link graph with its probabilities as run {markup_text(out['runs']['link_graph'])} in "
-         f"{markup_text(st.uri)} by {markup_text(how)} ({markup_text(out['why'])}), {out['seconds']:.1f} s")
+    how = "one bulk import with the release" if out.method == "bulk-import" else "batched transactions"
+    note(f"stored the link graph with its probabilities as run {markup_text(out.runs['link_graph'])} in "
+         f"{markup_text(st.uri)} by {markup_text(how)} ({markup_text(out.why)}), {out.seconds:.1f} s")
 
 
 def _lines(s) -> list[str]:

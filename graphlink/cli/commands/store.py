@@ -142,14 +142,14 @@ def load_cmd(
         uri, info = engines.get(engine.value, master=spark_master).load(release, name=name, truth=truth,
                                                                         replace=replace, bulk=bulk.value,
                                                                         progress=update)
-    if info.get("skipped"):
+    if info.skipped:
         verb = "already loaded (nothing changed)"
     else:
-        how = {"bulk-import": "bulk import", "connector": "the Neo4j connector"}.get(info.get("method"), "UNWIND")
-        verb = f"loaded in {info['seconds']:.1f} s by {how} ({info.get('why')})"
-    typer.echo(f"release {info['name']!r} {verb} into {uri}: {info['rows']:,} disclosures, "
-               f"{info['locations']} locations, {info['identified']:,} identified, "
-               f"{info['deidentified']:,} de-identified, reserved: {info['reserved']}")
+        how = {"bulk-import": "bulk import", "connector": "the Neo4j connector"}.get(info.method or "", "UNWIND")
+        verb = f"loaded in {info.seconds:.1f} s by {how} ({info.why})"
+    typer.echo(f"release {info.name!r} {verb} into {uri}: {info.rows:,} disclosures, "
+               f"{info.locations} locations, {info.identified:,} identified, "
+               f"{info.deidentified:,} de-identified, reserved: {info.reserved}")
 
 
 def _parse_params(pairs: list[str]) -> dict:

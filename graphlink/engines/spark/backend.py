@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from graphlink.engines.spark.engine import SparkParts
     from graphlink.engines.spark.fill import SparkTrails
     from graphlink.engines.spark.release import SparkRelease
+    from graphlink.store.reports import LoadReport
 
 
 def _connect() -> Any:
@@ -113,7 +114,7 @@ class SparkEngine:
             return Stored(st.uri, neo4j.write_audit(st, name, audit, spark=spark))
 
     def load(self, release: Path, *, name: str | None, truth: Path | None, replace: bool, bulk: str,
-             progress: Progress = None) -> tuple[str, dict]:
+             progress: Progress = None) -> tuple[str, LoadReport]:
         """Read the release in Spark and load it (bulk import of Spark-written files, else the connector;
         :func:`graphlink.engines.spark.bulk.load_release`)."""
         from graphlink.engines.spark import bulk as spark_bulk

@@ -28,6 +28,7 @@ Cost: one shuffle of the rows (group by element), three writes of O(rows), two s
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +40,7 @@ from graphlink.engines.spark.fill import first_locations, storage_level
 from graphlink.errors import StoreError
 from graphlink.store import bulk as store_bulk
 from graphlink.store.bulk import ImportFiles, Progress
+from graphlink.store.reports import LoadReport
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -135,12 +137,13 @@ def _write_truth(files: ImportFiles, truth: pd.DataFrame | None, elements: DataF
 
 
 def load_release(rel: SparkRelease, store: Store, name: str | None = None, *, replace: bool = False,
-                 bulk: str = "auto", progress: Progress = None, auth: Any = None) -> dict:
+                 bulk: str = "auto", progress: Progress = None, auth: Any = None) -> LoadReport:
     """Load a Spark-read release under ``name`` as :meth:`Store.load_release` does for the local engine: skipped
     when loaded already, refused (or ``replace``-d) when ``name`` holds other content; bulk-imported from files
     written by Spark when :func:`graphlink.store.bulk.load_files`'s rule allows, else written by the Neo4j
-    connector (:func:`graphlink.engines.spark.neo4j.write_release`). Same summary as the local engine's (``method``:
-    ``bulk-import`` / ``connector``, ``why``). Cost: O(rows log rows) for the fingerprint, then O(rows) writes."""
+    connector (:func:`graphlink.engines.spark.neo4j.write_release`). The same LoadReport as the local engine's
+    (``method``: ``bulk-import`` / ``connector``, ``why``). Cost: O(rows log rows) for the fingerprint, then
+    O(rows) writes."""
     from graphlink.engines.spark import neo4j
 
     t0 = time.perf_counter()
@@ -149,14 +152,16 @@ def load_release(rel: SparkRelease, store: Store, name: str | None = None, *, re
     with store.load_lock(name):  # one load per name at a time, as for the local engine
         done, existing = store.before_load(name, fp, replace=replace)
         if done is not None:
-            return {**done, "seconds": round(time.perf_counter() - t0, 3)}
+            return done.timed(time.perf_counter() - t0)
         if existing is None:
             ok, why = store_bulk.load_files(store, lambda folder: write_files(rel, folder, name, fp),
                                             rel.rows.count(), name, fp, bulk, progress, other=OTHER)
             if ok:
-                return {**(store.release_info(name) or {}), "seconds": round(time.perf_counter() - t0, 3),
-                        "skipped": False, "method": store_bulk.METHOD, "why": why}
+                return LoadReport.from_node(store.release_info(name), seconds=time.perf_counter() - t0,
+                                            method=store_bulk.METHOD, why=why)
         else:
             why = "the release is partly loaded already"
         info = neo4j.write_release(rel, store, name, auth=auth, fp=fp)
-    return {**info, "seconds": round(time.perf_counter() - t0, 3), "method": "connector", "why": why}
+    if info.skipped:  # stored meanwhile, same content: the connector wrote nothing
+        return info.timed(time.perf_counter() - t0)
+    return dataclasses.replace(info, method="connector", why=why).timed(time.perf_counter() - t0)

@@ -37,6 +37,7 @@ from graphlink.engines.spark.fill import SparkTrails, first_locations, word_cols
 from graphlink.errors import StoreError
 from graphlink.store import classgraph, cypherlib, server
 from graphlink.store.neo4j import Store, env_auth
+from graphlink.store.reports import LoadReport
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -52,7 +53,7 @@ def _write(df: DataFrame, store: Store, query: str, auth: Any = None, *, partiti
     from pyspark.errors import PySparkException
 
     # the store's credentials (NEO4J_AUTH, else the local server's password file), as its driver uses them
-    auth = (store._auth if store._auth is not None else env_auth()) if auth is None else auth
+    auth = (store.conn.auth if store.conn.auth is not None else env_auth()) if auth is None else auth
     opts = {"url": store.uri, "database": store.database, "query": query, "batch.size": str(get_config().neo4j_batch),
             **tls_options(store.uri)}
     if auth:
@@ -114,7 +115,7 @@ def fingerprint(st: SparkTrails | SparkRelease) -> str:
 
 
 def write_release(st: SparkTrails | SparkRelease, store: Store, name: str, *, auth: Any = None,
-                  fp: str | None = None) -> dict:
+                  fp: str | None = None) -> LoadReport:
     """Load the release under ``name`` as :meth:`Store.load_release` does with UNWIND (idempotent; refused when
     ``name`` holds other content; one load per name at a time: :meth:`Store.load_lock`).  Elements and their
     DISCLOSED_AT edges by the connector; O(rows) writes. ``fp``: the release's :func:`fingerprint`, when the
@@ -123,7 +124,8 @@ def write_release(st: SparkTrails | SparkRelease, store: Store, name: str, *, au
         return _write_release(st, store, name, auth=auth, fp=fp)
 
 
-def _write_release(st: SparkTrails | SparkRelease, store: Store, name: str, *, auth: Any, fp: str | None) -> dict:
+def _write_release(st: SparkTrails | SparkRelease, store: Store, name: str, *, auth: Any,
+                   fp: str | None) -> LoadReport:
     from pyspark.sql import functions as F
 
     rel = _release(st)
@@ -132,7 +134,7 @@ def _write_release(st: SparkTrails | SparkRelease, store: Store, name: str, *, a
     store.apply_schema()
     existing = store.release_info(name)
     if existing and existing.get("fingerprint") == fp and existing.get("status") == "loaded":
-        return {**existing, "skipped": True}
+        return LoadReport.from_node(existing, skipped=True)
     if existing and existing.get("fingerprint") not in (None, fp):
         from graphlink.diagnostics import Diagnostic
 
@@ -140,8 +142,8 @@ def _write_release(st: SparkTrails | SparkRelease, store: Store, name: str, *, a
             "store-name-taken", f"release {name!r} is already in Neo4j with different content", {"name": name},
             remedy="choose another name"))
     statements = cypherlib.load_file(cypherlib.cypher_dir() / "load.cypher").statement
-    store._query(statements("release").text, {"release": name, "source": rel.source, "fingerprint": fp})
-    store._query(statements("locations").text, {"release": name, "locations": [
+    store.conn.query(statements("release").text, {"release": name, "source": rel.source, "fingerprint": fp})
+    store.conn.query(statements("locations").text, {"release": name, "locations": [
         {"name": loc, "index": i} for i, loc in enumerate(locations)]})
     verb = "CREATE" if existing is None else "MERGE"
     rows = rel.rows
@@ -159,9 +161,9 @@ def _write_release(st: SparkTrails | SparkRelease, store: Store, name: str, *, a
         items = [{"id": f"{i}|{d}", "identified": i, "deidentified": d}
                  for i, d in zip(t["identified"], t["deidentified"], strict=True)]
         for lo in range(0, len(items), 10_000):
-            store._query(statements("truth").text, {"release": name, "truth": items[lo:lo + 10_000]})
-    store._as_owner(name, statements("finalize").text, {"release": name})  # only while the load lock is still ours
-    return {**(store.release_info(name) or {}), "skipped": False}
+            store.conn.query(statements("truth").text, {"release": name, "truth": items[lo:lo + 10_000]})
+    store.as_owner(name, statements("finalize").text, {"release": name})  # only while the load lock is still ours
+    return LoadReport.from_node(store.release_info(name), method="connector")
 
 
 # ------------------------------------------------------------------------------------------------ link graph
@@ -229,11 +231,11 @@ def write_link_graph(st: SparkTrails, store: Store, name: str, *, split: str = "
     with_elements = n_elem <= get_config().element_links_max and n_elem <= get_config().max_expanded_edges
     m = st.model
     classgraph.drop(store, name)
-    run = store._new_analysis(name, "link-graph", "link-graph", {"class_edges": n_class_edges}, {
+    run = store.new_analysis(name, "link-graph", "link-graph", {"class_edges": n_class_edges}, {
         "edges": n_elem, "class_edges": n_class_edges, "element_links": with_elements,
         "maximum_matching_size": counts["nu"], "n_null": counts["n_null"], "multiplicity": m.multiplicity,
         "reserved": m.reserved, "engine": "spark"})
-    store._query("""MATCH (r:Release {name: $release})
+    store.conn.query("""MATCH (r:Release {name: $release})
                     SET r.model_reserved = $reserved, r.model_multiplicity = $multiplicity, r.model_reason = $reason""",
                  {"release": name, "reserved": m.reserved, "multiplicity": m.multiplicity, "reason": m.reason})
     w = st.n_words
@@ -279,7 +281,7 @@ def write_reidentification(store: Store, name: str, result: Any, *, spark: Any, 
     """A :class:`~graphlink.analysis.reidit.Reidentification` as REIDENTIFIED edges (connector) plus its Analysis node,
     as :meth:`Store.write_reidentification`.  Returns the run id.  O(pairs) writes."""
     pairs = result.pairs
-    run = store._new_analysis(name, "reidentification", str(result.method), result.summary.as_dict(),
+    run = store.new_analysis(name, "reidentification", str(result.method), result.summary.as_dict(),
                               {"pairs": len(pairs)})
     frame = pd.DataFrame({"release": name, "run": run, "method": str(result.method),
                           "i": pairs["identified"].astype(str).to_numpy(dtype=object),
@@ -303,7 +305,7 @@ def write_audit(store: Store, name: str, result: Any, *, spark: Any, auth: Any =
     :meth:`Store.write_audit`.  Returns the run id."""
     k = int(result.k)
     viol = result.violations
-    run = store._new_analysis(name, "audit", "k-unlinkability", {"k": k}, {
+    run = store.new_analysis(name, "audit", "k-unlinkability", {"k": k}, {
         "k": k, "k_unlinkable": bool(result.k_unlinkable), "true_loves": int(result.true_loves),
         "maximum_matching_size": int(result.maximum_matching_size), "violations": len(viol)})
     for side, label in LABEL.items():
