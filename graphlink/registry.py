@@ -390,7 +390,7 @@ def needs_one_to_one(label: str, trails: Any) -> Diagnostic:
     many = " or ".join(s.title for s in specs("reidentify") if s.applies(True))
     return Diagnostic(
         "method-needs-one-to-one",
-        f"{label} assumes one-to-one data (thesis Table A.1), but this release is read as one-to-many "
+        f"{label} assumes one-to-one data, but this release is read as one-to-many "
         f"({trails.model.label})", {"method": label, "label": trails.model.label, "stated_many": stated,
                                     "alternatives": [s.name for s in specs("reidentify") if s.applies(True)]},
         remedy=f"use {many} (exact certain pairs for one-to-many data)"

@@ -26,15 +26,15 @@ def check_model(release: Any, multiplicity: str = "auto") -> None:
     if multiplicity != "one-to-one" and _reads_one_to_many(release, multiplicity):
         raise ModelAssumptionError(diagnostic=Diagnostic(
             "unlink-one-to-many",
-            "unlink protects one-to-one releases (thesis ch. 7, Definition 21), but this release is read as "
-            "one-to-many: several identified people share a de-identified element (Appendix A)",
+            "unlink protects one-to-one releases, but this release is read as one-to-many: several identified "
+            "people share a de-identified element",
             remedy="state the multiplicity as one-to-one if every de-identified element belongs to one person"))
     sizes = release.sizes()
     bad = sizes.index[sizes["deidentified"] > sizes["identified"]].tolist()
     if bad:
         raise ModelAssumptionError(diagnostic=Diagnostic(
             "unlink-identified-withholding",
-            "unlink suppresses de-identified records only (thesis Definition 21), which needs every location "
+            "unlink suppresses de-identified records only, which needs every location "
             f"to disclose at most as many de-identified as identified records; violated at: "
             f"{', '.join(map(str, bad[:10]))}{' ...' if len(bad) > 10 else ''}",
             {"locations": [str(c) for c in bad[:50]], "count": len(bad)}))
@@ -51,7 +51,7 @@ def _reads_one_to_many(release: Any, multiplicity: str) -> bool:
         raise ModelAssumptionError(diagnostic=Diagnostic(
             "unlink-side-undecided",
             "cannot tell whether this release is one-to-one (de-identified records withheld) or one-to-many "
-            "(several people per de-identified element); protection by suppression (Definition 21) is defined "
+            "(several people per de-identified element); protection by suppression is defined "
             "for one-to-one data only", remedy="state the multiplicity as one-to-one to protect it")) from None
 
 

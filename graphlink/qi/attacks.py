@@ -33,12 +33,13 @@ from graphlink.qi.hierarchy import Hierarchy, flat
 from graphlink.qi.table import as_labels, check_columns
 
 ATTACKS = QI_ATTACKS
+#: what a release owner does against each attack, in words (Sweeney 2002, §4.1–4.3, in that order)
 REMEDIES = {
-    "unsorted": "shuffle the rows of every release (SW-K §4.1): row order must carry no information",
+    "unsorted": "shuffle the rows of every release: row order must carry no information",
     "complementary": "treat every attribute of the earlier release as quasi-identifier in later releases, or "
-                     "derive later releases from the earlier one (SW-K §4.2)",
+                     "derive later releases from the earlier one",
     "temporal": "base the later release on the earlier one: earlier release ∪ the new rows generalized on "
-                "their own, or treat every attribute of the earlier release as quasi-identifier (SW-K §4.3)",
+                "their own, or treat every attribute of the earlier release as quasi-identifier",
 }
 
 

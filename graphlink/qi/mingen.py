@@ -67,7 +67,7 @@ def mingen(table: QITable, k: int, *, preferred: Preference = prefer_first, max_
         return Anonymization(table, "mingen", k, np.zeros((n, m), dtype=np.int64), np.zeros(n, dtype=bool),
                              time.perf_counter() - t0, {"minimal_distortions": 1})
     if n > max_rows:
-        raise ReleaseError(f"mingen is exhaustive (SW-A §3.4) and limited to {max_rows} rows; the table has {n}. "
+        raise ReleaseError(f"mingen is exhaustive and limited to {max_rows} rows; the table has {n}. "
                            "Use the optimal algorithm for larger tables")
     scale = math.lcm(*table.heights)
     weight = [scale // h for h in table.heights]

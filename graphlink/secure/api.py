@@ -73,8 +73,8 @@ def secure_unlink(release, k: int, method: str, seed: int | None = None, *, proc
     (|M|·|N|)."""
     base = method.removesuffix("-secure")
     if base not in registry.secure_names():
-        raise ReleaseError(f"the secure protocol supports {' and '.join(registry.secure_names())} (thesis Alg. "
-                           f"12/14), not {method!r}")
+        raise ReleaseError(f"the secure protocol supports {' and '.join(registry.secure_names())}, not "
+                           f"{method!r}")
     if k < 1:
         raise ReleaseError(f"k must be at least 1, got {k}")
     locs, gamma, omega = release_sets(release)

@@ -247,8 +247,8 @@ def _max_risk_cmd(release_path: Path, max_risk: str, k: int | None, method: str 
     if fmt not in FORMATS:
         raise ReleaseError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     if multiplicity not in ("auto", "one-to-one"):
-        raise ReleaseError("--multiplicity must be auto or one-to-one: protection by suppression "
-                           "(Definition 21) is defined for one-to-one data")
+        raise ReleaseError("--multiplicity must be auto or one-to-one: protection by suppression is defined for "
+                           "one-to-one data")
     check_output(out, inputs=[release_path])
     release = read_release(release_path)
     require_both_sides(len(release.elements("identified")), len(release.elements("deidentified")), release_path)
