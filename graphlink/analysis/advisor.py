@@ -50,21 +50,24 @@ def advise(multiplicity: Multiplicity, reserved: Literal["none", "identified", "
 
 
 def _table(multiplicity: Multiplicity, reserved: Literal["none", "identified", "deidentified"]) -> Advice:
+    # the notes are read by people (``graphlink advise``, the app): plain words; the sources are Malin 2006,
+    # Appendix A (Table A.1, Theorem 9, Lemma 19) and §4.2.5 (tight sets)
     if multiplicity == "one-to-many":
         side = {"none": "unreserved", "identified": "identified reserved", "deidentified": "de-identified reserved"}
-        note = (f"one-to-many data ({side[reserved]}): only REIDIT-M is free of false links (Appendix A, "
-                "Theorem 9); REIDIT-I and true loves assume one-to-one data")
+        note = (f"one-to-many data ({side[reserved]}): only REIDIT-M is free of false links; REIDIT-I and true "
+                "loves assume one-to-one data")
         if reserved == "deidentified":
-            note += "; Table A.1 marks this cell N/A — REIDIT-M results are not guaranteed here"
+            note += "; no method is proven for this case — REIDIT-M results are not guaranteed here"
             return Advice(("multiple",), None, note)
         return Advice(("multiple",), "multiple", note)
     if reserved == "none":
         return Advice(("true-loves", "complete", "incomplete"), "true-loves",
-                      "unreserved one-to-one: REIDIT-C dominates REIDIT-I (Table A.1); exact true loves find every "
+                      "unreserved one-to-one: REIDIT-C finds every pair REIDIT-I finds; exact true loves find every "
                       "certain re-identification")
-    note = ("reserved one-to-one: REIDIT-I dominates REIDIT-M (Lemma 19); exact true loves find every certain "
-            "re-identification, including those REIDIT-I misses (tight sets, §4.2.5)")
+    note = ("reserved one-to-one: REIDIT-I finds every pair REIDIT-M finds; exact true loves find every certain "
+            "re-identification, including those REIDIT-I misses (people whose candidates are all taken by a group "
+            "with exactly as many candidates as members)")
     if reserved == "deidentified":
-        note += ("; Table A.1 prints N/A for this direction, but REIDIT-I is symmetric (its outer loop runs over "
-                 "the reserved side)")
+        note += ("; the published comparison covers the other direction only, but REIDIT-I is symmetric (its outer "
+                 "loop runs over the reserved side)")
     return Advice(("true-loves", "incomplete", "incomplete-k", "multiple"), "true-loves", note)

@@ -271,10 +271,10 @@ def register(app: typer.Typer) -> None:
                    top: Annotated[int, typer.Option("--top", min=1, help="Most common trails shown")] = 10,
                    id_key: IdKey = None, deid_key: DeidKey = None, engine: EngineO = EngineOpt.local,
                    spark_master: MasterO = None, explain: ExplainO = False) -> None:
-        """Build the identified (M) and de-identified (N) trail matrices (FillTrails, thesis Alg. 1).
+        """Build every element's trail: where it was seen, not seen, or may have been withheld.
 
         The table and json formats summarise them (sizes, model, distinct and most common trails, a preview);
-        csv and parquet write the full matrices, streamed in chunks."""
+        csv and parquet write the full matrices, streamed in chunks (FillTrails, Malin 2006, Alg. 1)."""
         from graphlink.io import trails as trailsio
 
         if fmt is TrailsFmt.parquet and out is None:
@@ -395,7 +395,9 @@ def register(app: typer.Typer) -> None:
                   name: Annotated[str | None, typer.Option("--name")] = None,
                   id_key: IdKey = None, deid_key: DeidKey = None, qi_links: QiLinks = None,
                   engine: EngineO = EngineOpt.local, spark_master: MasterO = None, explain: ExplainO = False) -> None:
-        """Exact k-unlinkability audit (Definition 19) via the union of all maximum matchings."""
+        """Exact check that every person and every record has at least k candidates (k-unlinkability).
+
+        Malin 2006, Definition 19, decided through the union of all maximum matchings (docs/algorithms.md)."""
         eng = _engine(engine, spark_master)
         _local_only(qi_links, eng)
         rel, tr = _trails(eng, release, id_key, deid_key, reserved, multiplicity, store=store is Store.neo4j)
@@ -436,7 +438,7 @@ def register_advisor(app: typer.Typer) -> None:
                    reserved: ReservedO = ReservedOpt.auto,
                    release: Annotated[Path | None, typer.Option("--release", help="Detect the tactic from it")] = None,
                    ) -> None:
-        """Which REIDIT algorithm applies (thesis Table A.1) to a multiplicity and disclosure tactic."""
+        """Which re-identification methods apply to a multiplicity and disclosure tactic, and which finds the most."""
         tactic, mult = reserved.value, multiplicity.value if multiplicity else None
         if tactic == "auto" or mult is None:
             if release is None:

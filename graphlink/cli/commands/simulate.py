@@ -63,7 +63,7 @@ def simulate_cmd(
                                                "deidentified) to this CSV")] = None,
 ) -> None:
     """Write a synthetic release (and its truth): uniform, Zipf or explicit per-location visits, withholding,
-    and optional households (thesis §5.4, §5.6, Appendix A). Deterministic for a seed."""
+    and optional households. Deterministic for a seed."""
     import numpy as np
 
     from graphlink.fileio import check_output
