@@ -58,6 +58,36 @@ def _write(release: Any, path: Path) -> None:
     write_with(path, release.to_parquet if parquet else release.to_csv)
 
 
+def _reach_store() -> None:
+    """Open and close the Neo4j store once, so that a server that cannot be reached stops the command before the
+    protection runs (one line, exit 2)."""
+    import contextlib
+
+    from graphlink.store.neo4j import connect
+
+    with contextlib.closing(connect()):
+        pass
+
+
+def _store_protected(release: Any, k: int, side: str, name: str, out: Path) -> None:
+    """Store the protected ``release`` in Neo4j under ``name`` with its link graph and its certificate: the exact
+    audit at ``k``, recomputed on the release as written (read with the withholding ``side`` the protection
+    used, one-to-one).  The file is written first; a store that fails then says the file is there.  O(audit)."""
+    from graphlink.cli.commands.core import EngineOpt, _engine, _store_result
+    from graphlink.core.trails import build_trails
+    from graphlink.errors import StoreError
+
+    engine = _engine(EngineOpt.local, None)
+    trails = build_trails(release, side, "one-to-one")
+    audit, classes = engine.audit(trails, k)
+    if not audit.k_unlinkable:  # pragma: no cover - the protection was certified by the same audit
+        raise ReleaseError("internal: the protected release did not pass the audit; nothing stored")
+    try:
+        _store_result(engine, release, trails, name, classes=classes, audit=audit)
+    except StoreError as exc:
+        raise StoreError(f"{exc} (the protected release was written to {out}; nothing was stored)") from None
+
+
 def _table(summary: dict[str, Any], identified_rows: int) -> None:
     """The summary for people: records before / withheld / after per side, then the other measures; a warning in
     plain words when nothing de-identified is left disclosed."""
@@ -138,6 +168,10 @@ def register(app: typer.Typer) -> None:
                                         "methods use 0)."),
         out: Path = typer.Option(..., "--out", help="Where to write the protected release (.csv or .parquet)."),
         fmt: str = typer.Option("table", "--format", help="table | json"),
+        store: str = typer.Option("none", "--store", metavar="<none|neo4j>", help="neo4j: also store the protected "
+                                  "release in Neo4j, with its link graph and its certificate (the exact audit at k)"),
+        name: str | None = typer.Option(None, "--name", help="--store: the stored release's name (default: the "
+                                        "release's file name with -protected-k<K>)"),
         multiplicity: str = typer.Option("auto", "--multiplicity",
                                          help="auto | one-to-one (protection is defined for one-to-one data)"),
         side: SideChoice = typer.Option("auto", "--side", help="keep-most: whose records may be withheld (auto: "
@@ -161,6 +195,10 @@ def register(app: typer.Typer) -> None:
         from graphlink.fileio import check_output
         from graphlink.protect import check_model, disclosed_of, finish, unlink
 
+        if store not in ("none", "neo4j"):
+            raise ReleaseError(f"--store must be none or neo4j, got {store!r}")
+        if name is not None and store == "none":
+            raise ReleaseError("--name is an option of --store neo4j (the stored release's name)")
         for flag, seconds in (("--time-budget", time_budget), ("--budget", budget)):
             if seconds is not None and not math.isfinite(seconds):
                 raise ReleaseError(f"{flag} must be a number of seconds, got {seconds}")
@@ -168,7 +206,7 @@ def register(app: typer.Typer) -> None:
             _max_risk_cmd(release_path, max_risk, k, method, seed, out, fmt, multiplicity, budget,
                           {"--secure": secure, "--side": side.value != "auto", "--keep": keep is not None,
                            "--no-empty-location": no_empty_location,
-                           "--max-withheld-per-location": max_withheld is not None})
+                           "--max-withheld-per-location": max_withheld is not None, "--store": store != "none"})
             return
         if budget is not None:
             raise ReleaseError("--budget is an option of --max-risk (the time the probability estimate may take)")
@@ -191,6 +229,8 @@ def register(app: typer.Typer) -> None:
             raise ReleaseError("--multiplicity must be auto or one-to-one: protection by suppression is defined "
                                "for one-to-one data")
         check_output(out, inputs=[release_path])
+        if store == "neo4j":
+            _reach_store()                      # before the work: an unreachable server is said at once
         must_keep = _read_keep(keep) if keep is not None else []
         release = read_release(release_path)
         require_both_sides(len(release.elements("identified")), len(release.elements("deidentified")), release_path)
@@ -214,6 +254,8 @@ def register(app: typer.Typer) -> None:
             raise ReleaseError("internal: the unlinked release did not pass the audit; nothing written")
         _write(result.release, out)
         summary = result.summary().as_dict()
+        if store == "neo4j":
+            _store_protected(result.release, k, summary["side"], name or f"{release_path.stem}-protected-k{k}", out)
         summary["out"] = str(out)
         if summary["side"] == "identified":
             summary["deidentified_records_other"] = int((release.frame["kind"] == "deidentified").sum())
