@@ -409,7 +409,7 @@ def test_probabilities_by_one_bulk_import_equal_the_library(local, store, estima
 
     rel, classes, risk = _release_and_risk(estimated)
     out = writeback.write_results(store, rel, "bulk-risk", classes=classes, risk=risk, bulk="always")
-    assert out["method"] == "bulk-import", out
+    assert out.method == "bulk-import", out
     assert _stored_classes(store, "bulk-risk") == _library_classes(risk)
     want = {(str(r.identified), str(r.deidentified)): (float(r.probability), bool(r.exact), float(r.error))
             for r in risk.pairs().itertuples(index=False)}
