@@ -62,6 +62,38 @@ def terminal_text(value: object) -> str:
     return "".join(ch.encode("unicode_escape").decode("ascii") if _unsafe(ch) else ch for ch in text)
 
 
+class _Shown:
+    """A text stream that shows, rather than sends, what a terminal could act on (:func:`terminal_text`), line
+    breaks and tabs excepted: the CSV or table text between them is data."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        lines = text.split("\n")
+        self._stream.write("\n".join("\t".join(terminal_text(part) for part in line.split("\t"))
+                                     for line in lines))
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+
+def terminal_stream(stream: Any) -> Any:
+    """``stream`` itself unless it is a terminal; a terminal gets every escape sequence, control or bidirectional
+    character of the data shown as text (``\x1b``), so CSV written to a screen cannot act on it.  O(1); each
+    write O(len).
+
+    Examples
+    --------
+    >>> import io
+    >>> terminal_stream(io.StringIO()).__class__.__name__          # a file or a pipe: the data as it is
+    'StringIO'
+    """
+    isatty = getattr(stream, "isatty", None)
+    return _Shown(stream) if callable(isatty) and isatty() else stream
+
+
 def markup_text(value: object) -> str:
     """:func:`terminal_text`, with Rich markup escaped: safe inside a string given to ``Console.print``.
 

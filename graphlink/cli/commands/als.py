@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from graphlink.cli.commands.qi import print_frame, qi_app
-from graphlink.display import terminal_text
+from graphlink.display import terminal_stream, terminal_text
 
 if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
     import pandas as pd
@@ -29,7 +29,7 @@ FmtOpt = Annotated[Fmt, typer.Option("--format", help="Output format")]
 def _emit(frame: pd.DataFrame, fmt: Fmt, title: str, summary: dict, lines: list[str]) -> None:
     """The rows as a table (``lines``: the summary in words under it), CSV, or JSON with every summary field."""
     if fmt is Fmt.csv:
-        frame.to_csv(sys.stdout, index=False)
+        frame.to_csv(terminal_stream(sys.stdout), index=False)
     elif fmt is Fmt.json:
         typer.echo(json.dumps({**summary, "rows": frame.to_dict(orient="records")}, indent=2, default=str))
     else:

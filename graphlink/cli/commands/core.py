@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 
 from graphlink.cli.choices import MethodChoice
-from graphlink.display import flush_notes, markup_text, note, print_frame, print_rows
+from graphlink.display import flush_notes, markup_text, note, print_frame, print_rows, terminal_stream
 from graphlink.errors import ModelAssumptionError
 from graphlink.fileio import atomic_path, check_output
 
@@ -294,7 +294,7 @@ def register(app: typer.Typer) -> None:
                     with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
                         rows = trailsio.write_csv(tr, fh)
                 else:
-                    rows = trailsio.write_csv(tr, sys.stdout)
+                    rows = trailsio.write_csv(tr, terminal_stream(sys.stdout))
             if out is not None:
                 flush_notes()
                 err.print(f"wrote {rows:,} trails ({len(tr.locations)} locations) to {markup_text(out)}")
@@ -375,7 +375,7 @@ def register(app: typer.Typer) -> None:
             from graphlink.io.pairs import write_pairs_csv
 
             flush_notes()
-            write_pairs_csv(result, cols, sys.stdout)
+            write_pairs_csv(result, cols, terminal_stream(sys.stdout))
             if truth is not None:               # the pairs on stdout, the comparison with the truth on stderr
                 sys.stdout.flush()
                 _print_result_summary(err, result.summary)

@@ -27,7 +27,7 @@ from graphlink.cli.commands.core import (
     model_note,
     step,
 )
-from graphlink.display import flush_notes, markup_text, note, print_rows
+from graphlink.display import flush_notes, markup_text, note, print_rows, terminal_stream
 
 
 class RiskFmt(StrEnum):
@@ -100,14 +100,16 @@ def register(app: typer.Typer) -> None:
         if fmt is RiskFmt.csv:
             from graphlink.core.tabular import write_csv
 
-            write_csv(risk.pairs(), sys.stdout)
+            write_csv(risk.pairs(), terminal_stream(sys.stdout))
             return
         if fmt is RiskFmt.json:
             typer.echo(json.dumps({**summary.as_dict(), "model": model_dict(tr)}, indent=2, default=str))
             return
         people = risk.people().sort_values(["probability", "identified"], ascending=[False, True], kind="stable")
         shown = people if top == 0 else people.head(top)
-        rows = [(r.identified, r.deidentified if r.deidentified is not None else "(none possible)",
+        # no possible record: None or NaN (NaN is the one value unequal to itself)
+        rows = [(r.identified, r.deidentified if r.deidentified is not None and r.deidentified == r.deidentified
+                 else "(none possible)",
                  f"{r.probability:.3f}", "exact" if r.exact else f"± {r.error:.3f}",
                  str(r.tied) if r.tied > 1 else "") for r in shown.itertuples(index=False)]
         title = (f"Most likely record per person ({len(shown):,} of {len(people):,}, most at risk first)"
