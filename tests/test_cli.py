@@ -93,7 +93,7 @@ def test_inconsistent_release_diagnostic(tmp_path: Path) -> None:
     df.to_csv(p, index=False)
     out = run("reidentify", str(p), "--method", "true-loves")
     assert out.returncode == 2 and "Traceback" not in out.stderr
-    assert "A (|identified|=1, |deidentified|=2)" in out.stderr and "--reserved" in out.stderr
+    assert "A (1 identified, 2 de-identified records)" in out.stderr and "--reserved" in out.stderr
 
 
 def test_usage_error_is_exit_2_not_traceback() -> None:

@@ -16,6 +16,7 @@ from graphlink.analysis.audit import audit
 from graphlink.analysis.onetomany import classify_one_to_many
 from graphlink.analysis.reidit import reidentify, reidit_m, true_loves
 from graphlink.core.linkgraph import build_linkgraph
+from graphlink.core.model import ModelWarning
 from graphlink.core.release import read_release
 from graphlink.core.trails import build_trails
 from graphlink.errors import ModelAssumptionError
@@ -408,6 +409,14 @@ def test_model_decision_refuses_when_the_data_cannot_tell() -> None:
         build_trails(rel)
     assert info.value.diagnostic.code == "side-undecided"
     assert info.value.diagnostic.data == {"n_identified": 2, "n_deidentified": 1}
+    # the refusal is read by people: the sizes in words, not the thesis's |ω_c| ≤ |γ_c|
+    assert "no location discloses more de-identified than identified records" in str(info.value)
+    assert not any(ch in str(info.value) for ch in "|ωγ")
+    with pytest.warns(ModelWarning, match="no location discloses more de-identified than identified") as caught:
+        build_trails(read_release(long_frame({"A": ["x"], "B": ["x"]}, {"A": ["n", "m"], "B": ["n"]})),
+                     "deidentified")
+    assert "A (1 identified, 2 de-identified records)" in str(caught[0].message)
+    assert not any(ch in str(w.message) for w in caught for ch in "|ωγ")
     assert build_trails(rel, "deidentified").multiplicity == "one-to-one"
     assert build_trails(rel, "identified").multiplicity == "one-to-many"
     assert build_trails(rel, multiplicity="one-to-many").reserved == "identified"

@@ -58,7 +58,7 @@ def test_auto_directions_and_diagnostic() -> None:
     with pytest.raises(ModelAssumptionError) as exc:
         build_trails(read_release(mixed))
     msg = str(exc.value)
-    assert "A (|identified|=1, |deidentified|=2)" in msg and "B (|identified|=2, |deidentified|=1)" in msg
+    assert "A (1 identified, 2 de-identified records)" in msg and "B (2 identified, 1 de-identified records)" in msg
     assert "state the reserved side" in msg and "1 identified trail(s) (y)" in msg
     d = exc.value.diagnostic
     assert d.code == "mixed-sizes" and d.data["first"] == ["y"] and d.data["more_deidentified"] == ["A"]

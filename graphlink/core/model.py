@@ -197,7 +197,7 @@ FillFn = Callable[[Reserved, Multiplicity], Fill]
 def _listing(sizes: pd.DataFrame | LocationSizes, locs: list[str]) -> str:
     sizes = LocationSizes.of(sizes)
     at = {c: i for i, c in enumerate(sizes.locations)}
-    shown = [f"{c} (|identified|={sizes.identified[at[c]]}, |deidentified|={sizes.deidentified[at[c]]})"
+    shown = [f"{c} ({sizes.identified[at[c]]:,} identified, {sizes.deidentified[at[c]]:,} de-identified records)"
              for c in locs[:10]]
     return "; ".join(shown) + (f"; ... {len(locs) - 10} more" if len(locs) > 10 else "")
 
@@ -248,9 +248,12 @@ def decide_reserved(sizes: pd.DataFrame | LocationSizes, requested: ReservedChoi
                    "analyses then report where the data breaks it)"))
     bad = {"deidentified": more_de, "identified": more_id, "none": more_de + more_id}[requested]
     if bad:
-        what = {"deidentified": "de-identified reserved to identified expects |ω_c| ≤ |γ_c| everywhere",
-                "identified": "identified reserved to de-identified expects |γ_c| ≤ |ω_c| everywhere",
-                "none": "unreserved expects |γ_c| = |ω_c| everywhere"}[requested]
+        what = {"deidentified": "withheld de-identified records mean no location discloses more de-identified "
+                                "than identified records",
+                "identified": "withheld identified records mean no location discloses more identified than "
+                              "de-identified records",
+                "none": "nothing withheld means every location discloses as many identified as de-identified "
+                        "records"}[requested]
         note = (f"reserved side {requested} as requested, although {what}; offending locations: "
                 f"{_listing(sizes, bad)}")
         warn(Diagnostic("stated-side-contradicted", note, {"reserved": requested, "offending": bad[:50]}),
@@ -444,7 +447,8 @@ def decide(sizes: pd.DataFrame | LocationSizes, n_identified: int, n_deidentifie
                             "links", hall_ok=False, **links), many
         raise ModelAssumptionError(diagnostic=Diagnostic(
             "side-undecided",
-            f"cannot tell which side is reserved: every location has |ω_c| ≤ |γ_c| and the trails fit both "
+            f"cannot tell which side is reserved: no location discloses more de-identified than identified "
+            f"records, and the trails fit both "
             f"one-to-one data with de-identified records withheld and one-to-many data ({n_n:,} de-identified "
             f"elements shared by {n_m:,} identified people), which re-identify differently",
             {"n_identified": n_m, "n_deidentified": n_n},
