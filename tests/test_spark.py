@@ -401,7 +401,11 @@ def test_csv_keys_with_line_breaks_read_as_the_local_engine_reads_them(spark, tm
 
 
 def _parts(folder: Path) -> pd.DataFrame:
-    """Every part of a folder Spark wrote, as one frame of strings."""
+    """Every part of a folder Spark wrote (or the one file it was joined into), as one frame of strings."""
+    if folder.is_file():
+        if folder.suffix == ".csv":
+            return pd.read_csv(folder, dtype=str, keep_default_na=False)
+        return pd.read_parquet(folder).astype(str)
     csvs = sorted(folder.glob("part-*.csv"))
     if csvs:
         return pd.concat([pd.read_csv(f, dtype=str, keep_default_na=False) for f in csvs], ignore_index=True)
@@ -419,7 +423,7 @@ def test_reidit_c_written_by_the_executors_equals_local(spark, tmp_path, fmt) ->
     assert len(want) > 20
     st_ = gs.trails(str(path), spark=spark, reserved="none")
     out = tmp_path / ("pairs.parquet" if fmt == "parquet" else "pairs")
-    summary = write_reidit_c(st_, str(out), explain=True)
+    summary = write_reidit_c(st_, f"{out}/", explain=True)       # a trailing slash asks for a folder
     assert (out / "_SUCCESS").exists()
     got = _parts(out)
     assert list(got.columns) == ["identified", "deidentified", "reason"]
@@ -427,6 +431,33 @@ def test_reidit_c_written_by_the_executors_equals_local(spark, tmp_path, fmt) ->
     assert set(got.itertuples(index=False, name=None)) == set(want.pairs.itertuples(index=False, name=None))
     with pytest.raises(Exception, match="already exists"):
         write_reidit_c(st_, str(out))
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_pairs_written_by_the_executors_join_into_one_file(spark, tmp_path, fmt) -> None:
+    """``out`` ending in .csv or .parquet is one file (the executors' parts joined on the driver, in order, the
+    hidden parts folder removed), with the same rows as the folder; an existing file is refused and kept."""
+    from graphlink.engines.spark.links import one_file, write_reidit_c
+
+    path = _hostile_release(tmp_path)
+    st_ = gs.trails(str(path), spark=spark, reserved="none")
+    st_.classes.sparkSession.conf.set("spark.sql.shuffle.partitions", "7")    # several parts to join
+    folder, single = tmp_path / f"folder.{fmt}", tmp_path / f"one.{fmt}"
+    assert one_file(str(single)) and not one_file(f"{folder}/")
+    write_reidit_c(st_, f"{folder}/", explain=True)
+    summary = write_reidit_c(st_, str(single), explain=True)
+    assert single.is_file() and sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [path.name, folder.name, single.name])
+    assert len(list(folder.glob("part-*"))) > 1
+    want, got = _parts(folder), _parts(single)
+    assert list(got.columns) == ["identified", "deidentified", "reason"] and summary.reidentified == len(got)
+    assert got.values.tolist() == want.values.tolist()          # the parts' order kept
+    if fmt == "csv":                                          # one header, keys with line breaks still quoted
+        assert single.read_text(encoding="utf-8").count("identified,deidentified,reason") == 1
+    before = single.read_bytes()
+    with pytest.raises(Exception, match="already exists"):
+        write_reidit_c(st_, str(single))
+    assert single.read_bytes() == before
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
@@ -466,7 +497,8 @@ def test_true_loves_written_by_the_executors_refuse_a_release_that_breaks_the_mo
 
 
 def test_cli_out_writes_the_pairs(spark, monkeypatch, capsys, tmp_path) -> None:
-    """``--out``: a file with the local engine (what stdout would get), a folder of parts with Spark (REIDIT-C from
+    """``--out``: a file with the local engine (what stdout would get); with Spark one file for a .csv/.parquet name
+    and a folder of parts otherwise (REIDIT-C from
     the executors; true loves from the driver, or from the executors on the component split), an existing folder
     refused in one line before any work."""
     path = _hostile_release(tmp_path)
@@ -478,14 +510,16 @@ def test_cli_out_writes_the_pairs(spark, monkeypatch, capsys, tmp_path) -> None:
     assert (tmp_path / "p.csv").read_text(encoding="utf-8") == stdout_csv
     want = set(pd.read_csv(tmp_path / "p.csv", dtype=str).itertuples(index=False, name=None))
     spark_opts = ["--engine", "spark", "--spark-master", "local[2]"]
-    for method, folder, driver in (("complete", "sc", ""), ("true-loves", "st.parquet", ""),
-                                   ("true-loves", "stc", "1")):
+    for method, folder, driver in (("complete", "sc", ""), ("complete", "sc1.csv", ""),
+                                   ("true-loves", "st.parquet", ""), ("true-loves", "stc", "1"),
+                                   ("true-loves", "stc1.parquet", "1")):
         # GRAPHLINK_SPARK_DRIVER_ELEMENTS=1: the component split, whose true loves the executors write
         monkeypatch.setenv("GRAPHLINK_SPARK_DRIVER_ELEMENTS", driver)
         code, out, err = run_cli(monkeypatch, capsys, *base, "--method", method, *spark_opts, "--out",
                                  str(tmp_path / folder))
         assert code == 0 and out == "", err
         assert ("from the Spark executors" in " ".join(err.split())) == (method == "complete" or driver == "1")
+        assert (tmp_path / folder).is_file() == folder.endswith((".csv", ".parquet"))   # one file unless a folder
         got = _parts(tmp_path / folder)
         assert set(got[["identified", "deidentified"]].itertuples(index=False, name=None)) == want
     code, out, err = run_cli(monkeypatch, capsys, *base, "--method", "complete", *spark_opts, "--out",

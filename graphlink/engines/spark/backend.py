@@ -87,13 +87,14 @@ class SparkEngine:
         return engine.audit(trails, k), None
 
     def check_out(self, out: str, inputs: list[Path | None]) -> None:
-        """``--out`` names a new folder of parts (or a URI Spark writes); ValueError otherwise."""
+        """``--out`` names a new file or folder (or a URI Spark writes; :func:`graphlink.engines.spark.links.one_file`
+        tells which); ValueError otherwise."""
         if "://" not in out and Path(out).exists():
-            raise ValueError(f"{out} exists: the Spark engine's output names a new folder")
+            raise ValueError(f"{out} exists: the Spark engine writes a new file or folder")
 
     def write_pairs(self, trails: SparkTrails, result: Reidentification, columns: list[str], out: str) -> None:
-        """Pairs already on the driver written by Spark to the folder ``out``, laid out as REIDIT-C's from the
-        executors (:func:`graphlink.engines.spark.links.write_pairs`).  O(pairs)."""
+        """Pairs already on the driver written by Spark to ``out`` (one file or a folder), laid out as REIDIT-C's
+        from the executors (:func:`graphlink.engines.spark.links.write_pairs`).  O(pairs)."""
         from graphlink.engines.spark import links
         from graphlink.io.pairs import pairs_table
 

@@ -26,6 +26,7 @@ singleton classes; the pairs come back in the local engine's order (64-bit finge
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -222,18 +223,88 @@ def reidit_c(st: SparkTrails) -> Reidentification:
     return res
 
 
-def write_pairs(pairs: DataFrame, out: str) -> None:
-    """Write a pair DataFrame to the new folder ``out`` (a path or URI Spark writes): Parquet when ``out`` ends
-    in ``.parquet``/``.pq``, else CSV parts with a header and ``""``-escaped quotes (what pandas reads back, keys
-    with commas, quotes and line breaks included).  Spark's output committer makes the folder appear whole or not
-    at all; an existing ``out`` is refused.  O(pairs), written by the executors."""
+def one_file(out: str) -> bool:
+    """Whether ``--out`` asks for one file: a local path (no URI scheme) ending in ``.csv``, ``.parquet`` or ``.pq``.
+
+    Anything else is a folder of parts: a path ending in ``/``, a name without one of those endings, or a URI
+    (``s3a://``, ``hdfs://``, ``file://``) that the executors write to directly.
+
+    Examples
+    --------
+    >>> one_file("pairs.csv"), one_file("pairs.parquet/"), one_file("s3a://bucket/pairs.csv"), one_file("pairs")
+    (True, False, False, False)
+    """
     from graphlink.io.pairs import PARQUET_ENDINGS
 
+    return "://" not in out and not out.endswith(("/", "\\")) and out.lower().endswith((".csv", *PARQUET_ENDINGS))
+
+
+def write_pairs(pairs: DataFrame, out: str) -> None:
+    """Write a pair DataFrame to ``out``: one file when :func:`one_file` says so, else the new folder ``out``.
+
+    Parquet when ``out`` ends in ``.parquet``/``.pq`` (before any ``/``), else CSV with a header and ``""``-escaped
+    quotes (what pandas reads back, keys with commas, quotes and line breaks included).  The executors write part
+    files either way; for one file they write them into a hidden folder beside ``out``, and the driver joins the
+    parts in order into ``out`` (CSV: one header, then the parts' bytes; Parquet: the parts' row groups, one at a
+    time, so the driver never holds the table) and removes the folder.  Spark's output committer makes a folder
+    appear whole or not at all, and :func:`graphlink.fileio.atomic_path` does the same for the file; an existing
+    ``out`` is refused.  O(pairs), written by the executors; joining the parts reads them once more on the driver.
+    """
+    from graphlink.io.pairs import PARQUET_ENDINGS
+
+    parquet = out.rstrip("/\\").lower().endswith(PARQUET_ENDINGS)
+    if not one_file(out):
+        _write_parts(pairs, out.rstrip("/\\") if "://" not in out else out, parquet=parquet, header=True)
+        return
+    import secrets
+    import shutil
+
+    from graphlink.fileio import atomic_path
+
+    target = Path(out)
+    if target.exists():
+        raise FileExistsError(f"{out} already exists")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    folder = target.parent / f".{target.name}.parts-{secrets.token_hex(4)}"
+    try:
+        _write_parts(pairs, str(folder), parquet=parquet, header=False)
+        with atomic_path(target) as tmp:
+            _join_parts(folder, tmp, pairs.columns, parquet=parquet)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _write_parts(pairs: DataFrame, out: str, *, parquet: bool, header: bool) -> None:
     writer = pairs.write.mode("errorifexists")
-    if out.rstrip("/").lower().endswith(PARQUET_ENDINGS):
+    if parquet:
         writer.parquet(out)
     else:
-        writer.option("header", True).option("escape", '"').csv(out)
+        writer.option("header", header).option("escape", '"').csv(out)
+
+
+def _join_parts(folder: Path, tmp: Path, columns: list[str], *, parquet: bool) -> None:
+    """The parts of ``folder`` in their order (Spark numbers them by partition) joined into the file ``tmp``."""
+    import shutil
+
+    parts = sorted(p for p in folder.glob("part-*") if p.is_file())
+    if not parquet:
+        with open(tmp, "wb") as fh:
+            fh.write((",".join(columns) + "\n").encode("utf-8"))      # the column names need no quoting
+            for part in parts:
+                with open(part, "rb") as src:
+                    shutil.copyfileobj(src, fh, 1 << 20)
+        return
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    files = [pq.ParquetFile(p) for p in parts if p.stat().st_size]
+    schema = files[0].schema_arrow if files else pa.schema([(c, pa.string()) for c in columns])
+    with pq.ParquetWriter(tmp, schema) as writer:
+        for pf in files:
+            for i in range(pf.num_row_groups):
+                writer.write_table(pf.read_row_group(i).cast(schema))
+        if not files:
+            writer.write_table(schema.empty_table())
 
 
 def write_reidit_c(st: SparkTrails, out: str, *, explain: bool = False) -> ReidentifySummary:
