@@ -129,7 +129,20 @@ def links(m_ones: np.ndarray, n_known: np.ndarray, n_ones: np.ndarray, chunk: in
 
 def external_view(locations, gamma, disclosed, k: int, n_deidentified_total: int | None = None) -> ViewAudit:
     """Definition 22: links between M_Γ and N_Ω' plus null trails for everything not disclosed
-    (one-to-one ⇒ |N| = |M|, so |M| − |N'| null trails unless ``n_deidentified_total`` says otherwise)."""
+    (one-to-one ⇒ |N| = |M|, so |M| − |N'| null trails unless ``n_deidentified_total`` says otherwise).
+
+    Examples
+    --------
+    Patient b visits both hospitals, a only H1, c only H2; disclosing y at both and x at H1 gives a and b away:
+
+    >>> from graphlink.secure.unlinkability import external_view
+    >>> gamma = {"H1": {"a", "b"}, "H2": {"b", "c"}}
+    >>> view = external_view(["H1", "H2"], gamma, {"H1": {"x", "y"}, "H2": {"y"}}, 2)
+    >>> view.k_unlinkable, view.reidentified
+    (False, [('a', 'x'), ('b', 'y')])
+    >>> external_view(["H1", "H2"], gamma, {"H1": {"x"}, "H2": set()}, 2).k_unlinkable
+    True
+    """
     m_keys, m_ones, n_keys, n_known, n_ones = trails(locations, gamma, disclosed)
     ei, ej = links(m_ones, n_known, n_ones)
     total = len(m_keys) if n_deidentified_total is None else n_deidentified_total
