@@ -425,7 +425,20 @@ def measure(table: QITable, cell_levels: np.ndarray | Sequence[int], suppressed:
             ) -> Measures:
     """Measures of any generalization of ``table``: per-cell levels ``(n, m)`` (or one node ``(m,)``) and the
     removed rows, which must be whole equivalence classes (as every algorithm here removes them). The classes
-    behind DM* are those of the generalized table before rows are removed."""
+    behind DM* are those of the generalized table before rows are removed.
+
+    Examples
+    --------
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.hierarchy import read_dir
+    >>> from graphlink.qi.table import encode, read_table
+    >>> table = encode(read_table(SWEENEY / "fig4_pt.csv"), ["Race", "BirthDate", "Gender", "ZIP"],
+    ...                read_dir(SWEENEY / "hierarchies"))
+    >>> from graphlink.qi.metrics import measure
+    >>> m = measure(table, (0, 0, 0, 0))             # the table as it is: every row its own class
+    >>> m.k, m.classes, m.prec
+    (1, 12, 1.0)
+    """
     lv = np.asarray(cell_levels, dtype=np.int64)
     sup = np.zeros(table.n, dtype=bool) if suppressed is None else np.asarray(suppressed, dtype=bool)
     height = int(lv.sum()) if lv.ndim == 1 else None
