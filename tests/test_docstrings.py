@@ -23,6 +23,8 @@ USER_API: dict[str, tuple[str, ...]] = {
     "graphlink.registry": ("names", "specs", "labels", "applicable", "secure_names", "get", "find", "register",
                            "validate"),
     "graphlink.analysis.advisor": ("advise",),
+    "graphlink.io.trails": ("TrailSummary", "write_csv", "write_parquet"),
+    "graphlink.io.pairs": ("write_pairs_csv", "write_pairs_file"),
     "graphlink.simulation.theory": ("p_unique", "var_unique_count", "sd_unique_fraction", "p_reidit_i_round1",
                                     "p_unique_heterogeneous", "p_reidit_i_round1_heterogeneous", "binary_entropy",
                                     "location_entropy", "system_entropy", "expected_entropy", "auc", "shift",
