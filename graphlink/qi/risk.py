@@ -325,7 +325,18 @@ def _fraction(uniques: float, big_n: float) -> float | None:
 
 def uniqueness(sizes: np.ndarray, sampling_fraction: float) -> Uniqueness:
     """Every population-uniqueness estimate and Dankar et al.'s decision rule for a sample drawn with
-    ``sampling_fraction`` (``N = n/π``)."""
+    ``sampling_fraction`` (``N = n/π``).
+
+    Examples
+    --------
+    The whole population (sampling fraction 1): two of the seven records are alone in their class:
+
+    >>> import numpy as np
+    >>> from graphlink.qi.risk import uniqueness
+    >>> u = uniqueness(np.array([1, 1, 2, 3]), 1.0)
+    >>> round(u.sample, 4), u.population_size
+    (0.2857, 7.0)
+    """
     if not 0.0 < sampling_fraction <= 1.0:
         raise ReleaseError(f"the sampling fraction must lie in (0, 1], got {sampling_fraction}")
     hist = size_histogram(sizes)
