@@ -45,7 +45,22 @@ REMEDIES = {
 
 @dataclass
 class Linkage:
-    """What linking two releases disclosed."""
+    """What linking two releases disclosed.
+
+    Examples
+    --------
+    Returned by :func:`link`; joining SW-K Figure 5's two releases on the problem, six pairs are incompatible:
+
+    >>> from graphlink.qi.attacks import link
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.hierarchy import read_dir
+    >>> from graphlink.qi.table import read_table
+    >>> first, second = read_table(SWEENEY / "fig5_gt1.csv"), read_table(SWEENEY / "fig5_gt3.csv")
+    >>> qi = ["Race", "BirthDate", "Gender", "ZIP"]
+    >>> linkage = link(first, second, qi, hierarchies=read_dir(SWEENEY / "hierarchies"))
+    >>> len(linkage.linked), linkage.incompatible, linkage.on
+    (12, 6, ('Problem',))
+    """
 
     attack: str
     qi: tuple[str, ...]

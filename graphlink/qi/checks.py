@@ -30,7 +30,21 @@ from graphlink.qi.table import as_labels, check_columns, pack
 @dataclass(frozen=True)
 class Classes:
     """Equivalence classes of a table over a QI: ``class_of[r]`` numbers row r's class, ``sizes[c]`` counts it,
-    ``values[c]`` is its QI sequence."""
+    ``values[c]`` is its QI sequence.
+
+    Examples
+    --------
+    Returned by :func:`equivalence_classes`:
+
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.table import read_table
+    >>> frame = read_table(SWEENEY / "fig2.csv")                        # SW-K Figure 2, 2-anonymous
+    >>> qi = ["Race", "Birth", "Gender", "ZIP"]
+    >>> from graphlink.qi.checks import equivalence_classes
+    >>> classes = equivalence_classes(frame, qi)
+    >>> classes.class_of[:4].tolist(), classes.values.iloc[0].tolist()
+    ([0, 0, 1, 1], ['Black', '1965', 'm', '0214*'])
+    """
 
     qi: tuple[str, ...]
     class_of: np.ndarray
@@ -203,7 +217,21 @@ def _emd_ordered(cls: np.ndarray, val: np.ndarray, p: np.ndarray, q: np.ndarray,
 
 @dataclass
 class CheckReport:
-    """What ``graphlink qi check`` reports (``to_dict`` gives its JSON)."""
+    """What ``graphlink qi check`` reports (``to_dict`` gives its JSON).
+
+    Examples
+    --------
+    Returned by :func:`check`:
+
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.table import read_table
+    >>> frame = read_table(SWEENEY / "fig2.csv")                        # SW-K Figure 2, 2-anonymous
+    >>> qi = ["Race", "Birth", "Gender", "ZIP"]
+    >>> from graphlink.qi.checks import check
+    >>> report = check(frame, qi, k=2)
+    >>> report.k, len(report.classes.sizes), report.to_dict()["k"]
+    (2, 5, 2)
+    """
 
     k: int
     rows: int

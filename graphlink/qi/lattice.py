@@ -162,7 +162,22 @@ def check_k(table: QITable, k: int) -> None:
 @dataclass
 class Node:
     """One evaluated lattice node: whether it is k-anonymous within the suppression limit, and its measures
-    (with the rows of classes smaller than k suppressed)."""
+    (with the rows of classes smaller than k suppressed).
+
+    Examples
+    --------
+    Returned by :func:`evaluate` (and inside :class:`SearchResult`):
+
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.hierarchy import read_dir
+    >>> from graphlink.qi.table import encode, read_table
+    >>> table = encode(read_table(SWEENEY / "fig4_pt.csv"), ["Race", "BirthDate", "Gender", "ZIP"],
+    ...                read_dir(SWEENEY / "hierarchies"))
+    >>> from graphlink.qi.lattice import evaluate
+    >>> node = evaluate(table, (1, 2, 0, 1), k=2, limit=0)
+    >>> node.levels, node.anonymous, node.measures.k
+    ((1, 2, 0, 1), True, 2)
+    """
 
     levels: tuple[int, ...]
     anonymous: bool
@@ -560,7 +575,22 @@ class SearchResult:
     """The optimal node, its evaluation and how the search got there.
 
     ``value`` is the objective's value at the node (what was minimised); ``limit`` the rows that could be
-    suppressed."""
+    suppressed.
+
+    Examples
+    --------
+    Returned by :func:`optimal`:
+
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.hierarchy import read_dir
+    >>> from graphlink.qi.table import encode, read_table
+    >>> table = encode(read_table(SWEENEY / "fig4_pt.csv"), ["Race", "BirthDate", "Gender", "ZIP"],
+    ...                read_dir(SWEENEY / "hierarchies"))
+    >>> from graphlink.qi.lattice import optimal
+    >>> result = optimal(table, 2)
+    >>> result.node.levels, result.node.anonymous, round(result.value, 4)
+    ((1, 2, 0, 1), True, 0.3083)
+    """
 
     node: Node
     objective: Objective

@@ -23,7 +23,19 @@ from graphlink.analysis.reidit import Reidentification
 @dataclass
 class Exposure:
     """The three attacks on one simulated trail release behind a k-anonymous table (each with ``correct``/``wrong``
-    against the simulation's truth in its summary)."""
+    against the simulation's truth in its summary).
+
+    Examples
+    --------
+    Returned by :func:`expose`:
+
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.qitrails import expose
+    >>> from graphlink.qi.table import read_table
+    >>> exposure = expose(read_table(SWEENEY / "fig5_gt1.csv"), ["Race", "BirthDate", "Gender", "ZIP"], locations=4)
+    >>> exposure.people, exposure.locations
+    (12, 4)
+    """
 
     qi_only: Reidentification        # ALS-only on the generalized quasi-identifiers (|X| = |Y| = 1)
     trails_only: Reidentification    # true loves of the trail link graph

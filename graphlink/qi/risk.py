@@ -60,7 +60,19 @@ class AttackerRisk:
     """One attacker model's figures (fractions in [0, 1]; ``None`` where the model has no such figure).
 
     ``records_at_risk``: records whose risk exceeds the threshold; ``highest``: the largest record risk;
-    ``average``: the expected fraction of records re-identified (success rate)."""
+    ``average``: the expected fraction of records re-identified (success rate).
+
+    Examples
+    --------
+    One model of :class:`RiskSummary`:
+
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.risk import risk
+    >>> from graphlink.qi.table import read_table
+    >>> summary = risk(read_table(SWEENEY / "fig2.csv"), ["Race", "Birth", "Gender", "ZIP"])
+    >>> summary.prosecutor.model, summary.prosecutor.highest
+    ('prosecutor', 0.5)
+    """
 
     model: str
     records_at_risk: float | None
@@ -73,7 +85,19 @@ class Uniqueness:
     """Population-uniqueness estimates: fractions of the population unique on the QI (``None``: no estimate).
 
     ``sample`` is the fraction of the table's records that are unique in the table; ``dankar_model`` names
-    the estimator Dankar's rule chose (``"none"`` when the table has no unique record)."""
+    the estimator Dankar's rule chose (``"none"`` when the table has no unique record).
+
+    Examples
+    --------
+    Returned by :func:`uniqueness` (and in :class:`RiskSummary` when a sampling fraction or a population is
+    given); SW-K Figure 2's classes of 2, 2, 2, 3 and 2 records hold no unique record:
+
+    >>> import numpy as np
+    >>> from graphlink.qi.risk import uniqueness
+    >>> u = uniqueness(np.array([2, 2, 2, 3, 2]), 1.0)
+    >>> u.sample, u.population_size
+    (0.0, 11.0)
+    """
 
     sample: float
     sampling_fraction: float
@@ -87,7 +111,20 @@ class Uniqueness:
 
 @dataclass(frozen=True)
 class AttributeSetRisk:
-    """Distinction and separation of one set of QI columns."""
+    """Distinction and separation of one set of QI columns.
+
+    Examples
+    --------
+    One row of :class:`RiskSummary`'s ``attribute_sets``: how well each set of QI columns tells records apart:
+
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.risk import risk
+    >>> from graphlink.qi.table import read_table
+    >>> summary = risk(read_table(SWEENEY / "fig2.csv"), ["Race", "Birth", "Gender", "ZIP"])
+    >>> first = summary.attribute_sets[0]
+    >>> first.attributes, round(first.distinction, 4)
+    (('Race',), 0.1818)
+    """
 
     attributes: tuple[str, ...]
     distinction: float
@@ -101,7 +138,20 @@ class RiskSummary:
     ``population`` says where the journalist's population came from: ``"table"`` (the table itself),
     ``"population table"`` or ``"sampling fraction"``. ``distribution`` pairs each ARX risk interval's upper
     bound with the fraction of records whose prosecutor risk falls in it. ``attribute_sets`` is empty when
-    there are more than 12 QIs."""
+    there are more than 12 QIs.
+
+    Examples
+    --------
+    Returned by :func:`risk`; SW-K Figure 2 has classes of 2 and 3 records, so a prosecutor is right with
+    probability 1/2 at most:
+
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.risk import risk
+    >>> from graphlink.qi.table import read_table
+    >>> summary = risk(read_table(SWEENEY / "fig2.csv"), ["Race", "Birth", "Gender", "ZIP"])
+    >>> summary.rows, summary.classes, summary.prosecutor.highest
+    (11, 5, 0.5)
+    """
 
     rows: int
     classes: int
