@@ -18,6 +18,9 @@ import graphlink
 
 #: the user-facing API beyond ``graphlink.__all__``: module -> the public names a notebook user calls there
 USER_API: dict[str, tuple[str, ...]] = {
+    "graphlink.errors": ("MissingExtraError", "ProtocolError", "require"),
+    "graphlink.core.release": ("LocationSizes",),
+    "graphlink.analysis.matching": ("EdgeClasses",),
     "graphlink.config": ("get_config", "set_config", "config_context", "Config"),
     "graphlink.engines": ("get",),
     "graphlink.registry": ("names", "specs", "labels", "applicable", "secure_names", "get", "find", "register",
@@ -31,10 +34,12 @@ USER_API: dict[str, tuple[str, ...]] = {
                                     "location_entropy", "system_entropy", "expected_entropy", "auc", "shift",
                                     "shape"),
     "graphlink.secure": ("secure_unlink",),
+    "graphlink.secure.api": ("SecureUnlinkOutput",),
+    "graphlink.secure.report": ("StranonResult",),
     "graphlink.secure.protocol": ("run_stranon", "partial_switch_undetected", "partial_switch_detection_bound",
                                   "grab_and_go_undetected", "dataset_ops_formula", "bandwidth_formula"),
-    "graphlink.secure.unlinkability": ("external_view",),
-    "graphlink.secure.bounds": ("regions", "pairwise_bounds"),
+    "graphlink.secure.unlinkability": ("external_view", "ViewAudit"),
+    "graphlink.secure.bounds": ("regions", "pairwise_bounds", "Regions"),
     "graphlink.fingerprint": ("Attribution", "Discretisation", "Plan", "Recipient", "attribute", "make_plan",
                               "plan_from_nodes", "release_frame", "table_fingerprint"),
     "graphlink.report": ("LocationExposure", "ReleaseReport", "build_report", "location_exposure"),

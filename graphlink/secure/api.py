@@ -24,7 +24,18 @@ from graphlink.secure.unlinkability import contributor_view, external_view
 
 
 class SecureUnlinkOutput(NamedTuple):
-    """(release, report); also usable as ``out.release`` / ``out.report``."""
+    """(release, report); also usable as ``out.release`` / ``out.report``.
+
+    Examples
+    --------
+    Returned by :func:`secure_unlink`; unpacks as a pair:
+
+    >>> import graphlink as gl
+    >>> from graphlink.secure import secure_unlink
+    >>> protected, report = secure_unlink(gl.thesis_example(), 2, "greedy-dedup")
+    >>> report["k"], report["method"]
+    (2, 'greedy-dedup-secure')
+    """
 
     release: Any
     report: dict

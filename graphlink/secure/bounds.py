@@ -23,7 +23,17 @@ from dataclasses import asdict, dataclass
 
 @dataclass(frozen=True)
 class Regions:
-    """The sTTP-computable sizes and bounds for the pair (c_i, c_j)."""
+    """The sTTP-computable sizes and bounds for the pair (c_i, c_j).
+
+    Examples
+    --------
+    Returned by :func:`regions`; ``to_dict`` adds the derived quantities:
+
+    >>> from graphlink.secure.bounds import regions
+    >>> r = regions({"a", "b", "c"}, {"b", "c", "d"}, {1, 2}, {2})
+    >>> r.underestimate, r.six_terms
+    (0, (0, 1, 1, 1, 2, 2))
+    """
 
     one: int              # |γ_i \ γ_j|
     common: int           # |γ_i ∩ γ_j|

@@ -25,7 +25,17 @@ from graphlink.analysis.matching import dm_classify
 
 @dataclass
 class ViewAudit:
-    """Definition 19 on one view. Violations name the elements with < k union edges (not null-exempt)."""
+    """Definition 19 on one view. Violations name the elements with < k union edges (not null-exempt).
+
+    Examples
+    --------
+    Returned by :func:`external_view` and the other views; ``to_dict`` is its JSON:
+
+    >>> from graphlink.secure.unlinkability import external_view
+    >>> view = external_view(["H1", "H2"], {"H1": {"a", "b"}, "H2": {"b", "c"}}, {"H1": {"x"}, "H2": set()}, 2)
+    >>> view.view, view.k_unlinkable, view.n_left, view.n_right, view.n_null
+    ('external', True, 3, 1, 2)
+    """
 
     view: str
     k: int
