@@ -316,7 +316,15 @@ class Config:
 
 def settings() -> tuple[dataclasses.Field, ...]:
     """The fields of :class:`Config`, each with ``metadata``: ``env``, ``doc``, ``area`` (the table of
-    docs/configuration.md)."""
+    docs/configuration.md).
+
+    Examples
+    --------
+    >>> from graphlink.config import settings
+    >>> field = next(f for f in settings() if f.name == "max_expanded_edges")
+    >>> field.metadata["env"], field.metadata["area"]
+    ('GRAPHLINK_MAX_EXPANDED_EDGES', 'analyses')
+    """
     return dataclasses.fields(Config)
 
 

@@ -41,7 +41,20 @@ MAX_ROUNDS = 200
 
 
 class MaxRiskError(ReleaseError):
-    """The requested maximum probability cannot be certified (exit code 2): the message says why."""
+    """The requested maximum probability cannot be certified (exit code 2): the message says why.
+
+    Examples
+    --------
+    A bound outside (0, 1] is refused before anything runs:
+
+    >>> import graphlink as gl
+    >>> from graphlink.protect import MaxRiskError
+    >>> try:
+    ...     gl.unlink_max_risk(gl.thesis_example(), 1.5)
+    ... except MaxRiskError as error:
+    ...     print(type(error).__name__, error.exit_code)
+    MaxRiskError 2
+    """
 
 
 @dataclass
