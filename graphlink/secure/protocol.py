@@ -164,8 +164,8 @@ def run_stranon(data: dict[str, tuple[list[str], list[str]]], k: int, method: st
 
     Examples
     --------
-    Two locations, each with its identified and its de-identified values; at k = 2 neither can disclose
-    anything, and every integrity check passes:
+    Two locations, each with its identified and its de-identified values (y at both); at k = 2 the protocol
+    withholds every de-identified value here, and no integrity check fires:
 
     >>> from graphlink.secure.protocol import run_stranon
     >>> data = {"H1": (["a", "b", "c"], ["x", "y"]), "H2": (["b", "c", "d"], ["y", "z"])}
