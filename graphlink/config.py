@@ -138,6 +138,15 @@ class Config:
 
     Each field's metadata holds the environment variable that overrides it and what it does; :func:`settings`
     lists them, and docs/configuration.md is the same table in words.
+
+    Examples
+    --------
+    Read with :func:`get_config`; change with :func:`set_config` or, for a block, :func:`config_context`:
+
+    >>> from graphlink.config import config_context, get_config
+    >>> with config_context(max_expanded_edges=1000):
+    ...     get_config().max_expanded_edges
+    1000
     """
 
     # --- analyses -------------------------------------------------------------------------------------------
@@ -307,7 +316,15 @@ class Config:
 
 def settings() -> tuple[dataclasses.Field, ...]:
     """The fields of :class:`Config`, each with ``metadata``: ``env``, ``doc``, ``area`` (the table of
-    docs/configuration.md)."""
+    docs/configuration.md).
+
+    Examples
+    --------
+    >>> from graphlink.config import settings
+    >>> field = next(f for f in settings() if f.name == "max_expanded_edges")
+    >>> field.metadata["env"], field.metadata["area"]
+    ('GRAPHLINK_MAX_EXPANDED_EDGES', 'analyses')
+    """
     return dataclasses.fields(Config)
 
 

@@ -154,14 +154,30 @@ class StoreError(GraphlinkError):
 
 class ProtocolError(GraphlinkError):
     """The secure protocol could not finish: a party failed, exited or timed out, or a frame was malformed
-    (exit 2: one line naming the party and what went wrong; nothing is disclosed)."""
+    (exit 2: one line naming the party and what went wrong; nothing is disclosed).
+
+    Examples
+    --------
+    >>> from graphlink.errors import GraphlinkError, ProtocolError
+    >>> issubclass(ProtocolError, GraphlinkError), ProtocolError.exit_code
+    (True, 2)
+    """
 
     exit_code = 2
 
 
 class MissingExtraError(GraphlinkError):
     """An optional dependency is not installed: the message names the extra that brings it (exit 2: the user must
-    fix the environment)."""
+    fix the environment).
+
+    Examples
+    --------
+    What :func:`require` raises when an extra is not installed; the CLI prints its one line and exits with 2:
+
+    >>> from graphlink.errors import MissingExtraError
+    >>> MissingExtraError("the Neo4j store needs pip install 'graphlink[neo4j]'").exit_code
+    2
+    """
 
     exit_code = 2
 

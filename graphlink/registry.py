@@ -270,27 +270,64 @@ def unregister(name: str) -> None:
 
 
 def names(kind: str) -> tuple[str, ...]:
-    """The registered methods of ``kind``, in the order they were registered (the CLI's choices)."""
+    """The registered methods of ``kind``, in the order they were registered (the CLI's choices).
+
+    Examples
+    --------
+    >>> from graphlink import registry
+    >>> "force-dedup" in registry.names("protect"), "true-loves" in registry.names("reidentify")
+    (True, True)
+    """
     return tuple(n for n, s in _REGISTRY.items() if s.kind == kind)
 
 
 def specs(kind: str) -> Iterator[MethodSpec]:
-    """The registered specs of ``kind``, in registration order."""
+    """The registered specs of ``kind``, in registration order.
+
+    Examples
+    --------
+    >>> from graphlink import registry
+    >>> next(s for s in registry.specs("protect") if s.name == "greedy-dedup").label
+    'Greedy-Dedup'
+    """
     return (s for s in _REGISTRY.values() if s.kind == kind)
 
 
 def labels(kind: str) -> dict[str, str]:
-    """``name -> label`` of the methods of ``kind`` (the words both edges use for them)."""
+    """``name -> label`` of the methods of ``kind`` (the words both edges use for them).
+
+    Examples
+    --------
+    >>> from graphlink import registry
+    >>> registry.labels("protect")["force-dedup"]
+    'Force-Dedup'
+    """
     return {s.name: s.label for s in specs(kind)}
 
 
 def applicable(kind: str, one_to_many: bool) -> tuple[str, ...]:
-    """The methods of ``kind`` that apply to a release read as one-to-many (or one-to-one)."""
+    """The methods of ``kind`` that apply to a release read as one-to-many (or one-to-one).
+
+    Examples
+    --------
+    Only REIDIT-M among the thesis's methods applies to one-to-many data:
+
+    >>> from graphlink import registry
+    >>> "multiple" in registry.applicable("reidentify", True), "incomplete" in registry.applicable("reidentify", True)
+    (True, False)
+    """
     return tuple(s.name for s in specs(kind) if s.applies(one_to_many))
 
 
 def secure_names() -> tuple[str, ...]:
-    """The protection methods the secure protocol runs (``secure``)."""
+    """The protection methods the secure protocol runs (``secure``).
+
+    Examples
+    --------
+    >>> from graphlink import registry
+    >>> registry.secure_names()
+    ('greedy-dedup', 'force-dedup')
+    """
     return tuple(s.name for s in specs("protect") if s.secure)
 
 
@@ -301,6 +338,12 @@ def get(name: str, kind: str | None = None) -> MethodSpec:
     ------
     MethodError
         No such method (diagnostic ``method-unknown``, data: ``method``, ``kind``, ``choices``).
+
+    Examples
+    --------
+    >>> from graphlink import registry
+    >>> registry.get("force-dedup").kind
+    'protect'
     """
     spec = _REGISTRY.get(name)
     if spec is None or (kind is not None and spec.kind != kind):
@@ -311,7 +354,14 @@ def get(name: str, kind: str | None = None) -> MethodSpec:
 
 
 def find(name: str) -> MethodSpec | None:
-    """The spec of the method ``name``, or None when no such method is registered."""
+    """The spec of the method ``name``, or None when no such method is registered.
+
+    Examples
+    --------
+    >>> from graphlink import registry
+    >>> registry.find("force-dedup").label, registry.find("no-such-method")
+    ('Force-Dedup', None)
+    """
     return _REGISTRY.get(name)
 
 

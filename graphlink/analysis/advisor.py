@@ -44,7 +44,16 @@ def _registered(table: tuple[str, ...], one_to_many: bool) -> tuple[str, ...]:
 
 def advise(multiplicity: Multiplicity, reserved: Literal["none", "identified", "deidentified"]) -> Advice:
     """Table A.1 lookup plus graphlink's exact method, and the registered methods advised where they apply.
-    O(registered methods)."""
+    O(registered methods).
+
+    Examples
+    --------
+    Thesis Table A.1 for unreserved one-to-one data: exact true loves first, then REIDIT-C and REIDIT-I:
+
+    >>> from graphlink.analysis.advisor import advise
+    >>> advise("one-to-one", "none").methods[:3]
+    ('true-loves', 'complete', 'incomplete')
+    """
     advice = _table(multiplicity, reserved)
     return Advice(_registered(advice.methods, multiplicity == "one-to-many"), advice.dominant, advice.note)
 

@@ -161,6 +161,16 @@ class EdgeClasses:
 
     ``allowed``/``vital``/``matched`` are per element-level edge (``graph.ei``/``graph.ej``); the
     class-level masks are always available and element-level ones are expanded on demand.
+
+    Examples
+    --------
+    Returned by :func:`classify_edges`; in Fig. 3.4 every person has one partner in the union of all maximum
+    matchings (a true love), and one of the five link edges is in no maximum matching:
+
+    >>> import graphlink as gl
+    >>> classes = gl.classify_edges(gl.build_linkgraph(gl.build_trails(gl.thesis_example())))
+    >>> classes.nu, classes.union_degree_identified.tolist(), int(classes.allowed.sum()), len(classes.allowed)
+    (4, [1, 1, 1, 1], 4, 5)
     """
 
     graph: LinkGraph

@@ -46,7 +46,25 @@ MAX_LISTED = 20
 @dataclass
 class Attribution:
     """The verdict on one leak. ``recipients`` is empty when the leak cannot be attributed; ``reason`` says why
-    (or how it was attributed). ``pattern`` is U: per QI the finest level the leak shows (None: column absent)."""
+    (or how it was attributed). ``pattern`` is U: per QI the finest level the leak shows (None: column absent).
+
+    Examples
+    --------
+    Returned by :func:`attribute`.  A leak coarser than every copy (sex and birth date both generalized) could
+    come from either recipient, so it names nobody and lists the candidates:
+
+    >>> from graphlink.fingerprint import EXAMPLES, make_plan
+    >>> from graphlink.qi.hierarchy import read_dir
+    >>> from graphlink.qi.table import encode, read_table
+    >>> frame = read_table(EXAMPLES / "table1.csv")                     # FP Table 1
+    >>> table = encode(frame, ["sex", "birthdate"], read_dir(EXAMPLES / "hierarchies"))
+    >>> plan = make_plan(table, 2, 2, loss="samarati", l_min=1, l_max=2, discretisation="exact")
+    >>> import pandas as pd
+    >>> from graphlink.fingerprint import attribute
+    >>> verdict = attribute(plan, pd.DataFrame([{"sex": "p", "birthdate": "1970"}]))
+    >>> verdict.recipients, verdict.candidates
+    ([], [['R1'], ['R2']])
+    """
 
     recipients: list[str]
     exact: bool
@@ -171,6 +189,22 @@ def attribute(plan: Plan, leak: pd.DataFrame, *, source: str | None = None) -> A
     Exact match first (FP's step 3a); else the smallest sets of recipients whose knowledge explains the
     leak (step 3b; FP Table 6's collusion); ``reason`` always says how or why not. Raises ReleaseError (exit 2)
     for an empty leak or a label that fits no node of the plan.
+
+    Examples
+    --------
+    One leaked row of R2's copy names R2:
+
+    >>> from graphlink.fingerprint import EXAMPLES, make_plan
+    >>> from graphlink.qi.hierarchy import read_dir
+    >>> from graphlink.qi.table import encode, read_table
+    >>> frame = read_table(EXAMPLES / "table1.csv")                     # FP Table 1
+    >>> table = encode(frame, ["sex", "birthdate"], read_dir(EXAMPLES / "hierarchies"))
+    >>> plan = make_plan(table, 2, 2, loss="samarati", l_min=1, l_max=2, discretisation="exact")
+    >>> from graphlink.fingerprint import attribute, release_frame
+    >>> leak = release_frame(plan, frame, "R2", drop=["name"]).head(1)
+    >>> verdict = attribute(plan, leak)
+    >>> verdict.recipients, verdict.exact, verdict.pattern
+    (['R2'], True, {'sex': 0, 'birthdate': 2})
     """
     if len(leak) == 0:
         raise ReleaseError("the leak has no rows", file=source)

@@ -283,6 +283,12 @@ class Discretisation:
     FP's "defining intervals"); ``auto`` — the narrowest loss interval that holds as many usable nodes as
     there are recipients (the interval discretisation with width and offset fitted to the recipients).
     With a partition (exact, round, width) the lowest-loss cluster with enough nodes is used.
+
+    Examples
+    --------
+    >>> from graphlink.fingerprint import Discretisation
+    >>> [str(Discretisation.parse(text)) for text in ("auto", "exact", "round:1", "width:0.25")]
+    ['auto', 'exact', 'round:1', 'width:0.25']
     """
 
     mode: str = "auto"
@@ -518,7 +524,15 @@ def _reject_constant(name: str) -> None:
 
 @dataclass
 class Recipient:
-    """One entry of the pattern-list: a recipient, its node (a level per QI) and the release's measures."""
+    """One entry of the pattern-list: a recipient, its node (a level per QI) and the release's measures.
+
+    Examples
+    --------
+    >>> from graphlink.fingerprint import Recipient
+    >>> r = Recipient("R1", (1, 1), 2.0, 2, 0, 4, 0.25, 8, 4)
+    >>> r.name, r.levels, r.k
+    ('R1', (1, 1), 2)
+    """
 
     name: str
     levels: tuple[int, ...]
@@ -556,7 +570,27 @@ class Plan:
     """The pattern-list (FP §3.1 step 9) and everything needed to release and to attribute without the data
     holder's other files: the QIs and their hierarchies, k, the suppression limit, the loss and its bounds, the
     table's fingerprint, and the planning report (capacity, loss spread, clusters, search, collusion).
-    ``solutions`` (every k-anonymous node, step 7) is kept in memory only."""
+    ``solutions`` (every k-anonymous node, step 7) is kept in memory only.
+
+    Examples
+    --------
+    Made by :func:`make_plan` or :func:`plan_from_nodes`; saved and loaded as JSON, so attribution needs only the
+    plan file:
+
+    >>> from graphlink.fingerprint import EXAMPLES, make_plan
+    >>> from graphlink.qi.hierarchy import read_dir
+    >>> from graphlink.qi.table import encode, read_table
+    >>> frame = read_table(EXAMPLES / "table1.csv")                     # FP Table 1
+    >>> table = encode(frame, ["sex", "birthdate"], read_dir(EXAMPLES / "hierarchies"))
+    >>> plan = make_plan(table, 2, 2, loss="samarati", l_min=1, l_max=2, discretisation="exact")
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from graphlink.fingerprint import Plan
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     plan.save(Path(folder) / "plan.json")
+    ...     print(Plan.load(Path(folder) / "plan.json").names)
+    ['R1', 'R2']
+    """
 
     qi: tuple[str, ...]
     hierarchies: dict[str, Hierarchy]
@@ -765,6 +799,20 @@ def make_plan(table: QITable, k: int, recipients: int | Sequence[str], *, loss: 
     discovery by the search (FP gives R₁ (a1, b1) and R₂ (a0, b2)). ``seed`` (random by default, kept in
     the plan) seeds each release's row shuffle. Raises ReleaseError when the data cannot give every recipient
     its own node. Cost: see the module docstring (CPS 1988, 1,008 nodes, 100 recipients: about a second).
+
+    Examples
+    --------
+    FP's first example: Table 1 to two recipients at k = 2, each with its own node of equal loss (FP's
+    Samarati loss 2):
+
+    >>> from graphlink.fingerprint import EXAMPLES, make_plan
+    >>> from graphlink.qi.hierarchy import read_dir
+    >>> from graphlink.qi.table import encode, read_table
+    >>> frame = read_table(EXAMPLES / "table1.csv")                     # FP Table 1
+    >>> table = encode(frame, ["sex", "birthdate"], read_dir(EXAMPLES / "hierarchies"))
+    >>> plan = make_plan(table, 2, 2, loss="samarati", l_min=1, l_max=2, discretisation="exact")
+    >>> [(r.name, r.levels, r.loss) for r in plan.recipients]
+    [('R1', (1, 1), 2.0), ('R2', (0, 2), 2.0)]
     """
     from graphlink.fingerprint.release import table_fingerprint
 
@@ -823,7 +871,23 @@ def plan_from_nodes(table: QITable, k: int, assignments: Mapping[str, Sequence[i
                     source: str | None = None) -> Plan:
     """A plan with nodes chosen by hand (e.g. FP Table 6's three sets): each must be k-anonymous within the
     suppression limit (ReleaseError naming the recipient otherwise). Levels as a sequence in QI order or a
-    ``{qi: level}`` mapping (missing QIs at level 0). O(R·d·m)."""
+    ``{qi: level}`` mapping (missing QIs at level 0). O(R·d·m).
+
+    Examples
+    --------
+    FP Table 6: three recipients with chosen nodes; a leaked record generalized as (p, 03.1970, 1015) fits the
+    copies of sets 1 and 2 only:
+
+    >>> import pandas as pd
+    >>> from graphlink.fingerprint import EXAMPLES, attribute, plan_from_nodes
+    >>> from graphlink.qi.hierarchy import read_dir
+    >>> from graphlink.qi.table import encode, read_table
+    >>> hierarchies = read_dir(EXAMPLES / "hierarchies")
+    >>> t6 = encode(read_table(EXAMPLES / "table6.csv"), ["sex", "birthdate", "zip"], hierarchies)
+    >>> sets = plan_from_nodes(t6, 1, {"set 1": (1, 2, 0), "set 2": (1, 1, 1), "set 3": (0, 2, 1)})
+    >>> attribute(sets, pd.DataFrame([{"sex": "p", "birthdate": "03.1970", "zip": "1015"}])).recipients
+    ['set 1', 'set 2']
+    """
     from graphlink.fingerprint.release import table_fingerprint
 
     _check_loss(loss)

@@ -28,7 +28,20 @@ if TYPE_CHECKING:
 
 def table_fingerprint(frame: pd.DataFrame) -> str:
     """SHA-256 of a table's content, independent of row and column order: the sorted column names and the
-    sorted rows, every cell as its label (``as_labels``: what a CSV round trip keeps). O(n log n · columns)."""
+    sorted rows, every cell as its label (``as_labels``: what a CSV round trip keeps). O(n log n · columns).
+
+    Examples
+    --------
+    The same rows in another order, or the columns in another order, give the same fingerprint:
+
+    >>> import pandas as pd
+    >>> from graphlink.fingerprint import table_fingerprint
+    >>> a = pd.DataFrame({"sex": ["m", "f"], "zip": ["1010", "1015"]})
+    >>> table_fingerprint(a) == table_fingerprint(a.iloc[::-1][["zip", "sex"]])
+    True
+    >>> table_fingerprint(a) == table_fingerprint(a.head(1))
+    False
+    """
     cols = sorted(str(c) for c in frame.columns)
     h = hashlib.sha256(json.dumps(cols).encode())
     if len(frame):
@@ -82,7 +95,23 @@ def release_frame(plan: Plan, frame: pd.DataFrame | QITable, recipient: str, *, 
                   drop: Sequence[str] = (), source: str | None = None) -> pd.DataFrame:
     """The table as released to ``recipient``: every QI at the recipient's level, rows of classes smaller than
     k removed, other columns unchanged (minus ``drop``), rows in a per-recipient random order (seeded by the
-    plan's seed and the recipient's position, so a release can be regenerated). O(n·m)."""
+    plan's seed and the recipient's position, so a release can be regenerated). O(n·m).
+
+    Examples
+    --------
+    R2's copy of FP Table 1: sex kept, birth dates generalized to the year, names dropped:
+
+    >>> from graphlink.fingerprint import EXAMPLES, make_plan
+    >>> from graphlink.qi.hierarchy import read_dir
+    >>> from graphlink.qi.table import encode, read_table
+    >>> frame = read_table(EXAMPLES / "table1.csv")                     # FP Table 1
+    >>> table = encode(frame, ["sex", "birthdate"], read_dir(EXAMPLES / "hierarchies"))
+    >>> plan = make_plan(table, 2, 2, loss="samarati", l_min=1, l_max=2, discretisation="exact")
+    >>> from graphlink.fingerprint import release_frame
+    >>> copy = release_frame(plan, frame, "R2", drop=["name"])
+    >>> sorted(copy.columns), sorted(copy["sex"]), sorted(set(copy["birthdate"]))
+    (['birthdate', 'disease', 'sex'], ['f', 'f', 'm', 'm'], ['1970'])
+    """
     r = plan.recipient(recipient)
     table = frame if isinstance(frame, QITable) else encode_for_plan(plan, frame, source)
     if isinstance(frame, QITable):

@@ -25,7 +25,18 @@ _QUOTE_BYTES = (b",", b'"', b"\r", b"\n")
 
 
 def write_pairs_csv(result: Reidentification, columns: list[str], stream: TextIO) -> None:
-    """Write ``columns`` of the pairs as CSV with a header to the text stream ``stream``.  O(pairs)."""
+    """Write ``columns`` of the pairs as CSV with a header to the text stream ``stream``.  O(pairs).
+
+    Examples
+    --------
+    >>> import io
+    >>> import graphlink as gl
+    >>> from graphlink.io.pairs import write_pairs_csv
+    >>> out = io.StringIO()
+    >>> write_pairs_csv(gl.reidentify(gl.thesis_example(), "true-loves"), ["identified", "deidentified"], out)
+    >>> sorted(out.getvalue().splitlines())
+    ['Ali,actg', 'Bob,ctga', 'Charlie,tgac', 'Dan,gatc', 'identified,deidentified']
+    """
     table = result.table(columns)
     buffer = getattr(stream, "buffer", None)
     if table is None or buffer is None or any(_needs_quotes(table.column(c)) for c in columns) or any(
@@ -83,7 +94,21 @@ def pairs_table(result: Reidentification, columns: list[str]) -> pa.Table:
 
 def write_pairs_file(result: Reidentification, columns: list[str], path: Path) -> None:
     """Write ``columns`` of the pairs to ``path`` atomically: Parquet when its name ends in ``.parquet``/``.pq``,
-    else CSV as :func:`write_pairs_csv` writes it.  O(pairs)."""
+    else CSV as :func:`write_pairs_csv` writes it.  O(pairs).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pandas as pd
+    >>> import graphlink as gl
+    >>> from graphlink.io.pairs import write_pairs_file
+    >>> result = gl.reidentify(gl.thesis_example(), "true-loves")
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     write_pairs_file(result, ["identified", "deidentified"], Path(folder) / "pairs.parquet")
+    ...     print(len(pd.read_parquet(Path(folder) / "pairs.parquet")))
+    4
+    """
     from graphlink.fileio import atomic_path
 
     with atomic_path(path) as tmp:

@@ -47,7 +47,17 @@ def trail_strings(side: TrailSide, rows: np.ndarray) -> list[str]:
 
 @dataclass(frozen=True)
 class TrailSummary:
-    """What a person needs to see of two trail matrices (see the module docstring)."""
+    """What a person needs to see of two trail matrices (see the module docstring).
+
+    Examples
+    --------
+    Made by :func:`summarize` (``graphlink.summarize_trails``):
+
+    >>> import graphlink as gl
+    >>> summary = gl.summarize_trails(gl.build_trails(gl.thesis_example()))
+    >>> summary.locations, sorted(summary.to_dict())[:3]
+    (['H1', 'H2', 'H3', 'H4'], ['common_trails', 'distinct_trails', 'elements'])
+    """
 
     model: dict
     sizes: pd.DataFrame                     # location, identified, deidentified
@@ -178,7 +188,22 @@ def _csv_field(text: str) -> str:
 
 
 def write_csv(trails: Trails, out: IO[str], *, chunk: int = CHUNK) -> int:
-    """Stream the full matrices as CSV to an open text stream.  Returns the number of rows.  O(rows·|C|)."""
+    """Stream the full matrices as CSV to an open text stream.  Returns the number of rows.  O(rows·|C|).
+
+    Examples
+    --------
+    Fig. 3.4's trails; ``*`` where a de-identified element's absence says nothing:
+
+    >>> import io
+    >>> import graphlink as gl
+    >>> from graphlink.io.trails import write_csv
+    >>> out = io.StringIO()
+    >>> write_csv(gl.build_trails(gl.thesis_example()), out)
+    8
+    >>> lines = out.getvalue().splitlines()
+    >>> lines[0], lines[1], lines[5]
+    ('side,element,H1,H2,H3,H4', 'identified,Ali,1,1,1,0', 'deidentified,actg,1,1,1,*')
+    """
     rows = 0
     for block in _csv_chunks(trails, chunk):
         out.write(block)
@@ -187,7 +212,20 @@ def write_csv(trails: Trails, out: IO[str], *, chunk: int = CHUNK) -> int:
 
 
 def write_parquet(trails: Trails, path: str | Path, *, chunk: int = CHUNK) -> int:
-    """Write the full matrices as Parquet (row groups of ``chunk`` rows).  Returns the number of rows."""
+    """Write the full matrices as Parquet (row groups of ``chunk`` rows).  Returns the number of rows.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pyarrow.parquet as pq
+    >>> import graphlink as gl
+    >>> from graphlink.io.trails import write_parquet
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     rows = write_parquet(gl.build_trails(gl.thesis_example()), Path(folder) / "trails.parquet")
+    ...     print(rows, pq.read_table(Path(folder) / "trails.parquet").column_names)
+    8 ['side', 'element', 'H1', 'H2', 'H3', 'H4']
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 

@@ -25,6 +25,15 @@ class Allocation:
 
     ``final_clean_withheld`` counts records Final-Clean withdrew after allocation; ``steps`` is the
     allocation order (location, phase, protectees added, protectors added) for explanations.
+
+    Examples
+    --------
+    Returned by :func:`allocate` and the ``*_dedup_sets`` functions:
+
+    >>> from graphlink.protect import greedy_dedup_sets
+    >>> allocation = greedy_dedup_sets({"A": {"a", "b", "c"}, "B": {"c", "d"}}, {"A": {"x", "y"}, "B": {"z"}}, 2)
+    >>> allocation.n_disclosed(), allocation.locations_disclosing(), allocation.final_clean_withheld
+    (3, 2, [])
     """
 
     locations: list[Hashable]
@@ -50,6 +59,15 @@ def allocate(inst: Instance, k: int, method: str = "force-dedup", seed: int | No
     ``final_clean_step`` defaults to the thesis: Force-Dedup (and Flow-Dedup) end with Final-Clean,
     Greedy-Dedup (Algorithm 7) does not — any violation it leaves is caught by the exact audit in
     :func:`unlink`.
+
+    Examples
+    --------
+    >>> from graphlink.protect import Instance, allocate
+    >>> gamma = {"A": {"a", "b", "c"}, "B": {"c", "d"}}       # identified people per location
+    >>> omega = {"A": {"x", "y"}, "B": {"z"}}                # de-identified records per location
+    >>> allocation = allocate(Instance.from_sets(gamma, omega), 2, "force-dedup")
+    >>> allocation.method, allocation.n_disclosed()
+    ('force-dedup', 3)
     """
     spec = registry.find(method)
     if spec is None or spec.kind != "protect":
@@ -78,6 +96,20 @@ def greedy_dedup_sets(gamma: Sets, omega: Sets, k: int, seed: int | None = 0) ->
     min(|ω_p|, |γ'_p|) least-frequent protectees of ω_p, allocate the max(|ω'_p|, k) least-frequent
     protectors of γ'_p; Reduce.  O(|C|² + rows·log rows) with incremental counts (the thesis states
     O(|C|²) location steps, assuming elements pre-sorted by frequency).
+
+    Examples
+    --------
+    Every record can be disclosed here: each location gets at least k protectors of its own, and no person protects
+    at two locations (the protector sets are disjoint):
+
+    >>> from graphlink.protect import greedy_dedup_sets
+    >>> gamma = {"A": {"a", "b", "c"}, "B": {"c", "d"}}       # identified people per location
+    >>> omega = {"A": {"x", "y"}, "B": {"z"}}                # de-identified records per location
+    >>> allocation = greedy_dedup_sets(gamma, omega, 2)
+    >>> {c: sorted(v) for c, v in allocation.disclosed.items()}
+    {'A': ['x', 'y'], 'B': ['z']}
+    >>> {c: sorted(v) for c, v in allocation.protectors.items()}
+    {'A': ['a', 'b'], 'B': ['c', 'd']}
     """
     return allocate(Instance.from_sets(gamma, omega), k, "greedy-dedup", seed)
 
@@ -86,10 +118,39 @@ def force_dedup_sets(gamma: Sets, omega: Sets, k: int, seed: int | None = 0) -> 
     """Force-Dedup (thesis Algorithm 10: force phase, boost phase, Final-Clean) on per-location sets.
 
     O(|C|² + rows·log rows).  See :func:`graphlink.protect.methods._force` for the reading of the printed pseudocode.
+
+    Examples
+    --------
+    Every record can be disclosed here: each location gets at least k protectors of its own, and no person protects
+    at two locations (the protector sets are disjoint):
+
+    >>> from graphlink.protect import force_dedup_sets
+    >>> gamma = {"A": {"a", "b", "c"}, "B": {"c", "d"}}       # identified people per location
+    >>> omega = {"A": {"x", "y"}, "B": {"z"}}                # de-identified records per location
+    >>> allocation = force_dedup_sets(gamma, omega, 2)
+    >>> {c: sorted(v) for c, v in allocation.disclosed.items()}
+    {'A': ['x', 'y'], 'B': ['z']}
+    >>> {c: sorted(v) for c, v in allocation.protectors.items()}
+    {'A': ['a', 'b'], 'B': ['c', 'd']}
     """
     return allocate(Instance.from_sets(gamma, omega), k, "force-dedup", seed)
 
 
 def flow_dedup_sets(gamma: Sets, omega: Sets, k: int, seed: int | None = 0) -> Allocation:
-    """Flow-Dedup (this project, after thesis §7.4) on per-location sets.  See :mod:`graphlink.protect.methods`."""
+    """Flow-Dedup (this project, after thesis §7.4) on per-location sets.  See :mod:`graphlink.protect.methods`.
+
+    Examples
+    --------
+    Every record can be disclosed here: each location gets at least k protectors of its own, and no person protects
+    at two locations (the protector sets are disjoint):
+
+    >>> from graphlink.protect import flow_dedup_sets
+    >>> gamma = {"A": {"a", "b", "c"}, "B": {"c", "d"}}       # identified people per location
+    >>> omega = {"A": {"x", "y"}, "B": {"z"}}                # de-identified records per location
+    >>> allocation = flow_dedup_sets(gamma, omega, 2)
+    >>> {c: sorted(v) for c, v in allocation.disclosed.items()}
+    {'A': ['x', 'y'], 'B': ['z']}
+    >>> {c: sorted(v) for c, v in allocation.protectors.items()}
+    {'A': ['a', 'b'], 'B': ['c', 'd']}
+    """
     return allocate(Instance.from_sets(gamma, omega), k, "flow-dedup", seed)

@@ -21,7 +21,17 @@ def check_model(release: Any, multiplicity: str = "auto") -> None:
     """Definition 21 needs one-to-one data with Ω reserved to Γ (or unreserved): |ω_c| ≤ |γ_c| at every location.
 
     One-to-many releases (several people per de-identified element, thesis Appendix A; the data model is decided
-    by :mod:`graphlink.core.model`) are refused: k-unlinkability by suppression is defined for one-to-one links."""
+    by :mod:`graphlink.core.model`) are refused: k-unlinkability by suppression is defined for one-to-one links.
+
+    Examples
+    --------
+    The thesis example is one-to-one, so it passes (a one-to-many release raises ``ModelAssumptionError``):
+
+    >>> import graphlink as gl
+    >>> from graphlink.protect import check_model
+    >>> check_model(gl.thesis_example()) is None
+    True
+    """
 
     if multiplicity != "one-to-one" and _reads_one_to_many(release, multiplicity):
         raise ModelAssumptionError(diagnostic=Diagnostic(
@@ -59,6 +69,16 @@ def apply_disclosure(release: Any, disclosed: Mapping[Hashable, Iterable[Hashabl
     """The release with all identified rows and exactly the de-identified rows in ``disclosed``.
 
     Row order of the input is kept.  O(rows) with integer pair keys (no per-row Python objects).
+
+    Examples
+    --------
+    Withholding every de-identified record keeps the 12 identified rows of Fig. 3.4 only:
+
+    >>> import graphlink as gl
+    >>> release = gl.thesis_example()                         # Fig. 3.4: four hospitals, four people
+    >>> from graphlink.protect import apply_disclosure
+    >>> len(release.frame), len(apply_disclosure(release, {"H1": [], "H2": [], "H3": [], "H4": []}).frame)
+    (22, 12)
     """
     frame = release.frame
     deid = (frame["kind"] == "deidentified").to_numpy()
@@ -78,7 +98,19 @@ def apply_disclosure(release: Any, disclosed: Mapping[Hashable, Iterable[Hashabl
 
 
 def audit_release(release: Any, k: int, reserved: str = "deidentified") -> tuple[Any, Any]:
-    """Exact k-unlinkability audit of a release by the core (Definition 19): (AuditResult, EdgeClasses)."""
+    """Exact k-unlinkability audit of a release by the core (Definition 19): (AuditResult, EdgeClasses).
+
+    Examples
+    --------
+    Fig. 3.4 as published: every person is a true love (union degree 1), so it is not 2-unlinkable:
+
+    >>> import graphlink as gl
+    >>> release = gl.thesis_example()                         # Fig. 3.4: four hospitals, four people
+    >>> from graphlink.protect import audit_release
+    >>> result, classes = audit_release(release, 2)
+    >>> result.k_unlinkable, result.true_loves
+    (False, 4)
+    """
     # imported here, not at the top: the core's numba kernels load only when an audit runs
     from graphlink.analysis.audit import audit
     from graphlink.analysis.matching import classify_edges
@@ -136,7 +168,16 @@ def audit_counts(result: Any) -> dict[str, int]:
 
 
 def disclosed_of(release: Any) -> dict[Hashable, list[Hashable]]:
-    """``{location: de-identified elements}`` of a release (every location, possibly empty).  O(rows)."""
+    """``{location: de-identified elements}`` of a release (every location, possibly empty).  O(rows).
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> release = gl.thesis_example()                         # Fig. 3.4: four hospitals, four people
+    >>> from graphlink.protect import disclosed_of
+    >>> disclosed_of(release)["H1"]
+    ['actg', 'tgac']
+    """
     return omega_sets(release.frame)
 
 
@@ -151,6 +192,17 @@ def certify(release: Any, disclosed: Mapping[Hashable, Iterable[Hashable]], k: i
     de-identified record leaves only null trails, which Definition 19 clause 2 always accepts, so the loop
     ends.  Returns (release, disclosed, AuditResult, records withheld by the repair, repair rounds).
     O(rounds · audit).
+
+    Examples
+    --------
+    Certifying the release as published withholds records until the exact audit passes:
+
+    >>> import graphlink as gl
+    >>> release = gl.thesis_example()                         # Fig. 3.4: four hospitals, four people
+    >>> from graphlink.protect import certify, disclosed_of
+    >>> protected, disclosed, result, withheld, rounds = certify(release, disclosed_of(release), 2)
+    >>> result.k_unlinkable, len(protected.frame) < len(release.frame)
+    (True, True)
     """
     omega = omega_sets(release.frame)
     allowed = {(c, e) for c, es in omega.items() for e in es}

@@ -34,6 +34,14 @@ def final_clean(gamma: Sets, disclosed: Mapping[Hashable, Iterable[Hashable]], k
     unallocated identity at a disclosing location c has r(m) + z ≥ |P_c| + 1.  It is kept as the
     thesis's step (and a guard for allocations built by other code, e.g. the secure variants); the
     property tests confirm it withdraws nothing for our three methods.
+
+    Examples
+    --------
+    Two people at one location protecting one disclosed record: k = 2 holds, nothing is withdrawn:
+
+    >>> from graphlink.protect import final_clean
+    >>> final_clean({"A": {"a", "b"}}, {"A": ["x"]}, 2)
+    {'A': ['x']}
     """
     members = set().union(*[set(v) for v in gamma.values()]) if gamma else set()
     n_id = len(members) if n_identified is None else n_identified

@@ -25,6 +25,13 @@ class Instance:
 
     ``g_ptr/g_idx``: CSR location → identified element codes; ``w_ptr/w_idx``: location → de-identified
     codes; ``gl_ptr/gl_idx`` and ``wl_ptr/wl_idx``: the transposes (element → locations).
+
+    Examples
+    --------
+    >>> from graphlink.protect import Instance
+    >>> inst = Instance.from_sets({"A": {"a", "b", "c"}, "B": {"c", "d"}}, {"A": {"x", "y"}, "B": {"z"}})
+    >>> inst.n_locations, inst.n_identified, inst.n_deidentified
+    (2, 4, 3)
     """
 
     locations: list[Hashable]

@@ -41,7 +41,20 @@ MAX_ROUNDS = 200
 
 
 class MaxRiskError(ReleaseError):
-    """The requested maximum probability cannot be certified (exit code 2): the message says why."""
+    """The requested maximum probability cannot be certified (exit code 2): the message says why.
+
+    Examples
+    --------
+    A bound outside (0, 1] is refused before anything runs:
+
+    >>> import graphlink as gl
+    >>> from graphlink.protect import MaxRiskError
+    >>> try:
+    ...     gl.unlink_max_risk(gl.thesis_example(), 1.5)
+    ... except MaxRiskError as error:
+    ...     print(type(error).__name__, error.exit_code)
+    MaxRiskError 2
+    """
 
 
 @dataclass
@@ -90,6 +103,16 @@ class MaxRiskResult:
         What each phase did, in words.
     timings : dict
         Seconds per phase.
+
+    Examples
+    --------
+    Returned by :func:`unlink_max_risk`:
+
+    >>> import graphlink as gl
+    >>> release = gl.thesis_example()                         # Fig. 3.4: four hospitals, four people
+    >>> out = gl.unlink_max_risk(release, 0.5, seed=0)
+    >>> out.max_risk, out.highest <= out.max_risk, out.records_withheld <= out.records_before
+    (0.5, True, True)
     """
 
     release: Any

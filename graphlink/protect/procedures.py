@@ -24,6 +24,17 @@ def explicit_clean(gamma: Mapping[Hashable, set], omega: Mapping[Hashable, set],
     identities.  ``only`` restricts the check to some locations (Force-Dedup's force phase applies it to
     the not-yet-allocated locations only).  Returns new dicts of sets; inputs are not modified.
     O(|C| + Σ|γ_c| + Σ|ω_c|) (copying).
+
+    Examples
+    --------
+    At k = 3 location B, with two people, cannot protect anything and is emptied:
+
+    >>> from graphlink.protect import explicit_clean
+    >>> gamma = {"A": {"a", "b", "c"}, "B": {"c", "d"}}       # identified people per location
+    >>> omega = {"A": {"x", "y"}, "B": {"z"}}                # de-identified records per location
+    >>> g, w = explicit_clean(gamma, omega, 3)
+    >>> sorted(g["A"]), sorted(g["B"]), sorted(w["B"])
+    (['a', 'b', 'c'], [], [])
     """
     check = set(gamma) if only is None else set(only)
     g = {c: set(v) for c, v in gamma.items()}
@@ -42,6 +53,15 @@ def reduce_databases(gamma_suppress: Iterable[Hashable], omega_suppress: Iterabl
     γ_j ← γ_j \\ GammaSuppress and ω_j ← ω_j \\ OmegaSuppress for every location j, so an allocated
     element is never allocated again (this is what makes the output deduplicated, Lemma 8 / Corollary 4).
     Returns new dicts of sets.  O(Σ|γ_j| + Σ|ω_j|).
+
+    Examples
+    --------
+    >>> from graphlink.protect import reduce_databases
+    >>> gamma = {"A": {"a", "b", "c"}, "B": {"c", "d"}}       # identified people per location
+    >>> omega = {"A": {"x", "y"}, "B": {"z"}}                # de-identified records per location
+    >>> g, w = reduce_databases({"c"}, {"z"}, gamma, omega)
+    >>> sorted(g["A"]), sorted(g["B"]), sorted(w["B"])
+    (['a', 'b'], ['d'], [])
     """
     gs, ws = set(gamma_suppress), set(omega_suppress)
     return ({c: set(v) - gs for c, v in gamma.items()}, {c: set(v) - ws for c, v in omega.items()})
@@ -55,6 +75,14 @@ def least_frequent(candidates: Iterable[Hashable], databases: Mapping[Hashable, 
     submission (§7.3.1, "maximum likelihood estimation").  Ties are broken by a random order drawn from
     ``rng`` (seeded: the thesis reports means over 25 runs), or by sorted order when ``rng`` is None.
     O(Σ|databases| + n log n).
+
+    Examples
+    --------
+    a is held by one location, c by two:
+
+    >>> from graphlink.protect import least_frequent
+    >>> least_frequent(["c", "a"], {"A": {"a", "b", "c"}, "B": {"c", "d"}}, 1)
+    ['a']
     """
     cand = list(dict.fromkeys(candidates))
     if count <= 0 or not cand:

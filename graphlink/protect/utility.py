@@ -11,6 +11,15 @@ def utility(omega: Sets, omega_prime: Sets) -> dict[str, int]:
     ``withheld`` = |∪ω_c| − |∪ω'_c| (eq. 7.1, deduplication), ``locations_empty`` = |{c : ω'_c = ∅}|
     (eq. 7.2), ``disclosed`` = |∪ω'_c| (distinct de-identified elements still disclosed),
     ``locations_disclosing`` = |C| − eq. 7.2, and record-level (location, element) counts.  O(rows).
+
+    Examples
+    --------
+    Of three records, only x is still disclosed; location B discloses nothing:
+
+    >>> from graphlink.protect import utility
+    >>> u = utility({"A": {"x", "y"}, "B": {"z"}}, {"A": ["x"], "B": []})
+    >>> u["disclosed"], u["withheld"], u["locations_empty"]
+    (1, 2, 1)
     """
     all_e = set().union(*[set(v) for v in omega.values()]) if omega else set()
     dis_e = set().union(*[set(v) for v in omega_prime.values()]) if omega_prime else set()

@@ -66,7 +66,20 @@ def anonymize(table: QITable, k: int, algorithm: str = "optimal", *, max_suppres
     own default (0 for optimal, k rows for Datafly). ``loss`` (a name or an
     :class:`~graphlink.qi.metrics.Objective`) is what the optimal search minimises. ``options`` go to the
     algorithm (µ-Argus: ``identifying``, ``max_combination``, ``generalize``; MinGen: ``preferred``,
-    ``max_rows``). With ``enforce_k`` the result is always k-anonymous over the QI."""
+    ``max_rows``). With ``enforce_k`` the result is always k-anonymous over the QI.
+
+    Examples
+    --------
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.hierarchy import read_dir
+    >>> from graphlink.qi.table import encode, read_table
+    >>> table = encode(read_table(SWEENEY / "fig4_pt.csv"), ["Race", "BirthDate", "Gender", "ZIP"],
+    ...                read_dir(SWEENEY / "hierarchies"))
+    >>> from graphlink.qi.algorithms import anonymize
+    >>> release = anonymize(table, 2, "datafly")
+    >>> release.summary()["k"], release.summary()["levels"], release.summary()["suppressed_rows"]
+    (2, {'Race': 0, 'BirthDate': 2, 'Gender': 0, 'ZIP': 0}, 2)
+    """
     if algorithm not in ALGORITHMS:
         raise ReleaseError(f"unknown algorithm {algorithm!r}; expected one of {', '.join(ALGORITHMS)}")
     obj = as_objective(loss)

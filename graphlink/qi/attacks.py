@@ -45,7 +45,22 @@ REMEDIES = {
 
 @dataclass
 class Linkage:
-    """What linking two releases disclosed."""
+    """What linking two releases disclosed.
+
+    Examples
+    --------
+    Returned by :func:`link`; joining SW-K Figure 5's two releases on the problem, six pairs are incompatible:
+
+    >>> from graphlink.qi.attacks import link
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.hierarchy import read_dir
+    >>> from graphlink.qi.table import read_table
+    >>> first, second = read_table(SWEENEY / "fig5_gt1.csv"), read_table(SWEENEY / "fig5_gt3.csv")
+    >>> qi = ["Race", "BirthDate", "Gender", "ZIP"]
+    >>> linkage = link(first, second, qi, hierarchies=read_dir(SWEENEY / "hierarchies"))
+    >>> len(linkage.linked), linkage.incompatible, linkage.on
+    (12, 6, ('Problem',))
+    """
 
     attack: str
     qi: tuple[str, ...]
@@ -82,7 +97,16 @@ class Linkage:
 
 
 def shuffle(frame: pd.DataFrame, seed: int | None = None) -> pd.DataFrame:
-    """The remedy for unsorted matching: the release in a random row order."""
+    """The remedy for unsorted matching: the release in a random row order.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from graphlink.qi.attacks import shuffle
+    >>> frame = pd.DataFrame({"zip": ["02138", "02139", "02141"]})
+    >>> sorted(shuffle(frame, seed=1)["zip"]) == sorted(frame["zip"])       # the same rows, in another order
+    True
+    """
     return frame.sample(frac=1.0, random_state=np.random.default_rng(seed)).reset_index(drop=True)
 
 
@@ -115,7 +139,27 @@ def link(first: pd.DataFrame, second: pd.DataFrame, qi: Sequence[str], *, attack
          on: Sequence[str] | None = None, hierarchies: Mapping[str, Hierarchy] | None = None, k: int | None = None,
          sources: tuple[str | None, str | None] = (None, None)) -> Linkage:
     """Link two releases (see the module docstring): by row position for ``unsorted``, else by an equi-join on
-    ``on`` (default: the columns both share outside the QI) keeping QI-compatible pairs."""
+    ``on`` (default: the columns both share outside the QI) keeping QI-compatible pairs.
+
+    Examples
+    --------
+    SW-K's complementary release attack (Figure 5): two 2-anonymous releases of one table, joined on the problem,
+    give two people away:
+
+    >>> from graphlink.qi.attacks import link
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.hierarchy import read_dir
+    >>> from graphlink.qi.table import read_table
+    >>> first, second = read_table(SWEENEY / "fig5_gt1.csv"), read_table(SWEENEY / "fig5_gt3.csv")
+    >>> qi = ["Race", "BirthDate", "Gender", "ZIP"]
+    >>> linkage = link(first, second, qi, hierarchies=read_dir(SWEENEY / "hierarchies"))
+    >>> linkage.k_first, linkage.k_second
+    (2, 2)
+    >>> for person in linkage.disclosed():
+    ...     print(person["values"])
+    {'Race': 'white', 'BirthDate': '1964', 'Gender': 'male', 'ZIP': '02138'}
+    {'Race': 'white', 'BirthDate': '1965', 'Gender': 'female', 'ZIP': '02139'}
+    """
     if attack not in ATTACKS:
         raise ReleaseError(f"unknown attack {attack!r}; expected one of {', '.join(ATTACKS)}")
     qi = tuple(qi)

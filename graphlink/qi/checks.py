@@ -30,7 +30,21 @@ from graphlink.qi.table import as_labels, check_columns, pack
 @dataclass(frozen=True)
 class Classes:
     """Equivalence classes of a table over a QI: ``class_of[r]`` numbers row r's class, ``sizes[c]`` counts it,
-    ``values[c]`` is its QI sequence."""
+    ``values[c]`` is its QI sequence.
+
+    Examples
+    --------
+    Returned by :func:`equivalence_classes`:
+
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.table import read_table
+    >>> frame = read_table(SWEENEY / "fig2.csv")                        # SW-K Figure 2, 2-anonymous
+    >>> qi = ["Race", "Birth", "Gender", "ZIP"]
+    >>> from graphlink.qi.checks import equivalence_classes
+    >>> classes = equivalence_classes(frame, qi)
+    >>> classes.class_of[:4].tolist(), classes.values.iloc[0].tolist()
+    ([0, 0, 1, 1], ['Black', '1965', 'm', '0214*'])
+    """
 
     qi: tuple[str, ...]
     class_of: np.ndarray
@@ -52,7 +66,19 @@ class Classes:
 
 
 def equivalence_classes(frame: pd.DataFrame, qi: Sequence[str], *, source: str | None = None) -> Classes:
-    """Group the rows by their QI values (classes numbered by first appearance). O(n log n)."""
+    """Group the rows by their QI values (classes numbered by first appearance). O(n log n).
+
+    Examples
+    --------
+    SW-K Figure 2 (Sweeney's 2-anonymous example): five classes, the smallest of two rows:
+
+    >>> from graphlink.qi.checks import equivalence_classes
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.table import read_table
+    >>> classes = equivalence_classes(read_table(SWEENEY / "fig2.csv"), ["Race", "Birth", "Gender", "ZIP"])
+    >>> classes.sizes.tolist(), classes.k
+    ([2, 2, 2, 3, 2], 2)
+    """
     qi = tuple(qi)
     check_columns(frame, qi, source)
     if len(frame) == 0:
@@ -73,7 +99,16 @@ def equivalence_classes(frame: pd.DataFrame, qi: Sequence[str], *, source: str |
 
 
 def k_anonymity(frame: pd.DataFrame, qi: Sequence[str]) -> int:
-    """The largest k for which the table is k-anonymous over ``qi`` (its smallest class size)."""
+    """The largest k for which the table is k-anonymous over ``qi`` (its smallest class size).
+
+    Examples
+    --------
+    >>> from graphlink.qi.checks import k_anonymity
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.table import read_table
+    >>> k_anonymity(read_table(SWEENEY / "fig2.csv"), ["Race", "Birth", "Gender", "ZIP"])
+    2
+    """
     return equivalence_classes(frame, qi).k
 
 
@@ -111,7 +146,18 @@ class Diversity:
 
 def diversity(frame: pd.DataFrame, qi: Sequence[str], sensitive: str, *, classes: Classes | None = None,
               source: str | None = None) -> Diversity:
-    """ℓ-diversity (distinct, entropy) and t-closeness of ``sensitive`` over the classes of ``qi``. O(n log n)."""
+    """ℓ-diversity (distinct, entropy) and t-closeness of ``sensitive`` over the classes of ``qi``. O(n log n).
+
+    Examples
+    --------
+    In SW-K Figure 2 one class holds a single problem (both rows: hypertension), so the table is only 1-diverse:
+
+    >>> from graphlink.qi.checks import diversity
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.table import read_table
+    >>> diversity(read_table(SWEENEY / "fig2.csv"), ["Race", "Birth", "Gender", "ZIP"], "Problem").distinct
+    1
+    """
     check_columns(frame, [sensitive], source, role="sensitive")
     if sensitive in qi:
         raise ReleaseError("the sensitive column is also a quasi-identifier", file=source, column=sensitive)
@@ -171,7 +217,21 @@ def _emd_ordered(cls: np.ndarray, val: np.ndarray, p: np.ndarray, q: np.ndarray,
 
 @dataclass
 class CheckReport:
-    """What ``graphlink qi check`` reports (``to_dict`` gives its JSON)."""
+    """What ``graphlink qi check`` reports (``to_dict`` gives its JSON).
+
+    Examples
+    --------
+    Returned by :func:`check`:
+
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.table import read_table
+    >>> frame = read_table(SWEENEY / "fig2.csv")                        # SW-K Figure 2, 2-anonymous
+    >>> qi = ["Race", "Birth", "Gender", "ZIP"]
+    >>> from graphlink.qi.checks import check
+    >>> report = check(frame, qi, k=2)
+    >>> report.k, len(report.classes.sizes), report.to_dict()["k"]
+    (2, 5, 2)
+    """
 
     k: int
     rows: int
@@ -199,7 +259,17 @@ def check(frame: pd.DataFrame, qi: Sequence[str], *, sensitive: str | None = Non
           top: int = 10, source: str | None = None) -> CheckReport:
     """Everything ``qi check`` prints: the table's k, its classes, the smallest ones (and who is in them), the
     necessary condition for ``k`` (default: 2, the smallest meaningful protection) and, with a sensitive
-    column, ℓ-diversity and t-closeness."""
+    column, ℓ-diversity and t-closeness.
+
+    Examples
+    --------
+    >>> from graphlink.qi.checks import check
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.table import read_table
+    >>> report = check(read_table(SWEENEY / "fig2.csv"), ["Race", "Birth", "Gender", "ZIP"], sensitive="Problem", k=2)
+    >>> report.k, report.rows, report.diversity.distinct
+    (2, 11, 1)
+    """
     classes = equivalence_classes(frame, qi, source=source)
     div = diversity(frame, qi, sensitive, classes=classes, source=source) if sensitive else None
     nec = necessary_condition(frame, qi, k if k is not None else 2)

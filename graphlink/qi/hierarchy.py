@@ -44,6 +44,15 @@ class Hierarchy:
     ``codes`` give every level its own integer code space (labels numbered in order of first appearance, so
     numeric builders keep numeric order): ``ancestors[l][r]`` is the level-``l`` code of ground value ``r``.
     Building costs O(values × levels); lookups are O(1).
+
+    Examples
+    --------
+    Each row is a ground value and its labels level by level; a last level that is not one label gets ``*`` added:
+
+    >>> from graphlink.qi.hierarchy import Hierarchy
+    >>> h = Hierarchy("zip", [["02138", "0213*"], ["02139", "0213*"], ["02141", "0214*"]])
+    >>> h.height, h.values, h.generalize("02141", 1), h.generalize("02141", 2)
+    (2, ['02138', '02139', '02141'], '0214*', '*')
     """
 
     def __init__(self, name: str, matrix: Sequence[Sequence[str]] | np.ndarray, *, source: str | None = None) -> None:
@@ -196,7 +205,15 @@ MAX_LABEL = 131_072
 
 def parse_csv(text: str, name: str, source: str | None = None) -> Hierarchy:
     """An ARX hierarchy from CSV text (``;``-separated, one row per value; blank lines ignored).  A label longer
-    than ``MAX_LABEL`` characters or other malformed CSV is a one-line ReleaseError naming the line."""
+    than ``MAX_LABEL`` characters or other malformed CSV is a one-line ReleaseError naming the line.
+
+    Examples
+    --------
+    >>> from graphlink.qi.hierarchy import parse_csv
+    >>> h = parse_csv("m;*\\nf;*\\n", "sex")
+    >>> h.height, h.values, h.generalize("m", 1)
+    (1, ['m', 'f'], '*')
+    """
     reader = csv.reader(io.StringIO(text), delimiter=DELIMITER)
     rows = []
     too_long = f"a label is longer than {MAX_LABEL:,} characters; expected one ';'-separated row per value"
@@ -213,7 +230,18 @@ def parse_csv(text: str, name: str, source: str | None = None) -> Hierarchy:
 
 
 def read_csv(path: str | Path, name: str | None = None) -> Hierarchy:
-    """Read an ARX hierarchy CSV (the attribute name defaults to the file stem)."""
+    """Read an ARX hierarchy CSV (the attribute name defaults to the file stem).
+
+    Examples
+    --------
+    SW-A's gender hierarchy, shipped with the library:
+
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.hierarchy import read_csv
+    >>> h = read_csv(SWEENEY / "hierarchies" / "Gender.csv")
+    >>> h.name, h.values, h.height
+    ('Gender', ['male', 'female'], 2)
+    """
     from graphlink.fileio import check_input
 
     p = check_input(path)           # a FIFO or a device would block or never end: refused before it is opened
@@ -237,7 +265,15 @@ def column_of(path: str | Path) -> str:
 def read_dir(directory: str | Path, columns: Iterable[str] | None = None) -> dict[str, Hierarchy]:
     """The hierarchies of a folder (``--hierarchies DIR``), one file per column named ``<column>.csv`` or
     ``<anything>_hierarchy_<column>.csv`` (ARX's sample names); only ``columns`` when given. Two files for
-    one column are refused (naming both)."""
+    one column are refused (naming both).
+
+    Examples
+    --------
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.hierarchy import read_dir
+    >>> {column: h.height for column, h in sorted(read_dir(SWEENEY / "hierarchies").items())}
+    {'BirthDate': 5, 'Gender': 2, 'Race': 2, 'ZIP': 3}
+    """
     d = Path(directory)
     if not d.is_dir():
         raise ReleaseError("is not a folder of hierarchy files (<column>.csv or <dataset>_hierarchy_<column>.csv)",
@@ -258,7 +294,18 @@ def read_dir(directory: str | Path, columns: Iterable[str] | None = None) -> dic
 
 
 def write_dir(hierarchies: Mapping[str, Hierarchy], directory: str | Path) -> None:
-    """Write one ARX CSV per hierarchy into ``directory`` as ``<column>.csv``."""
+    """Write one ARX CSV per hierarchy into ``directory`` as ``<column>.csv``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from graphlink.qi.hierarchy import flat, read_dir, write_dir
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     write_dir({"sex": flat("sex", ["m", "f"])}, folder)
+    ...     print(sorted(p.name for p in Path(folder).iterdir()), read_dir(folder)["sex"].values)
+    ['sex.csv'] ['m', 'f']
+    """
     from graphlink.fileio import write_text
 
     d = Path(directory)
@@ -272,7 +319,15 @@ def _distinct(values: Iterable[object]) -> list[str]:
 
 
 def flat(name: str, values: Iterable[object]) -> Hierarchy:
-    """Value → ``*``: the attribute can only be released as is or suppressed (height 1)."""
+    """Value → ``*``: the attribute can only be released as is or suppressed (height 1).
+
+    Examples
+    --------
+    >>> from graphlink.qi.hierarchy import flat
+    >>> h = flat("sex", ["m", "f", "m"])
+    >>> h.height, h.values, h.generalize("f", 1)
+    (1, ['m', 'f'], '*')
+    """
     return Hierarchy(name, [[v, SUPPRESSED] for v in _distinct(values)])
 
 
@@ -281,6 +336,13 @@ def digits(name: str, values: Iterable[object], *, max_masked: int | None = None
 
     ``max_masked`` caps how many characters are masked before the suppression level (Sweeney's Cambridge ZIP
     DGH is ``max_masked=2``: 02138 → 0213* → 021** → suppressed, height 3).
+
+    Examples
+    --------
+    >>> from graphlink.qi.hierarchy import digits
+    >>> h = digits("zip", ["02138", "02139", "02141"], max_masked=2)
+    >>> [h.generalize("02138", level) for level in range(h.height + 1)]
+    ['02138', '0213*', '021**', '*']
     """
     vals = _distinct(values)
     longest = max(len(v) for v in vals)
@@ -303,6 +365,13 @@ def dates(name: str, values: Iterable[object], *, fmt: str | None = None,
 
     ``steps`` lists the levels above the value: ``"month"``, ``"year"`` and integers for year ranges aligned
     on multiples of the width (each width must divide the next). ``fmt`` is passed to ``pd.to_datetime``.
+
+    Examples
+    --------
+    >>> from graphlink.qi.hierarchy import dates
+    >>> h = dates("birth", ["1965-03-19", "1964-07-02"])
+    >>> [h.generalize("1965-03-19", level) for level in range(h.height + 1)]
+    ['1965-03-19', '1965-03', '1965', '1965-69', '1960-69', '*']
     """
     vals = _distinct(values)
     parsed = pd.to_datetime(pd.Series(vals), format=fmt, errors="coerce")
@@ -335,6 +404,13 @@ def intervals(name: str, values: Iterable[object], *, widths: Sequence[float], s
 
     Integer data gets closed labels ``20-24`` (``[-5, -1]`` below zero); other numbers half-open ``[20, 25)``.
     Intervals are aligned on ``start`` (default: the minimum rounded down to a multiple of the widest width).
+
+    Examples
+    --------
+    >>> from graphlink.qi.hierarchy import intervals
+    >>> h = intervals("age", [23, 37, 41], widths=[10, 20])
+    >>> [h.generalize("23", level) for level in range(h.height + 1)]
+    ['23', '20-29', '20-39', '*']
     """
     vals = _distinct(values)
     try:
@@ -378,6 +454,13 @@ def categorical(name: str, tree: Mapping[str, object], *, suppress: bool = True)
     The mapping's single key is the most general label; ``suppress=True`` puts the suppressed value ``*`` on
     top of it (Sweeney's Race DGH: value → person → suppressed, height 2). Every leaf must sit at the same
     depth (a DGH is a linear sequence of domains).
+
+    Examples
+    --------
+    >>> from graphlink.qi.hierarchy import categorical
+    >>> h = categorical("race", {"person": ["asian", "black", "white"]})
+    >>> h.values, [h.generalize("black", level) for level in range(h.height + 1)]
+    (['asian', 'black', 'white'], ['black', 'person', '*'])
     """
     paths: list[list[str]] = []
 
@@ -405,5 +488,14 @@ def iupac(name: str = "base") -> Hierarchy:
     A, G → R (purines); C, T → Y (pyrimidines); R, Y → N (any base, the suppressed value; height 2).
     The thesis text says generalizing C and G "one level" releases "R": under IUPAC R is the purines {A, G};
     C and G (IUPAC S) only meet at N, as do A and T. We follow IUPAC.
+
+    Examples
+    --------
+    A and G are purines (R), any base is N:
+
+    >>> from graphlink.qi.hierarchy import iupac
+    >>> h = iupac()
+    >>> h.values, [h.generalize("A", level) for level in range(h.height + 1)]
+    (['A', 'G', 'C', 'T'], ['A', 'R', 'N'])
     """
     return Hierarchy(name, [["A", "R", "N"], ["G", "R", "N"], ["C", "Y", "N"], ["T", "Y", "N"]])

@@ -74,7 +74,17 @@ UNKNOWN, ANONYMOUS, FAILS = 0, 1, -1
 
 
 class Lattice:
-    """All full-domain nodes of QIs with the given hierarchy heights; node ids in C order (last QI fastest)."""
+    """All full-domain nodes of QIs with the given hierarchy heights; node ids in C order (last QI fastest).
+
+    Examples
+    --------
+    Four QIs with hierarchies of heights 2, 5, 2 and 3: (2+1)(5+1)(2+1)(3+1) full-domain nodes:
+
+    >>> from graphlink.qi.lattice import Lattice
+    >>> lattice = Lattice((2, 5, 2, 3))
+    >>> lattice.size, lattice.levels[0].tolist(), lattice.levels[-1].tolist()
+    (216, [0, 0, 0, 0], [2, 5, 2, 3])
+    """
 
     def __init__(self, heights: Sequence[int]) -> None:
         self.heights = tuple(int(h) for h in heights)
@@ -152,7 +162,22 @@ def check_k(table: QITable, k: int) -> None:
 @dataclass
 class Node:
     """One evaluated lattice node: whether it is k-anonymous within the suppression limit, and its measures
-    (with the rows of classes smaller than k suppressed)."""
+    (with the rows of classes smaller than k suppressed).
+
+    Examples
+    --------
+    Returned by :func:`evaluate` (and inside :class:`SearchResult`):
+
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.hierarchy import read_dir
+    >>> from graphlink.qi.table import encode, read_table
+    >>> table = encode(read_table(SWEENEY / "fig4_pt.csv"), ["Race", "BirthDate", "Gender", "ZIP"],
+    ...                read_dir(SWEENEY / "hierarchies"))
+    >>> from graphlink.qi.lattice import evaluate
+    >>> node = evaluate(table, (1, 2, 0, 1), k=2, limit=0)
+    >>> node.levels, node.anonymous, node.measures.k
+    ((1, 2, 0, 1), True, 2)
+    """
 
     levels: tuple[int, ...]
     anonymous: bool
@@ -169,7 +194,26 @@ class Node:
 
 
 def evaluate(table: QITable, levels: Sequence[int], k: int, limit: int) -> Node:
-    """Evaluate one full-domain node: one gather per QI and one group-by on the frequency table, O(d·m)."""
+    """Evaluate one full-domain node: one gather per QI and one group-by on the frequency table, O(d·m).
+
+    Examples
+    --------
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.hierarchy import read_dir
+    >>> from graphlink.qi.table import encode, read_table
+    >>> table = encode(read_table(SWEENEY / "fig4_pt.csv"), ["Race", "BirthDate", "Gender", "ZIP"],
+    ...                read_dir(SWEENEY / "hierarchies"))
+    >>> from graphlink.qi.lattice import evaluate
+
+    Birth year instead of the date leaves two people alone in their class: 2-anonymous only when those two
+    rows may be suppressed:
+
+    >>> evaluate(table, (0, 2, 0, 0), k=2, limit=0).anonymous
+    False
+    >>> node = evaluate(table, (0, 2, 0, 0), k=2, limit=2)
+    >>> node.anonymous, node.measures.suppressed_rows, node.measures.classes      # 7 classes, 2 of them removed
+    (True, 2, 5)
+    """
     sizes = table.class_sizes(levels)
     small = sizes < k
     meas = node_measures(table, levels, sizes, small)
@@ -531,7 +575,22 @@ class SearchResult:
     """The optimal node, its evaluation and how the search got there.
 
     ``value`` is the objective's value at the node (what was minimised); ``limit`` the rows that could be
-    suppressed."""
+    suppressed.
+
+    Examples
+    --------
+    Returned by :func:`optimal`:
+
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.hierarchy import read_dir
+    >>> from graphlink.qi.table import encode, read_table
+    >>> table = encode(read_table(SWEENEY / "fig4_pt.csv"), ["Race", "BirthDate", "Gender", "ZIP"],
+    ...                read_dir(SWEENEY / "hierarchies"))
+    >>> from graphlink.qi.lattice import optimal
+    >>> result = optimal(table, 2)
+    >>> result.node.levels, result.node.anonymous, round(result.value, 4)
+    ((1, 2, 0, 1), True, 0.3083)
+    """
 
     node: Node
     objective: Objective
@@ -617,7 +676,20 @@ def optimal(table: QITable, k: int, *, max_suppression: float = 0.0, loss: str |
 def classify(table: QITable, k: int, *, max_suppression: float = 0.0, rounding: str = "arx",
              progress: Progress = None) -> tuple[Lattice, np.ndarray, SearchStats]:
     """Which nodes are k-anonymous (within the suppression limit): a boolean per node, decided with Flash
-    probing and predictive tagging, so only a fraction of the nodes is evaluated."""
+    probing and predictive tagging, so only a fraction of the nodes is evaluated.
+
+    Examples
+    --------
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.hierarchy import read_dir
+    >>> from graphlink.qi.table import encode, read_table
+    >>> table = encode(read_table(SWEENEY / "fig4_pt.csv"), ["Race", "BirthDate", "Gender", "ZIP"],
+    ...                read_dir(SWEENEY / "hierarchies"))
+    >>> from graphlink.qi.lattice import classify
+    >>> lattice, anonymous, stats = classify(table, 2)
+    >>> lattice.size, int(anonymous.sum()), stats.evaluated < lattice.size      # most nodes tagged, not evaluated
+    (216, 102, True)
+    """
     t0 = time.perf_counter()
     s = _Search(table, k, suppression_limit(table.n, max_suppression, rounding), Objective("prec"), progress)
     for v in np.lexsort((np.arange(s.lat.size), s.lat.height_sum)):
@@ -630,7 +702,20 @@ def classify(table: QITable, k: int, *, max_suppression: float = 0.0, rounding: 
 def enumerate_lattice(table: QITable, k: int, *, max_suppression: float = 0.0, rounding: str = "arx"
                       ) -> pd.DataFrame:
     """Every node evaluated from the data (exhaustive; the input of plans that need all solutions). One row
-    per node: the levels per QI, ``height``, ``anonymous`` and every measure."""
+    per node: the levels per QI, ``height``, ``anonymous`` and every measure.
+
+    Examples
+    --------
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.hierarchy import read_dir
+    >>> from graphlink.qi.table import encode, read_table
+    >>> table = encode(read_table(SWEENEY / "fig4_pt.csv"), ["Race", "BirthDate", "Gender", "ZIP"],
+    ...                read_dir(SWEENEY / "hierarchies"))
+    >>> from graphlink.qi.lattice import enumerate_lattice
+    >>> every = enumerate_lattice(table, 2)
+    >>> len(every), int(every["anonymous"].sum())                   # the 102 k-anonymous nodes classify finds
+    (216, 102)
+    """
     check_k(table, k)
     limit = suppression_limit(table.n, max_suppression, rounding)
     lat = Lattice(table.heights)

@@ -14,7 +14,22 @@ from graphlink.qi.table import QITable
 @dataclass
 class Anonymization:
     """A generalization of ``table``: ``cell_levels`` is ``(m,)`` for a full-domain node (one level per QI) or
-    ``(n, m)`` per cell; ``suppressed`` marks the removed rows. ``measures`` are computed once, on creation."""
+    ``(n, m)`` per cell; ``suppressed`` marks the removed rows. ``measures`` are computed once, on creation.
+
+    Examples
+    --------
+    Returned by :func:`graphlink.qi.algorithms.anonymize`:
+
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.hierarchy import read_dir
+    >>> from graphlink.qi.table import encode, read_table
+    >>> table = encode(read_table(SWEENEY / "fig4_pt.csv"), ["Race", "BirthDate", "Gender", "ZIP"],
+    ...                read_dir(SWEENEY / "hierarchies"))
+    >>> from graphlink.qi.algorithms import anonymize
+    >>> release = anonymize(table, 2, "datafly")
+    >>> release.frame()["BirthDate"].tolist()[:3], release.measures.k
+    (['1965', '1965', '1965'], 2)
+    """
 
     table: QITable
     algorithm: str

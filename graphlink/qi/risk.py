@@ -60,7 +60,19 @@ class AttackerRisk:
     """One attacker model's figures (fractions in [0, 1]; ``None`` where the model has no such figure).
 
     ``records_at_risk``: records whose risk exceeds the threshold; ``highest``: the largest record risk;
-    ``average``: the expected fraction of records re-identified (success rate)."""
+    ``average``: the expected fraction of records re-identified (success rate).
+
+    Examples
+    --------
+    One model of :class:`RiskSummary`:
+
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.risk import risk
+    >>> from graphlink.qi.table import read_table
+    >>> summary = risk(read_table(SWEENEY / "fig2.csv"), ["Race", "Birth", "Gender", "ZIP"])
+    >>> summary.prosecutor.model, summary.prosecutor.highest
+    ('prosecutor', 0.5)
+    """
 
     model: str
     records_at_risk: float | None
@@ -73,7 +85,19 @@ class Uniqueness:
     """Population-uniqueness estimates: fractions of the population unique on the QI (``None``: no estimate).
 
     ``sample`` is the fraction of the table's records that are unique in the table; ``dankar_model`` names
-    the estimator Dankar's rule chose (``"none"`` when the table has no unique record)."""
+    the estimator Dankar's rule chose (``"none"`` when the table has no unique record).
+
+    Examples
+    --------
+    Returned by :func:`uniqueness` (and in :class:`RiskSummary` when a sampling fraction or a population is
+    given); SW-K Figure 2's classes of 2, 2, 2, 3 and 2 records hold no unique record:
+
+    >>> import numpy as np
+    >>> from graphlink.qi.risk import uniqueness
+    >>> u = uniqueness(np.array([2, 2, 2, 3, 2]), 1.0)
+    >>> u.sample, u.population_size
+    (0.0, 11.0)
+    """
 
     sample: float
     sampling_fraction: float
@@ -87,7 +111,20 @@ class Uniqueness:
 
 @dataclass(frozen=True)
 class AttributeSetRisk:
-    """Distinction and separation of one set of QI columns."""
+    """Distinction and separation of one set of QI columns.
+
+    Examples
+    --------
+    One row of :class:`RiskSummary`'s ``attribute_sets``: how well each set of QI columns tells records apart:
+
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.risk import risk
+    >>> from graphlink.qi.table import read_table
+    >>> summary = risk(read_table(SWEENEY / "fig2.csv"), ["Race", "Birth", "Gender", "ZIP"])
+    >>> first = summary.attribute_sets[0]
+    >>> first.attributes, round(first.distinction, 4)
+    (('Race',), 0.1818)
+    """
 
     attributes: tuple[str, ...]
     distinction: float
@@ -101,7 +138,20 @@ class RiskSummary:
     ``population`` says where the journalist's population came from: ``"table"`` (the table itself),
     ``"population table"`` or ``"sampling fraction"``. ``distribution`` pairs each ARX risk interval's upper
     bound with the fraction of records whose prosecutor risk falls in it. ``attribute_sets`` is empty when
-    there are more than 12 QIs."""
+    there are more than 12 QIs.
+
+    Examples
+    --------
+    Returned by :func:`risk`; SW-K Figure 2 has classes of 2 and 3 records, so a prosecutor is right with
+    probability 1/2 at most:
+
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.risk import risk
+    >>> from graphlink.qi.table import read_table
+    >>> summary = risk(read_table(SWEENEY / "fig2.csv"), ["Race", "Birth", "Gender", "ZIP"])
+    >>> summary.rows, summary.classes, summary.prosecutor.highest
+    (11, 5, 0.5)
+    """
 
     rows: int
     classes: int
@@ -120,7 +170,18 @@ class RiskSummary:
 
 # ---------------------------------------------------------------------------------------------- attackers
 def prosecutor(sizes: np.ndarray, threshold: float) -> AttackerRisk:
-    """El Emam's prosecutor risk from the class sizes ``f_j``."""
+    """El Emam's prosecutor risk from the class sizes ``f_j``.
+
+    Examples
+    --------
+    Four classes of 1, 2, 3 and 4 records: a prosecutor picks the right record with probability 1/f in a class
+    of f; at a threshold of 0.3 the classes of 1, 2 and 3 (6 of 10 records) are at risk:
+
+    >>> from graphlink.qi.risk import prosecutor
+    >>> r = prosecutor([1, 2, 3, 4], 0.3)
+    >>> r.records_at_risk, r.highest, r.average
+    (0.6, 1.0, 0.4)
+    """
     f = np.asarray(sizes, dtype=np.float64)
     n = f.sum()
     return AttackerRisk("prosecutor", float(f[1.0 / f > threshold].sum() / n), float(1.0 / f.min()),
@@ -128,7 +189,18 @@ def prosecutor(sizes: np.ndarray, threshold: float) -> AttackerRisk:
 
 
 def journalist(sizes: np.ndarray, population: np.ndarray, threshold: float) -> AttackerRisk:
-    """The journalist's risk from the sample class sizes ``f_j`` and their population sizes ``F_j``."""
+    """The journalist's risk from the sample class sizes ``f_j`` and their population sizes ``F_j``.
+
+    Examples
+    --------
+    The same classes, held 3, 2, 6 and 10 times in the population: 1/F exceeds 0.2 for the classes of 1 and 2
+    records (3 of 10), the highest is 1/2:
+
+    >>> from graphlink.qi.risk import journalist
+    >>> r = journalist([1, 2, 3, 4], [3, 2, 6, 10], 0.2)
+    >>> r.records_at_risk, r.highest, round(r.average, 4)
+    (0.3, 0.5, 0.2233)
+    """
     f, big = np.asarray(sizes, dtype=np.float64), np.asarray(population, dtype=np.float64)
     n = f.sum()
     average = max(len(f) / big.sum(), float((f / big).sum() / n))
@@ -136,7 +208,16 @@ def journalist(sizes: np.ndarray, population: np.ndarray, threshold: float) -> A
 
 
 def marketer(sizes: np.ndarray, population: np.ndarray) -> AttackerRisk:
-    """The marketer's expected success rate ``(1/n)·Σ f_j/F_j``."""
+    """The marketer's expected success rate ``(1/n)·Σ f_j/F_j``.
+
+    Examples
+    --------
+    (1/3 + 2/2 + 3/6 + 4/10) / 10 right guesses per record:
+
+    >>> from graphlink.qi.risk import marketer
+    >>> round(marketer([1, 2, 3, 4], [3, 2, 6, 10]).average, 4)
+    0.2233
+    """
     f, big = np.asarray(sizes, dtype=np.float64), np.asarray(population, dtype=np.float64)
     return AttackerRisk("marketer", None, None, float((f / big).sum() / f.sum()))
 
@@ -294,7 +375,18 @@ def _fraction(uniques: float, big_n: float) -> float | None:
 
 def uniqueness(sizes: np.ndarray, sampling_fraction: float) -> Uniqueness:
     """Every population-uniqueness estimate and Dankar et al.'s decision rule for a sample drawn with
-    ``sampling_fraction`` (``N = n/π``)."""
+    ``sampling_fraction`` (``N = n/π``).
+
+    Examples
+    --------
+    The whole population (sampling fraction 1): two of the seven records are alone in their class:
+
+    >>> import numpy as np
+    >>> from graphlink.qi.risk import uniqueness
+    >>> u = uniqueness(np.array([1, 1, 2, 3]), 1.0)
+    >>> round(u.sample, 4), u.population_size
+    (0.2857, 7.0)
+    """
     if not 0.0 < sampling_fraction <= 1.0:
         raise ReleaseError(f"the sampling fraction must lie in (0, 1], got {sampling_fraction}")
     hist = size_histogram(sizes)

@@ -110,6 +110,18 @@ def read_table(path: str | Path) -> pd.DataFrame:
     more fields than the header refused, values stripped, blank rows skipped, errors naming the line); a
     ``;``- or tab-separated one (ARX's samples) with the same rules by pandas. A header name given twice is
     refused. The separator found is kept in ``frame.attrs["separator"]`` for messages.
+
+    Examples
+    --------
+    SW-K Figure 4's private table, shipped with the library; every cell is read as text:
+
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.table import read_table
+    >>> frame = read_table(SWEENEY / "fig4_pt.csv")
+    >>> frame.shape, list(frame.columns)
+    ((12, 5), ['Race', 'BirthDate', 'Gender', 'ZIP', 'Problem'])
+    >>> frame.loc[0, "ZIP"]
+    '02141'
     """
     from graphlink.core import tabular
     from graphlink.fileio import check_input
@@ -175,6 +187,19 @@ class QITable:
 
     ``codes[:, i]`` is each row's ground code for QI ``qi[i]``; ``freq_codes``/``freq_counts`` are the
     distinct ground combinations and their multiplicities, ``row_freq`` maps each row to its combination.
+
+    Examples
+    --------
+    Built by :func:`encode`; a QI without a hierarchy gets a flat one (the value or ``*``).  Each row's class
+    size with zip kept, then with zip suppressed (``row_freq`` takes a row to its distinct combination):
+
+    >>> import pandas as pd
+    >>> from graphlink.qi.table import encode
+    >>> table = encode(pd.DataFrame({"sex": ["m", "f", "m"], "zip": ["02138", "02138", "02139"]}), ["sex", "zip"])
+    >>> table.heights
+    (1, 1)
+    >>> [table.class_sizes(node)[table.row_freq].tolist() for node in [(0, 0), (0, 1)]]
+    [[1, 1, 1], [2, 1, 2]]
     """
 
     frame: pd.DataFrame
@@ -355,6 +380,16 @@ def encode(frame: pd.DataFrame, qi: Sequence[str], hierarchies: Mapping[str, Hie
     one-line ReleaseErrors: a missing column (file and column), a value absent from its hierarchy (file,
     first row, column, value and the hierarchy file), an empty table. Rows are file line numbers (header =
     line 1) when ``source`` names a file, else 0-based positions.
+
+    Examples
+    --------
+    >>> from graphlink.qi.datasets import SWEENEY
+    >>> from graphlink.qi.hierarchy import read_dir
+    >>> from graphlink.qi.table import encode, read_table
+    >>> table = encode(read_table(SWEENEY / "fig4_pt.csv"), ["Race", "BirthDate", "Gender", "ZIP"],
+    ...                read_dir(SWEENEY / "hierarchies"))
+    >>> table.n, table.m, table.heights
+    (12, 4, (2, 5, 2, 3))
     """
     qi = tuple(str(c) for c in qi)
     if not qi:

@@ -178,7 +178,18 @@ class QiSection:
 @dataclass(frozen=True)
 class ReleaseReport:
     """Everything the release report shows (:func:`build_report`); rendered by
-    :func:`graphlink.io.report_html.render_html` and by the app's Report page."""
+    :func:`graphlink.io.report_html.render_html` and by the app's Report page.
+
+    Examples
+    --------
+    Built by :func:`build_report`:
+
+    >>> import graphlink as gl
+    >>> from graphlink.report import build_report
+    >>> report = build_report(gl.thesis_example(), 2)
+    >>> report.people, report.records, report.locations, report.certain
+    (4, 4, 4, 4)
+    """
 
     name: str
     k: int

@@ -23,7 +23,17 @@ from dataclasses import asdict, dataclass
 
 @dataclass(frozen=True)
 class Regions:
-    """The sTTP-computable sizes and bounds for the pair (c_i, c_j)."""
+    """The sTTP-computable sizes and bounds for the pair (c_i, c_j).
+
+    Examples
+    --------
+    Returned by :func:`regions`; ``to_dict`` adds the derived quantities:
+
+    >>> from graphlink.secure.bounds import regions
+    >>> r = regions({"a", "b", "c"}, {"b", "c", "d"}, {1, 2}, {2})
+    >>> r.underestimate, r.six_terms
+    (0, (0, 1, 1, 1, 2, 2))
+    """
 
     one: int              # |γ_i \ γ_j|
     common: int           # |γ_i ∩ γ_j|
@@ -73,7 +83,17 @@ class Regions:
 
 
 def regions(gamma_i: set, gamma_j: set, h_i: set, h_j: set) -> Regions:
-    """Compute the App. D region sizes from what the sTTP holds (plaintext γ, encrypted h(ω))."""
+    """Compute the App. D region sizes from what the sTTP holds (plaintext γ, encrypted h(ω)).
+
+    Examples
+    --------
+    Two locations sharing the identities b and c, each disclosing one ciphertext in common (2):
+
+    >>> from graphlink.secure.bounds import regions
+    >>> r = regions({"a", "b", "c"}, {"b", "c", "d"}, {1, 2}, {2})
+    >>> r.one, r.common, r.three, r.four_max, r.worst_case_protectors, r.contributor_clean_quantity
+    (1, 2, 1, 0, 2, 2)
+    """
     one = len(gamma_i - gamma_j)
     common = len(gamma_i & gamma_j)
     j_only = len(gamma_j - gamma_i)
@@ -101,7 +121,17 @@ def true_regions(gamma_i: set, gamma_j: set, omega_i: set, omega_j: set,
 
 
 def pairwise_bounds(gamma: Mapping[str, set], h_omega: Mapping[str, set]) -> list[dict]:
-    """The bound table for every ordered location pair (i ≠ j), as the sTTP sees it. O(|C|² · s)."""
+    """The bound table for every ordered location pair (i ≠ j), as the sTTP sees it. O(|C|² · s).
+
+    Examples
+    --------
+    Alg. 13's quantity is not symmetric: H1 has two ciphertexts outside H2's one, H2 none outside H1's:
+
+    >>> from graphlink.secure.bounds import pairwise_bounds
+    >>> rows = pairwise_bounds({"H1": {"a", "b", "c"}, "H2": {"b", "c", "d"}}, {"H1": {1, 2}, "H2": {2}})
+    >>> [(row["i"], row["j"], row["contributor_clean_quantity"]) for row in rows]
+    [('H1', 'H2', 2), ('H2', 'H1', 1)]
+    """
     rows = []
     for i in gamma:
         for j in gamma:

@@ -36,23 +36,59 @@ __all__ = ["StranonResult", "bandwidth_by_owner", "bandwidth_formula", "collect"
 # ------------------------------------------------------------------------------------------ closed forms
 def partial_switch_undetected(n: int, f: int, alpha: int = 1) -> float:
     """Exact probability that a partial key switch of f of n values survives α check rounds:
-    (f!(n−f)!/n!)^α = C(n, f)^−α (proof of Theorem 12)."""
+    (f!(n−f)!/n!)^α = C(n, f)^−α (proof of Theorem 12).
+
+    Examples
+    --------
+    One value of four switched survives one check round with probability 1/4, two rounds 1/16:
+
+    >>> from graphlink.secure.protocol import partial_switch_undetected
+    >>> partial_switch_undetected(4, 1), partial_switch_undetected(4, 1, alpha=2)
+    (0.25, 0.0625)
+    """
     return math.comb(n, f) ** (-alpha)
 
 
 def partial_switch_detection_bound(n_data: int, beta: int, alpha: int, with_vc: bool = True) -> float:
-    """Theorem 12 lower bound on detection: 1 − (|D| + β (+1 for v_C))^−α (max over f at f = 1)."""
+    """Theorem 12 lower bound on detection: 1 − (|D| + β (+1 for v_C))^−α (max over f at f = 1).
+
+    Examples
+    --------
+    Three records, two dummies and the check value: a switch is caught with probability at least 1 − 1/6.
+
+    >>> from graphlink.secure.protocol import partial_switch_detection_bound
+    >>> round(partial_switch_detection_bound(3, beta=2, alpha=1), 4)
+    0.8333
+    """
     return 1.0 - (n_data + beta + (1 if with_vc else 0)) ** (-alpha)
 
 
 def grab_and_go_undetected(r: int, d: int, f: int) -> float:
     """Theorem 13: probability that f targeted values all fall in return_A (none in D_C):
-    C(r, f) / C(r + d, f) ≤ r / (r + d)."""
+    C(r, f) / C(r + d, f) ≤ r / (r + d).
+
+    Examples
+    --------
+    One targeted value among three returned records and two lock dummies goes unnoticed with probability 3/5:
+
+    >>> from graphlink.secure.protocol import grab_and_go_undetected
+    >>> grab_and_go_undetected(3, 2, 1), grab_and_go_undetected(3, 2, 4)
+    (0.6, 0.0)
+    """
     return math.comb(r, f) / math.comb(r + d, f) if f <= r else 0.0
 
 
 def dataset_ops_formula(n_locations: int, alpha_own: int, alphas_all: list[int] | None = None) -> int:
-    """Dataset-level encryptions/decryptions of one location (App. C.3.2)."""
+    """Dataset-level encryptions/decryptions of one location (App. C.3.2).
+
+    Examples
+    --------
+    Four locations, one check round each: 2(1 + 1 + 4) + 4 + 2 operations.
+
+    >>> from graphlink.secure.protocol import dataset_ops_formula
+    >>> dataset_ops_formula(4, 1)
+    18
+    """
     checks = sum(alphas_all) if alphas_all is not None else alpha_own * n_locations
     return 2 * (1 + 1 + n_locations) + checks + 2 * alpha_own
 
@@ -60,7 +96,17 @@ def dataset_ops_formula(n_locations: int, alpha_own: int, alphas_all: list[int] 
 def bandwidth_formula(n_locations: int, n_data: int, n_return: int, *, alpha: int = 0, beta: int = 0,
                       integrity: bool = True, dc_size: int = 0, locking: bool = False,
                       submitted_dummies: bool = True) -> int:
-    """Records moved for location l's data: (C.3) with integrity, (C.4) with locking, basic otherwise."""
+    """Records moved for location l's data: (C.3) with integrity, (C.4) with locking, basic otherwise.
+
+    Examples
+    --------
+    Three locations, four records and two returned, with the check value and no check rounds: s = 5, r = 2,
+    2·5·2 + 2·2·2 + 5 + 2 records.
+
+    >>> from graphlink.secure.protocol import bandwidth_formula
+    >>> bandwidth_formula(3, 4, 2), bandwidth_formula(3, 4, 2, integrity=False)
+    (35, 30)
+    """
     L = n_locations
     s = n_data + (beta + 1 if integrity else 0)
     r = n_return + (dc_size if locking else 0)
@@ -114,7 +160,19 @@ def run_stranon(data: dict[str, tuple[list[str], list[str]]], k: int, method: st
     authenticated frames; ``timeout`` defaults to one sized to the work (``transport.work_timeout``) and a
     party that fails or exits stops the run at once (``ProtocolError``).
     There is no seed: the protocol's randomness is the OS CSPRNG, so no party can predict another's shuffles.
-    Cost: ≈ (|L| + 2 + Σα) scalar multiplications per record plus the secure DEDUP (see dedup_secure)."""
+    Cost: ≈ (|L| + 2 + Σα) scalar multiplications per record plus the secure DEDUP (see dedup_secure).
+
+    Examples
+    --------
+    Two locations, each with its identified and its de-identified values (y at both); at k = 2 the protocol
+    withholds every de-identified value here, and no integrity check fires:
+
+    >>> from graphlink.secure.protocol import run_stranon
+    >>> data = {"H1": (["a", "b", "c"], ["x", "y"]), "H2": (["b", "c", "d"], ["y", "z"])}
+    >>> result = run_stranon(data, 2)
+    >>> result.disclosed, result.aborted, result.detections
+    ({'H1': [], 'H2': []}, None, [])
+    """
     if processes:
         return run_processes(data, k, method, alpha=alpha, beta=beta, integrity=integrity,
                              locking=locking, dc_size=dc_size, behaviours=behaviours, certify=certify,

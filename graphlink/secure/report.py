@@ -17,7 +17,17 @@ from graphlink.secure.parties import SemiTrustedThirdParty
 @dataclass
 class StranonResult:
     """Outcome of one run: disclosed plaintext per location (empty if aborted), the sTTP's decision,
-    cost counters per party, per-owner bandwidth, detections, and each party's received-message summary."""
+    cost counters per party, per-owner bandwidth, detections, and each party's received-message summary.
+
+    Examples
+    --------
+    Returned by :func:`graphlink.secure.protocol.run_stranon`; ``to_dict`` is its JSON:
+
+    >>> from graphlink.secure.protocol import run_stranon
+    >>> result = run_stranon({"H1": (["a", "b", "c"], ["x", "y"]), "H2": (["b", "c", "d"], ["y", "z"])}, 2)
+    >>> result.k, result.method, sorted(result.costs)
+    (2, 'greedy-dedup-secure', ['H1', 'H2', 'sTTP'])
+    """
 
     k: int
     method: str

@@ -25,7 +25,17 @@ from graphlink.analysis.matching import dm_classify
 
 @dataclass
 class ViewAudit:
-    """Definition 19 on one view. Violations name the elements with < k union edges (not null-exempt)."""
+    """Definition 19 on one view. Violations name the elements with < k union edges (not null-exempt).
+
+    Examples
+    --------
+    Returned by :func:`external_view` and the other views; ``to_dict`` is its JSON:
+
+    >>> from graphlink.secure.unlinkability import external_view
+    >>> view = external_view(["H1", "H2"], {"H1": {"a", "b"}, "H2": {"b", "c"}}, {"H1": {"x"}, "H2": set()}, 2)
+    >>> view.view, view.k_unlinkable, view.n_left, view.n_right, view.n_null
+    ('external', True, 3, 1, 2)
+    """
 
     view: str
     k: int
@@ -129,7 +139,20 @@ def links(m_ones: np.ndarray, n_known: np.ndarray, n_ones: np.ndarray, chunk: in
 
 def external_view(locations, gamma, disclosed, k: int, n_deidentified_total: int | None = None) -> ViewAudit:
     """Definition 22: links between M_Γ and N_Ω' plus null trails for everything not disclosed
-    (one-to-one ⇒ |N| = |M|, so |M| − |N'| null trails unless ``n_deidentified_total`` says otherwise)."""
+    (one-to-one ⇒ |N| = |M|, so |M| − |N'| null trails unless ``n_deidentified_total`` says otherwise).
+
+    Examples
+    --------
+    Patient b visits both hospitals, a only H1, c only H2; disclosing y at both and x at H1 gives a and b away:
+
+    >>> from graphlink.secure.unlinkability import external_view
+    >>> gamma = {"H1": {"a", "b"}, "H2": {"b", "c"}}
+    >>> view = external_view(["H1", "H2"], gamma, {"H1": {"x", "y"}, "H2": {"y"}}, 2)
+    >>> view.k_unlinkable, view.reidentified
+    (False, [('a', 'x'), ('b', 'y')])
+    >>> external_view(["H1", "H2"], gamma, {"H1": {"x"}, "H2": set()}, 2).k_unlinkable
+    True
+    """
     m_keys, m_ones, n_keys, n_known, n_ones = trails(locations, gamma, disclosed)
     ei, ej = links(m_ones, n_known, n_ones)
     total = len(m_keys) if n_deidentified_total is None else n_deidentified_total

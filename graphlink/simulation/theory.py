@@ -46,7 +46,16 @@ def p_unique(C: int, p: float, n: int, exclude_empty: bool = False) -> float:
 
     ``exclude_empty=True`` gives P(unique ∧ non-empty): subjects who visit nothing are absent from every
     table, so a release-based REIDIT-C can re-identify only these (divide by 1 − (1−p)^{|C|} for the fraction
-    among subjects present). Expected number re-identified by REIDIT-C = n · P. O(|C|)."""
+    among subjects present). Expected number re-identified by REIDIT-C = n · P. O(|C|).
+
+    Examples
+    --------
+    One location visited with probability 1/2 and two subjects: a trail is unique when the other subject's differs:
+
+    >>> from graphlink.simulation import theory
+    >>> theory.p_unique(1, 0.5, 2), theory.p_unique(3, 0.5, 1)
+    (0.5, 1.0)
+    """
     _check(C, p, n)
     return sum(comb(C, k) * p**k * (1 - p) ** (C - k) * _pow1m(p**k * (1 - p) ** (C - k), n - 1)
                for k in range(1 if exclude_empty else 0, C + 1))
@@ -55,7 +64,16 @@ def p_unique(C: int, p: float, n: int, exclude_empty: bool = False) -> float:
 def var_unique_count(C: int, p: float, n: int) -> float:
     """Exact variance of the number U of unique trails among ``n`` subjects (docs/algorithms.md#random-trails):
     Var U = nP + n(n−1)P₂ − (nP)², P₂ = Σ_{k,l} N_kl π_k π_l (1 − π_k − π_l)^{n−2},
-    N_kl = C(|C|,k)C(|C|,l) − [k=l]C(|C|,k). O(|C|²)."""
+    N_kl = C(|C|,k)C(|C|,l) − [k=l]C(|C|,k). O(|C|²).
+
+    Examples
+    --------
+    With one location and two subjects U is 0 or 2, each with probability 1/2: variance 1:
+
+    >>> from graphlink.simulation import theory
+    >>> theory.var_unique_count(1, 0.5, 2)
+    1.0
+    """
     _check(C, p, n)
     pi = [p**k * (1 - p) ** (C - k) for k in range(C + 1)]
     b = [comb(C, k) for k in range(C + 1)]
@@ -68,14 +86,30 @@ def var_unique_count(C: int, p: float, n: int) -> float:
 
 
 def sd_unique_fraction(C: int, p: float, n: int) -> float:
-    """Standard deviation of one run's REIDIT-C re-identified fraction U/n. O(|C|²)."""
+    """Standard deviation of one run's REIDIT-C re-identified fraction U/n. O(|C|²).
+
+    Examples
+    --------
+    >>> from graphlink.simulation import theory
+    >>> theory.sd_unique_fraction(1, 0.5, 2)          # sqrt(1) / 2
+    0.5
+    """
     return sqrt(var_unique_count(C, p, n)) / n
 
 
 def p_reidit_i_round1(C: int, p: float, n: int) -> float:
     """Reserved model (the reserved side knows only its 1s: 0 → ``*``): probability that a subject is linked
     in REIDIT-I's *first* round, i.e. has k ≥ 1 ones and no other subject's trail is a superset:
-    Σ_{k≥1} C(|C|,k) π_k (1 − p^k)^{n−1}. A lower bound on REIDIT-I's full result. O(|C|)."""
+    Σ_{k≥1} C(|C|,k) π_k (1 − p^k)^{n−1}. A lower bound on REIDIT-I's full result. O(|C|).
+
+    Examples
+    --------
+    One location, two subjects: linked in the first round when visited (1/2) and the other one is not (1/2):
+
+    >>> from graphlink.simulation import theory
+    >>> theory.p_reidit_i_round1(1, 0.5, 2)
+    0.25
+    """
     _check(C, p, n)
     return sum(comb(C, k) * p**k * (1 - p) ** (C - k) * _pow1m(p**k, n - 1) for k in range(1, C + 1))
 
@@ -110,7 +144,16 @@ def _pow1m_vec(x: np.ndarray, e: float) -> np.ndarray:
 def p_unique_heterogeneous(probabilities: Sequence[float], n: int, exclude_empty: bool = False) -> float:
     """Exact P(unique) for per-location visit probabilities p_c: Σ_x π(x) (1 − π(x))^{n−1} over all 2^{|C|}
     patterns x, π(x) = Π_c p_c^{x_c} (1−p_c)^{1−x_c}. Used for the Zipf reference line (|C| ≤ 24).
-    O(2^{|C|}·|C|)."""
+    O(2^{|C|}·|C|).
+
+    Examples
+    --------
+    Equal probabilities give :func:`p_unique`:
+
+    >>> from graphlink.simulation import theory
+    >>> theory.p_unique_heterogeneous([0.5], 2), theory.p_unique(1, 0.5, 2)
+    (0.5, 0.5)
+    """
     probs = np.asarray(probabilities, dtype=float)
     total = 0.0
     for bits, logpi, _ in _patterns(probs):
@@ -124,7 +167,14 @@ def p_unique_heterogeneous(probabilities: Sequence[float], n: int, exclude_empty
 
 def p_reidit_i_round1_heterogeneous(probabilities: Sequence[float], n: int) -> float:
     """First-round REIDIT-I bound (0 → ``*``) for per-location p_c: Σ_{x≠0} π(x) (1 − Π_{c∈x} p_c)^{n−1}.
-    O(2^{|C|}·|C|)."""
+    O(2^{|C|}·|C|).
+
+    Examples
+    --------
+    >>> from graphlink.simulation import theory
+    >>> theory.p_reidit_i_round1_heterogeneous([0.5], 2), theory.p_reidit_i_round1(1, 0.5, 2)
+    (0.25, 0.25)
+    """
     probs = np.asarray(probabilities, dtype=float)
     total = 0.0
     for bits, logpi, logsup in _patterns(probs):
@@ -138,7 +188,14 @@ def p_reidit_i_round1_heterogeneous(probabilities: Sequence[float], n: int) -> f
 
 
 def binary_entropy(f: float | np.ndarray) -> np.ndarray:
-    """H(f) = −f log₂ f − (1−f) log₂(1−f), with 0 log 0 = 0 (bits)."""
+    """H(f) = −f log₂ f − (1−f) log₂(1−f), with 0 log 0 = 0 (bits).
+
+    Examples
+    --------
+    >>> from graphlink.simulation import theory
+    >>> theory.binary_entropy([0.0, 0.5, 1.0]).tolist()
+    [0.0, 1.0, 0.0]
+    """
     f = np.asarray(f, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         h = -(f * np.log2(f)) - ((1 - f) * np.log2(1 - f))
@@ -147,7 +204,16 @@ def binary_entropy(f: float | np.ndarray) -> np.ndarray:
 
 def location_entropy(visits: np.ndarray) -> np.ndarray:
     """Per-location entropy H(c) of a 0/1 trail matrix (subjects × locations), f_c = fraction of 1s
-    (thesis §5.6.1). O(n·|C|)."""
+    (thesis §5.6.1). O(n·|C|).
+
+    Examples
+    --------
+    Half the subjects visit the first location, nobody the second:
+
+    >>> from graphlink.simulation import theory
+    >>> theory.location_entropy([[1, 0], [0, 0]]).tolist()
+    [1.0, 0.0]
+    """
     v = np.asarray(visits)
     if v.shape[0] == 0:
         return np.zeros(v.shape[1])
@@ -155,17 +221,38 @@ def location_entropy(visits: np.ndarray) -> np.ndarray:
 
 
 def system_entropy(visits: np.ndarray) -> float:
-    """H(X) = Σ_c H(c) (thesis §5.6.1), in bits; locations are allocated independently. O(n·|C|)."""
+    """H(X) = Σ_c H(c) (thesis §5.6.1), in bits; locations are allocated independently. O(n·|C|).
+
+    Examples
+    --------
+    >>> from graphlink.simulation import theory
+    >>> theory.system_entropy([[1, 0], [0, 1]])
+    2.0
+    """
     return float(location_entropy(visits).sum())
 
 
 def expected_entropy(probabilities: Sequence[float]) -> float:
-    """Σ_c H(p_c): the population limit of :func:`system_entropy`. O(|C|)."""
+    """Σ_c H(p_c): the population limit of :func:`system_entropy`. O(|C|).
+
+    Examples
+    --------
+    >>> from graphlink.simulation import theory
+    >>> theory.expected_entropy([0.5, 0.5, 1.0])
+    2.0
+    """
     return float(binary_entropy(np.asarray(probabilities, dtype=float)).sum())
 
 
 def auc(x: Sequence[float], y: Sequence[float]) -> float:
-    """Area under a mean re-identification curve (Figure 5.16), trapezoid rule over the parameter axis."""
+    """Area under a mean re-identification curve (Figure 5.16), trapezoid rule over the parameter axis.
+
+    Examples
+    --------
+    >>> from graphlink.simulation import theory
+    >>> theory.auc([0, 1, 2], [0, 1, 1])                 # a triangle of area 1/2 and a unit square
+    1.5
+    """
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     return float(np.sum((x[1:] - x[:-1]) * (y[1:] + y[:-1]) / 2.0))
 
@@ -173,13 +260,32 @@ def auc(x: Sequence[float], y: Sequence[float]) -> float:
 def shift(x: Sequence[float], E: Sequence[float], R: Sequence[float]) -> float:
     """Shift σ(E, R) of eq. 5.2: distance along the parameter axis between the peaks of the entropy
     curve E and the re-identification curve R (the thesis writes |max_x R(x) − max_x E(x)|, meaning
-    the arg-max)."""
+    the arg-max).
+
+    Examples
+    --------
+    The entropy curve peaks at x = 1, the re-identification curve at x = 0:
+
+    >>> from graphlink.simulation import theory
+    >>> theory.shift([0, 1, 2], [1, 3, 2], [3, 2, 1])
+    1.0
+    """
     x = np.asarray(x, dtype=float)
     return float(abs(x[int(np.argmax(R))] - x[int(np.argmax(E))]))
 
 
 def shape(E: Sequence[float], R: Sequence[float]) -> float:
-    """Shape κ(E, R) of eq. 5.3: Σ_i |E(i)·max(R)/max(E) − R(i)| over the 10-point curves."""
+    """Shape κ(E, R) of eq. 5.3: Σ_i |E(i)·max(R)/max(E) − R(i)| over the 10-point curves.
+
+    Examples
+    --------
+    Curves of the same shape (one a multiple of the other) have shape 0; otherwise E scaled to R's peak
+    ([2, 4, 2]) is compared with R point by point (|2 − 4| + |4 − 2| + 0):
+
+    >>> from graphlink.simulation import theory
+    >>> theory.shape([1, 2, 1], [2, 4, 2]), theory.shape([1, 2, 1], [4, 2, 2])
+    (0.0, 4.0)
+    """
     E, R = np.asarray(E, dtype=float), np.asarray(R, dtype=float)
     mE = E.max()
     scale = R.max() / mE if mE > 0 else 0.0

@@ -94,7 +94,17 @@ def resolve_file(path: str | Path) -> Path:
 
 def load_file(path: str | Path) -> CypherFile:
     """Parse a ``.cypher`` file (a bare name like ``trails`` is looked up in the library folder:
-    :func:`resolve_file`)."""
+    :func:`resolve_file`).
+
+    Examples
+    --------
+    A bare name is looked up in the library:
+
+    >>> from graphlink.store.cypherlib import load_file
+    >>> query = load_file("trails")
+    >>> [s.name for s in query.statements], query.params["release"][0]       # release has no default
+    (['trails'], False)
+    """
     p = resolve_file(path)
     data = p.read_bytes()
     try:
@@ -107,7 +117,16 @@ def load_file(path: str | Path) -> CypherFile:
 
 
 def parse_text(text: str, path: str | Path = "<query>") -> CypherFile:
-    """Split Cypher text into its documentation, ``@param`` declarations and ``;``-terminated statements."""
+    """Split Cypher text into its documentation, ``@param`` declarations and ``;``-terminated statements.
+
+    Examples
+    --------
+    >>> from graphlink.store.cypherlib import parse_text
+    >>> query = parse_text("// Elements of a release.\\n// @param release  its name\\n"
+    ...                    "MATCH (e:Element {release: $release}) RETURN e.key;")
+    >>> query.doc, list(query.params), query.statements[0].parameters
+    ('Elements of a release.', ['release'], ['release'])
+    """
     doc_lines: list[str] = []
     params: dict[str, tuple[bool, object, str]] = {}
     statements: list[Statement] = []
@@ -143,5 +162,14 @@ def parse_text(text: str, path: str | Path = "<query>") -> CypherFile:
 
 
 def library() -> list[CypherFile]:
-    """Every file of the library, sorted by name (for listings in the CLI and the app)."""
+    """Every file of the library, sorted by name (for listings in the CLI and the app).
+
+    Examples
+    --------
+    No server needed: the library is the project's ``cypher/`` folder, parsed:
+
+    >>> from graphlink.store.cypherlib import library
+    >>> "trails" in [f.path.stem for f in library()]
+    True
+    """
     return [load_file(p) for p in sorted(cypher_dir().glob("*.cypher"))]

@@ -25,6 +25,13 @@ NEVER = ("apoc.cypher.", "apoc.periodic.", "apoc.load.", "apoc.import.", "apoc.e
 
 
 def never_allowed(name: str) -> bool:
-    """``name`` (a procedure or function) belongs to a family of :data:`NEVER`, in any letter case or spacing."""
+    """``name`` (a procedure or function) belongs to a family of :data:`NEVER`, in any letter case or spacing.
+
+    Examples
+    --------
+    >>> from graphlink.store.plugins import never_allowed
+    >>> never_allowed("apoc.load.json"), never_allowed("APOC . Cypher . run"), never_allowed("apoc.text.join")
+    (True, True, False)
+    """
     low = ".".join(p.strip() for p in name.lower().split("."))
     return low.startswith(NEVER)
