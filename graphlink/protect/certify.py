@@ -43,13 +43,19 @@ def check_model(release: Any, multiplicity: str = "auto") -> None:
             {"locations": [str(c) for c in bad[:50]], "count": len(bad)}))
 
 
-def reads_one_to_many(release: Any, multiplicity: str) -> bool:
+def reads_one_to_many(release: Any, multiplicity: str, *, refuted_one_to_one: bool = False) -> bool:
     """Whether the release is read as one-to-many (the core's data-model decision with ``multiplicity``); a
-    release whose reading the data cannot settle is refused in words.  O(trails)."""
+    release whose reading the data cannot settle is refused in words.  ``refuted_one_to_one``: only when the data
+    rule one-to-one out (by the element counts or the links), not when one-to-many is the tie-break of identified
+    withholding, which fits both readings (keep-most keeps its one-to-one reading of the identified side there
+    unless one-to-many is stated).  O(trails)."""
     from graphlink.core.trails import build_trails
 
     try:
-        return build_trails(release, "auto", multiplicity).one_to_many
+        trails = build_trails(release, "auto", multiplicity)
+        if refuted_one_to_one and trails.one_to_many:
+            return trails.model.decided_by in ("counts", "links")
+        return trails.one_to_many
     except ModelAssumptionError as exc:
         if "cannot tell" not in str(exc):
             raise
@@ -58,6 +64,9 @@ def reads_one_to_many(release: Any, multiplicity: str) -> bool:
             "cannot tell whether this release is one-to-one (de-identified records withheld) or one-to-many "
             "(several people per de-identified element), and protection depends on it",
             remedy="state the multiplicity (one-to-one or one-to-many) to protect it")) from None
+
+
+_reads_one_to_many = reads_one_to_many      # the name graphlink.protect.maxrisk imports
 
 
 def apply_disclosure(release: Any, disclosed: Mapping[Hashable, Iterable[Hashable]]) -> Any:

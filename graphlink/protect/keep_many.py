@@ -25,8 +25,9 @@ person's fits depend on their own kept set only, and the households' side is nev
 keep-most's integer program do not apply: they withhold de-identified records, which under the one-to-many model
 is the reading Table A.1 leaves without a sound method.
 
-Complexity: step 1 as keep-most's, O(Σ_m (Σ_{c∈D(m)} |ω_c| + 2^{d_m}·d_m)); step 2 O(short households ·
-Σ_{c∈T(n)} |γ_c|) per pass; the audit O(class edges) per round.
+Complexity: step 1 as keep-most's, O(Σ_m (Σ_{c∈D(m)} |ω_c| + 2^{d_m}·d_m)); step 2, per short household, one
+pass over the kept disclosures and one recount of every person's fits (O(Σ_m Σ_{c∈K(m)} |ω_c|)), so that no
+household is served more people than it lacks; the audit O(class edges) per round.
 """
 
 from __future__ import annotations
@@ -73,7 +74,8 @@ def _serve_households(inst: Instance, search: _Search, kept: np.ndarray, k: int,
                       rng: np.random.Generator) -> int:
     """Give each household of ``homes`` the people it lacks: the cheapest people not fitting it yet whose kept set
     meets its locations, each cut down to those locations (they then fit it).  Fits only grow, so no person and no
-    other household loses a partner.  Returns the disclosures withheld.  O(Σ_homes Σ_{c∈T(n)} |γ_c|)."""
+    other household loses a partner.  Returns the disclosures withheld.  O(|homes| · (entries + a recount of the
+    fits)): the counts are recounted after each household, since serving one can serve others."""
     per_home, _ = _fitters(inst, search, kept)
     person = np.repeat(np.arange(inst.n_deidentified), np.diff(inst.wl_ptr))
     withheld = 0

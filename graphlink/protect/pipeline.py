@@ -403,8 +403,11 @@ def unlink_keep(release: Any, k: int, seed: int | None = None, *, side: str = "a
 
     from graphlink.protect.keep import apply_kept, instance_for, keep_most, must_keep_mask, release_auditor
 
-    # a stated one-to-many is taken as stated (read with people allowed to withhold, the one sound reading)
-    if multiplicity == "one-to-many" or (multiplicity != "one-to-one" and reads_one_to_many(release, multiplicity)):
+    # a stated one-to-many is taken as stated (read with people allowed to withhold, the one sound reading); read
+    # from the data, only where one-to-one is ruled out: identified withholding with enough de-identified elements
+    # fits both readings and keeps keep-most's one-to-one reading of the identified side, as before
+    if multiplicity == "one-to-many" or (multiplicity != "one-to-one"
+                                         and reads_one_to_many(release, multiplicity, refuted_one_to_one=True)):
         return unlink_keep_many(release, k, seed, side=side, must_keep=must_keep, no_empty_location=no_empty_location,
                                 cap=cap, audit_before=audit_before, progress=progress)
     chosen = decide_side(release, side)
