@@ -177,3 +177,19 @@ def test_cli_refusals_exit_2_with_one_line(households_file, tmp_path):
     opt = run_cli("unlink", str(households_file), "--k", "2", "--method", "keep-most", "--keep", str(keep),
                   "--out", str(out))
     assert opt.returncode == 2 and "one-to-many" in opt.stderr and not out.exists()
+
+
+def test_identified_withholding_that_fits_both_readings_keeps_the_one_to_one_path_unless_stated():
+    """A one-to-one release whose locations withhold people's records, with a record for everyone: the data fit
+    both readings, so keep-most certifies it one-to-one on the identified side, as before; stated one-to-many, it
+    takes the one-to-many path and passes the one-to-many oracle."""
+    from graphlink.protect.certify import audit_release
+    from graphlink.simulation.simulate import simulate_zipf
+
+    release = simulate_zipf(subjects=40, locations=5, alpha=0.5, withhold=[0.0, 0.0, 0.3, 0.3, 0.3],
+                            reserved="identified", seed=2)
+    one = unlink_keep(release, 2, 0, audit_before=False)
+    assert one.side == "identified" and one.summary().multiplicity == "one-to-one"
+    assert audit_release(one.release, 2, "identified")[0].k_unlinkable
+    many = unlink_keep(release, 2, 0, audit_before=False, multiplicity="one-to-many")
+    assert many.summary().multiplicity == "one-to-many" and many.certified
