@@ -1,8 +1,9 @@
-"""``graphlink unlink`` — suppress de-identified records until the release is k-unlinkable (thesis ch. 7).
+"""``graphlink unlink`` — suppress records until the release is k-unlinkable (thesis ch. 7).
 
-Writes the protected release in the same long format (every identified row; the de-identified rows still
-disclosed) and prints a summary.  Every written release has passed the core's exact audit; with ``--max-risk P``
-the certificate is instead that no pair's re-identification probability exceeds P (graphlink.protect.maxrisk).
+Writes the protected release in the same long format (the rows still disclosed: de-identified ones withheld, or,
+by keep-most on the identified side and on one-to-many releases, identified ones) and prints a summary.  Every
+written release has passed the core's exact audit; with ``--max-risk P`` the certificate is instead that no pair's
+re-identification probability exceeds P (graphlink.protect.maxrisk).
 """
 
 from __future__ import annotations
@@ -189,9 +190,9 @@ def register(app: typer.Typer) -> None:
                                                  "return the best certified result at hand (Flow-Dedup's if "
                                                  "keep-most has none) [default: 60]"),
     ) -> None:
-        """Withhold de-identified records (never alter identified ones) until the release is k-unlinkable,
-        certified by the exact audit (union of all maximum matchings).  keep-most withholds single (location,
-        record) disclosures instead of whole records and prints how far it is from the least possible.  On a
+        """Withhold records, never alter any, until the release is k-unlinkable, certified by the exact audit
+        (union of all maximum matchings).  The Dedup methods withhold whole de-identified records; keep-most
+        withholds single (location, record) disclosures and prints how far it is from the least possible.  On a
         release read as one-to-many (households) keep-most withholds people's records instead, until every person
         could belong to k households and every household to k people, certified by the exact one-to-many audit.
         With --max-risk P: until no pair's re-identification probability exceeds P (docs/unlink.md)."""
