@@ -34,7 +34,11 @@ CODES: dict[str, str] = {
     "hall-fails": "label, sides ({side: count}), first ({side: keys}): no matching covers a side",
     "one-to-many-refuted": "detail: the one-to-many model is refuted by the data",
     "components-unsolved": "count, texts: one-to-many components beyond the search budget",
-    "unlink-one-to-many": "label: unlinking protects one-to-one releases only",
+    "unlink-one-to-many": "label: the Dedup methods protect one-to-one releases only (keep-most protects "
+                          "one-to-many ones)",
+    "unlink-one-to-many-side": "no data: keep-most withholds people's records on one-to-many data, not "
+                               "de-identified ones",
+    "unlink-one-to-many-too-few": "k, deidentified: fewer de-identified elements than k on one-to-many data",
     "risk-one-to-many": "no data: pair probabilities are computed for one-to-one releases only",
     "unlink-side-undecided": "no data: which side withholds must be stated before unlinking",
     "unlink-identified-withholding": "locations, count: locations with more de-identified than identified records",

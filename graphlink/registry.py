@@ -505,5 +505,5 @@ register(MethodSpec(
     "keep-most", "protect", "Keep-most",
     "withholds single disclosures, each record keeping the most locations it can, until the exact audit certifies "
     "the release; prints a lower bound on what any method must withhold",
-    "graphlink.protect.pipeline:unlink_keep", input="release", multiplicities=_ONE, heading="Keep most of the data",
+    "graphlink.protect.pipeline:unlink_keep", input="release", heading="Keep most of the data",
     per_component=False))

@@ -53,3 +53,21 @@ def test_unlink_store_without_a_server_says_so_before_protecting(tmp_path) -> No
                    env={"NEO4J_URI": "bolt://127.0.0.1:9", "NEO4J_AUTH": "neo4j/wrong-password-0"})
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert not out.exists()
+
+
+def test_unlink_stores_a_protected_one_to_many_release_with_its_one_to_many_certificate(
+        neo4j_store, release_name, neo4j_env, tmp_path) -> None:
+    """keep-most on households: the stored certificate is the one-to-many audit of the release as written."""
+    import graphlink as gl
+
+    path = tmp_path / "hh.csv"
+    gl.simulate_households(60, 0.15, locations=10, withhold=0.2, seed=4).to_csv(path)
+    out = tmp_path / "safe.csv"
+    done = run_cli("unlink", str(path), "--k", "2", "--method", "keep-most", "--seed", "0", "--out", str(out),
+                   "--store", "neo4j", "--name", release_name)
+    assert done.returncode == 0, done.stderr
+    assert _rows(neo4j_store.read_release(release_name)) == _rows(pd.read_csv(out, dtype=str))
+    rows = neo4j_store.run_cypher("MATCH (a:Analysis {release: $name, kind: 'audit'}) "
+                                  "RETURN a.k AS k, a.k_unlinkable AS ok, a.true_loves AS certain",
+                                  {"name": release_name})
+    assert rows.to_dict("records") == [{"k": 2, "ok": True, "certain": 0}]

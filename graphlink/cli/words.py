@@ -33,9 +33,11 @@ REMEDIES: dict[str, Callable[[dict], str]] = {
     "reidit-conflicts": lambda d: f"{_MANY} and use --method multiple",
     "reidit-m-orphans": lambda d: "" if d.get("one_to_many") else _MANY,
     "hall-fails": lambda d: f"{_MANY} and use --method multiple or true-loves",
-    "unlink-one-to-many": lambda d: "state --multiplicity one-to-one if every de-identified element belongs to one "
-                                    "person",
-    "unlink-side-undecided": lambda d: "state --multiplicity one-to-one to protect it",
+    "unlink-one-to-many": lambda d: ("use --method keep-most, which withholds people's records instead, or state "
+                                     "--multiplicity one-to-one if every de-identified element belongs to one person"),
+    "unlink-one-to-many-side": lambda d: "leave --side auto, or state --side identified",
+    "unlink-one-to-many-too-few": lambda d: "choose a smaller --k",
+    "unlink-side-undecided": lambda d: "state --multiplicity one-to-one or one-to-many to protect it",
     "risk-one-to-many": lambda d: "state --multiplicity one-to-one if each record stands for one person",
     "store-name-taken": lambda d: "choose another --name or replace it",
     "store-read-only": lambda d: "pass --write to run it",

@@ -37,7 +37,9 @@ sets in integer form), :mod:`~graphlink.protect.procedures` (Procedures 8, 9, le
 :mod:`~graphlink.protect.utility`, :mod:`~graphlink.protect.certify` (apply + exact audit + repair),
 :mod:`~graphlink.protect.keep` and :mod:`~graphlink.protect.keep_optimal` (keep-most: single disclosures
 withheld instead of whole records, its lower bound and its exact optimum on small releases),
-:mod:`~graphlink.protect.pipeline` (:func:`unlink`, :func:`unlink_keep`, :func:`finish`),
+:mod:`~graphlink.protect.keep_many` (keep-most on one-to-many releases: people's disclosures withheld, the
+one-to-many audit), :mod:`~graphlink.protect.pipeline` (:func:`unlink`, :func:`unlink_keep`,
+:func:`unlink_keep_many`, :func:`finish`),
 :mod:`~graphlink.protect.maxrisk` (:func:`unlink_max_risk`: withhold until no pair's re-identification probability
 exceeds P, certified by :func:`graphlink.analysis.risk.pair_probabilities`).  Every public name is re-exported here.
 :mod:`~graphlink.protect.optimal` (the exact optimum of the deduplicated family, a HiGHS MILP) sits on top of
@@ -57,9 +59,10 @@ from graphlink.protect.certify import apply_disclosure, audit_release, certify, 
 from graphlink.protect.final_clean import final_clean
 from graphlink.protect.instance import Instance, Sets
 from graphlink.protect.keep import keep_most
+from graphlink.protect.keep_many import keep_most_many
 from graphlink.protect.maxrisk import MaxRiskError, MaxRiskResult, unlink_max_risk
 from graphlink.protect.methods import FLOW_LP_LIMIT, METHODS
-from graphlink.protect.pipeline import UnlinkResult, UnlinkSummary, finish, unlink, unlink_keep
+from graphlink.protect.pipeline import UnlinkResult, UnlinkSummary, finish, unlink, unlink_keep, unlink_keep_many
 from graphlink.protect.procedures import explicit_clean, least_frequent, reduce_databases
 from graphlink.protect.utility import utility
 
@@ -67,6 +70,6 @@ __all__ = [
     "FLOW_LP_LIMIT", "METHODS", "Allocation", "MaxRiskError", "MaxRiskResult",
     "Instance", "Sets", "UnlinkResult", "UnlinkSummary", "allocate",
     "apply_disclosure", "audit_release", "certify", "check_model", "disclosed_of", "explicit_clean", "final_clean",
-    "finish", "flow_dedup_sets", "force_dedup_sets", "greedy_dedup_sets", "keep_most", "least_frequent",
-    "reduce_databases", "unlink", "unlink_keep", "unlink_max_risk", "utility",
+    "finish", "flow_dedup_sets", "force_dedup_sets", "greedy_dedup_sets", "keep_most", "keep_most_many",
+    "least_frequent", "reduce_databases", "unlink", "unlink_keep", "unlink_keep_many", "unlink_max_risk", "utility",
 ]

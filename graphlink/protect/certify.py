@@ -21,7 +21,9 @@ def check_model(release: Any, multiplicity: str = "auto") -> None:
     """Definition 21 needs one-to-one data with Ω reserved to Γ (or unreserved): |ω_c| ≤ |γ_c| at every location.
 
     One-to-many releases (several people per de-identified element, thesis Appendix A; the data model is decided
-    by :mod:`graphlink.core.model`) are refused: k-unlinkability by suppression is defined for one-to-one links.
+    by :mod:`graphlink.core.model`) are refused: the Dedup family withholds de-identified records, which the
+    one-to-many model leaves without a sound reading (keep-most protects them through the people's side,
+    :mod:`graphlink.protect.keep_many`).
 
     Examples
     --------
@@ -33,12 +35,13 @@ def check_model(release: Any, multiplicity: str = "auto") -> None:
     True
     """
 
-    if multiplicity != "one-to-one" and _reads_one_to_many(release, multiplicity):
+    if multiplicity != "one-to-one" and reads_one_to_many(release, multiplicity):
         raise ModelAssumptionError(diagnostic=Diagnostic(
             "unlink-one-to-many",
-            "unlink protects one-to-one releases, but this release is read as one-to-many: several identified "
-            "people share a de-identified element",
-            remedy="state the multiplicity as one-to-one if every de-identified element belongs to one person"))
+            "the Dedup methods protect one-to-one releases, but this release is read as one-to-many: several "
+            "identified people share a de-identified element",
+            remedy="protect it with keep-most, which withholds people's records instead, or state the multiplicity "
+                   "as one-to-one if every de-identified element belongs to one person"))
     sizes = release.sizes()
     bad = sizes.index[sizes["deidentified"] > sizes["identified"]].tolist()
     if bad:
@@ -50,19 +53,30 @@ def check_model(release: Any, multiplicity: str = "auto") -> None:
             {"locations": [str(c) for c in bad[:50]], "count": len(bad)}))
 
 
-def _reads_one_to_many(release: Any, multiplicity: str) -> bool:
+def reads_one_to_many(release: Any, multiplicity: str, *, refuted_one_to_one: bool = False) -> bool:
+    """Whether the release is read as one-to-many (the core's data-model decision with ``multiplicity``); a
+    release whose reading the data cannot settle is refused in words.  ``refuted_one_to_one``: only when the data
+    rule one-to-one out (by the element counts or the links), not when one-to-many is the tie-break of identified
+    withholding, which fits both readings (keep-most keeps its one-to-one reading of the identified side there
+    unless one-to-many is stated).  O(trails)."""
     from graphlink.core.trails import build_trails
 
     try:
-        return build_trails(release, "auto", multiplicity).one_to_many
+        trails = build_trails(release, "auto", multiplicity)
+        if refuted_one_to_one and trails.one_to_many:
+            return trails.model.decided_by in ("counts", "links")
+        return trails.one_to_many
     except ModelAssumptionError as exc:
         if "cannot tell" not in str(exc):
             raise
         raise ModelAssumptionError(diagnostic=Diagnostic(
             "unlink-side-undecided",
             "cannot tell whether this release is one-to-one (de-identified records withheld) or one-to-many "
-            "(several people per de-identified element); protection by suppression is defined "
-            "for one-to-one data only", remedy="state the multiplicity as one-to-one to protect it")) from None
+            "(several people per de-identified element), and protection depends on it",
+            remedy="state the multiplicity (one-to-one or one-to-many) to protect it")) from None
+
+
+_reads_one_to_many = reads_one_to_many      # the name graphlink.protect.maxrisk imports
 
 
 def apply_disclosure(release: Any, disclosed: Mapping[Hashable, Iterable[Hashable]]) -> Any:

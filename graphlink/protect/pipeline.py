@@ -14,7 +14,15 @@ from typing import Any
 from graphlink import registry
 from graphlink.errors import ReleaseError
 from graphlink.protect.allocate import Allocation, allocate
-from graphlink.protect.certify import apply_disclosure, audit_counts, audit_release, certify, check_model, omega_sets
+from graphlink.protect.certify import (
+    apply_disclosure,
+    audit_counts,
+    audit_release,
+    certify,
+    check_model,
+    omega_sets,
+    reads_one_to_many,
+)
 from graphlink.protect.instance import Instance
 from graphlink.protect.utility import utility
 
@@ -62,6 +70,9 @@ class UnlinkSummary:
         Keep-most: the same in plain words, with the reason (e.g. the time budget ran out).
     time_budget_hit : bool
         Keep-most stopped repairing because its time budget ran out.
+    multiplicity : str
+        The reading the certificate holds under: ``"one-to-one"``, or ``"one-to-many"`` (keep-most on a release
+        read as one-to-many, people allowed to withhold: docs/unlink.md#one-to-many-releases).
 
     Examples
     --------
@@ -101,6 +112,7 @@ class UnlinkSummary:
     result_of: str | None = None
     result_why: str | None = None
     time_budget_hit: bool = False
+    multiplicity: str = "one-to-one"
 
     def as_dict(self) -> dict[str, Any]:
         """Every field (the keys of the CLI's JSON summary)."""
@@ -142,6 +154,8 @@ class UnlinkResult:
     result_of, result_why, time_budget_hit
         Keep-most: whose certified suppression ``release`` is, why, in words, and whether the time budget ran
         out (see :class:`UnlinkSummary`).
+    multiplicity : str
+        The reading the certificate holds under (see :class:`UnlinkSummary`).
 
     Examples
     --------
@@ -172,6 +186,7 @@ class UnlinkResult:
     result_of: str | None = None
     result_why: str | None = None
     time_budget_hit: bool = False
+    multiplicity: str = "one-to-one"
 
     def _repr_html_(self) -> str:
         import pandas as pd
@@ -201,7 +216,7 @@ class UnlinkResult:
             violations_before=self.before.get("violations"), violations_after=self.after.get("violations"),
             timings={k: round(v, 4) for k, v in self.timings.items()}, side=self.side,
             lower_bound=self.lower_bound, result_of=self.result_of, result_why=self.result_why,
-            time_budget_hit=self.time_budget_hit)
+            time_budget_hit=self.time_budget_hit, multiplicity=self.multiplicity)
 
 
 def unlink(release: Any, k: int, method: str = "force-dedup", seed: int | None = 0, *,
@@ -227,8 +242,9 @@ def unlink(release: Any, k: int, method: str = "force-dedup", seed: int | None =
         keep-most runs :func:`unlink_keep` with its defaults.
     seed : int, optional
         Tie-breaking seed (deterministic output); keep-most with None draws from the operating system.
-    multiplicity : {"auto", "one-to-one"}
-        Protection is defined for one-to-one data; one-to-many releases are refused.
+    multiplicity : {"auto", "one-to-one", "one-to-many"}
+        The Dedup family protects one-to-one data only; keep-most also protects a release read as one-to-many
+        (:func:`unlink_keep_many`).
     time_budget : float, optional
         Keep-most only: seconds of repair before it returns the best certified suppression it has
         (:func:`unlink_keep`); None: no limit.
@@ -342,7 +358,8 @@ def unlink_keep(release: Any, k: int, seed: int | None = None, *, side: str = "a
                 multiplicity: str = "auto", exact: bool | None = None, exact_seconds: float = 60.0,
                 time_budget: float | None = KEEP_TIME_BUDGET) -> UnlinkResult:
     """Keep-most on a release (docs/unlink.md#keep-most): withhold single (location, record) disclosures of one
-    side until the exact audit certifies the release as written, with the lower bound beside the result.
+    side until the exact audit certifies the release as written, with the lower bound beside the result.  A release
+    read as one-to-many goes to :func:`unlink_keep_many` (identified disclosures, the one-to-many audit).
 
     Parameters
     ----------
@@ -381,7 +398,7 @@ def unlink_keep(release: Any, k: int, seed: int | None = None, *, side: str = "a
     Raises
     ------
     ModelAssumptionError
-        The sizes do not allow the side, or one-to-many data (de-identified side).
+        The sizes do not allow the side; on a release read as one-to-many, see :func:`unlink_keep_many`.
     graphlink.protect.keep.KeepInfeasibleError
         A constraint cannot be met (the message names which and where).
 
@@ -398,6 +415,13 @@ def unlink_keep(release: Any, k: int, seed: int | None = None, *, side: str = "a
 
     from graphlink.protect.keep import apply_kept, instance_for, keep_most, must_keep_mask, release_auditor
 
+    # a stated one-to-many is taken as stated (read with people allowed to withhold, the one sound reading); read
+    # from the data, only where one-to-one is ruled out: identified withholding with enough de-identified elements
+    # fits both readings and keeps keep-most's one-to-one reading of the identified side, as before
+    if multiplicity == "one-to-many" or (multiplicity != "one-to-one"
+                                         and reads_one_to_many(release, multiplicity, refuted_one_to_one=True)):
+        return unlink_keep_many(release, k, seed, side=side, must_keep=must_keep, no_empty_location=no_empty_location,
+                                cap=cap, audit_before=audit_before, progress=progress)
     chosen = decide_side(release, side)
     if chosen == "deidentified":
         check_model(release, multiplicity)
@@ -489,6 +513,95 @@ def unlink_keep(release: Any, k: int, seed: int | None = None, *, side: str = "a
                         [], outcome.rounds, result, before, audit_counts(result), timings, side=chosen,
                         lower_bound=bound, steps=steps, result_of=result_of, result_why=why,
                         time_budget_hit=bool(outcome.stopped))
+
+
+def unlink_keep_many(release: Any, k: int, seed: int | None = None, *, side: str = "auto",
+                     must_keep: Iterable[tuple[Hashable, Hashable]] = (), no_empty_location: bool = False,
+                     cap: int | None = None, audit_before: bool = True,
+                     progress: Callable[[str], None] | None = None) -> UnlinkResult:
+    """Keep-most on a release read as one-to-many (docs/unlink.md#one-to-many-releases): withhold identified
+    (location, person) disclosures until the exact one-to-many audit, people allowed to withhold, certifies the
+    release as written (:mod:`graphlink.protect.keep_many`).
+
+    Parameters
+    ----------
+    release : Release
+        Read as one-to-many (several people per de-identified element).
+    k : int
+        The protection level: every person fits at least k households, and every household is fitted by at least k
+        people or by none (Definition 19 on the possible pairs of Appendix A).
+    seed : int, optional
+        Tie-breaking seed; None uses the operating system's random source.
+    side, must_keep, no_empty_location, cap
+        As :func:`unlink_keep`; only the people's side and no constraints are available here (others: exit 2).
+    audit_before : bool
+        Also report the certain pairs and violations of the input.
+    progress : callable, optional
+        A line per phase.
+
+    Returns
+    -------
+    UnlinkResult
+        ``side="identified"``, ``multiplicity="one-to-many"``, certified by
+        ``graphlink audit --reserved identified --multiplicity one-to-many`` on the written release, with
+        ``lower_bound`` (the sum of the per-person minima).
+
+    Raises
+    ------
+    ModelAssumptionError
+        The data refute the one-to-many model (a person fits no household), fewer households than k, or the
+        de-identified side asked for.
+    ReleaseError
+        An option of the one-to-one path.
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> from graphlink.core.release import read_release
+    >>> import pandas as pd
+    >>> rows = [("L1", "identified", "a"), ("L1", "identified", "b"), ("L2", "identified", "b"),
+    ...         ("L1", "deidentified", "X"), ("L2", "deidentified", "X"), ("L1", "deidentified", "Y")]
+    >>> result = unlink_keep_many(read_release(pd.DataFrame(rows, columns=["location", "kind", "element"])), 2,
+    ...                           seed=0)
+    >>> result.certified, result.summary().rows_withheld, result.lower_bound
+    (True, 1, 1)
+
+    Complexity: see :mod:`graphlink.protect.keep_many`; one exact audit per round (usually one).
+    """
+    import numpy as np
+
+    from graphlink.protect.keep import instance_for
+    from graphlink.protect.keep_many import check_many, keep_most_many, many_auditor
+
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    audit0 = check_many(release, k, side=side, must_keep=must_keep, no_empty_location=no_empty_location, cap=cap)
+    before = audit_counts(audit0) if audit_before else {}
+    timings["audit_before"] = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    inst = instance_for(release, "identified")
+    auditor = many_auditor(release, inst, k)
+    outcome = keep_most_many(inst, k, seed, auditor=auditor, progress=progress)
+    timings["keep"] = time.perf_counter() - t1
+    last = auditor.last
+    if not last or not np.array_equal(last["kept"], outcome.kept) or not last["result"].k_unlinkable:
+        raise ReleaseError("internal: keep-most ended without a certified suppression; nothing is returned")
+    out, result = last["release"], last["result"]
+    frame = release.frame
+    omega = {c: [] for c in pd_unique(frame["location"])}
+    for c, grp in frame[frame["kind"] == "identified"].groupby("location", sort=False)["element"]:
+        omega[c] = grp.tolist()
+    disclosed: dict[Hashable, list[Hashable]] = {c: [] for c in omega}
+    of_out = out.frame[out.frame["kind"] == "identified"]
+    for c, grp in of_out.groupby("location", sort=False)["element"]:
+        disclosed[c] = grp.tolist()
+    bound = outcome.lower_bound
+    steps = list(outcome.steps)
+    return UnlinkResult(out, Allocation(list(omega), disclosed, {}, "keep-most", k, seed), k, "keep-most", seed,
+                        True, utility(omega, disclosed), [], outcome.rounds, result, before, audit_counts(result),
+                        timings, side="identified", lower_bound=bound, steps=steps, result_of="keep-most",
+                        result_why="keep-most's own suppression, certified by the exact one-to-many audit (people "
+                        "may withhold)", multiplicity="one-to-many")
 
 
 def must_keep_any(forced: Any) -> bool:

@@ -1,8 +1,9 @@
-"""``graphlink unlink`` — suppress de-identified records until the release is k-unlinkable (thesis ch. 7).
+"""``graphlink unlink`` — suppress records until the release is k-unlinkable (thesis ch. 7).
 
-Writes the protected release in the same long format (every identified row; the de-identified rows still
-disclosed) and prints a summary.  Every written release has passed the core's exact audit; with ``--max-risk P``
-the certificate is instead that no pair's re-identification probability exceeds P (graphlink.protect.maxrisk).
+Writes the protected release in the same long format (the rows still disclosed: de-identified ones withheld, or,
+by keep-most on the identified side and on one-to-many releases, identified ones) and prints a summary.  Every
+written release has passed the core's exact audit; with ``--max-risk P`` the certificate is instead that no pair's
+re-identification probability exceeds P (graphlink.protect.maxrisk).
 """
 
 from __future__ import annotations
@@ -69,16 +70,17 @@ def _reach_store() -> None:
         pass
 
 
-def _store_protected(release: Any, k: int, side: str, name: str, out: Path) -> None:
+def _store_protected(release: Any, k: int, side: str, name: str, out: Path, multiplicity: str = "one-to-one") -> None:
     """Store the protected ``release`` in Neo4j under ``name`` with its link graph and its certificate: the exact
     audit at ``k``, recomputed on the release as written (read with the withholding ``side`` the protection
-    used, one-to-one).  The file is written first; a store that fails then says the file is there.  O(audit)."""
+    used, and its ``multiplicity``).  The file is written first; a store that fails then says the file is there.
+    O(audit)."""
     from graphlink.cli.commands.core import EngineOpt, _engine, _store_result
     from graphlink.core.trails import build_trails
     from graphlink.errors import StoreError
 
     engine = _engine(EngineOpt.local, None)
-    trails = build_trails(release, side, "one-to-one")
+    trails = build_trails(release, side, multiplicity)
     audit, classes = engine.audit(trails, k)
     if not audit.k_unlinkable:  # pragma: no cover - the protection was certified by the same audit
         raise ReleaseError("internal: the protected release did not pass the audit; nothing stored")
@@ -173,7 +175,8 @@ def register(app: typer.Typer) -> None:
         name: str | None = typer.Option(None, "--name", help="--store: the stored release's name (default: the "
                                         "release's file name with -protected-k<K>)"),
         multiplicity: str = typer.Option("auto", "--multiplicity",
-                                         help="auto | one-to-one (protection is defined for one-to-one data)"),
+                                         help="auto | one-to-one | one-to-many (one-to-many: keep-most only, which "
+                                         "then withholds people's records)"),
         side: SideChoice = typer.Option("auto", "--side", help="keep-most: whose records may be withheld (auto: "
                                         "the side whose tables are never the larger)"),
         keep: Path | None = typer.Option(None, "--keep", help="keep-most: CSV of records that must stay disclosed "
@@ -187,10 +190,12 @@ def register(app: typer.Typer) -> None:
                                                  "return the best certified result at hand (Flow-Dedup's if "
                                                  "keep-most has none) [default: 60]"),
     ) -> None:
-        """Withhold de-identified records (never alter identified ones) until the release is k-unlinkable,
-        certified by the exact audit (union of all maximum matchings).  keep-most withholds single (location,
-        record) disclosures instead of whole records and prints how far it is from the least possible.  With
-        --max-risk P: until no pair's re-identification probability exceeds P (docs/unlink.md)."""
+        """Withhold records, never alter any, until the release is k-unlinkable, certified by the exact audit
+        (union of all maximum matchings).  The Dedup methods withhold whole de-identified records; keep-most
+        withholds single (location, record) disclosures and prints how far it is from the least possible.  On a
+        release read as one-to-many (households) keep-most withholds people's records instead, until every person
+        could belong to k households and every household to k people, certified by the exact one-to-many audit.
+        With --max-risk P: until no pair's re-identification probability exceeds P (docs/unlink.md)."""
         from graphlink.core.release import read_release, require_both_sides
         from graphlink.fileio import check_output
         from graphlink.protect import check_model, disclosed_of, finish, unlink
@@ -225,9 +230,11 @@ def register(app: typer.Typer) -> None:
                                "secure protocol yet")
         if fmt not in FORMATS:
             raise ReleaseError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
-        if multiplicity not in ("auto", "one-to-one"):
-            raise ReleaseError("--multiplicity must be auto or one-to-one: protection by suppression is defined "
-                               "for one-to-one data")
+        if multiplicity not in ("auto", "one-to-one", "one-to-many"):
+            raise ReleaseError(f"--multiplicity must be auto, one-to-one or one-to-many, got {multiplicity!r}")
+        if multiplicity == "one-to-many" and method not in KEEP_METHODS:
+            raise ReleaseError(f"--multiplicity one-to-many: {method} protects one-to-one releases; use --method "
+                               "keep-most, which withholds people's records on one-to-many data")
         check_output(out, inputs=[release_path])
         if store == "neo4j":
             _reach_store()                      # before the work: an unreachable server is said at once
@@ -255,7 +262,8 @@ def register(app: typer.Typer) -> None:
         _write(result.release, out)
         summary = result.summary().as_dict()
         if store == "neo4j":
-            _store_protected(result.release, k, summary["side"], name or f"{release_path.stem}-protected-k{k}", out)
+            _store_protected(result.release, k, summary["side"], name or f"{release_path.stem}-protected-k{k}", out,
+                             summary["multiplicity"])
         summary["out"] = str(out)
         if summary["side"] == "identified":
             summary["deidentified_records_other"] = int((release.frame["kind"] == "deidentified").sum())
@@ -336,8 +344,10 @@ def _bound_line(summary: dict[str, Any]) -> str:
     bound = summary["lower_bound"]
     tail = ("the least possible" if summary["rows_withheld"] == bound
             else f"at least {bound:,} are needed (lower bound)")
+    reading = (" (read as one-to-many: people may withhold)" if summary.get("multiplicity") == "one-to-many"
+               else "")
     return (f"withheld {summary['rows_withheld']:,} of {before:,} {side} records ({share:.1f} %), {tail}; "
-            f"certified {summary['k']}-unlinkable by the exact audit")
+            f"certified {summary['k']}-unlinkable by the exact audit{reading}")
 
 
 def _read_keep(path: Path) -> list[tuple[str, str]]:
