@@ -37,9 +37,9 @@ def first_load(warm: bool, think: float) -> float:
     if not warm:
         import threading
 
-        from app import state
+        from graphlink_app import caches
 
-        state.warm_kernels = lambda: threading.Thread()   # noqa: E731  (the app's start-up without it)
+        caches.warm_kernels = lambda: threading.Thread()   # noqa: E731  (the app's start-up without it)
     at = AppTest.from_file(APP, default_timeout=600).run()
     assert not at.exception, at.exception
     time.sleep(think)

@@ -54,7 +54,8 @@ def test_starts_on_the_thesis_demo(at: AppTest) -> None:
 
 
 def test_load_simulated_demo(at: AppTest) -> None:
-    from app.state import DEMO_SIMULATED, SIMULATED_DEMO_PARAMS
+    from graphlink_app.demos import DEMO_SIMULATED, SIMULATED_DEMO_PARAMS
+
     from graphlink.simulation.simulate import simulate_zipf
 
     at.radio(key="demo_choice").set_value(DEMO_SIMULATED).run()

@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
+from graphlink_app.components import words as app_words
 
 import graphlink as gl
-from app.components import words as app_words
 from graphlink.cli import words as cli_words
 from graphlink.diagnostics import CODES, Diagnostic
 from graphlink.errors import ModelAssumptionError
