@@ -15,13 +15,13 @@ from typing import Any
 
 import pandas as pd
 import streamlit as st
-from graphlink_app.demos import DATA_DIR
-from graphlink_app.method_choices import method_spec
-from graphlink_app.session import model_of
 
 from graphlink.errors import GraphlinkError
 from graphlink.secure.crypto import CryptoError
 from graphlink.secure.messages import MessageError
+from graphlink_app.demos import DATA_DIR
+from graphlink_app.method_choices import method_spec
+from graphlink_app.session import model_of
 
 #: what protecting a release may raise on input it refuses: the library's errors (a release the data model
 #: refuses, a method or k it does not know) and, over the secure protocol, a value or message between the parties

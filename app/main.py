@@ -8,14 +8,15 @@ interaction, so everything happens inside :func:`run`, which the script calls ea
 from __future__ import annotations
 
 import streamlit as st
-from graphlink_app import caches, demos, navigation, session
-from graphlink_app.components import sidebar
+from streamlit.navigation.page import StreamlitPage
 
 from graphlink.config import get_config
 from graphlink.errors import GraphlinkError
+from graphlink_app import caches, demos, navigation, session
+from graphlink_app.components import sidebar
 
 
-def pages() -> dict[str, list[st.Page]]:
+def pages() -> dict[str, list[StreamlitPage]]:
     """The navigation's sections, each a list of ``st.Page`` built from :data:`graphlink_app.navigation.SECTIONS`."""
     return {section: [st.Page(navigation.path(e.name), title=e.title, icon=e.icon, default=e.default,
                               visibility="hidden" if e.hidden else "visible") for e in entries]

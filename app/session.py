@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 import streamlit as st
+
 from graphlink_app import navigation
 
 # --------------------------------------------------------------------------------------------- the release

@@ -6,7 +6,7 @@ and the repeated (warm, cached) wall time of each interaction; the quality bar i
 ``--first-load N``: instead, the first load of the Link graph page on the 3,000-subject demo as a person meets it:
 a new server process opens on the demo (``GRAPHLINK_DEMO=simulated``), the person reads the Data page for
 ``--think`` seconds (default 3), then opens Link graph. N times, each in a fresh process, alternating with the
-same run without the background start of the kernels (``app.state.warm_kernels`` replaced by a no-op).
+same run without the background start of the kernels (``graphlink_app.caches.warm_kernels`` replaced by a no-op).
 """
 
 from __future__ import annotations

@@ -21,11 +21,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from graphlink_app.components.exposure import GUESSES, TOKEN_MIN_CHARS, is_loopback, reset_guesses
 from streamlit import config as st_config
 from streamlit.testing.v1 import AppTest
 
 from graphlink.store.server import free_port
+from graphlink_app.components.exposure import GUESSES, TOKEN_MIN_CHARS, is_loopback, reset_guesses
 from tests.hostile_cypher import ALWAYS_REFUSED, ESCAPED, INJECTIONS, READ_ONLY_REFUSED, SERVER_REFUSED
 from tests.processes import stop, wait_healthy
 
@@ -339,6 +339,7 @@ def test_pairs_download_keeps_formulas_from_running_in_a_spreadsheet() -> None:
     import io
 
     import pandas as pd
+
     from graphlink_app.components.text import spreadsheet_csv
 
     keys = ["=HYPERLINK(\"http://x\")", "+cmd|' /C calc'!A0", "-2+3", "@SUM(1)", "\tx", "Ali", "<b>n</b>"]

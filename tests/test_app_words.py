@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from graphlink_app.components import charts, labels, words
 from streamlit.testing.v1 import AppTest
 
 from graphlink import catalog
+from graphlink_app.components import charts, labels, words
 from tests.cli_runner import run_cli
 from tests.markdown_text import rendered
 from tests.test_app_notation_browser import notation_in

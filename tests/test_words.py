@@ -8,12 +8,12 @@ import re
 from pathlib import Path
 
 import pytest
-from graphlink_app.components import words as app_words
 
 import graphlink as gl
 from graphlink.cli import words as cli_words
 from graphlink.diagnostics import CODES, Diagnostic
 from graphlink.errors import ModelAssumptionError
+from graphlink_app.components import words as app_words
 from tests.markdown_text import rendered
 
 ROOT = Path(__file__).resolve().parent.parent

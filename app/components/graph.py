@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
 from graphlink_app.components.charts import OKABE_ITO
 
 #: edge class -> (legend text, colour, line style, width); mutually exclusive, most specific first

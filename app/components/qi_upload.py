@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pandas as pd
 import streamlit as st
-from graphlink_app.components.text import md, one_line
 
 from graphlink.errors import ReleaseError
 from graphlink.qi import hierarchy as H
+from graphlink_app.components.text import md, one_line
 
 Matrices = dict[str, list[list[str]]]
 

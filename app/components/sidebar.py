@@ -6,13 +6,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
-from graphlink_app import navigation, session
-from graphlink_app.components.labels import MULTIPLICITY_LABELS, SIDE_LABELS, label
-from graphlink_app.components.text import md
 
 from graphlink.config import get_config
 from graphlink.errors import GraphlinkError, MissingExtraError
 from graphlink.store import neo4j as neo4j_store
+from graphlink_app import navigation, session
+from graphlink_app.components.labels import MULTIPLICITY_LABELS, SIDE_LABELS, label
+from graphlink_app.components.text import md
 
 
 @dataclass(frozen=True)

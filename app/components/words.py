@@ -110,6 +110,7 @@ def figures_table(figures: dict) -> Any:
     """A run's figures (a summary's ``as_dict()``) as a two-column table for people: names in words, numbers with
     thousands separators, method keys as labels, nested values flattened."""
     import pandas as pd
+
     from graphlink_app.components.labels import label, number, protect_labels
 
     protection = protect_labels()

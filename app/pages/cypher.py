@@ -14,14 +14,14 @@ import json
 from typing import Any
 
 import streamlit as st
-from graphlink_app import session
-from graphlink_app.components import exposure, sidebar, words
-from graphlink_app.components.tables import show_table
-from graphlink_app.components.text import md
 
 from graphlink.errors import GraphlinkError, StoreError
 from graphlink.store import cypherlib, guard
 from graphlink.store import neo4j as neo4j_store
+from graphlink_app import session
+from graphlink_app.components import exposure, sidebar, words
+from graphlink_app.components.tables import show_table
+from graphlink_app.components.text import md
 
 
 def _timeout() -> float | None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 import streamlit as st
+
+from graphlink.errors import GraphlinkError
 from graphlink_app import caches, demos, session, upload
 from graphlink_app.components import charts, labels, words
 from graphlink_app.components.tables import show_table
 from graphlink_app.components.text import md, one_line
-
-from graphlink.errors import GraphlinkError
 
 st.title("Data")
 st.caption("A release is a set of locations, each disclosing identified elements (e.g. names) and "

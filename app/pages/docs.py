@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import graphlink_app
 import streamlit as st
+
+import graphlink_app
 
 #: the app's folder: ``app/`` in a checkout, ``graphlink_app/`` once installed
 APP_DIR = Path(graphlink_app.__file__).resolve().parent

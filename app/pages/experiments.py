@@ -10,14 +10,14 @@ from typing import Any
 import altair as alt
 import pandas as pd
 import streamlit as st
+
+from graphlink.errors import GraphlinkError
+from graphlink.simulation.experiments import registry
 from graphlink_app import session
 from graphlink_app.components import charts
 from graphlink_app.components.labels import EXPERIMENT_LABELS, label
 from graphlink_app.components.tables import show_table
 from graphlink_app.components.text import md, one_line
-
-from graphlink.errors import GraphlinkError
-from graphlink.simulation.experiments import registry
 
 st.title("Experiments")
 st.caption("The thesis's simulation experiments (Malin 2006, chapter 5, and the protection experiments of chapter "

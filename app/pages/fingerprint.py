@@ -9,12 +9,6 @@ import json
 import altair as alt
 import pandas as pd
 import streamlit as st
-from graphlink_app import session
-from graphlink_app.components import charts
-from graphlink_app.components.labels import FINGERPRINT_LOSS_LABELS, label
-from graphlink_app.components.qi_upload import Matrices, read_or_stop, upload_table
-from graphlink_app.components.tables import show_table
-from graphlink_app.components.text import md, one_line
 
 from graphlink.errors import GraphlinkError
 from graphlink.fingerprint import EXAMPLES, LOSSES, Plan, attribute, make_plan, release_frame
@@ -22,6 +16,12 @@ from graphlink.fingerprint.release import table_fingerprint
 from graphlink.qi import datasets
 from graphlink.qi import hierarchy as H
 from graphlink.qi.table import QITable, encode, read_table
+from graphlink_app import session
+from graphlink_app.components import charts
+from graphlink_app.components.labels import FINGERPRINT_LOSS_LABELS, label
+from graphlink_app.components.qi_upload import Matrices, read_or_stop, upload_table
+from graphlink_app.components.tables import show_table
+from graphlink_app.components.text import md, one_line
 
 FP1 = "FP Table 1: four patients (the paper's worked example)"
 FP6 = "FP Table 6: four patients with a ZIP code"

@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import streamlit as st
+from st_cytoscape import cytoscape
+
 from graphlink_app import caches, display, session
 from graphlink_app.components import graph as gview
 from graphlink_app.components.tables import show_table
 from graphlink_app.components.text import md
 from graphlink_app.components.words import PROBABILITY_NOT_COMPUTED
-from st_cytoscape import cytoscape
 
 #: the whole graph is drawn only up to this size (beyond it a two-column drawing is a tangle of crossing lines)
 WHOLE_GRAPH_NODES = 80

@@ -5,6 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 import streamlit as st
+
 from graphlink_app import caches, method_choices, navigation, session
 from graphlink_app.components import charts, words
 from graphlink_app.components.labels import number

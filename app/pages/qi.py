@@ -10,12 +10,6 @@ import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
-from graphlink_app import session
-from graphlink_app.components import charts
-from graphlink_app.components.labels import QI_ALGORITHM_LABELS, QI_LOSS_LABELS, label
-from graphlink_app.components.qi_upload import Matrices, upload_table
-from graphlink_app.components.tables import show_table
-from graphlink_app.components.text import md, one_line
 
 from graphlink.errors import GraphlinkError
 from graphlink.qi import datasets
@@ -25,6 +19,12 @@ from graphlink.qi.checks import check
 from graphlink.qi.metrics import LOSSES
 from graphlink.qi.risk import RISK_BOUNDS, RiskSummary, risk
 from graphlink.qi.table import QITable, encode
+from graphlink_app import session
+from graphlink_app.components import charts
+from graphlink_app.components.labels import QI_ALGORITHM_LABELS, QI_LOSS_LABELS, label
+from graphlink_app.components.qi_upload import Matrices, upload_table
+from graphlink_app.components.tables import show_table
+from graphlink_app.components.text import md, one_line
 
 UPLOAD = "Upload a CSV"
 SOURCES = {datasets.SPECS[n].title: n for n in ("cps1988", "acs12", "sweeney")} | {UPLOAD: None}

@@ -5,13 +5,13 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 import streamlit as st
+
+from graphlink.errors import GraphlinkError
 from graphlink_app import caches, method_choices, navigation, session
 from graphlink_app.components import charts, words
 from graphlink_app.components.labels import method_labels, number
 from graphlink_app.components.tables import show_table
 from graphlink_app.components.text import md, spreadsheet_csv
-
-from graphlink.errors import GraphlinkError
 
 st.title("Re-identification")
 loaded = session.require_release()

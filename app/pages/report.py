@@ -7,12 +7,12 @@ from typing import Any
 
 import pandas as pd
 import streamlit as st
+
+from graphlink.errors import GraphlinkError
 from graphlink_app import session
 from graphlink_app.components import charts, words
 from graphlink_app.components.tables import show_table
 from graphlink_app.components.text import md, one_line
-
-from graphlink.errors import GraphlinkError
 
 st.title("Risk report")
 loaded = session.require_release()

@@ -10,14 +10,14 @@ from typing import Any
 
 import pandas as pd
 import streamlit as st
+
+from graphlink.secure import api, protocol
+from graphlink.secure import parties as parties_mod
 from graphlink_app import caches, navigation, session
 from graphlink_app.components import words
 from graphlink_app.components.labels import label, number, secure_labels
 from graphlink_app.components.tables import show_table
 from graphlink_app.components.text import md, one_line
-
-from graphlink.secure import api, protocol
-from graphlink.secure import parties as parties_mod
 
 st.title("Secure protocol")
 loaded = session.require_release()

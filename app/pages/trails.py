@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import streamlit as st
+
+from graphlink.core.trails import location_stats, reidentification_bound
 from graphlink_app import caches, session
 from graphlink_app.components import charts
 from graphlink_app.components.text import md
-
-from graphlink.core.trails import location_stats, reidentification_bound
 
 st.title("Trails")
 loaded = session.require_release()
