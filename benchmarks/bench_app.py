@@ -6,7 +6,7 @@ and the repeated (warm, cached) wall time of each interaction; the quality bar i
 ``--first-load N``: instead, the first load of the Link graph page on the 3,000-subject demo as a person meets it:
 a new server process opens on the demo (``GRAPHLINK_DEMO=simulated``), the person reads the Data page for
 ``--think`` seconds (default 3), then opens Link graph. N times, each in a fresh process, alternating with the
-same run without the background start of the kernels (``app.state.warm_kernels`` replaced by a no-op).
+same run without the background start of the kernels (``graphlink_app.caches.warm_kernels`` replaced by a no-op).
 """
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ def first_load(warm: bool, think: float) -> float:
     if not warm:
         import threading
 
-        from app import state
+        from graphlink_app import caches
 
-        state.warm_kernels = lambda: threading.Thread()   # noqa: E731  (the app's start-up without it)
+        caches.warm_kernels = lambda: threading.Thread()   # noqa: E731  (the app's start-up without it)
     at = AppTest.from_file(APP, default_timeout=600).run()
     assert not at.exception, at.exception
     time.sleep(think)

@@ -54,8 +54,8 @@ def test_starts_on_the_thesis_demo(at: AppTest) -> None:
 
 
 def test_load_simulated_demo(at: AppTest) -> None:
-    from app.state import DEMO_SIMULATED, SIMULATED_DEMO_PARAMS
     from graphlink.simulation.simulate import simulate_zipf
+    from graphlink_app.demos import DEMO_SIMULATED, SIMULATED_DEMO_PARAMS
 
     at.radio(key="demo_choice").set_value(DEMO_SIMULATED).run()
     at.button(key="load_demo").click().run()

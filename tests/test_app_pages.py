@@ -228,15 +228,15 @@ def test_link_graph_candidates_say_how_likely_each_pair_is(at: AppTest, person: 
 
 def test_link_graph_edges_carry_their_probability_in_words(at: AppTest) -> None:
     """What the graph shows on a pressed line: each drawn edge's data holds the hand-counted probability."""
-    from app import state
-    from app.components import graph as gview
+    from graphlink_app import caches
+    from graphlink_app.components import graph as gview
 
     _three_records(at)
     loaded = at.session_state["loaded"]
-    g = state.graph(loaded.key, "auto|auto", loaded.release)
-    cls = state.classes(loaded.key, "auto|auto", loaded.release)
-    els = gview.elements(cls, gview.whole(g, state.class_index(loaded.key, "auto|auto", loaded.release)), None,
-                         state.risk(loaded.key, "auto|auto", loaded.release))
+    g = caches.graph(loaded.key, "auto|auto", loaded.release)
+    cls = caches.classes(loaded.key, "auto|auto", loaded.release)
+    els = gview.elements(cls, gview.whole(g, caches.class_index(loaded.key, "auto|auto", loaded.release)), None,
+                         caches.risk(loaded.key, "auto|auto", loaded.release))
     edges = {(e["data"]["source"][2:], e["data"]["target"][2:]): e["data"]["probability"] for e in els
              if "source" in e["data"]}
     assert edges == {k: f"probability {v}" for k, v in HAND_COUNTED.items()}

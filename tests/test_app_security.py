@@ -24,8 +24,8 @@ import pytest
 from streamlit import config as st_config
 from streamlit.testing.v1 import AppTest
 
-from app.components.exposure import GUESSES, TOKEN_MIN_CHARS, is_loopback, reset_guesses
 from graphlink.store.server import free_port
+from graphlink_app.components.exposure import GUESSES, TOKEN_MIN_CHARS, is_loopback, reset_guesses
 from tests.hostile_cypher import ALWAYS_REFUSED, ESCAPED, INJECTIONS, READ_ONLY_REFUSED, SERVER_REFUSED
 from tests.processes import stop, wait_healthy
 
@@ -340,7 +340,7 @@ def test_pairs_download_keeps_formulas_from_running_in_a_spreadsheet() -> None:
 
     import pandas as pd
 
-    from app.components.text import spreadsheet_csv
+    from graphlink_app.components.text import spreadsheet_csv
 
     keys = ["=HYPERLINK(\"http://x\")", "+cmd|' /C calc'!A0", "-2+3", "@SUM(1)", "\tx", "Ali", "<b>n</b>"]
     frame = pd.DataFrame({"identified": keys, "deidentified": list(reversed(keys)), "count": range(len(keys))})

@@ -233,7 +233,7 @@ def test_non_utf8_upload_on_the_qi_page_is_one_line(monkeypatch: pytest.MonkeyPa
 
 def test_md_escapes_what_the_markdown_would_interpret() -> None:
     """The helper on its own: every payload renders (CommonMark) to its own characters, in one paragraph."""
-    from app.components.text import WORD_JOINER, md
+    from graphlink_app.components.text import WORD_JOINER, md
 
     for value in [*hostile(9).values(), "1. not a list", "# not a heading", "- item", "a\nb", "`code`",
                   "\\[escaped\\]", "&lt;entity&gt;", "x@example.org", "|a|b|", "~~strike~~"]:

@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app.components import charts, labels, words
 from graphlink import catalog
+from graphlink_app.components import charts, labels, words
 from tests.cli_runner import run_cli
 from tests.markdown_text import rendered
 from tests.test_app_notation_browser import notation_in
@@ -209,12 +209,13 @@ def test_skipped_certification_gives_its_size_as_data() -> None:
 
 
 def test_protect_says_whose_result_it_is_when_keep_most_runs_out_of_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The page's time budget (``app.state.APP_KEEP_BUDGET``) set to nothing: keep-most stops at its first failed
-    audit on the thesis demo at k = 2 and the page says, in words, that the result is another certified one."""
-    import app.state
+    """The page's time budget (``graphlink_app.caches.APP_KEEP_BUDGET``) set to nothing: keep-most stops at its
+    first failed audit on the thesis demo at k = 2 and the page says, in words, that the result is another certified
+    one."""
+    import graphlink_app.caches
 
-    monkeypatch.setattr(app.state, "APP_KEEP_BUDGET", 0.0)
-    app.state.protect.clear()                   # a cached keep-most run of another test would hide the budget
+    monkeypatch.setattr(graphlink_app.caches, "APP_KEEP_BUDGET", 0.0)
+    graphlink_app.caches.protect.clear()        # a cached keep-most run of another test would hide the budget
     at = _goto(_start(monkeypatch, "thesis"), "protect")
     at.number_input(key="protect_k").set_value(2)
     at.selectbox(key="protect_method").set_value("keep-most")

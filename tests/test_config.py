@@ -438,7 +438,7 @@ bare = list(reads)
 for mod in pkgutil.walk_packages(graphlink.__path__, "graphlink."):
     if not mod.name.endswith("__main__"):
         __import__(mod.name)
-import app.components.exposure
+import graphlink_app.components.exposure
 modules = [key for key, by_us in reads if by_us]
 del reads[:]
 from graphlink.config import get_config

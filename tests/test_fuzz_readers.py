@@ -143,8 +143,8 @@ def _check_output(argv: list[str], stdout: str, out: Path, verdict: fo.Verdict) 
 def test_upload_contract(data: bytes, truth: bytes | None) -> None:
     """The app's zip upload: a Release or a one-line GraphlinkError, never another exception; a zip of
     one long CSV reads exactly as that CSV does."""
-    from app.state import read_upload
     from graphlink.errors import GraphlinkError
+    from graphlink_app.upload import read_upload
 
     CASES["upload"] += 1
     try:

@@ -25,7 +25,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("graphlink", "app")
+#: the packages the graph covers: installed name -> its folder in the repository (setup.py installs app/ as
+#: graphlink_app, and the app's modules import each other under that name)
+PACKAGES = {"graphlink": "graphlink", "graphlink_app": "app"}
 
 #: frozenset of module names of a strongly connected component -> why it cannot be broken (none today)
 ALLOWED_CYCLES: dict[frozenset[str], str] = {}
@@ -41,12 +43,14 @@ NUMBA_ELSEWHERE: dict[str, str] = {
 }
 
 
-def modules(root: Path, packages: tuple[str, ...]) -> dict[str, tuple[Path, bool]]:
-    """``{dotted module name: (file, is_package)}`` for every ``.py`` file of ``packages`` under ``root``."""
+def modules(root: Path, packages: tuple[str, ...] | dict[str, str]) -> dict[str, tuple[Path, bool]]:
+    """``{dotted module name: (file, is_package)}`` for every ``.py`` file of ``packages`` under ``root``: package
+    names (each in the folder of its name), or installed name -> folder."""
+    folders = packages if isinstance(packages, dict) else {pkg: pkg for pkg in packages}
     out: dict[str, tuple[Path, bool]] = {}
-    for pkg in packages:
-        for path in sorted((root / pkg).rglob("*.py")):
-            parts = list(path.relative_to(root).with_suffix("").parts)
+    for pkg, folder in folders.items():
+        for path in sorted((root / folder).rglob("*.py")):
+            parts = [pkg, *path.relative_to(root / folder).with_suffix("").parts]
             is_pkg = parts[-1] == "__init__"
             out[".".join(parts[:-1] if is_pkg else parts)] = (path, is_pkg)
     return out
@@ -146,6 +150,24 @@ def test_package_import_graph_is_acyclic() -> None:
     assert len(graph) > 50 and "graphlink.protect.pipeline" in graph    # the walk really saw the package
     unexpected = [sorted(c) for c in cycles(graph) if c not in ALLOWED_CYCLES]
     assert not unexpected, f"import cycles (function-level imports count): {unexpected}"
+
+
+def test_the_app_is_imported_under_its_installed_name_only() -> None:
+    """setup.py installs the app/ folder as ``graphlink_app``: an ``import app`` anywhere would find nothing once the
+    package is installed (or another project's ``app``), and beside an editable install it would load the app's
+    modules a second time, with caches of their own."""
+    files = [*sorted((ROOT / "graphlink").rglob("*.py")), *sorted((ROOT / "app").rglob("*.py")),
+             *sorted((ROOT / "tests").rglob("*.py")), *sorted((ROOT / "benchmarks").rglob("*.py")),
+             ROOT / "streamlit_app.py"]
+    found = []
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            found += [f"{path.relative_to(ROOT)}:{node.lineno}" for n in names if n.split(".")[0] == "app"]
+    assert not found, f"imports of a top-level `app` (the app is `graphlink_app`): {found}"
+    graph = import_graph(modules(ROOT, PACKAGES))
+    assert "graphlink_app.session" in graph["graphlink_app.main"]       # the walk saw the app under its name
 
 
 def test_the_former_cycles_now_go_one_way() -> None:

@@ -91,7 +91,8 @@ def test_the_cli_without_the_extras(tmp_path: Path) -> None:
              "json"],
             ["load", str(data / "thesis_fig3_4.csv"), "--name", "plain"],
             ["experiment", "withholding", "--runs", "1", "--small", "--out", str(tmp_path / "exp")],
-            ["audit", str(data / "thesis_fig3_4.csv"), "--k", "2", "--engine", "spark"]]
+            ["audit", str(data / "thesis_fig3_4.csv"), "--k", "2", "--engine", "spark"],
+            ["app", "--port", "8599"]]
     done = subprocess.run([sys.executable, "-c", PLAIN, ",".join(OPTIONAL), json.dumps(runs)], cwd=tmp_path,
                           capture_output=True, text=True, timeout=600,
                           env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
@@ -102,7 +103,7 @@ def test_the_cli_without_the_extras(tmp_path: Path) -> None:
     assert c1 == 0 and "Dan,gatc" in pairs.splitlines()
     assert c2 == 0 and json.loads(audit)["k_unlinkable"] is False
     assert c3 == 0 and json.loads(qi)["k"] == 2
-    for (code, out, err), extra in zip(refused, ["neo4j", "plot", "spark"], strict=True):
+    for (code, out, err), extra in zip(refused, ["neo4j", "plot", "spark", "app"], strict=True):
         assert code == 2 and out == "", (code, out, err)
         assert err.count("\n") == 1 and err.startswith("graphlink: error: "), err
         assert f"pip install 'graphlink[{extra}]'" in err

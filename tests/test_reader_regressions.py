@@ -426,7 +426,7 @@ GOOD = (HEADER + "H1,identified,x\nH1,deidentified,y\n").encode()
     (zip_bomb(8 << 20), "more than 1,048,576 bytes"),
 ])
 def test_upload_refuses_unsafe_or_broken_zips(data: bytes, needle: str) -> None:
-    from app.state import read_upload
+    from graphlink_app.upload import read_upload
 
     with pytest.raises(ReleaseError) as exc:
         read_upload("up.zip", data, max_unzipped_bytes=1 << 20)
@@ -435,7 +435,7 @@ def test_upload_refuses_unsafe_or_broken_zips(data: bytes, needle: str) -> None:
 
 def test_upload_errors_name_the_upload_not_the_temporary_copy() -> None:
     """Was: '/tmp/graphlink-upload-xyz/release/H1/identified.csv, row 2 ...'."""
-    from app.state import read_upload
+    from graphlink_app.upload import read_upload
 
     with pytest.raises(ReleaseError) as exc:
         read_upload("mine.zip", zip_of({"H1/identified.csv": b'element\nAli\n"Bob\n', "H1/deidentified.csv": b"x\n"}))

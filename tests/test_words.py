@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 import graphlink as gl
-from app.components import words as app_words
 from graphlink.cli import words as cli_words
 from graphlink.diagnostics import CODES, Diagnostic
 from graphlink.errors import ModelAssumptionError
+from graphlink_app.components import words as app_words
 from tests.markdown_text import rendered
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -39,7 +39,7 @@ def listen_address() -> str | None:
     """The address the Streamlit server binds (``server.address``; None means every interface)."""
     try:
         return st.get_option("server.address")
-    except Exception:  # outside a Streamlit runtime the option may be unknown
+    except RuntimeError:  # Streamlit's answer for an option it does not define
         return None
 
 

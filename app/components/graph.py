@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from app.components.charts import OKABE_ITO
+from graphlink_app.components.charts import OKABE_ITO
 
 #: edge class -> (legend text, colour, line style, width); mutually exclusive, most specific first
 EDGE_STYLES: dict[str, tuple[str, str, str, float]] = {
@@ -235,7 +235,7 @@ def parse_node_id(nid: str) -> tuple[str, str]:
 def probability_texts(risk: Any, class_edges: np.ndarray) -> list[str]:
     """Each class edge's pair probability in words (:func:`app.components.words.probability_words`), from a
     ``RiskResult``; O(len(class_edges))."""
-    from app.components.words import probability_words
+    from graphlink_app.components.words import probability_words
 
     ce = np.asarray(class_edges, np.int64)
     return [probability_words(p, x, e) for p, x, e in zip(np.asarray(risk.class_probability)[ce].tolist(),

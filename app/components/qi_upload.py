@@ -12,9 +12,9 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from app.components.text import md, one_line
 from graphlink.errors import ReleaseError
 from graphlink.qi import hierarchy as H
+from graphlink_app.components.text import md, one_line
 
 Matrices = dict[str, list[list[str]]]
 
@@ -39,7 +39,7 @@ def read_or_stop(data: bytes, name: str) -> pd.DataFrame:
     """:func:`read_upload`, or stop the page with a one-line error naming the upload."""
     try:
         return read_upload(data, name)
-    except Exception as exc:  # ReleaseError names file, row and column; anything else is shown plainly
+    except (ReleaseError, OSError) as exc:  # ReleaseError names file, row and column; OSError: no room to copy
         st.error(f"Could not read {md(name)}: {one_line(exc)}")
         st.stop()
 
@@ -66,7 +66,7 @@ def upload_table(prefix: str) -> tuple[pd.DataFrame, Matrices, str]:
                 raise ReleaseError(f"byte 0x{f.getvalue()[exc.start]:02x} is not UTF-8; expected UTF-8 ARX CSV text",
                                    file=f.name) from None
             hier[col] = H.parse_csv(text, col, f.name).matrix.tolist()
-    except Exception as exc:  # ReleaseError names file, row and column
+    except ReleaseError as exc:  # names file, row and column
         st.error("Invalid hierarchy: " + one_line(exc))
         st.stop()
     token = hashlib.sha256(up.getvalue() + repr(sorted(hier.items())).encode()).hexdigest()[:16]

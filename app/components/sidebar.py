@@ -7,10 +7,12 @@ from typing import Any
 
 import streamlit as st
 
-from app import state
-from app.components.labels import MULTIPLICITY_LABELS, SIDE_LABELS, label
-from app.components.text import md
 from graphlink.config import get_config
+from graphlink.errors import GraphlinkError, MissingExtraError
+from graphlink.store import neo4j as neo4j_store
+from graphlink_app import navigation, session
+from graphlink_app.components.labels import MULTIPLICITY_LABELS, SIDE_LABELS, label
+from graphlink_app.components.text import md
 
 
 @dataclass(frozen=True)
@@ -26,24 +28,24 @@ class EngineStatus:
 @st.cache_resource(ttl=60, show_spinner=False)
 def _store(target: str) -> tuple[Any | None, EngineStatus]:
     """Connect once a minute per connection target (NEO4J_URI/NEO4J_AUTH); failures mean in-process."""
-    module = state.optional_module("graphlink.store.neo4j")
-    if module is None:
-        return None, EngineStatus(False, None, None, "the Neo4j store module is not installed")
     try:
-        store = module.connect()
+        store = neo4j_store.connect()
         version = str(store.server_version())
         uri = getattr(store, "uri", None) or getattr(getattr(store, "config", None), "uri", None)
         return store, EngineStatus(True, str(uri) if uri else None, version, "connected")
-    except Exception as exc:  # any failure to reach a server means: run in-process
+    except GraphlinkError as exc:  # StoreError (no server, refused credentials, a bad URI), no driver: in-process
         return None, EngineStatus(False, None, None, _why_not(exc))
 
 
-def _why_not(exc: BaseException) -> str:
-    """Why there is no connection, in words (the exception's class name means nothing to the person reading)."""
-    name = type(exc).__name__
-    if name in {"AuthError", "Unauthorized"} or "password" in str(exc).lower() or "credential" in str(exc).lower():
+def _why_not(exc: GraphlinkError) -> str:
+    """Why there is no connection, in words (the store's one-line error names URIs and settings a person reading
+    the sidebar need not know)."""
+    text = str(exc).lower()
+    if isinstance(exc, MissingExtraError):
+        return "the Neo4j driver is not installed"
+    if "password" in text or "credential" in text:
         return "a server answered but refused the credentials"
-    if "not running" in str(exc) or name in {"ServiceUnavailable", "ConnectionRefusedError"}:
+    if "not running" in text or "cannot reach" in text:
         return "no server is running or reachable"
     return "the server could not be reached"
 
@@ -67,7 +69,7 @@ def render() -> None:
             st.info(f"**In-process engine** (graphlink library).\n\nNeo4j: {status.detail}.",
                     icon=":material/memory:")
         st.markdown("#### Current release")
-        loaded = state.current()
+        loaded = session.current()
         if loaded is None:
             st.caption("None loaded: pick a demo on the Data page.")
         else:
@@ -75,8 +77,8 @@ def render() -> None:
             st.markdown(f"**{md(loaded.label)}**  \n{len(rel.locations):,} locations · "
                         f"{len(rel.elements('identified')):,} identified · "
                         f"{len(rel.elements('deidentified')):,} de-identified")
-            r, m = state.model_of(state.reserved_choice())
+            r, m = session.model_of(session.reserved_choice())
             st.caption(f"side that may withhold: {md(label(r, SIDE_LABELS))} · multiplicity: "
                        f"{md(label(m, MULTIPLICITY_LABELS))}")
         st.markdown("#### Help")
-        st.page_link("app/pages/docs.py", label="Documentation", icon=":material/menu_book:")
+        st.page_link(navigation.path("docs"), label="Documentation", icon=":material/menu_book:")

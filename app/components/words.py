@@ -77,7 +77,7 @@ def say(obj: Any) -> str:
 def protect_refusal(diagnostic: Any, subject: str = WITHHOLDING) -> str | None:
     """Why protection by withholding (and so the secure protocol, which runs the same methods: ``subject``
     :data:`SECURE`) refuses a release, in the app's words; None when it applies. ``diagnostic`` is what
-    ``state.protect_refusal`` found."""
+    ``caches.protect_refusal`` found."""
     return None if diagnostic is None else render(diagnostic, REMEDIES, refusal_lines(subject))
 
 
@@ -111,7 +111,7 @@ def figures_table(figures: dict) -> Any:
     thousands separators, method keys as labels, nested values flattened."""
     import pandas as pd
 
-    from app.components.labels import label, number, protect_labels
+    from graphlink_app.components.labels import label, number, protect_labels
 
     protection = protect_labels()
 

@@ -15,18 +15,21 @@ from typing import Any
 
 import streamlit as st
 
-from app import state
-from app.components import exposure, sidebar, words
-from app.components.tables import show_table
-from app.components.text import md
+from graphlink.errors import GraphlinkError, StoreError
+from graphlink.store import cypherlib, guard
+from graphlink.store import neo4j as neo4j_store
+from graphlink_app import session
+from graphlink_app.components import exposure, sidebar, words
+from graphlink_app.components.tables import show_table
+from graphlink_app.components.text import md
 
 
 def _timeout() -> float | None:
-    """The console's time limit per query (seconds), or None if the store module is unavailable or misconfigured."""
-    mod = state.optional_module("graphlink.store.neo4j")
+    """The console's time limit per query (seconds), or None when GRAPHLINK_CYPHER_TIMEOUT is not a valid one (the
+    store refuses each query then, with the reason)."""
     try:
-        return float(mod.console_timeout()) if mod is not None else None
-    except Exception:
+        return float(neo4j_store.console_timeout())
+    except StoreError:
         return None
 
 
@@ -39,12 +42,9 @@ def writes(text: str) -> bool:
     """Whether a library statement changes the graph (a write clause or a schema command), as Neo4j's own parser
     reads it (``guard.read``). For ordering and labelling only: the console's own checks decide what runs; without
     the parser (no local Neo4j runtime) every example counts as a read."""
-    guard = state.optional_module("graphlink.store.guard")
-    if guard is None:
-        return False
     try:
         return bool(guard.read(text).writes)
-    except Exception:  # noqa: BLE001 - labelling only: a missing parser must not break the page
+    except StoreError:  # labelling only: a missing or failing parser (QueryRefusedError) must not break the page
         return False
 
 
@@ -78,17 +78,16 @@ def release_label(info: dict[str, Any], current: str | None) -> str:
 
 
 def _fingerprint(release: Any) -> str | None:
-    """The content fingerprint the loader stores for ``release`` (None if the store module is missing), computed
-    once per release object in this session (O(rows log rows))."""
-    cached = st.session_state.get("cy_fingerprint")
+    """The content fingerprint the loader stores for ``release`` (None for a release the loader would refuse),
+    computed once per release object in this session (O(rows log rows))."""
+    cached = st.session_state.get(session.CYPHER_FINGERPRINT)
     if cached is not None and cached[0] is release:
         return cached[1]
-    fp = getattr(state.optional_module("graphlink.store.neo4j"), "release_fingerprint", None)
     try:
-        value = fp(release) if fp is not None else None
-    except Exception:
+        value: str | None = neo4j_store.release_fingerprint(release)
+    except StoreError:
         value = None
-    st.session_state["cy_fingerprint"] = (release, value)
+    st.session_state[session.CYPHER_FINGERPRINT] = (release, value)
     return value
 
 
@@ -97,7 +96,7 @@ allowed, why_not = exposure.cypher_console_allowed()
 if not allowed:
     st.warning(why_not, icon=":material/lock:")
     st.stop()
-if exposure.console_token() and not st.session_state.get("cy_unlocked"):
+if exposure.console_token() and not st.session_state.get(session.CYPHER_UNLOCKED):
     locked = ("The console is locked: the wrong secret was entered "
               f"{exposure.GUESSES} times since the app started. Start the app again to unlock it.")
     if exposure.console_locked():
@@ -108,10 +107,10 @@ if exposure.console_token() and not st.session_state.get("cy_unlocked"):
     given = st.text_input("Console secret", type="password", key="cy_token")
     # a rerun keeps the typed text: each secret counts as one guess, not once per rerun (a digest is kept, not it)
     tried = hashlib.sha256(given.encode()).hexdigest() if given else None
-    if tried and tried != st.session_state.get("cy_token_tried"):
-        st.session_state["cy_token_tried"] = tried
+    if tried and tried != st.session_state.get(session.CYPHER_TOKEN_TRIED):
+        st.session_state[session.CYPHER_TOKEN_TRIED] = tried
         if exposure.token_matches(given):
-            st.session_state["cy_unlocked"] = True
+            st.session_state[session.CYPHER_UNLOCKED] = True
             st.rerun()
     if given:
         st.error(locked if exposure.console_locked() else "That is not the console's secret.",
@@ -123,19 +122,13 @@ st.caption("Read-only: each query is checked as the server will read it, planned
            "other sessions' queries), in a read-only session" + (f", stopped after {limit:g} s." if limit else "."))
 
 store, status = sidebar.engine()
-module = state.optional_module("graphlink.store.neo4j")
-cypherlib = state.optional_module("graphlink.store.cypherlib")
-guard = state.optional_module("graphlink.store.guard")
-if module is None or cypherlib is None:
-    state.unavailable("The Cypher console", "graphlink.store.neo4j")
-    st.stop()
 if not status.connected:
     st.warning(f"No Neo4j server is connected ({status.detail}). The analyses on the other pages run on the "
                "in-process engine; start one with `graphlink neo4j start` or set `NEO4J_URI` / `NEO4J_AUTH` "
                "to use this console.", icon=":material/cloud_off:")
 
-loaded = state.current()
-default_release = st.session_state.get("neo4j_release") or (loaded.release.name if loaded else None)
+loaded = session.current()
+default_release = st.session_state.get(session.NEO4J_RELEASE) or (loaded.release.name if loaded else None)
 
 # ------------------------------------------------------------------ the release the examples ask about
 # The console never writes: it offers the releases already in Neo4j, it does not load, drop or replace any
@@ -143,7 +136,7 @@ default_release = st.session_state.get("neo4j_release") or (loaded.release.name 
 if status.connected and store is not None:
     try:
         stored = store.list_releases()
-    except Exception as exc:
+    except StoreError as exc:
         stored = []
         st.caption(f"Could not list the releases in Neo4j: {md(words.say(exc))}")
     current = _fingerprint(loaded.release) if loaded is not None else None
@@ -152,11 +145,11 @@ if status.connected and store is not None:
         infos = {str(r.get("name")): r for r in stored}
         match = next((n for n in names if current is not None and infos[n].get("fingerprint") == current), None)
         # the stored copy of the app's release first; the picker keeps a reader's own choice until the list changes
-        preferred = match or st.session_state.get("neo4j_release") or default_release
+        preferred = match or st.session_state.get(session.NEO4J_RELEASE) or default_release
         chosen = st.selectbox("Release in Neo4j (the example queries ask about it)", names,
                               index=names.index(preferred) if preferred in names else 0, key="cy_release",
                               format_func=lambda n: release_label(infos[n], current))
-        st.session_state["neo4j_release"] = chosen
+        st.session_state[session.NEO4J_RELEASE] = chosen
         default_release = chosen
     if loaded is not None and not any(current is not None and r.get("fingerprint") == current for r in stored):
         st.info(f"The release open in the app ('{md(loaded.label)}') is not in Neo4j. This console only reads; "
@@ -166,7 +159,7 @@ if status.connected and store is not None:
 # ------------------------------------------------------------------ examples
 try:
     library = {cf.path.stem: cf for cf in cypherlib.library()}
-except Exception as exc:  # a malformed file must not break the console
+except (GraphlinkError, OSError) as exc:  # a malformed or unreadable file must not break the console
     library = {}
     st.caption(f"Could not read the example queries: {md(exc)}")
 choices = sorted(((stem, s.name) for stem, cf in library.items() for s in cf.statements),
@@ -174,15 +167,15 @@ choices = sorted(((stem, s.name) for stem, cf in library.items() for s in cf.sta
 if choices:
     pick = st.selectbox("Example query (from cypher/)", [None, *choices], key="cy_example",
                         format_func=lambda c: "(none)" if c is None else example_label(c, library))
-    if pick is not None and st.session_state.get("cy_loaded") != (pick, default_release):
+    if pick is not None and st.session_state.get(session.CYPHER_LOADED) != (pick, default_release):
         cf = library[pick[0]]
         stmt = cf.statement(pick[1])
         params: dict[str, Any] = {k: v for k, (has, v, _) in cf.params.items() if has and k in stmt.parameters}
         if "release" in stmt.parameters and default_release:
             params["release"] = default_release
-        st.session_state["cy_loaded"] = (pick, default_release)
-        st.session_state["cy_query"] = stmt.text
-        st.session_state["cy_params"] = json.dumps(params)
+        st.session_state[session.CYPHER_LOADED] = (pick, default_release)
+        st.session_state[session.CYPHER_QUERY] = stmt.text
+        st.session_state[session.CYPHER_PARAMS] = json.dumps(params)
     if pick is not None:
         doc = library[pick[0]].doc
         if doc:
@@ -190,8 +183,8 @@ if choices:
 else:
     st.caption("No example queries found in `cypher/`.")
 
-query = st.text_area("Query", key="cy_query", height=200, placeholder="MATCH (n) RETURN count(n) AS nodes")
-params_text = st.text_input("Parameters (JSON object, optional)", key="cy_params", placeholder='{"k": 2}')
+query = st.text_area("Query", key=session.CYPHER_QUERY, height=200, placeholder="MATCH (n) RETURN count(n) AS nodes")
+params_text = st.text_input("Parameters (JSON object, optional)", key=session.CYPHER_PARAMS, placeholder='{"k": 2}')
 
 if st.button("Run query", type="primary", key="cy_run"):
     try:
@@ -210,8 +203,8 @@ if st.button("Run query", type="primary", key="cy_run"):
     try:
         with st.spinner("Running…"):
             frame = store.run_cypher(query, params, write=False)
-    except Exception as exc:  # QueryRefusedError for refused queries; StoreError for bad syntax, missing parameters
-        if guard is not None and isinstance(exc, guard.QueryRefusedError):
+    except StoreError as exc:  # QueryRefusedError for refused queries; StoreError for bad syntax, missing parameters
+        if isinstance(exc, guard.QueryRefusedError):
             text = words.say(exc)   # "Refused (line 1, ...): ...", in the app's words
             st.error(md(text[:1].upper() + text[1:]), icon=":material/block:")
         else:

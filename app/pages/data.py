@@ -6,10 +6,11 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from app import state
-from app.components import charts, labels, words
-from app.components.tables import show_table
-from app.components.text import md, one_line
+from graphlink.errors import GraphlinkError
+from graphlink_app import caches, demos, session, upload
+from graphlink_app.components import charts, labels, words
+from graphlink_app.components.tables import show_table
+from graphlink_app.components.text import md, one_line
 
 st.title("Data")
 st.caption("A release is a set of locations, each disclosing identified elements (e.g. names) and "
@@ -18,12 +19,12 @@ st.caption("A release is a set of locations, each disclosing identified elements
 demo_tab, upload_tab, sim_tab = st.tabs(["Bundled demo", "Upload", "Simulate"])
 
 with demo_tab:
-    choice = st.radio("Demo release", list(state.DEMOS), key="demo_choice")
-    st.caption(state.DEMOS[choice])
+    choice = st.radio("Demo release", list(demos.DEMOS), key="demo_choice")
+    st.caption(demos.DEMOS[choice])
     if st.button("Load demo", type="primary", key="load_demo"):
         try:
-            state.set_release(state.load_demo(choice), choice)
-        except Exception as exc:  # library missing or failed: say so, no traceback
+            session.set_release(demos.load_demo(choice), choice)
+        except (GraphlinkError, OSError) as exc:  # a bundled file missing or unreadable: say so, no traceback
             st.error("Could not load the demo: " + one_line(exc))
         else:
             st.rerun()  # so the sidebar (drawn before the page) shows the new release
@@ -35,23 +36,21 @@ with upload_tab:
                                 type=["csv"], key="upload_truth")
     if up is not None:
         token = (up.name, up.size, getattr(truth_up, "name", None), getattr(truth_up, "size", None))
-        if st.session_state.get("upload_token") != token:
-            st.session_state["upload_token"] = token
-            st.session_state.pop("upload_error", None)
+        if st.session_state.get(session.UPLOAD_TOKEN) != token:
+            st.session_state[session.UPLOAD_TOKEN] = token
+            st.session_state.pop(session.UPLOAD_ERROR, None)
             release = None
             try:
                 truth = (truth_up.name, truth_up.getvalue()) if truth_up is not None else None
-                release = state.read_upload(up.name, up.getvalue(), truth)
-            except Exception as exc:  # ReleaseError names file/row/column; anything else is shown plainly
-                from graphlink.errors import GraphlinkError
-
+                release = upload.read_upload(up.name, up.getvalue(), truth)
+            except (GraphlinkError, OSError) as exc:  # ReleaseError names file/row/column; OSError: no room
                 kind = "Invalid release" if isinstance(exc, GraphlinkError) else "Could not read the file"
-                st.session_state["upload_error"] = f"{kind}: {one_line(exc)}"
+                st.session_state[session.UPLOAD_ERROR] = f"{kind}: {one_line(exc)}"
             if release is not None:
-                state.set_release(release, f"Upload: {up.name}")
+                session.set_release(release, f"Upload: {up.name}")
                 st.rerun()  # so the sidebar (drawn before the page) shows the new release
-        if "upload_error" in st.session_state:
-            st.error(st.session_state["upload_error"], icon=":material/error:")
+        if session.UPLOAD_ERROR in st.session_state:
+            st.error(st.session_state[session.UPLOAD_ERROR], icon=":material/error:")
         else:
             st.success(f"Loaded {md(up.name)}.")
     st.caption("CSV/Parquet columns: `location`, `kind` (`identified` or `deidentified`), `element`. "
@@ -74,24 +73,27 @@ with sim_tab:
     if st.button("Simulate release", key="sim_run"):
         try:
             with st.spinner("Simulating…"):
-                release = state.simulate(subjects, locations, p, withhold, int(seed), model=model)
+                release = demos.simulate(subjects, locations, p, withhold, int(seed), model=model)
             what = f"visit probability {p}" if model == "uniform" else f"Zipf exponent {p}"
-            state.set_release(release, f"Simulated: {subjects:,} subjects, {locations} locations, {what}")
-        except Exception as exc:
+            session.set_release(release, f"Simulated: {subjects:,} subjects, {locations} locations, {what}")
+        except GraphlinkError as exc:   # ReleaseError: settings the simulator refuses
             st.error("Simulation failed: " + one_line(exc))
         else:
             st.rerun()
 
-loaded = state.current()
+loaded = session.current()
 st.divider()
 if loaded is None:
+    if session.AUTOLOAD_ERROR in st.session_state:
+        st.error("The demo release could not be loaded when the app started: "
+                 + one_line(st.session_state[session.AUTOLOAD_ERROR]), icon=":material/error:")
     st.info("No release loaded yet.")
     st.stop()
 
 release = loaded.release
 st.subheader(f"Summary — {md(loaded.label)}")
 options = ["auto", "deidentified", "identified", "none"]
-current_reserved, current_mult = state.model_of(state.reserved_choice())
+current_reserved, current_mult = session.model_of(session.reserved_choice())
 m1, m2 = st.columns(2)
 chosen_reserved = m1.selectbox("Reserved side (which side may withhold records)", options,
                                index=options.index(current_reserved),
@@ -107,13 +109,12 @@ chosen_mult = m2.selectbox("Multiplicity", mult_options, index=mult_options.inde
                                 "of sharing (fewer de-identified elements, links), and when the identified side "
                                 "withholds, where both fit: its certain pairs hold under either reading. "
                                 "Choose one-to-one if each de-identified element stands for one person.")
-st.session_state["reserved"] = chosen_reserved
-st.session_state["multiplicity"] = chosen_mult
-reserved = state.reserved_choice()
+session.set_model(chosen_reserved, chosen_mult)
+reserved = session.reserved_choice()
 
 try:
-    tr = state.trails(loaded.key, reserved, release)
-except Exception as exc:
+    tr = caches.trails(loaded.key, reserved, release)
+except GraphlinkError as exc:   # ModelAssumptionError: the data breaks the chosen model
     st.error("Could not build trails: " + one_line(words.say(exc)))
     st.stop()
 

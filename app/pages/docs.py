@@ -8,18 +8,23 @@ here; the guide's last section, which names their files for readers of the repos
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import streamlit as st
 
-from app import state
+import graphlink_app
 
-GUIDE = state.DOCS_DIR / "guide.md"
+#: the app's folder: ``app/`` in a checkout, ``graphlink_app/`` once installed
+APP_DIR = Path(graphlink_app.__file__).resolve().parent
+#: the user guide: the copy an installed package carries (setup.py puts docs/guide.md there), else the checkout's
+GUIDE = next((p for p in (APP_DIR / "guide.md", APP_DIR.parent / "docs" / "guide.md") if p.is_file()),
+             APP_DIR / "guide.md")
 #: the guide's section for readers of the repository (file names), not shown in the app
 REPOSITORY_SECTION = "Where to read more"
 
 if not GUIDE.is_file():
     st.title("Documentation")
-    st.warning("The user guide (docs/guide.md) is missing from this installation.")
+    st.warning("The user guide is missing from this installation.")
     st.stop()
 text = GUIDE.read_text(encoding="utf-8")
 # one section per "## " heading: a contents list on the left, the chosen section on the right

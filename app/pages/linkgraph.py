@@ -7,11 +7,11 @@ import pandas as pd
 import streamlit as st
 from st_cytoscape import cytoscape
 
-from app import state
-from app.components import graph as gview
-from app.components.tables import show_table
-from app.components.text import md
-from app.components.words import PROBABILITY_NOT_COMPUTED
+from graphlink_app import caches, display, session
+from graphlink_app.components import graph as gview
+from graphlink_app.components.tables import show_table
+from graphlink_app.components.text import md
+from graphlink_app.components.words import PROBABILITY_NOT_COMPUTED
 
 #: the whole graph is drawn only up to this size (beyond it a two-column drawing is a tangle of crossing lines)
 WHOLE_GRAPH_NODES = 80
@@ -20,14 +20,14 @@ WHOLE_GRAPH_EDGES = 300
 READABLE_EDGES = 120
 
 st.title("Link graph")
-loaded = state.require_release()
-reserved = state.reserved_choice()
+loaded = session.require_release()
+reserved = session.reserved_choice()
 release = loaded.release
-g = state.graph(loaded.key, reserved, release)
-cls = state.classes(loaded.key, reserved, release)
+g = caches.graph(loaded.key, reserved, release)
+cls = caches.classes(loaded.key, reserved, release)
 tr = g.trails
-ix = state.class_index(loaded.key, reserved, release)
-risk = state.risk(loaded.key, reserved, release)       # None on a one-to-many release: not computed
+ix = caches.class_index(loaded.key, reserved, release)
+risk = caches.risk(loaded.key, reserved, release)       # None on a one-to-many release: not computed
 
 one_to_many = bool(tr.one_to_many)
 possible = cls.union_degree_identified
@@ -51,7 +51,7 @@ if getattr(g, "n_null", 0):
                f"{'identified' if g.null_side == 'identified' else 'de-identified'} side: they stand for people "
                "whose records every location withheld, link to every element, and are not drawn.")
 
-lab_i, lab_d, comps = state.components(loaded.key, reserved, release)
+lab_i, lab_d, comps = caches.components(loaded.key, reserved, release)
 n_nodes = len(tr.identified.keys) + len(tr.deidentified.keys)
 whole_fits = n_nodes <= WHOLE_GRAPH_NODES and g.n_expanded_edges <= WHOLE_GRAPH_EDGES
 st.caption(f"The whole graph: {len(tr.identified.keys):,} identified and {len(tr.deidentified.keys):,} "
@@ -74,7 +74,7 @@ with controls:
     if not matches:
         st.warning("No element matches the search.")
         st.stop()
-    default = st.session_state.get("selected_element")
+    default = st.session_state.get(session.SELECTED_ELEMENT)
     idx = matches.index(default[1]) if default and default[0] == side and default[1] in matches[:500] else 0
     picked = st.selectbox(f"Element ({len(matches):,} match)", matches[:500], index=idx, key="lg_element")
     hops = st.slider("Hops", 1, 4, 1, key="lg_hops",
@@ -85,7 +85,7 @@ with controls:
                                 "edges and the matching's; this draws all of them.")
 
 focus = (side, picked)
-row = state.row_index(loaded.key, reserved, side, release)[picked]
+row = caches.row_index(loaded.key, reserved, side, release)[picked]
 if mode == "Neighbourhood of an element":
     sub = gview.neighbourhood(cls, ix, side, row, hops=hops, max_nodes=max_nodes)
     caption = f"Neighbourhood of **{md(picked)}** within {hops} hop(s)"
@@ -145,11 +145,11 @@ if clicked and clicked.get("nodes"):
     nid = clicked["nodes"][0]
     if nid in node_ids:
         target = gview.parse_node_id(nid)
-st.session_state["selected_element"] = focus
+st.session_state[session.SELECTED_ELEMENT] = focus
 
 st.subheader(f"Element {md(target[1])} ({'identified' if target[0] == 'identified' else 'de-identified'})")
 t_side, t_key = target
-t_row = state.row_index(loaded.key, reserved, t_side, release)[t_key]
+t_row = caches.row_index(loaded.key, reserved, t_side, release)[t_key]
 trail_side = tr.identified if t_side == "identified" else tr.deidentified
 other_side = tr.deidentified if t_side == "identified" else tr.identified
 st.markdown(f"Trail over {md(', '.join(map(str, tr.locations)))}: `{trail_side.trail_str(t_row)}`")
@@ -178,4 +178,4 @@ if risk is None and one_to_many:
     st.caption(PROBABILITY_NOT_COMPUTED)
 
 st.markdown("**Explanation**")
-st.markdown(state.explain(loaded.key, reserved, t_side, t_key, release))   # values escaped by explain
+st.markdown(display.explain(loaded.key, reserved, t_side, t_key, release))   # values escaped by explain

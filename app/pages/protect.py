@@ -6,59 +6,52 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from app import state
-from app.components import charts, words
-from app.components.labels import number
-from app.components.tables import show_table
-from app.components.text import one_line
+from graphlink_app import caches, method_choices, navigation, session
+from graphlink_app.components import charts, words
+from graphlink_app.components.labels import number
+from graphlink_app.components.tables import show_table
+from graphlink_app.components.text import one_line
 
 st.title("Protect")
-loaded = state.require_release()
-unlink = state.optional_module("graphlink.protect")
-if unlink is None:
-    state.unavailable("Protection by withholding records", "graphlink.protect")
-    st.stop()
-secure_available = state.optional_module("graphlink.secure") is not None and hasattr(
-    state.optional_module("graphlink.secure"), "secure_unlink")
+loaded = session.require_release()
 
 st.caption("Each location withholds some of its de-identified records until every person has at least k "
            "possible partners, so no one can be re-identified with fewer than k candidates (k-unlinkability, "
            "Malin 2006, chapter 7). The output is checked by the exact audit; records that check withholds too "
            "are reported.")
 
-multiplicity = state.model_of(state.reserved_choice())[1]
-refusal = words.protect_refusal(state.protect_refusal(loaded.key, multiplicity, loaded.release))
+multiplicity = session.model_of(session.reserved_choice())[1]
+refusal = words.protect_refusal(caches.protect_refusal(loaded.key, multiplicity, loaded.release))
 one_to_many = refusal is not None      # the same refusal as the Secure protocol page's
 if refusal is not None:
     st.info(refusal, icon=":material/info:")
-    st.page_link("app/pages/data.py", label="Data page: Multiplicity", icon=":material/database:")
+    st.page_link(navigation.path("data"), label="Data page: Multiplicity", icon=":material/database:")
 
-methods = state.protect_methods()
+methods = method_choices.protect_methods()
 c1, c2, c3, c4 = st.columns([1, 2, 1, 1])
 k = int(c1.number_input("k", 1, 50, 2, key="protect_k"))
 method = c2.selectbox("Method", methods, index=methods.index("force-dedup") if "force-dedup" in methods else 0,
-                      format_func=state.method_title, key="protect_method")
-secure_words = " and ".join(state.method_title(m) for m in state.secure_methods())
-secure = c3.toggle("Secure (encrypted)", key="protect_secure", disabled=not secure_available,
+                      format_func=method_choices.method_title, key="protect_method")
+secure_words = " and ".join(method_choices.method_title(m) for m in method_choices.secure_methods())
+secure = c3.toggle("Secure (encrypted)", key="protect_secure",
                    help="Run the locations and a semi-trusted third party over encrypted data (Malin 2006, "
-                        f"chapter 8); {secure_words} only." if secure_available
-                   else "the secure protocol is not installed in this build.")
+                        f"chapter 8); {secure_words} only.")
 seed = int(c4.number_input("Seed", 0, 10_000, 0, key="protect_seed"))
-if secure and not state.method_spec(method).secure:
+if secure and not method_choices.method_spec(method).secure:
     st.warning(f"The secure protocol supports {secure_words} only.")
     st.stop()
 
 if st.button("Protect release", type="primary", key="protect_run") and not one_to_many:
-    st.session_state["protect_ran"] = (loaded.key, k, method, secure, seed, multiplicity)
+    st.session_state[session.PROTECT_RAN] = (loaded.key, k, method, secure, seed, multiplicity)
 if one_to_many:   # the note above says why and where to change the reading
     st.stop()
-if st.session_state.get("protect_ran") != (loaded.key, k, method, secure, seed, multiplicity):
+if st.session_state.get(session.PROTECT_RAN) != (loaded.key, k, method, secure, seed, multiplicity):
     st.info("Choose k and a method, then press **Protect release**.")
     st.stop()
 
 try:
-    res = state.protect(loaded.key, k, method, secure, seed, loaded.release, multiplicity)
-except Exception as exc:  # ModelAssumptionError / ReleaseError: readable message
+    res = caches.protect(loaded.key, k, method, secure, seed, loaded.release, multiplicity)
+except caches.PROTECTION_ERRORS as exc:  # ModelAssumptionError / ReleaseError: readable message
     st.error("Protection failed: " + one_line(exc))
     st.stop()
 
@@ -72,7 +65,7 @@ with left:
     st.metric("De-identified records disclosed", f"{m['rows_disclosed'] + m['rows_withheld']:,}")
     st.metric("Locations disclosing", f"{m['locations']:,}")
 with right:
-    st.markdown(f"**Protected release** — {state.method_title(method)}{' (secure)' if secure else ''}")
+    st.markdown(f"**Protected release** — {method_choices.method_title(method)}{' (secure)' if secure else ''}")
     st.metric("Certain re-identifications (true loves)", number(after.get("true_loves")),
               delta=number(after.get("true_loves", 0) - before.get("true_loves", 0)) if before else None,
               delta_color="inverse")
@@ -101,17 +94,17 @@ st.download_button("Download protected release (CSV)", res.release.frame.to_csv(
 st.subheader("Utility versus k")
 kmax = int(st.number_input("Largest k in the sweep", 2, 30, 6, key="protect_kmax"))
 if st.button("Run k sweep", key="protect_sweep"):
-    st.session_state["protect_sweep_ran"] = (loaded.key, method, secure, seed, kmax)
-if st.session_state.get("protect_sweep_ran") == (loaded.key, method, secure, seed, kmax):
+    st.session_state[session.PROTECT_SWEEP_RAN] = (loaded.key, method, secure, seed, kmax)
+if st.session_state.get(session.PROTECT_SWEEP_RAN) == (loaded.key, method, secure, seed, kmax):
     rows = []
     bar = st.progress(0.0, text="Sweeping k…")
     for i, kk in enumerate(range(1, kmax + 1)):
         try:
-            r = state.protect(loaded.key, kk, method, secure, seed, loaded.release, multiplicity)
+            r = caches.protect(loaded.key, kk, method, secure, seed, loaded.release, multiplicity)
             rows.append({"k": kk, "records still disclosed": r.metrics["rows_disclosed"],
                          "locations still disclosing": r.metrics["locations_disclosing"],
                          "certified": "yes" if r.certified else "no"})
-        except Exception as exc:
+        except caches.PROTECTION_ERRORS as exc:
             rows.append({"k": kk, "records still disclosed": None, "locations still disclosing": None,
                          "certified": "no", "error": words.say(exc)})
         bar.progress((i + 1) / kmax)

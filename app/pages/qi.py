@@ -11,11 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app.components import charts
-from app.components.labels import QI_ALGORITHM_LABELS, QI_LOSS_LABELS, label
-from app.components.qi_upload import Matrices, upload_table
-from app.components.tables import show_table
-from app.components.text import md, one_line
+from graphlink.errors import GraphlinkError
 from graphlink.qi import datasets
 from graphlink.qi import hierarchy as H
 from graphlink.qi.algorithms import ALGORITHMS, anonymize
@@ -23,6 +19,12 @@ from graphlink.qi.checks import check
 from graphlink.qi.metrics import LOSSES
 from graphlink.qi.risk import RISK_BOUNDS, RiskSummary, risk
 from graphlink.qi.table import QITable, encode
+from graphlink_app import session
+from graphlink_app.components import charts
+from graphlink_app.components.labels import QI_ALGORITHM_LABELS, QI_LOSS_LABELS, label
+from graphlink_app.components.qi_upload import Matrices, upload_table
+from graphlink_app.components.tables import show_table
+from graphlink_app.components.text import md, one_line
 
 UPLOAD = "Upload a CSV"
 SOURCES = {datasets.SPECS[n].title: n for n in ("cps1988", "acs12", "sweeney")} | {UPLOAD: None}
@@ -127,7 +129,7 @@ if not qi:
 try:
     table = encoded(token, qi, frame, hier)
     report = check(frame, qi, sensitive=sensitive)
-except Exception as exc:  # ReleaseError: value missing from a hierarchy (names row, column, value)
+except GraphlinkError as exc:  # ReleaseError: value missing from a hierarchy (names row, column, value)
     st.error(one_line(exc))
     st.stop()
 
@@ -205,11 +207,11 @@ if algorithm == "mingen" and table.n > MINGEN_ROWS:
     st.warning(f"MinGen tries every generalization (Sweeney 2002) and is limited to {MINGEN_ROWS} rows; this "
                f"table has {table.n:,}.")
 elif st.button("Anonymize", type="primary", key="qi_run"):
-    st.session_state["qi_ran"] = (token, qi, k, algorithm, sup, loss)
-if st.session_state.get("qi_ran") == (token, qi, k, algorithm, sup, loss):
+    st.session_state[session.QI_RAN] = (token, qi, k, algorithm, sup, loss)
+if st.session_state.get(session.QI_RAN) == (token, qi, k, algorithm, sup, loss):
     try:
         out = run(token, qi, k, algorithm, sup, loss, table)
-    except Exception as exc:
+    except GraphlinkError as exc:   # ReleaseError: k larger than the table, a column without values, …
         st.error("Anonymization failed: " + one_line(exc))
         st.stop()
     s = out["summary"]
@@ -261,8 +263,8 @@ st.subheader("Compare algorithms")
 st.caption("Same k and suppression limit for every algorithm (MinGen and Mondrian never suppress rows; MinGen "
            f"runs on tables of at most {MINGEN_ROWS} rows). Higher Prec and lower DM* lose less.")
 if st.button("Compare all algorithms", key="qi_compare"):
-    st.session_state["qi_compared"] = (token, qi, k, sup)
-if st.session_state.get("qi_compared") == (token, qi, k, sup):
+    st.session_state[session.QI_COMPARED] = (token, qi, k, sup)
+if st.session_state.get(session.QI_COMPARED) == (token, qi, k, sup):
     rows = []
     for alg in ALGORITHMS:
         if alg == "mingen" and table.n > MINGEN_ROWS:

@@ -6,19 +6,20 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from app import state
-from app.components import charts, words
-from app.components.labels import method_labels, number
-from app.components.tables import show_table
-from app.components.text import md, spreadsheet_csv
+from graphlink.errors import GraphlinkError
+from graphlink_app import caches, method_choices, navigation, session
+from graphlink_app.components import charts, words
+from graphlink_app.components.labels import method_labels, number
+from graphlink_app.components.tables import show_table
+from graphlink_app.components.text import md, spreadsheet_csv
 
 st.title("Re-identification")
-loaded = state.require_release()
-reserved = state.reserved_choice()
+loaded = session.require_release()
+reserved = session.reserved_choice()
 release = loaded.release
 
 
-one_to_many = bool(state.trails(loaded.key, reserved, release).one_to_many)
+one_to_many = bool(caches.trails(loaded.key, reserved, release).one_to_many)
 names_of = method_labels(one_to_many)    # the exact method's name under the reading of the release
 methods = list(names_of)
 st.caption("REIDIT-C matches complete trails exactly; REIDIT-I iteratively links unique subtrail/supertrail "
@@ -28,13 +29,13 @@ st.caption("REIDIT-C matches complete trails exactly; REIDIT-I iteratively links
               "true loves are the edges in every maximum matching of the link graph (certain "
               "re-identifications)."))
 # one-to-one methods (thesis Table A.1, each spec's readings) are not run on a release read as one-to-many
-applicable = [m for m in methods if state.method_spec(m).applies(one_to_many)]
+applicable = [m for m in methods if method_choices.method_spec(m).applies(one_to_many)]
 c1, c2 = st.columns([3, 1])
 # keyed by release and data model: a new release or reading starts from the methods that apply to it
 chosen = c1.multiselect("Methods", methods, default=applicable, format_func=names_of.get,
                         key=f"reid_methods_{loaded.key}_{reserved}")
 k = int(c2.number_input("k for REIDIT-I-K", 1, 100, 2, key="reid_k"))
-run_key = f"reid_ran_{loaded.key}"
+run_key = session.REIDENTIFICATION_RAN_PREFIX + loaded.key
 if st.button("Run re-identification", type="primary", key="reid_run"):
     st.session_state[run_key] = True
 if not st.session_state.get(run_key):
@@ -55,7 +56,7 @@ if refused:
             "de-identified element does stand for one "
             "person, choose **one-to-one** under **Multiplicity** on the Data page.",
             icon=":material/info:")
-    st.page_link("app/pages/data.py", label="Data page: Multiplicity", icon=":material/database:")
+    st.page_link(navigation.path("data"), label="Data page: Multiplicity", icon=":material/database:")
     chosen = [m for m in chosen if m in applicable]
     if not chosen:
         st.stop()
@@ -64,9 +65,9 @@ results = {}
 errors = {}
 for m in chosen:
     try:
-        wants_k = any(p.name == "k" for p in state.method_spec(m).parameters)
-        results[m] = state.reidentification(loaded.key, reserved, m, k if wants_k else None, release)
-    except Exception as exc:  # e.g. ModelAssumptionError: show it for that method, keep the others
+        wants_k = any(p.name == "k" for p in method_choices.method_spec(m).parameters)
+        results[m] = caches.reidentification(loaded.key, reserved, m, k if wants_k else None, release)
+    except GraphlinkError as exc:  # e.g. ModelAssumptionError: show it for that method, keep the others
         errors[m] = words.say(exc)
         continue
     if results[m].summary.model_ok is False:   # no pair is certain: say why instead of listing guesses
@@ -76,7 +77,7 @@ for m in chosen:
 cols = st.columns(max(len(chosen), 1))
 for col, m in zip(cols, chosen, strict=False):
     if m in results:
-        col.metric(names_of[m], number(state.reid_count(results[m])), help="re-identified elements")
+        col.metric(names_of[m], number(caches.reid_count(results[m])), help="re-identified elements")
     else:
         col.metric(names_of[m], "n/a")
 for m, msg in errors.items():
@@ -84,7 +85,7 @@ for m, msg in errors.items():
 
 summary = words.reidentify_table({names_of[m]: r.summary for m, r in results.items()})
 counts = pd.DataFrame({"method": [names_of[m] for m in results],
-                       "re-identified": [state.reid_count(r) for r in results.values()]})
+                       "re-identified": [caches.reid_count(r) for r in results.values()]})
 if len(counts):
     domain = list(counts["method"])
     chart = alt.Chart(counts).mark_bar().encode(
@@ -111,7 +112,7 @@ if results:
                        file_name=f"{release.name}_{shown}.csv", mime="text/csv", key="reid_download")
 
     st.subheader("How likely each re-identification is")
-    risk = state.risk(loaded.key, reserved, release)
+    risk = caches.risk(loaded.key, reserved, release)
     if risk is None:
         st.caption(words.PROBABILITY_NOT_COMPUTED)      # calm: the page's one note is about the methods
     else:
@@ -139,7 +140,7 @@ if results:
         if not figures.model_ok:
             st.warning("No assignment covers every person and record, so this release does not fit the model "
                        "these probabilities assume; read them with care.")
-        likely = state.most_likely(loaded.key, reserved, release)
+        likely = caches.most_likely(loaded.key, reserved, release)
         st.markdown("**Each person's most likely record**, most likely first")
         show_table(likely, column_config={
             "probability": st.column_config.TextColumn("probability", width="medium"),
@@ -155,10 +156,10 @@ if results:
     loo_method = st.selectbox("Method for sensitivity", opts, format_func=names_of.get,
                               index=opts.index("true-loves") if "true-loves" in opts else 0, key="loo_method")
     if st.button("Run sensitivity", key="loo_run"):
-        st.session_state[f"loo_{loaded.key}"] = loo_method
-    if st.session_state.get(f"loo_{loaded.key}") == loo_method:
-        loo_k = k if any(p.name == "k" for p in state.method_spec(loo_method).parameters) else None
-        loo = state.leave_one_out(loaded.key, reserved, loo_method, loo_k, release)
+        st.session_state[session.LEAVE_ONE_OUT_PREFIX + loaded.key] = loo_method
+    if st.session_state.get(session.LEAVE_ONE_OUT_PREFIX + loaded.key) == loo_method:
+        loo_k = k if any(p.name == "k" for p in method_choices.method_spec(loo_method).parameters) else None
+        loo = caches.leave_one_out(loaded.key, reserved, loo_method, loo_k, release)
         chart = alt.Chart(loo.dropna(subset=["change"])).mark_bar().encode(
             x=alt.X("location removed:N", sort=list(release.locations), title="Location removed"),
             y=alt.Y("change:Q", title="Change in re-identified pairs"),

@@ -8,13 +8,14 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from app import state
-from app.components import charts, words
-from app.components.tables import show_table
-from app.components.text import md, one_line
+from graphlink.errors import GraphlinkError
+from graphlink_app import session
+from graphlink_app.components import charts, words
+from graphlink_app.components.tables import show_table
+from graphlink_app.components.text import md, one_line
 
 st.title("Risk report")
-loaded = state.require_release()
+loaded = session.require_release()
 st.caption("One page a privacy officer can forward: who is certainly re-identifiable, who has fewer than k "
            "candidates, which locations expose people most, and what each protection method would withhold. "
            "The download is a single HTML file with no external content; it opens offline and prints to PDF.")
@@ -24,7 +25,7 @@ st.caption("One page a privacy officer can forward: who is certainly re-identifi
 def _report(key: str, choice: str, k: int, seed: int, exposure: bool, protection: bool, _release: Any) -> Any:
     from graphlink.report import build_report
 
-    reserved, multiplicity = state.model_of(choice)
+    reserved, multiplicity = session.model_of(choice)
     # no source path: an upload's is a temporary file on the server; the footer hashes the release table instead
     return build_report(_release, k, reserved=reserved, multiplicity=multiplicity, seed=seed,
                         options={"k": k, "reserved": reserved, "multiplicity": multiplicity, "seed": seed,
@@ -49,17 +50,17 @@ exposure = c3.toggle("Exposure per location", True, key="report_exposure",
                           "de-identified table (one run per location).")
 protection = c4.toggle("Compare protection methods", True, key="report_protection",
                        help="Greedy-, Force- and Flow-Dedup at this k, each certified by the exact audit.")
-choice = state.reserved_choice()
+choice = session.reserved_choice()
 args = (loaded.key, choice, k, seed, exposure, protection)
 if st.button("Build report", type="primary", key="report_run"):
-    st.session_state["report_ran"] = args
-if st.session_state.get("report_ran") != args:
+    st.session_state[session.REPORT_RAN] = args
+if st.session_state.get(session.REPORT_RAN) != args:
     st.info("Choose k, then press **Build report**.")
     st.stop()
 
 try:
     report = _report(*args, loaded.release)
-except Exception as exc:  # ModelAssumptionError / ReleaseError: one readable line, worded from its code and data
+except GraphlinkError as exc:  # ModelAssumptionError / ReleaseError: one readable line, worded from its code and data
     st.error("The report cannot be computed: " + one_line(words.say(exc)))
     st.caption("The data model (reserved side, multiplicity) is chosen on the Data page.")
     st.stop()

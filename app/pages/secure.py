@@ -1,7 +1,7 @@
 """Secure protocol page: simulate STRANON (Malin 2006 ch. 8, App. C) and step through its messages.
 
 The protocol runs the protection methods of the Protect page over encrypted data, so it refuses (in the same
-words) every release protection by withholding refuses (``state.protect_refusal``)."""
+words) every release protection by withholding refuses (``caches.protect_refusal``)."""
 
 from __future__ import annotations
 
@@ -11,20 +11,16 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from app import state
-from app.components import words
-from app.components.labels import label, number, secure_labels
-from app.components.tables import show_table
-from app.components.text import md, one_line
+from graphlink.secure import api, protocol
+from graphlink.secure import parties as parties_mod
+from graphlink_app import caches, navigation, session
+from graphlink_app.components import words
+from graphlink_app.components.labels import label, number, secure_labels
+from graphlink_app.components.tables import show_table
+from graphlink_app.components.text import md, one_line
 
 st.title("Secure protocol")
-loaded = state.require_release()
-protocol = state.optional_module("graphlink.secure.protocol")
-api = state.optional_module("graphlink.secure.api")
-parties_mod = state.optional_module("graphlink.secure.parties")
-if protocol is None or api is None or parties_mod is None:
-    state.unavailable("The secure protocol simulation", "graphlink.secure")
-    st.stop()
+loaded = session.require_release()
 
 st.caption("Each location and a semi-trusted third party (sTTP) run as separate parties that exchange only "
            "encoded messages; de-identified data travel encrypted under keys that can be applied in any order, "
@@ -32,11 +28,11 @@ st.caption("Each location and a semi-trusted third party (sTTP) run as separate 
            "dummy record common to all locations, dummy records of each location, extra check rounds, and locked "
            "returns (Malin 2006, chapter 8).")
 
-multiplicity = state.model_of(state.reserved_choice())[1]
-refusal = words.protect_refusal(state.protect_refusal(loaded.key, multiplicity, loaded.release), words.SECURE)
+multiplicity = session.model_of(session.reserved_choice())[1]
+refusal = words.protect_refusal(caches.protect_refusal(loaded.key, multiplicity, loaded.release), words.SECURE)
 if refusal is not None:   # what the Protect page refuses, the protocol (the same methods, encrypted) refuses too
     st.info(refusal, icon=":material/info:")
-    st.page_link("app/pages/data.py", label="Data page: Multiplicity", icon=":material/database:")
+    st.page_link(navigation.path("data"), label="Data page: Multiplicity", icon=":material/database:")
     st.stop()
 
 c1, c2, c3 = st.columns(3)
@@ -102,14 +98,14 @@ COST_COLUMNS = {"dataset_ops": "set operations", "element_ops": "element operati
 
 
 if st.button("Run protocol", type="primary", key="sec_run"):
-    st.session_state["sec_ran"] = True
-if not st.session_state.get("sec_ran"):
+    st.session_state[session.SECURE_RAN] = True
+if not st.session_state.get(session.SECURE_RAN):
     st.info("Set the parameters and press **Run protocol**.")
     st.stop()
 try:
     res = run(loaded.key, k, method, integrity, alpha if integrity else 0, beta if integrity else 0, locking,
               cheat, loaded.release)
-except Exception as exc:
+except caches.PROTECTION_ERRORS as exc:
     st.error("The protocol could not run: " + one_line(exc))
     st.stop()
 

@@ -6,21 +6,22 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app import state
-from app.components import charts
-from app.components.text import md
+from graphlink.core.trails import location_stats, reidentification_bound
+from graphlink_app import caches, session
+from graphlink_app.components import charts
+from graphlink_app.components.text import md
 
 st.title("Trails")
-loaded = state.require_release()
-reserved = state.reserved_choice()
-tr = state.trails(loaded.key, reserved, loaded.release)
+loaded = session.require_release()
+reserved = session.reserved_choice()
+tr = caches.trails(loaded.key, reserved, loaded.release)
 
 st.caption(f"One row per person or record, one column per location: 1 = disclosed there, 0 = not disclosed, "
            f"* = cannot tell (the location may have withheld it). {md(tr.model.sentence.rstrip('.'))} — the Data page "
            "says why, and lets you change it.")
 
-stats = state.location_stats(tr)
-bound = state.reidentification_bound(tr)
+stats = location_stats(tr)
+bound = reidentification_bound(tr)
 c1, c2, c3 = st.columns(3)
 c1.metric("Locations", f"{len(tr.locations):,}")
 c2.metric("People (identified elements)", f"{len(tr.identified.keys):,}")
@@ -52,7 +53,7 @@ label = {1: charts.TRAIL_DOMAIN[0], 0: charts.TRAIL_DOMAIN[1], -1: charts.TRAIL_
 
 def heatmap(side_name: str, title: str) -> None:
     side = tr.identified if side_name == "identified" else tr.deidentified
-    dense = state.dense(loaded.key, reserved, side_name, loaded.release)
+    dense = caches.dense(loaded.key, reserved, side_name, loaded.release)
     keys = np.asarray(side.keys, dtype=object)
     rows = np.arange(len(keys))
     if present_at != "any location":
