@@ -42,21 +42,24 @@ WITHHOLDING = "Protection by withholding records"
 SECURE = "The secure protocol (protection by withholding records, encrypted)"
 _ONE_PERSON = ("If each de-identified element does belong to one person, choose **one-to-one** under "
                f"**Multiplicity** {_DATA}.")
+_MANY_ELSEWHERE = (" Read as one-to-many, the release can be protected by withholding people's records instead: "
+                   "the command line's Keep-most method does that (this page does not yet).")
 
 
 def refusal_lines(subject: str = WITHHOLDING) -> dict[str, Callable[[dict, str], str]]:
     """code -> the whole line in the app's words, from the data alone, for the refusals whose library sentence
     cites the thesis's numbering; ``subject`` is what does not apply (protection, or the secure protocol)."""
     lead = f"**{subject} does not apply to this release.** "
+    many = _MANY_ELSEWHERE if subject == WITHHOLDING else ""     # the secure protocol has no one-to-many path
     return {
         "unlink-one-to-many": lambda d, where: (
             lead + "It makes each de-identified record one of at least k candidates for one person, but this "
             "release is read as one-to-many: one de-identified element, such as a household's IP address, may "
-            "stand for several people. " + _ONE_PERSON),
+            "stand for several people. " + _ONE_PERSON + many),
         "unlink-side-undecided": lambda d, where: (
             lead + "The data fit two readings: one-to-one with de-identified records withheld, and "
-            "one-to-many with several people per de-identified element; protection is defined for the first. "
-            + _ONE_PERSON),
+            "one-to-many with several people per de-identified element; this page protects the first. "
+            + _ONE_PERSON + many),
         "unlink-identified-withholding": lambda d, where: (
             lead + "It withholds de-identified records only, so it needs every location to disclose at most "
             f"as many de-identified as identified records; {d.get('count', 0):,} location(s) disclose more: "
