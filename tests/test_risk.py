@@ -450,6 +450,8 @@ def test_student_t_quantile_matches_scipy() -> None:
 
     for df in (19, 20, 39, 79, 159, 319, 10_000):
         assert _t975(df) == pytest.approx(t.ppf(0.975, df), abs=2e-5)
+    for df in range(1, 19):                          # the table for few chains (3 degrees of freedom for four)
+        assert _t975(df) == pytest.approx(t.ppf(0.975, df), abs=1e-4)
 
 
 def _component_shares(M: np.ndarray, N: np.ndarray, reserved: str, g, weighted: bool) -> dict:
