@@ -17,10 +17,13 @@ How it is computed (docs/risk.md#blocks):
 3. Per component, the side with more elements is the *rows* side (its surplus stays unmatched), the other the
    *columns* side (all covered).  Exact when the DP of :func:`graphlink.kernels.permanent.block_marginals` fits
    its budget (its states are the used members per column twin class, so twins are counted, not expanded);
-   otherwise estimated by the Markov chain of :func:`graphlink.kernels.permanent.block_chain`, each
-   probability with a 95 % half-width: Student's t times the batch-means standard error, inflated for
-   correlated batches, or the drift between the run's halves if larger (valid if the chain has mixed; its
-   coverage is measured against the exact DP: docs/risk.md#estimates).
+   otherwise estimated by ``CHAINS`` independent runs of the Markov chain of
+   :func:`graphlink.kernels.permanent.block_chain` (the first from the classification's matching, the others
+   from random perfect matchings), each probability with a 95 % half-width: the largest of Student's t times the
+   batch-means standard error (inflated for correlated batches), Student's t times the standard error from the
+   spread between the chains (Gelman and Rubin 1992's between-chain variance), and the drift between the run's
+   halves (valid if the chains have mixed; the coverage is measured against the exact DP:
+   docs/risk.md#estimates).
 
 Two readings.  ``uniform`` (default): every consistent assignment equally likely.  ``weighted``: each assignment
 weighted by the likelihood of the withholding it implies under the simulator's model (each record of location c
@@ -69,6 +72,9 @@ WALKS = 1
 #: sweeps per block row at least (measured: 400 sweeps under-cover blocks of 20-80 elements, benchmarks/bench_risk.py
 #: --only coverage; a chain's memory grows with the block)
 SWEEPS_PER_ROW = 50
+#: independent chains per estimated block (the first from the classification's matching, the others from random
+#: perfect matchings); their spread enters the stated error
+CHAINS = 4
 
 
 @dataclass(frozen=True)
@@ -554,7 +560,11 @@ def _estimate(row_class: np.ndarray, row_size: np.ndarray, col_size: np.ndarray,
               order: np.ndarray, classes: EdgeClasses, rows_left: bool, row_cls: np.ndarray, col_cls: np.ndarray,
               left_is_id: bool, sweeps: int, seed: int, target: float, budget: float | None,
               block_chain: Callable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
-    """The Markov chain on one block: dummy columns for the slack, a start from the classification's matching."""
+    """The Markov chains on one block: dummy columns for the slack, ``CHAINS`` independent chains, the first
+    started from the classification's matching, the others from random perfect matchings; the estimate pools
+    their batch means and its error includes the spread between the chains (docs/risk.md#estimates)."""
+    from graphlink.kernels.permanent import random_perfect_matching
+
     ncc = len(col_size)
     sizes = np.r_[col_size, slack].astype(np.int64) if slack else col_size.astype(np.int64)
     col_ptr = np.r_[0, np.cumsum(sizes)].astype(np.int64)
@@ -579,67 +589,61 @@ def _estimate(row_class: np.ndarray, row_size: np.ndarray, col_size: np.ndarray,
     for r in range(len(counts)):                       # running sizes per row class (few classes per block)
         lo, hi = new_ptr[r], new_ptr[r + 1]
         cum[lo:hi] = np.cumsum(sizes[col[lo:hi]])
-    mate = _start(row_cls, col_cls, row_size, col_size, slack, classes, rows_left, left_is_id, col_ptr, row_class)
-    # batches of a fixed length, pooled over calls that continue from the last state, until the largest 95 %
-    # half-width of a pair probability is at most `target` or the block's time budget is spent; a probe sweep
-    # sizes the batches so that the first two calls fit the budget
+    base_seed = int(seed) * 1_000_003
+    start = _start(row_cls, col_cls, row_size, col_size, slack, classes, rows_left, left_is_id, col_ptr, row_class)
+    mates = [start]
+    for k in range(1, CHAINS):
+        # over-dispersed starts: a chain that has not forgotten where it began disagrees with the others
+        m = random_perfect_matching(row_class, col_ptr, new_ptr, col, lw, base_seed + 7919 * k)
+        mates.append(m if m.min() >= 0 else start.copy())
+    # batches of a fixed length, pooled over calls that continue from each chain's last state, until the largest
+    # 95 % half-width of a pair probability is at most `target` or the block's time budget is spent; a probe sweep
+    # sizes the batches so that the first two rounds fit the budget
     walks = WALKS
     sweeps = max(int(sweeps), SWEEPS_PER_ROW * len(row_class))
     row_of_entry = np.repeat(np.arange(len(counts)), counts + extra)
     scale = np.where(is_skip, 1, sizes[col]) * row_size[row_of_entry].astype(float)   # class count -> one pair
 
-    def run(per_batch: int, burn: int, batches: int, salt: int) -> tuple[np.ndarray, np.ndarray]:
-        return block_chain(row_class, col_class, col_ptr, new_ptr, col, cum, lw, mate, per_batch, burn, batches,
-                           walks, int(seed) * 1_000_003 + salt)
+    def run(k: int, per_batch: int, burn: int, batches: int, salt: int) -> tuple[np.ndarray, ...]:
+        return block_chain(row_class, col_class, col_ptr, new_ptr, col, cum, lw, mates[k], per_batch, burn, batches,
+                           walks, base_seed + salt + 104_729 * k)
 
     if budget is None:                                 # reproducible: the sweeps asked for, whatever the machine
-        burn, per_batch, t_end = max(1, sweeps // 4), max(1, sweeps // 20), -np.inf
+        # the chains share the sweeps: each burns in for a quarter of its share (at least SWEEPS_PER_ROW / (4 ·
+        # CHAINS) sweeps per row, so the burn-in grows with the block) and samples the rest
+        burn = max(1, sweeps // (4 * CHAINS))
+        per_batch, t_end = max(1, sweeps // (20 * CHAINS)), -np.inf
     else:
         if len(row_class) > ROWS_PER_BUDGET_SECOND * budget:
             return None                                # a sweep alone would take about the whole budget
-        run(1, 0, 1, 0)
+        run(0, 1, 0, 1, 0)
         # the first call of a process also loads the compiled kernel (tens of milliseconds, or the compilation
         # itself): time a second sweep, or the batches come out far too short for the budget
         t_probe = time.perf_counter()
-        run(1, 0, 1, 0)
+        run(0, 1, 0, 1, 0)
         per_sweep = max(1e-9, time.perf_counter() - t_probe)
-        if per_sweep * 25 > 4 * budget:
-            return None                                # not even 20 batches of one sweep fit: not estimated
-        affordable = max(24, int(max(0.0, budget - per_sweep) / per_sweep))
-        burn = int(min(max(1, sweeps // 4), affordable // 5))
-        per_batch = int(max(1, min(max(1, sweeps // 20), (affordable - burn) // 20)))
+        if per_sweep * 25 * CHAINS > 4 * budget:
+            return None                                # not even 20 batches of one sweep per chain fit
+        affordable = max(24, int(max(0.0, budget - per_sweep) / per_sweep / CHAINS))
+        burn = int(min(max(1, sweeps // (4 * CHAINS)), affordable // 5))
+        per_batch = int(max(1, min(max(1, sweeps // (20 * CHAINS)), (affordable - burn) // 20)))
         t_end = t_probe + budget
-    s1, s2, s12, first, last = run(per_batch, burn, 10, 1)
-    b1, b2, b12, b_first, b_last = run(per_batch, 0, 10, 2)
+    # per chain: sums of its batch means, of their squares, of consecutive products, its first and last batch mean,
+    # and the sum over its latest half of the batches (the drift check)
+    acc = []
+    for k in range(CHAINS):
+        s1, s2, s12, first, last = run(k, per_batch, burn, 10, 1)
+        b1, b2, b12, b_first, b_last = run(k, per_batch, 0, 10, 2)
+        acc.append([s1 + b1, s2 + b2, s12 + b12 + last * b_first, first, b_last, b1])
     n_batches = 20
-
-    def pool(c1: np.ndarray, c2: np.ndarray, c12: np.ndarray, c_first: np.ndarray, c_last: np.ndarray) -> None:
-        nonlocal s1, s2, s12, last
-        s12 = s12 + c12 + last * c_first                   # the pair of batches across the two calls
-        s1, s2, last = s1 + c1, s2 + c2, c_last
-
-    pool(b1, b2, b12, b_first, b_last)
     while True:
-        mean = s1 / n_batches
-        var = np.maximum(s2 / n_batches - mean * mean, 0.0) * n_batches / (n_batches - 1)
-        # batches shorter than the chain's memory are positively correlated and their spread understates the
-        # error: inflate the variance by (1 + r) / (1 − r), r the batch means' lag-1 autocorrelation (the
-        # effective number of batches of an AR(1) sequence; negative r is not used to narrow)
-        cov1 = s12 - mean * (2 * s1 - first - last) + (n_batches - 1) * mean * mean
-        with np.errstate(invalid="ignore", divide="ignore"):
-            r = np.where(var > 0, cov1 / np.maximum((n_batches - 1) * var, 1e-300), 0.0)
-        r = np.clip(r, 0.0, 0.9)
-        se = np.sqrt(var * (1 + r) / (1 - r) / n_batches)
-        # Student's t for the few batches (20 at first: 2.09, not 1.96)
-        half = _t975(n_batches - 1) * se
-        # stationarity check: the latest half of the batches against the earlier half; a chain that has not
-        # forgotten its start shows a drift, and the bound is widened to it
-        drift = np.abs(b1 / (n_batches // 2) - (s1 - b1) / (n_batches - n_batches // 2))
-        half = np.maximum(half, drift)
+        mean, half = _pooled(acc, n_batches)
         if (half / scale).max(initial=0.0) <= target or time.perf_counter() >= t_end:
             break
-        b1, b2, b12, b_first, b_last = run(per_batch, 0, n_batches, n_batches)
-        pool(b1, b2, b12, b_first, b_last)
+        for k in range(CHAINS):
+            b1, b2, b12, b_first, b_last = run(k, per_batch, 0, n_batches, n_batches)
+            a = acc[k]
+            acc[k] = [a[0] + b1, a[1] + b2, a[2] + b12 + a[4] * b_first, a[3], b_last, b1]
         n_batches = 2 * n_batches
     marg, m_err = mean[pos], half[pos]
     if slack:
@@ -647,10 +651,52 @@ def _estimate(row_class: np.ndarray, row_size: np.ndarray, col_size: np.ndarray,
     return marg, m_err, np.zeros(len(row_cls)), np.zeros(len(row_cls))
 
 
+def _pooled(acc: list, n_batches: int) -> tuple[np.ndarray, np.ndarray]:
+    """The pooled estimate of independent chains and its 95 % half-width, per adjacency entry.
+
+    ``acc[k]``: chain k's sums of its ``n_batches`` batch means, of their squares, of consecutive products, its
+    first and last batch mean, and the sum over its latest half.  The half-width is the largest of three figures:
+    batch means within the chains (Student's t, the variance inflated by (1 + r) / (1 − r) for the lag-1
+    autocorrelation r of the batch means: batches shorter than the chain's memory are positively correlated and
+    their spread understates the error), the spread between the chains' means (Student's t for ``len(acc)`` − 1
+    degrees of freedom: the between-chain variance of Gelman and Rubin 1992, which sees a chain that still
+    remembers its start), and the drift between the earlier and the later half of the batches.  O(chains ·
+    entries).
+    """
+    m = len(acc)
+    nb = n_batches
+    means = np.array([a[0] / nb for a in acc])
+    mean = means.mean(axis=0)
+    w_var = np.zeros_like(mean)
+    cov1 = np.zeros_like(mean)
+    for a, mu in zip(acc, means, strict=True):
+        w_var += np.maximum(a[1] - nb * mu * mu, 0.0)
+        cov1 += a[2] - mu * (2 * a[0] - a[3] - a[4]) + (nb - 1) * mu * mu
+    w_var /= m * (nb - 1)
+    cov1 /= m
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where(w_var > 0, cov1 / np.maximum((nb - 1) * w_var, 1e-300), 0.0)
+    r = np.clip(r, 0.0, 0.9)
+    half = _t975(m * (nb - 1)) * np.sqrt(w_var * (1 + r) / (1 - r) / (m * nb))
+    if m > 1:
+        between = means.var(axis=0, ddof=1)
+        half = np.maximum(half, _t975(m - 1) * np.sqrt(between / m))
+    late = np.mean([a[5] for a in acc], axis=0) / (nb // 2)
+    early = (mean * nb - late * (nb // 2)) / (nb - nb // 2)
+    return mean, np.maximum(half, np.abs(late - early))
+
+
+#: Student's t 0.975 quantiles for 1-18 degrees of freedom (the closed form below is used from 19 on)
+_T975_SMALL = (12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281, 2.2010, 2.1788,
+               2.1604, 2.1448, 2.1314, 2.1199, 2.1098, 2.1009)
+
+
 def _t975(df: int) -> float:
     """Student's t 0.975 quantile for ``df`` degrees of freedom, by the Cornish-Fisher expansion around the normal
     quantile (Abramowitz and Stegun 26.7.5): within 2e-5 of the exact value from 19 degrees of freedom on (2.093 at
     19), without importing scipy.stats, whose import alone takes a second of an estimated block's budget.  O(1)."""
+    if df < 19:
+        return _T975_SMALL[max(df, 1) - 1]
     z = 1.959963984540054
     v = float(df)
     return (z + (z**3 + z) / (4 * v) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * v * v)

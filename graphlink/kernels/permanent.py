@@ -16,6 +16,8 @@ classes is an edge with that weight.  Rows may stay unmatched ("skip", weight ``
   with truncated hole walks (any alternating cycle, the moves of Jerrum and Sinclair's chain; its trace on the
   perfect matchings is reversible, so truncation at a fixed length keeps the stationary law).  Ergodic averages
   of the class occupancies with batch means.
+* :func:`random_perfect_matching` — a random perfect matching of the padded block (Kuhn's augmenting paths from
+  random offsets), the start of every chain but the first, so independent chains begin far apart.
 """
 
 from __future__ import annotations
@@ -333,3 +335,74 @@ def block_chain(row_class: np.ndarray, col_class: np.ndarray, col_ptr: np.ndarra
                 prev[e] = m
             done += 1
     return s1, s2, s12, first, prev
+
+
+@numba.njit(cache=True)
+def random_perfect_matching(row_class: np.ndarray, col_ptr: np.ndarray, rc_ptr: np.ndarray, rc_col: np.ndarray,
+                            rc_lw: np.ndarray, seed: int) -> np.ndarray:
+    """A random perfect matching of a padded class block, to start a Markov chain from (``block_chain``'s layout).
+
+    Rows are taken in a random order and each is matched by a breadth-first search for an augmenting path (Kuhn's
+    method) that scans its adjacency entries and their column members from random offsets, so different seeds give
+    different, widely spread matchings; edges of weight 0 (log weight −inf) are not used.  Not uniform: it is an
+    over-dispersed start for independent chains (Gelman and Rubin 1992), not a sample.  Returns the column of every
+    row, or an array of -1 when the positive-weight edges admit no perfect matching.  O(rows · element edges) time,
+    O(rows + columns) memory.
+    """
+    np.random.seed(seed)
+    n = len(row_class)
+    n_cols = col_ptr[len(col_ptr) - 1]
+    mate_row = np.full(n, -1, np.int64)
+    mate_col = np.full(n_cols, -1, np.int64)
+    order = np.random.permutation(n)
+    seen = np.full(n_cols, -1, np.int64)          # the search (root) that reached a column last
+    parent = np.empty(n_cols, np.int64)           # the row the search reached a column from
+    queue = np.empty(n, np.int64)
+    for root in order:
+        head = 0
+        tail = 0
+        queue[tail] = root
+        tail += 1
+        found = -1
+        while head < tail and found < 0:
+            u = queue[head]
+            head += 1
+            r = row_class[u]
+            lo, hi = rc_ptr[r], rc_ptr[r + 1]
+            k = hi - lo
+            if k == 0:
+                continue
+            off = np.random.randint(0, k)
+            for i in range(k):
+                e = lo + (off + i) % k
+                if rc_lw[e] == -np.inf:
+                    continue
+                c = rc_col[e]
+                a, b = col_ptr[c], col_ptr[c + 1]
+                m = b - a
+                off2 = np.random.randint(0, m)
+                for j in range(m):
+                    y = a + (off2 + j) % m
+                    if seen[y] == root:
+                        continue
+                    seen[y] = root
+                    parent[y] = u
+                    if mate_col[y] < 0:
+                        found = y
+                        break
+                    queue[tail] = mate_col[y]
+                    tail += 1
+                if found >= 0:
+                    break
+        if found < 0:
+            return np.full(n, -1, np.int64)
+        y = found                                  # flip the augmenting path back to the root
+        while True:
+            u = parent[y]
+            prev = mate_row[u]
+            mate_row[u] = y
+            mate_col[y] = u
+            if u == root:
+                break
+            y = prev
+    return mate_row
