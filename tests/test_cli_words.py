@@ -61,18 +61,25 @@ def test_csv_pairs_with_truth_keep_the_summary_on_stderr(release: Path, tmp_path
     assert "Against the truth: 4 correct, 0 wrong" in " ".join(res.stderr.split())
 
 
-def test_ctrl_c_inside_a_compiled_kernel_is_an_interruption(release: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("signal_exc", "code", "line"), [(KeyboardInterrupt, 130, "graphlink: interrupted"),
+                                                          ("terminated", 143, "graphlink: terminated")])
+def test_a_signal_inside_a_compiled_kernel_is_an_interruption(release: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              signal_exc: object, code: int, line: str) -> None:
     """Ctrl-C while numba loads a kernel reaches the entry as a SystemError caused by the KeyboardInterrupt (seen on
-    ``unlink --method keep-most``): exit 130 and the one line, not a traceback and exit 1."""
+    ``unlink --method keep-most``), and SIGTERM while the risk chain's kernel runs as one caused by the handler's
+    Terminated (seen on ``graphlink experiment calibration``): exit 130 / 143 and the one line, not a traceback."""
     import graphlink.core.release as release_module
+    from graphlink.cli import Terminated
+
+    kind = Terminated if signal_exc == "terminated" else signal_exc
 
     def interrupted(*args: object, **kwargs: object) -> None:
         try:
-            raise KeyboardInterrupt
-        except KeyboardInterrupt as exc:
+            raise kind
+        except kind as exc:
             raise SystemError("CPUDispatcher(...) returned a result with an exception set") from exc
 
     monkeypatch.setattr(release_module, "read_release", interrupted)
     res = run_cli("trails", release)
-    assert res.returncode == 130, res.stderr
-    assert res.stderr.strip().splitlines() == ["graphlink: interrupted"]
+    assert res.returncode == code, res.stderr
+    assert res.stderr.strip().splitlines() == [line]

@@ -169,7 +169,10 @@ def main() -> None:
             # writers have removed their temporary files on the way out
             _fail("graphlink: interrupted", 130)
         except SystemError as exc:
-            # Ctrl-C while numba loads a compiled kernel surfaces as a SystemError caused by the KeyboardInterrupt
+            # Ctrl-C (or SIGTERM) while numba runs or loads a compiled kernel surfaces as a SystemError ("returned a
+            # result with an exception set") caused by the KeyboardInterrupt (or Terminated) the handler raised
+            if _caused_by(exc, Terminated):
+                _fail("graphlink: terminated", 143)
             if not _caused_by(exc, KeyboardInterrupt):
                 raise
             _fail("graphlink: interrupted", 130)
