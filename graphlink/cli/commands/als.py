@@ -68,7 +68,7 @@ def links_cmd(release: ReleaseArg,
     if rel.truth is not None:
         from graphlink.analysis.reidit import Reidentification, evaluate
 
-        summary.update(evaluate(Reidentification("als-only", pairs, {}), rel.truth))
+        summary.update(evaluate(Reidentification("als-only", pairs, {}), rel.truth).as_dict())
     lines = [f"Attributes alone: {len(pairs):,} of {len(id_keys):,} identified people re-identified "
              f"(relations: {'; '.join(map(str, summary.get('relations', ()))) or 'none'})."] + _truth_line(summary)
     _emit(pairs, fmt, f"ALS-only: {len(pairs)} pair(s)", summary, lines)
