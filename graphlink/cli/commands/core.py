@@ -23,6 +23,7 @@ if TYPE_CHECKING:          # each command imports the library when it runs: --he
     from graphlink.core.release import Release
     from graphlink.core.trails import Trails
     from graphlink.engines.protocol import Engine
+    from graphlink.io.trails import TrailOverview
 
 err = Console(stderr=True)
 
@@ -112,25 +113,22 @@ def load(release: Path, id_key: str | None, deid_key: str | None, truth: Path | 
                             truth=read_truth(truth) if truth else None)
 
 
-def _print_records(records: list[dict], columns: list[str], title: str) -> None:
-    print_rows(columns, [tuple(r[c] for c in columns) for r in records], title)
-
-
-def _print_summary(summary: dict, name: str) -> None:
-    """The trails summary (:func:`graphlink.io.trails.summary_dict`) as a few small rich tables (never one row per
-    element).  O(locations + top + preview)."""
+def _print_summary(summary: TrailOverview, name: str) -> None:
+    """The trails summary (:class:`graphlink.io.trails.TrailOverview`) as a few small rich tables (never one row
+    per element).  O(locations + top + preview)."""
     con = Console()
-    sizes = summary["sizes"]
+    sizes = summary.sizes
     shown = sizes if len(sizes) <= 40 else sizes[:20] + sizes[-20:]
     title = f"Per-location sizes of {name} ({len(sizes)} locations" + ("" if len(sizes) <= 40 else ", first and "
                                                                       "last 20") + ")"
     flush_notes()
-    _print_records(shown, ["location", "identified", "deidentified"], title)
-    for side in ("identified", "deidentified"):
-        con.print(f"[bold]{side}[/bold]: {summary['elements'][side]:,} elements, "
-                  f"{summary['distinct_trails'][side]:,} distinct trails")
-        _print_records(summary["common_trails"][side], ["trail", "count"], f"Most common {side} trails")
-        _print_records(summary["preview"][side], ["element", "trail"], f"First {side} rows")
+    print_rows(["location", "identified", "deidentified"], [(c.location, c.identified, c.deidentified) for c in shown],
+               title)
+    for side_name in ("identified", "deidentified"):
+        side = summary.side(side_name)
+        con.print(f"[bold]{side_name}[/bold]: {side.elements:,} elements, {side.distinct:,} distinct trails")
+        print_rows(["trail", "count"], [(c.trail, c.count) for c in side.common], f"Most common {side_name} trails")
+        print_rows(["element", "trail"], [(r.element, r.trail) for r in side.preview], f"First {side_name} rows")
     con.print("Full matrices: [bold]--format csv|parquet --out FILE[/bold]")
 
 
@@ -301,7 +299,8 @@ def register(app: typer.Typer) -> None:
             return
         summary = eng.summary(tr, top=top)
         if fmt is TrailsFmt.json:
-            typer.echo(json.dumps({"reserved": tr.reserved, "reason": tr.reason, **summary}, indent=2, default=str))
+            typer.echo(json.dumps({"reserved": tr.reserved, "reason": tr.reason, **summary.to_dict()}, indent=2,
+                                  default=str))
             return
         _print_summary(summary, rel.name)
 
