@@ -66,13 +66,13 @@ def example_label(choice: tuple[str, str], library: dict[str, Any]) -> str:
     return label
 
 
-def release_label(info: dict[str, Any], current: str | None) -> str:
-    """A stored release as the release picker shows it: its name, its size, and whether it holds exactly the
-    release open in the app (same content fingerprint)."""
-    name = str(info.get("name"))
-    rows = info.get("rows")
+def release_label(info: Any, current: str | None) -> str:
+    """A stored release (:class:`graphlink.store.reports.StoredRelease`) as the release picker shows it: its name,
+    its size, and whether it holds exactly the release open in the app (same content fingerprint)."""
+    name = str(info.name)
+    rows = info.rows
     text = name + (f" ({rows:,} rows)" if isinstance(rows, int) else "")
-    if current is not None and info.get("fingerprint") == current:
+    if current is not None and info.fingerprint == current:
         text += " · the release open in the app"
     return text
 
@@ -147,10 +147,10 @@ if status.connected and store is not None:
         stored = []
         st.caption(f"Could not list the releases in Neo4j: {md(words.say(exc))}")
     current = _fingerprint(loaded.release) if loaded is not None else None
-    names = [str(r.get("name")) for r in stored]
+    names = [r.name for r in stored]
     if names:
-        infos = {str(r.get("name")): r for r in stored}
-        match = next((n for n in names if current is not None and infos[n].get("fingerprint") == current), None)
+        infos = {r.name: r for r in stored}
+        match = next((n for n in names if current is not None and infos[n].fingerprint == current), None)
         # the stored copy of the app's release first; the picker keeps a reader's own choice until the list changes
         preferred = match or st.session_state.get("neo4j_release") or default_release
         chosen = st.selectbox("Release in Neo4j (the example queries ask about it)", names,

@@ -127,14 +127,15 @@ def load_cmd(
     the release and writes the bulk importer's files (or the connector writes the graph): the same graph. One load
     per release name at a time: a second one is refused while the first runs."""
     if break_lock:
+        from graphlink.display import terminal_text
         from graphlink.store.neo4j import connect
 
         if not name:
             raise StoreError("--break-lock needs --name: the release whose lock to remove")
         with connect() as store:
             gone = store.break_lock(name)
-        typer.echo(f"removed the load lock of process {gone.get('pid')} on {gone.get('host')}" if gone
-                   else "there was no load lock to remove")
+        typer.echo(f"removed the load lock of process {gone.pid} on {terminal_text(str(gone.host))}"
+                   if gone is not None else "there was no load lock to remove")
     from graphlink import engines
 
     prog, update = _progress_bar(f"loading {name or release.stem}")
