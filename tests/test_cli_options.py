@@ -1,7 +1,7 @@
 """Every command's parameters as typer hands them to click: names, flags, help, types, choices, defaults.
 
 ``tests/cli_options.json`` is the command line's contract, taken before the commands moved out of ``register()``
-into module-level functions (issue 34): a change of a flag, its help, its choices or its default shows here as a
+into module-level functions: a change of a flag, its help, its choices or its default shows here as a
 diff.  Regenerate it only for a deliberate change of the command line:
 ``python -m tests.test_cli_options > tests/cli_options.json``.
 """
