@@ -176,7 +176,7 @@ def test_reidit_variants_run_on_twin_classes_without_expanding() -> None:
     assert pairs(res["incomplete"]) <= pairs(true_loves(g2))
 
 
-# ------------------------------------------------------------------------------ frozen results (issue 34)
+# ------------------------------------------------------------------------------ frozen results, immutable pairs
 def test_reidentification_is_immutable_and_with_summary_copies() -> None:
     import copy
     import pickle
