@@ -158,7 +158,7 @@ if status.connected and store is not None:
                               format_func=lambda n: release_label(infos[n], current))
         st.session_state["neo4j_release"] = chosen
         default_release = chosen
-    if loaded is not None and not any(current is not None and r.get("fingerprint") == current for r in stored):
+    if loaded is not None and not any(current is not None and r.fingerprint == current for r in stored):
         st.info(f"The release open in the app ('{md(loaded.label)}') is not in Neo4j. This console only reads; "
                 "load it from the command line, e.g. `graphlink load RELEASE_FILE --name NAME`.",
                 icon=":material/info:")
