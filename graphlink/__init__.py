@@ -67,6 +67,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "true_loves": ("graphlink.analysis.reidit", "true_loves"),
     "evaluate": ("graphlink.analysis.reidit", "evaluate"),
     "ReidentifySummary": ("graphlink.analysis.results", "ReidentifySummary"),
+    "Evaluation": ("graphlink.analysis.results", "Evaluation"),
     "AuditSummary": ("graphlink.analysis.results", "AuditSummary"),
     "ModelDecision": ("graphlink.core.model", "ModelDecision"),
     "Diagnostic": ("graphlink.diagnostics", "Diagnostic"),

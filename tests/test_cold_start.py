@@ -4,7 +4,7 @@
 or matplotlib, and ``graphlink trails`` on a small release must summarise it without them: each command
 imports the library it needs when it runs.  Neither loads pandas or pyarrow either (a third of a second): a
 small CSV release is read by the plain path of ``graphlink.core.ingest`` and summarised by
-``graphlink.io.trails.summary_dict``.  Checked on ``sys.modules`` in a fresh interpreter (a behavioural test,
+``graphlink.io.trails.overview``.  Checked on ``sys.modules`` in a fresh interpreter (a behavioural test,
 not a timing test).
 """
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -108,7 +109,7 @@ def test_reidit_ik_groups() -> None:
     assert got == {"n1": {"m1", "m2"}, "n2": {"m1", "m2"}, "n4": {"m5", "m6"}}
     truth = pd.DataFrame({"identified": ["m1", "m2", "m3", "m6"], "deidentified": ["n1", "n2", "n3", "n4"]})
     ev = evaluate(res, truth)
-    assert ev["correct"] == 3 and ev["wrong"] == 0
+    assert ev.correct == 3 and ev.wrong == 0
 
 
 @settings(max_examples=200, deadline=None)
@@ -173,3 +174,59 @@ def test_reidit_variants_run_on_twin_classes_without_expanding() -> None:
     g2.ei  # noqa: B018  (force the expansion)
     assert pairs(reidentify(g2, "incomplete")) == pairs(res["incomplete"])
     assert pairs(res["incomplete"]) <= pairs(true_loves(g2))
+
+
+# ------------------------------------------------------------------------------ frozen results, immutable pairs
+def test_reidentification_is_immutable_and_with_summary_copies() -> None:
+    import copy
+    import pickle
+
+    from graphlink.analysis.reidit import Reidentification
+
+    res = reidentify(read_release(fig34()), "complete")
+    for name, value in (("summary", res.summary), ("method", "x"), ("pairs", res.pairs), ("_pairs", None)):
+        with pytest.raises(AttributeError, match="immutable"):
+            setattr(res, name, value)
+    with pytest.raises(AttributeError, match="immutable"):
+        del res.method
+    changed = res.with_summary(engine="elsewhere")
+    assert changed is not res and changed.summary.engine == "elsewhere" and res.summary.engine != "elsewhere"
+    assert changed.pairs is res.pairs                                  # the pairs are shared, not copied
+    for clone in (pickle.loads(pickle.dumps(res)), copy.deepcopy(res)):
+        assert isinstance(clone, Reidentification) and clone.method == res.method
+        assert clone.summary == res.summary and clone.pairs.equals(res.pairs)
+
+
+def test_reidentify_with_a_truth_puts_its_evaluation_in_the_summary() -> None:
+    from graphlink.io.examples import thesis_example
+
+    rel = thesis_example()                            # Fig. 3.4 with its truth: the summary holds the evaluation
+    res = reidentify(rel, "true-loves")
+    ev = evaluate(res, rel.truth)
+    assert ev.truth_pairs == 4 and res.summary.truth_pairs == 4
+    assert (res.summary.correct, res.summary.wrong, res.summary.recall) == (ev.correct, ev.wrong, ev.recall)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sets(st.tuples(st.integers(0, 5), st.integers(0, 5))),
+       st.sets(st.tuples(st.integers(0, 5), st.integers(0, 5))))
+def test_evaluate_counts_pairs_as_sets(found: set[tuple[int, int]], truth: set[tuple[int, int]]) -> None:
+    """Oracle: the definition on plain sets (correct = found ∩ truth, wrong = found − truth)."""
+    import dataclasses
+
+    from graphlink.analysis.reidit import Reidentification
+    from graphlink.analysis.results import Evaluation
+
+    def frame(pairs: set[tuple[int, int]], reason: bool) -> pd.DataFrame:
+        cols = {"identified": [f"m{a}" for a, _ in sorted(pairs)], "deidentified": [f"n{b}" for _, b in sorted(pairs)]}
+        return pd.DataFrame({**cols, **({"reason": ["given"] * len(pairs)} if reason else {})}, dtype=object)
+
+    ev = evaluate(Reidentification("complete", frame(found, True)), frame(truth, False))
+    assert isinstance(ev, Evaluation) and dataclasses.is_dataclass(ev)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ev.correct = 0  # type: ignore[misc]
+    assert ev.correct == len(found & truth) and ev.wrong == len(found - truth) and ev.truth_pairs == len(truth)
+    assert ev.precision == (len(found & truth) / len(found) if found else None)
+    assert ev.recall == (len(found & truth) / len(truth) if truth else 0.0)
+    assert ev.as_dict() == {"correct": ev.correct, "wrong": ev.wrong, "truth_pairs": ev.truth_pairs,
+                            "precision": ev.precision, "recall": ev.recall}

@@ -547,7 +547,7 @@ def _graph_state(store, name: str) -> dict:
             "members": members.to_dict("records"), "links": links.to_dict("records"),
             "element_links": store.read_link_graph(name).drop(columns="run").sort_values(
                 ["identified", "deidentified"]).to_dict("records"),
-            "info": {k: info.get(k) for k in ("fingerprint", "status", "rows", "identified", "deidentified")}}
+            "info": {k: getattr(info, k) for k in ("fingerprint", "status", "rows", "identified", "deidentified")}}
 
 
 @pytest.mark.neo4j

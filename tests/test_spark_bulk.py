@@ -67,8 +67,8 @@ def test_spark_bulk_import_builds_the_local_graph(local, store, spark, make):
     assert got["nodes"] == want["nodes"]  # every property and its type: fingerprint, sizes, load_method, source
     assert got["rels"] == want["rels"]
     expect = {k: v for k, v in local_info.properties.items() if k not in VOLATILE}
-    assert {k: v for k, v in store.release_info(name).items() if k in expect} == expect
-    assert store.release_info(name)["source"] == (source if isinstance(source, str) else rel.source)
+    assert {k: v for k, v in store.release_info(name).properties.items() if k in expect} == expect
+    assert store.release_info(name).source == (source if isinstance(source, str) else rel.source)
     if rel.truth is not None:
         assert _per_label(got)[("Entity",)] == rel.truth.drop_duplicates().shape[0]
         assert _per_label(got)["APPEARS_AS"] > 0
@@ -147,7 +147,7 @@ def test_cli_engine_spark_says_which_path_ran(local, store, spark, tmp_path, mon
     assert "--bulk" not in str(res.exception)       # the library's own sentence names no flag
     # a new connection: the CLI's import replaced the database the fixture's driver holds bookmarks of
     with connect() as st:
-        assert [r["name"] for r in st.list_releases()] == ["c1"]  # the refusal wrote nothing
+        assert [r.name for r in st.list_releases()] == ["c1"]  # the refusal wrote nothing
         monkeypatch.setenv("GRAPHLINK_BULK_MIN_ROWS", "1")  # auto would bulk-import at this size, but falls back
         res = runner.invoke(app, ["load", str(path), "--name", "c2", "--bulk", "auto", *opts])
         assert res.exit_code == 0, res.output
@@ -155,5 +155,5 @@ def test_cli_engine_spark_says_which_path_ran(local, store, spark, tmp_path, mon
         assert _per_label(_graph(st, "c2")) == _per_label(_graph(st, "c1"))
         assert _graph(st, "c2")["rels"] == _graph(st, "c1")["rels"]
         c1, c2 = st.release_info("c1"), st.release_info("c2")
-        assert c2["load_method"] == "unwind" and c2["status"] == "loaded"  # the connector writes the UNWIND model
-        assert c2["fingerprint"] == c1["fingerprint"] and c2["rows"] == c1["rows"] == len(rel.frame.drop_duplicates())
+        assert c2.load_method == "unwind" and c2.status == "loaded"  # the connector writes the UNWIND model
+        assert c2.fingerprint == c1.fingerprint and c2.rows == c1.rows == len(rel.frame.drop_duplicates())

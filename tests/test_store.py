@@ -62,7 +62,32 @@ def test_load_then_read_back_equals_input(neo4j_store, release_name):
     back = neo4j_store.read_release(release_name)
     assert list(back.columns) == ["location", "kind", "element"]
     pd.testing.assert_frame_equal(_sorted(back), _sorted(rel.frame[["location", "kind", "element"]].astype(str)))
-    assert release_name in {r["name"] for r in neo4j_store.list_releases()}
+    assert release_name in {r.name for r in neo4j_store.list_releases()}
+
+
+def test_stored_releases_are_frozen_typed_records_of_the_input(neo4j_store, release_name):
+    """release_info / list_releases: frozen records whose figures are the input's (oracle: the frame itself)."""
+    import dataclasses
+
+    from graphlink.store.reports import StoredRelease
+
+    rel = simulate_uniform(30, 4, 0.5, withhold=0.2, seed=13)
+    assert neo4j_store.release_info(release_name) is None
+    neo4j_store.load_release(rel, name=release_name)
+    info = neo4j_store.release_info(release_name)
+    assert isinstance(info, StoredRelease)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        info.status = "loading"  # type: ignore[misc]
+    frame = rel.frame
+    assert (info.name, info.status, info.rows, info.locations) == (release_name, "loaded", len(frame),
+                                                                   len(rel.locations))
+    for kind in ("identified", "deidentified"):
+        assert getattr(info, kind) == frame.loc[frame["kind"] == kind, "element"].nunique()
+    assert info.loaded_at and info.created_at and info.load_method in ("unwind", "bulk-import")
+    assert info.as_dict()["fingerprint"] == info.fingerprint
+    listed = [r for r in neo4j_store.list_releases() if r.name == release_name]
+    assert listed == [info]
+    assert neo4j_store.break_lock(release_name) is None                  # no load runs: no lock to remove
 
 
 def test_load_twice_changes_nothing_and_interrupted_load_completes(neo4j_store, release_name):
@@ -87,7 +112,7 @@ def test_load_twice_changes_nothing_and_interrupted_load_completes(neo4j_store, 
     try:
         with pytest.raises(KeyboardInterrupt):
             neo4j_store.load_release(rel, name=other, progress=boom, batch_size=50)
-        assert neo4j_store.release_info(other)["status"] == "loading"
+        assert neo4j_store.release_info(other).status == "loading"
         assert _counts(neo4j_store, other)[2] < len(rel.frame)
         done = neo4j_store.load_release(rel, name=other, batch_size=50)
         assert done.status == "loaded" and _counts(neo4j_store, other) == counts

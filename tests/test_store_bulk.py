@@ -164,8 +164,8 @@ def test_bulk_and_unwind_build_the_same_graph(local, store):
         "MATCH (l:Location {release: 'bulk-one'}) RETURN l.name AS n")["n"])
     # provenance as UNWIND writes it, typed the same
     ra, rb = store.release_info("bulk-one"), store.release_info("unwind-one")
-    assert set(ra) == set(rb)
-    assert ra["fingerprint"] == rb["fingerprint"] and ra["source"] == "sim/tricky.csv"
+    assert set(ra.properties) == set(rb.properties)
+    assert ra.fingerprint == rb.fingerprint and ra.source == "sim/tricky.csv"
     types = store._query("MATCH (r:Release) RETURN r.name AS n, valueType(r.created_at) AS c, "
                          "valueType(r.loaded_at) AS l ORDER BY n")
     assert {(t["c"], t["l"]) for t in types} == {("ZONED DATETIME NOT NULL", "ZONED DATETIME NOT NULL")}
@@ -191,7 +191,7 @@ def test_idempotent_and_refuses_a_database_with_data(local, store, monkeypatch):
     msg = str(refused.value)
     assert "\n" not in msg and "already holds data" in msg and "bulk import set to auto" in msg
     assert refused.value.diagnostic.code == "store-bulk-refused"
-    assert store.release_info("r2") is None and store.release_info("r1")["status"] == "loaded"
+    assert store.release_info("r2") is None and store.release_info("r1").status == "loaded"
     monkeypatch.setenv("GRAPHLINK_BULK_MIN_ROWS", "1")  # auto would bulk-import at this size ...
     fell_back = store.load_release(rel, name="r2", bulk="auto")
     assert fell_back.method == "unwind" and "already holds data" in fell_back.why  # ... but falls back
@@ -321,7 +321,7 @@ def test_a_swap_interrupted_half_way_is_completed_by_the_next_start(local, store
     server.start(port=server.free_port(), http_port=None, paths=paths, echo=lines.append)
     assert any("completed the interrupted bulk import of release 'h1'" in line for line in lines)
     with connect() as again:
-        assert again.release_info("h1")["status"] == "loading"
+        assert again.release_info("h1").status == "loading"
         done = again.load_release(rel, name="h1", bulk="always")
         assert done.why == "completed an interrupted import" and done.status == "loaded"
         assert done.rows == len(rel.frame.drop_duplicates())

@@ -68,9 +68,9 @@ def _wait_mid_load(srv: server.EphemeralServer, loader: subprocess.Popen, timeou
 def _assert_complete(srv: server.EphemeralServer, expected: pd.DataFrame) -> None:
     with connect(srv.uri, srv.auth) as store:
         info = store.release_info(NAME)
-        assert info["status"] == "loaded" and info["rows"] == len(expected)
+        assert info.status == "loaded" and info.rows == len(expected)
         for kind in ("identified", "deidentified"):
-            assert info[kind] == expected.loc[expected["kind"] == kind, "element"].nunique()
+            assert getattr(info, kind) == expected.loc[expected["kind"] == kind, "element"].nunique()
         one = lambda query: store._query(query, {"n": NAME})[0][0]  # noqa: E731
         rels = one("MATCH (:Location {release: $n})<-[d:DISCLOSED_AT]-() RETURN count(d)")
         duplicated = one("MATCH (l:Location {release: $n})<-[:DISCLOSED_AT]-(e) WITH l, e, count(*) AS c "
@@ -107,7 +107,7 @@ def test_server_killed_mid_load_then_rerun_completes(throwaway: dict, release_cs
 
     srv = throwaway["server"] = server.EphemeralServer(throwaway["home"], srv.paths)   # restart: recovery
     with connect(srv.uri, srv.auth) as store:
-        assert store.release_info(NAME)["status"] == "loading"     # recognisably incomplete
+        assert store.release_info(NAME).status == "loading"     # recognisably incomplete
     _finish(srv, csv)
     _assert_complete(srv, expected)
     assert "already loaded" in _finish(srv, csv)                   # and idempotent afterwards
@@ -124,6 +124,6 @@ def test_loader_killed_mid_load_then_rerun_completes(throwaway: dict, release_cs
     finally:
         stop(loader)
     with connect(srv.uri, srv.auth) as store:
-        assert store.release_info(NAME)["status"] == "loading"
+        assert store.release_info(NAME).status == "loading"
     _finish(srv, csv)
     _assert_complete(srv, expected)

@@ -138,7 +138,7 @@ def test_two_loads_at_once_never_merge(env, name, releases, neo4j_store) -> None
             expected = releases[winner][1]
             assert _rows(neo4j_store, trial_name) == set(map(tuple, expected.to_numpy()))
             info = neo4j_store.release_info(trial_name)
-            assert info["status"] == "loaded" and info["fingerprint"] == fingerprint(expected)
+            assert info.status == "loaded" and info.fingerprint == fingerprint(expected)
             again = _load(env, releases[loser][0], trial_name)
             out, err = again.communicate(timeout=300)
             assert again.returncode == 2 and "different content" in err and "already loaded" not in out
@@ -258,7 +258,7 @@ def test_break_lock_refuses_another_machine_while_its_heartbeat_is_fresh(env, na
         neo4j_store.break_lock(name)                         # the library refuses as the CLI does
     neo4j_store._query("MATCH (l:LoadLock {release: $n}) SET l.heartbeat = datetime() - duration('PT61S')",
                        {"n": name})                          # six intervals without a heartbeat: dead
-    assert neo4j_store.break_lock(name)["token"] == "elsewhere"
+    assert neo4j_store.break_lock(name).token == "elsewhere"
     assert _lock_token(neo4j_store, name) is None
 
 
@@ -303,7 +303,7 @@ def test_a_load_whose_lock_was_broken_does_not_report_success(neo4j_store, name,
     text = str(err.value)
     assert "\n" not in text and "another process broke the load lock" in text and "load it again" in text
     info = neo4j_store.release_info(name)
-    assert info is not None and info["status"] != "loaded"               # never marked complete
+    assert info is not None and info.status != "loaded"               # never marked complete
     assert _lock_token(neo4j_store, name) == ("thief" if how == "taken" else None)   # the other's lock stays
 
 
@@ -339,7 +339,7 @@ def test_a_load_whose_lock_was_broken_exits_non_zero_in_one_line(env, name, rele
         f"graphlink: error: another process broke the load lock of release {name!r}; the release may be "
         "incomplete -- load it again"], proc.stderr
     assert "loaded in" not in proc.stdout
-    assert neo4j_store.release_info(name)["status"] != "loaded"
+    assert neo4j_store.release_info(name).status != "loaded"
 
 
 def test_who_is_alive() -> None:

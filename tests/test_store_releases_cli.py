@@ -29,7 +29,7 @@ def stored(neo4j_store, neo4j_env):
 
 
 def _names(neo4j_store) -> set[str]:
-    return {r["name"] for r in neo4j_store.list_releases()}
+    return {r.name for r in neo4j_store.list_releases()}
 
 
 def test_releases_lists_the_stored_release_with_its_sizes(stored, neo4j_store) -> None:
@@ -37,7 +37,7 @@ def test_releases_lists_the_stored_release_with_its_sizes(stored, neo4j_store) -
     assert res.returncode == 0, res.stderr
     shown = {r["name"]: r for r in json.loads(res.stdout)["releases"]}
     info = neo4j_store.release_info(stored)
-    assert shown[stored]["rows"] == info["rows"] and shown[stored]["locations"] == 4
+    assert shown[stored]["rows"] == info.rows and shown[stored]["locations"] == 4
     assert shown[stored]["status"] == "loaded" and shown[stored]["loaded"]
     table = run_cli("releases")
     assert table.returncode == 0 and stored in table.stdout

@@ -127,3 +127,27 @@ def test_location_stats_and_bound() -> None:
     assert stats["popularity"].tolist() == [0.75, 0.75, 0.75, 0.75]
     assert abs(stats["entropy (bits)"].iloc[0] - 0.8112781) < 1e-6         # H(0.75)
     assert reidentification_bound(tr) == 4                                 # min(4 people, 2^4 - 1)
+
+
+def test_overview_is_typed_frozen_and_matches_the_pandas_summary() -> None:
+    """The engines' trails summary: frozen typed data whose JSON is exactly the notebook summary's."""
+    import dataclasses
+
+    from graphlink.io.examples import thesis_example
+    from graphlink.io.trails import TrailOverview, overview, summarize
+
+    tr = build_trails(thesis_example())
+    o = overview(tr, top=2, preview=3)
+    assert isinstance(o, TrailOverview)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        o.reserved = "none"  # type: ignore[misc]
+    assert o.to_dict() == summarize(tr, top=2, preview=3).to_dict()
+    assert TrailOverview.from_dict(o.to_dict()) == o
+    # against the matrices themselves: counts per side, per location, and the most common trail
+    for name in ("identified", "deidentified"):
+        side, got = getattr(tr, name), o.side(name)
+        strings = [side.trail_str(i) for i in range(len(side))]
+        assert got.elements == len(side) and got.distinct == len(set(strings))
+        assert [c.count for c in got.common] == sorted((strings.count(t) for t in set(strings)), reverse=True)[:2]
+        assert [(r.element, r.trail) for r in got.preview] == [(str(side.keys[i]), strings[i]) for i in range(3)]
+    assert [c.location for c in o.sizes] == list(tr.locations)

@@ -66,13 +66,13 @@ def example_label(choice: tuple[str, str], library: dict[str, Any]) -> str:
     return label
 
 
-def release_label(info: dict[str, Any], current: str | None) -> str:
-    """A stored release as the release picker shows it: its name, its size, and whether it holds exactly the
-    release open in the app (same content fingerprint)."""
-    name = str(info.get("name"))
-    rows = info.get("rows")
+def release_label(info: Any, current: str | None) -> str:
+    """A stored release (:class:`graphlink.store.reports.StoredRelease`) as the release picker shows it: its name,
+    its size, and whether it holds exactly the release open in the app (same content fingerprint)."""
+    name = str(info.name)
+    rows = info.rows
     text = name + (f" ({rows:,} rows)" if isinstance(rows, int) else "")
-    if current is not None and info.get("fingerprint") == current:
+    if current is not None and info.fingerprint == current:
         text += " · the release open in the app"
     return text
 
@@ -140,10 +140,10 @@ if status.connected and store is not None:
         stored = []
         st.caption(f"Could not list the releases in Neo4j: {md(words.say(exc))}")
     current = _fingerprint(loaded.release) if loaded is not None else None
-    names = [str(r.get("name")) for r in stored]
+    names = [r.name for r in stored]
     if names:
-        infos = {str(r.get("name")): r for r in stored}
-        match = next((n for n in names if current is not None and infos[n].get("fingerprint") == current), None)
+        infos = {r.name: r for r in stored}
+        match = next((n for n in names if current is not None and infos[n].fingerprint == current), None)
         # the stored copy of the app's release first; the picker keeps a reader's own choice until the list changes
         preferred = match or st.session_state.get(session.NEO4J_RELEASE) or default_release
         chosen = st.selectbox("Release in Neo4j (the example queries ask about it)", names,
@@ -151,7 +151,7 @@ if status.connected and store is not None:
                               format_func=lambda n: release_label(infos[n], current))
         st.session_state[session.NEO4J_RELEASE] = chosen
         default_release = chosen
-    if loaded is not None and not any(current is not None and r.get("fingerprint") == current for r in stored):
+    if loaded is not None and not any(current is not None and r.fingerprint == current for r in stored):
         st.info(f"The release open in the app ('{md(loaded.label)}') is not in Neo4j. This console only reads; "
                 "load it from the command line, e.g. `graphlink load RELEASE_FILE --name NAME`.",
                 icon=":material/info:")

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from graphlink import registry
-from graphlink.analysis.results import ReidentifySummary
+from graphlink.analysis.results import Evaluation, ReidentifySummary
 from graphlink.catalog import METHODS, Method  # noqa: F401  (re-exported: graphlink.analysis.reidit.Method)
 from graphlink.core.linkgraph import LinkGraph, build_linkgraph
 from graphlink.core.release import Release
@@ -88,6 +88,17 @@ class Reidentification:
 
     ``pairs`` is a DataFrame (identified, deidentified, reason); a method may hand over :class:`PairColumns`
     instead, and the frame is then made on first use.  Returned by :func:`reidentify` and :func:`true_loves`.
+    Immutable: its attributes cannot be set after construction (:meth:`with_summary` returns a changed copy that
+    shares the pairs); the frame made on first use is a cache of the same pairs.
+
+    Attributes
+    ----------
+    method : str
+        The method that produced it.
+    pairs : pandas.DataFrame
+        identified, deidentified, reason (object columns), one row per pair.
+    summary : ReidentifySummary
+        What the method found (and, given a truth, how well: correct, wrong, precision, recall).
 
     Parameters
     ----------
@@ -111,22 +122,43 @@ class Reidentification:
     actg can only be Ali, so gatc must be Dan
     """
 
+    __slots__ = ("_frame", "_pairs", "method", "summary")
+    method: str
+    summary: ReidentifySummary
+
     def __init__(self, method: str, pairs: pd.DataFrame | PairColumns,
                  summary: ReidentifySummary | dict | None = None) -> None:
-        self.method = method
-        self._pairs = pairs
         if not isinstance(summary, ReidentifySummary):
             summary = ReidentifySummary.from_dict(method, len(pairs), summary or {})
-        self.summary: ReidentifySummary = summary
+        for name, value in (("method", method), ("_pairs", pairs), ("summary", summary),
+                            ("_frame", None if isinstance(pairs, PairColumns) else pairs)):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Reidentification is immutable: use with_summary(...) instead of setting {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Reidentification is immutable: {name!r} cannot be deleted")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickling and copying rebuild through __init__ (the default would set the slots one by one)
+        return type(self), (self.method, self._pairs if self._frame is None else self._frame, self.summary)
 
     def __repr__(self) -> str:
         return f"Reidentification(method={self.method!r}, pairs={len(self)}, summary={self.summary!r})"
 
+    def with_summary(self, **changes: Any) -> Reidentification:
+        """A copy whose summary has some fields changed (:meth:`ReidentifySummary.with_`); the pairs are shared,
+        not copied.  O(1)."""
+        out = Reidentification(self.method, self._pairs, self.summary.with_(**changes))
+        object.__setattr__(out, "_frame", self._frame)
+        return out
+
     @property
     def pairs(self) -> pd.DataFrame:
-        if isinstance(self._pairs, PairColumns):
-            self._pairs = self._pairs.frame()
-        return self._pairs
+        if self._frame is None:              # made once from the kept arrays; the same pairs every time
+            object.__setattr__(self, "_frame", self._pairs.frame())
+        return self._frame
 
     def table(self, columns: list[str]) -> pa.Table | None:
         """The pair columns as an Arrow table when they are still kept as arrays (no frame made), else None."""
@@ -887,12 +919,11 @@ def reidentify(data: Any, method: str, *, k: int | None = None,
     registry.check_reading(spec, parts.trails)          # a refusal before the link graph is built
     result = parts.run(spec, spec.keywords(k=k, explain=explain))
     truth = truth if truth is not None else parts.truth
-    facts = evaluate(result, truth) if truth is not None else {}
-    result.summary = result.summary.with_(model=parts.trails.model, **facts)
-    return result
+    facts = evaluate(result, truth).as_dict() if truth is not None else {}
+    return result.with_summary(model=parts.trails.model, **facts)
 
 
-def evaluate(result: Reidentification, truth: pd.DataFrame) -> dict:
+def evaluate(result: Reidentification, truth: pd.DataFrame) -> Evaluation:
     """Correct / wrong / recall of the re-identified pairs against ground truth.
 
     For ``incomplete-k`` a k-group counts as correct when the true pair is among its candidates.
@@ -907,15 +938,16 @@ def evaluate(result: Reidentification, truth: pd.DataFrame) -> dict:
 
     Returns
     -------
-    dict
-        ``correct``, ``wrong``, ``truth_pairs``, ``precision`` (None with no pair) and ``recall``.
+    Evaluation
+        ``correct``, ``wrong``, ``truth_pairs``, ``precision`` (None with no pair) and ``recall``
+        (``as_dict()`` for JSON).
 
     Examples
     --------
     >>> import graphlink as gl
     >>> release = gl.thesis_example()
     >>> gl.evaluate(gl.reidentify(release, "complete"), release.truth)
-    {'correct': 1, 'wrong': 0, 'truth_pairs': 4, 'precision': 1.0, 'recall': 0.25}
+    Evaluation(correct=1, wrong=0, truth_pairs=4, precision=1.0, recall=0.25)
     """
     t = set(zip(truth["identified"].astype(str), truth["deidentified"].astype(str), strict=True))
     pairs = result.pairs
@@ -932,6 +964,6 @@ def evaluate(result: Reidentification, truth: pd.DataFrame) -> dict:
         correct = len(got & t)
         wrong = len(got - t)
         found = correct
-    return {"correct": int(correct), "wrong": int(wrong), "truth_pairs": len(t),
-            "precision": correct / (correct + wrong) if correct + wrong else None,
-            "recall": (found / len(t)) if t else 0.0}
+    return Evaluation(correct=int(correct), wrong=int(wrong), truth_pairs=len(t),
+                      precision=correct / (correct + wrong) if correct + wrong else None,
+                      recall=(found / len(t)) if t else 0.0)

@@ -25,6 +25,44 @@ def _plain(value: Any) -> Any:
 
 
 @dataclass(frozen=True)
+class Evaluation:
+    """Re-identified pairs scored against a ground truth (:func:`graphlink.analysis.reidit.evaluate`).
+
+    Attributes
+    ----------
+    correct : int
+        Pairs whose de-identified element went to its true person (REIDIT-I-K: k-groups holding the true person).
+    wrong : int
+        Pairs (k-groups) that name someone else.
+    truth_pairs : int
+        Pairs in the ground truth.
+    precision : float or None
+        ``correct / (correct + wrong)``; None when no pair was reported.
+    recall : float
+        The share of truth pairs re-identified (REIDIT-I-K: settled uniquely); 0.0 with an empty truth.
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> release = gl.thesis_example()
+    >>> ev = gl.evaluate(gl.reidentify(release, "complete"), release.truth)
+    >>> ev.correct, ev.wrong, ev.recall
+    (1, 0, 0.25)
+    """
+
+    correct: int
+    wrong: int
+    truth_pairs: int
+    precision: float | None
+    recall: float
+
+    def as_dict(self) -> dict[str, Any]:
+        """``correct``, ``wrong``, ``truth_pairs``, ``precision``, ``recall`` (the keys of the CLI's JSON and of
+        :class:`ReidentifySummary`'s fields of the same names)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
 class ReidentifySummary:
     """What one re-identification method found (:func:`graphlink.analysis.reidit.reidentify`).
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from graphlink.core.linkgraph import LinkGraph
     from graphlink.core.release import Release
     from graphlink.core.trails import Trails
+    from graphlink.io.trails import TrailOverview
     from graphlink.store.reports import LoadReport
 
 
@@ -58,10 +59,10 @@ class LocalEngine:
     def matrices(self, trails: Trails) -> Trails:
         return trails
 
-    def summary(self, trails: Trails, top: int) -> dict:
-        from graphlink.io.trails import summary_dict
+    def summary(self, trails: Trails, top: int) -> TrailOverview:
+        from graphlink.io.trails import overview
 
-        return summary_dict(trails, top=top)
+        return overview(trails, top=top)
 
     def parts(self, release: Release, trails: Trails, *, graph: LinkGraph | None = None) -> LocalParts:
         """One part: ``graph`` when given (an ALS-constrained link graph), else the trails (the link graph is built

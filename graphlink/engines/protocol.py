@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from graphlink.core.trails import Trails
     from graphlink.engines.spark.fill import SparkTrails
     from graphlink.engines.spark.release import SparkRelease
+    from graphlink.io.trails import TrailOverview
 
     #: the release an engine reads: the core's, or Spark's
     AnyRelease = Release | SparkRelease
@@ -96,8 +97,8 @@ class Engine(Protocol):
         """The full trail matrices on this process (the csv/parquet writers)."""
         ...
 
-    def summary(self, trails: AnyTrails, top: int) -> dict:
-        """The trails summary (:func:`graphlink.io.trails.summary_dict`)."""
+    def summary(self, trails: AnyTrails, top: int) -> TrailOverview:
+        """The trails summary (:func:`graphlink.io.trails.overview`)."""
         ...
 
     def parts(self, release: AnyRelease, trails: AnyTrails, *, graph: LinkGraph | None = None) -> LinkParts:

@@ -2,8 +2,9 @@
 
 The summary (per-location sizes, the data model and why, distinct trails per side, the most common trails with
 their counts, a preview of the first rows) costs O((|M| + |N|)·W) on the packed words (fingerprints, never
-strings for every row).  :func:`summary_dict` computes it as plain JSON-ready data without pandas (what
-``graphlink trails`` prints); :func:`summarize` wraps the same data in a :class:`TrailSummary` of DataFrames.
+strings for every row).  :func:`overview` computes it as a frozen :class:`TrailOverview` without pandas (what
+``graphlink trails`` prints; ``to_dict()`` is its JSON); :func:`summarize` wraps the same data in a
+:class:`TrailSummary` of DataFrames for notebooks.
 The writers emit the full matrices (thesis Definition 12: one row per element, one column per location) in
 chunks, so memory stays O(chunk·|C|) whatever the release size:
 
@@ -14,16 +15,16 @@ chunks, so memory stays O(chunk·|C|) whatever the release size:
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from graphlink.core.trails import Trails, TrailSide, unpack
 from graphlink.kernels.rows import fingerprint
 
-if TYPE_CHECKING:          # pandas only for TrailSummary's tables: summary_dict (the CLI) never imports it
+if TYPE_CHECKING:          # pandas only for TrailSummary's tables: overview (the CLI) never imports it
     import pandas as pd
 
 SIDES: tuple[Literal["identified", "deidentified"], ...] = ("identified", "deidentified")
@@ -108,25 +109,167 @@ def _trail_counts(side: TrailSide) -> tuple[np.ndarray, np.ndarray]:
     return reps[top].astype(np.int64), counts[top].astype(np.int64)
 
 
-def summary_dict(trails: Trails, *, top: int = 10, preview: int = 10) -> dict:
-    """The summary of :func:`summarize` as plain data, without pandas: exactly ``summarize(...).to_dict()``
-    (keys locations, model, sizes, elements, distinct_trails, common_trails, preview; tables as lists of
-    records).  Complexity: that of :func:`summarize`."""
-    distinct, common, head, elements = {}, {}, {}, {}
+@dataclass(frozen=True)
+class TrailCount:
+    """One distinct trail of a side and how many of its elements have it.
+
+    Attributes
+    ----------
+    trail : str
+        The trail: one character per location, ``1`` (disclosed there), ``0`` (not) or ``*`` (withheld).
+    count : int
+        Elements of the side with exactly this trail.
+    """
+
+    trail: str
+    count: int
+
+
+@dataclass(frozen=True)
+class TrailRow:
+    """One element of a side with its trail (a row of the preview).
+
+    Attributes
+    ----------
+    element : str
+        The element's key.
+    trail : str
+        Its trail (as in :class:`TrailCount`).
+    """
+
+    element: str
+    trail: str
+
+
+@dataclass(frozen=True)
+class LocationCount:
+    """The records one location discloses.
+
+    Attributes
+    ----------
+    location : str
+        The location's name.
+    identified, deidentified : int
+        Identified and de-identified records it discloses.
+    """
+
+    location: str
+    identified: int
+    deidentified: int
+
+
+@dataclass(frozen=True)
+class SideOverview:
+    """One side (identified or de-identified) of the trail matrices.
+
+    Attributes
+    ----------
+    elements : int
+        Its elements (rows of its matrix).
+    distinct : int
+        Its distinct trails.
+    common : tuple of TrailCount
+        The most common trails, most common first (ties: first appearance), at most ``top``.
+    preview : tuple of TrailRow
+        Its first rows, at most ``preview``.
+    """
+
+    elements: int
+    distinct: int
+    common: tuple[TrailCount, ...]
+    preview: tuple[TrailRow, ...]
+
+
+@dataclass(frozen=True)
+class TrailOverview:
+    """The summary of two trail matrices as typed data, without pandas (:func:`overview`; what
+    ``graphlink trails`` prints and every engine's ``summary`` returns).
+
+    Attributes
+    ----------
+    locations : tuple of str
+        The locations, in the matrices' column order.
+    multiplicity, reserved, decided_by, reason : str
+        How the release is read (:class:`graphlink.core.model.ModelDecision`'s fields of the same names).
+    sizes : tuple of LocationCount
+        Records per location.
+    identified, deidentified : SideOverview
+        The two sides.
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> from graphlink.io.trails import overview
+    >>> o = overview(gl.build_trails(gl.thesis_example()), top=1)
+    >>> o.identified.elements, o.identified.distinct, len(o.identified.common), o.sizes[0].location
+    (4, 4, 1, 'H1')
+    >>> sorted(o.to_dict())
+    ['common_trails', 'distinct_trails', 'elements', 'locations', 'model', 'preview', 'sizes']
+    """
+
+    locations: tuple[str, ...]
+    multiplicity: str
+    reserved: str
+    decided_by: str
+    reason: str
+    sizes: tuple[LocationCount, ...]
+    identified: SideOverview
+    deidentified: SideOverview
+
+    def side(self, name: Literal["identified", "deidentified"]) -> SideOverview:
+        """The side called ``name``."""
+        return self.identified if name == "identified" else self.deidentified
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready data: exactly ``summarize(...).to_dict()`` (keys locations, model, sizes, elements,
+        distinct_trails, common_trails, preview; tables as lists of records).  O(locations + top + preview)."""
+        sides = {name: self.side(name) for name in SIDES}
+        return {"locations": list(self.locations),
+                "model": {"multiplicity": self.multiplicity, "reserved": self.reserved,
+                          "decided_by": self.decided_by, "reason": self.reason},
+                "sizes": [asdict(c) for c in self.sizes],
+                "elements": {n: s.elements for n, s in sides.items()},
+                "distinct_trails": {n: s.distinct for n, s in sides.items()},
+                "common_trails": {n: [asdict(c) for c in s.common] for n, s in sides.items()},
+                "preview": {n: [asdict(r) for r in s.preview] for n, s in sides.items()}}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TrailOverview:
+        """The overview from :meth:`to_dict`'s layout (an engine that builds the summary elsewhere, Spark's
+        :class:`TrailSummary`, hands it over this way).  O(locations + top + preview)."""
+        def side(name: str) -> SideOverview:
+            return SideOverview(int(data["elements"][name]), int(data["distinct_trails"][name]),
+                                tuple(TrailCount(str(r["trail"]), int(r["count"]))
+                                      for r in data["common_trails"][name]),
+                                tuple(TrailRow(str(r["element"]), str(r["trail"])) for r in data["preview"][name]))
+
+        model = data["model"]
+        return cls(tuple(map(str, data["locations"])), model["multiplicity"], model["reserved"],
+                   model["decided_by"], model["reason"],
+                   tuple(LocationCount(str(r["location"]), int(r["identified"]), int(r["deidentified"]))
+                         for r in data["sizes"]),
+                   side("identified"), side("deidentified"))
+
+
+def overview(trails: Trails, *, top: int = 10, preview: int = 10) -> TrailOverview:
+    """The summary of :func:`summarize` as a frozen :class:`TrailOverview`, without pandas (``to_dict()`` is
+    exactly ``summarize(...).to_dict()``).  Assumes nothing beyond valid trails.  Complexity: that of
+    :func:`summarize`."""
+    sides = []
     for name in SIDES:
         side = getattr(trails, name)
         reps, counts = _trail_counts(side)
-        distinct[name] = len(reps)
-        elements[name] = len(side)
-        common[name] = [{"trail": t, "count": int(c)}
-                        for t, c in zip(trail_strings(side, reps[:top]), counts[:top], strict=True)]
         rows = np.arange(min(preview, len(side)))
-        head[name] = [{"element": str(k), "trail": t}
-                      for k, t in zip(side.keys[rows], trail_strings(side, rows), strict=True)]
-    model = {"multiplicity": trails.multiplicity, "reserved": trails.reserved, "decided_by": trails.decided_by,
-             "reason": trails.reason}
-    return {"locations": list(trails.locations), "model": model, "sizes": trails.location_sizes.records(),
-            "elements": elements, "distinct_trails": distinct, "common_trails": common, "preview": head}
+        sides.append(SideOverview(
+            len(side), len(reps),
+            tuple(TrailCount(t, int(c)) for t, c in zip(trail_strings(side, reps[:top]), counts[:top], strict=True)),
+            tuple(TrailRow(str(k), t) for k, t in zip(side.keys[rows], trail_strings(side, rows), strict=True))))
+    sizes = trails.location_sizes
+    return TrailOverview(tuple(map(str, trails.locations)), trails.multiplicity, trails.reserved, trails.decided_by,
+                         trails.reason,
+                         tuple(LocationCount(str(c), int(g), int(w))
+                               for c, g, w in zip(sizes.locations, sizes.identified, sizes.deidentified, strict=True)),
+                         sides[0], sides[1])
 
 
 def summarize(trails: Trails, *, top: int = 10, preview: int = 10) -> TrailSummary:
@@ -154,7 +297,7 @@ def summarize(trails: Trails, *, top: int = 10, preview: int = 10) -> TrailSumma
     """
     import pandas as pd
 
-    d = summary_dict(trails, top=top, preview=preview)
+    d = overview(trails, top=top, preview=preview).to_dict()
 
     def table(records: list[dict], columns: list[str]) -> pd.DataFrame:
         return pd.DataFrame.from_records(records, columns=columns)

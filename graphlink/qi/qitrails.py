@@ -110,6 +110,6 @@ def expose(released: pd.DataFrame, qi: Sequence[str], *, locations: int = 8, p: 
     qi_only = Reidentification("als-only", als_only(b, tr.identified.keys, tr.deidentified.keys), {})
     trails_only = true_loves(build_linkgraph(tr))
     both = true_loves(build_linkgraph(tr, blocks=b))
-    for r in (qi_only, trails_only, both):
-        r.summary = r.summary.with_(**evaluate(r, truth))
+    qi_only, trails_only, both = (r.with_summary(**evaluate(r, truth).as_dict())
+                                  for r in (qi_only, trails_only, both))
     return Exposure(qi_only, trails_only, both, people=len(truth), locations=locations)

@@ -566,10 +566,12 @@ def _counts_match_alone(store: Store, name: str) -> bool:
     def count(pattern: str) -> int:
         return int(store.conn.query(f"MATCH {pattern} RETURN count(*) AS n")[0]["n"])
 
-    info = store.release_info(name) or {}
-    expected = {"(:Release)": 1, "(:Location)": info.get("locations"), "()-[:HAS_LOCATION]->()": info.get("locations"),
-                "(:Identified)": info.get("identified"), "(:Deidentified)": info.get("deidentified"),
-                "(:Entity)": info.get("entities"), "()-[:DISCLOSED_AT]->()": info.get("rows")}
+    info = store.release_info(name)
+    if info is None:
+        return False
+    expected = {"(:Release)": 1, "(:Location)": info.locations, "()-[:HAS_LOCATION]->()": info.locations,
+                "(:Identified)": info.identified, "(:Deidentified)": info.deidentified,
+                "(:Entity)": info.entities, "()-[:DISCLOSED_AT]->()": info.rows}
     return all(count(pattern) == n for pattern, n in expected.items())
 
 

@@ -45,7 +45,7 @@ from graphlink.diagnostics import Diagnostic
 from graphlink.errors import StoreError, require
 from graphlink.store import cypherlib, guard, server
 from graphlink.store.connection import Connection, Target, hint, one_line, open_driver
-from graphlink.store.reports import LoadReport, StoredResults
+from graphlink.store.reports import LoadLock, LoadReport, StoredRelease, StoredResults
 
 BATCH = 10_000
 #: seconds the client waits past a console query's time limit before it gives up on the server's answer
@@ -679,9 +679,9 @@ class Store:
             with self._beat_lock:
                 self._beats_paused -= 1
 
-    def break_lock(self, name: str) -> dict | None:
-        """Remove the load lock of release ``name`` when its load no longer runs; return the lock's properties,
-        or None if there was none. The next load completes whatever the broken one left (status 'loading').
+    def break_lock(self, name: str) -> LoadLock | None:
+        """Remove the load lock of release ``name`` when its load no longer runs; return the lock removed, or None
+        if there was none. The next load completes whatever the broken one left (status 'loading').
 
         Refused (StoreError, one line naming the holder and since when) while the holder is alive as far as can be
         told (:func:`_lock_alive`): on this machine, its process is there; on another, its heartbeat is younger
@@ -699,27 +699,28 @@ class Store:
                              f"(since {_since(held)}); it was not removed -- wait for that load to finish")
         self._query("MATCH (l:LoadLock {release: $release, token: $token}) DELETE l",
                     {"release": name, "token": held.get("token")})
-        return held
+        return LoadLock.from_node(held)
 
-    def before_load(self, name: str, fp: str, *, replace: bool = False) -> tuple[LoadReport | None, dict | None]:
+    def before_load(self, name: str, fp: str, *,
+                    replace: bool = False) -> tuple[LoadReport | None, StoredRelease | None]:
         """What is stored under ``name`` before a release with content hash ``fp`` is loaded there (by either
-        engine): ``(LoadReport, the Release node's properties)`` when there is nothing left to do (the release is
+        engine): ``(LoadReport, the stored release)`` when there is nothing left to do (the release is
         loaded already: ``skipped``; or a bulk import of it was interrupted after the swap and is now finished),
-        else ``(None, the Release node's properties or None)`` for the caller to load it. A release of other
+        else ``(None, the stored release or None)`` for the caller to load it. A release of other
         content under ``name`` is refused (StoreError), or dropped first when ``replace``. O(1) queries, plus
         :func:`bulk.finish`'s check."""
         from graphlink.store import bulk as bulk_import
 
         existing = self.release_info(name)
-        if not existing:
+        if existing is None:
             return None, None
-        if existing.get("fingerprint") == fp and existing.get("status") == "loaded":
+        if existing.fingerprint == fp and existing.status == "loaded":
             return LoadReport.from_node(existing, skipped=True), existing
-        if (existing.get("fingerprint") == fp and existing.get("load_method") == bulk_import.METHOD
+        if (existing.fingerprint == fp and existing.load_method == bulk_import.METHOD
                 and bulk_import.finish(self, name)):  # imported, then interrupted before it was marked
             return LoadReport.from_node(self.release_info(name), method=bulk_import.METHOD,
                                         why="completed an interrupted import"), existing
-        if existing.get("fingerprint") not in (None, fp):
+        if existing.fingerprint not in (None, fp):
             if not replace:
                 raise StoreError(diagnostic=Diagnostic(
                     "store-name-taken", f"release {name!r} is already in Neo4j with different content",
@@ -752,14 +753,16 @@ class Store:
         if batch:
             yield batch, n
 
-    def release_info(self, name: str) -> dict | None:
+    def release_info(self, name: str) -> StoredRelease | None:
+        """The release stored under ``name`` (its Release node's figures), or None when there is none.  One
+        query."""
         recs = self._query("MATCH (r:Release {name: $name}) RETURN properties(r) AS p", {"name": name})
-        return _plain(recs[0]["p"]) if recs else None
+        return StoredRelease.from_node(_plain(recs[0]["p"])) if recs else None
 
-    def list_releases(self) -> list[dict]:
-        """Every release with its summary properties, sorted by name."""
+    def list_releases(self) -> list[StoredRelease]:
+        """Every stored release with its figures, sorted by name.  One query."""
         recs = self._query("MATCH (r:Release) RETURN properties(r) AS p ORDER BY r.name")
-        return [_plain(r["p"]) for r in recs]
+        return [StoredRelease.from_node(_plain(r["p"])) for r in recs]
 
     def read_release(self, name: str) -> pd.DataFrame:
         """The release back in long format (columns location, kind, element), in location order then element."""

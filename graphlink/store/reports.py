@@ -4,8 +4,11 @@
   loader): the Release node's figures and how this load went.
 * :class:`StoredResults` -- a release written with its results (:meth:`graphlink.store.neo4j.Store.write_results`):
   the load's report and the run id of every result written.
+* :class:`StoredRelease` -- a release as the store holds it (:meth:`~graphlink.store.neo4j.Store.release_info`,
+  :meth:`~graphlink.store.neo4j.Store.list_releases`): the Release node's figures.
+* :class:`LoadLock` -- the load lock :meth:`~graphlink.store.neo4j.Store.break_lock` removed.
 
-Both have ``as_dict()`` giving the plain dictionary the store returned before (for JSON and for the engines'
+Each has ``as_dict()`` giving the plain dictionary the store returned before (for JSON and for the engines'
 ``Stored.detail``). No driver is needed here: the engines build these too.
 """
 
@@ -19,6 +22,120 @@ from typing import Any
 
 def _int(value: Any) -> int:
     return int(value) if value is not None else 0
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class StoredRelease:
+    """A release as stored in Neo4j: the figures of its Release node.
+
+    Attributes
+    ----------
+    name : str
+        The release's name in the store.
+    status : str
+        ``loaded``; ``loading`` while a load runs or after one was interrupted (the next load completes it).
+    rows, locations, identified, deidentified, entities : int or None
+        Disclosures, locations, distinct identified and de-identified elements, simulated people (0 without a
+        ground truth); None until a load has counted them.
+    reserved : str
+        Which side holds back disclosures at its locations (``none``, ``identified``, ``deidentified``, ``mixed``;
+        empty until counted).
+    fingerprint, source, created_at, loaded_at, load_method : str or None
+        The content hash, source file, when the node was made and when the load finished (ISO), and the way it
+        was loaded (``bulk-import``, ``unwind``, ``connector``).
+    properties : Mapping
+        Every property of the Release node, read-only (the model written with results, among others).
+
+    Examples
+    --------
+    >>> info = StoredRelease.from_node({"name": "demo", "status": "loaded", "rows": 12, "locations": 4})
+    >>> info.name, info.status, info.rows, info.identified, info.loaded_at
+    ('demo', 'loaded', 12, None, None)
+    """
+
+    name: str
+    status: str
+    rows: int | None
+    locations: int | None
+    identified: int | None
+    deidentified: int | None
+    entities: int | None
+    reserved: str
+    fingerprint: str | None = None
+    source: str | None = None
+    created_at: str | None = None
+    loaded_at: str | None = None
+    load_method: str | None = None
+    properties: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def from_node(cls, node: Mapping[str, Any]) -> StoredRelease:
+        """The release from its node's properties ``node`` (driver values made plain already).  O(properties)."""
+        p = dict(node)
+        def count(key: str) -> int | None:
+            return None if p.get(key) is None else int(p[key])
+
+        return cls(name=str(p.get("name") or ""), status=str(p.get("status") or ""), rows=count("rows"),
+                   locations=count("locations"), identified=count("identified"),
+                   deidentified=count("deidentified"), entities=count("entities"),
+                   reserved=str(p.get("reserved") or ""), fingerprint=_text(p.get("fingerprint")),
+                   source=_text(p.get("source")), created_at=_text(p.get("created_at")),
+                   loaded_at=_text(p.get("loaded_at")), load_method=_text(p.get("load_method")),
+                   properties=types.MappingProxyType(p))
+
+    def as_dict(self) -> dict[str, Any]:
+        """The Release node's properties as a plain dictionary (what the store returned before this class)."""
+        return dict(self.properties)
+
+
+@dataclasses.dataclass(frozen=True)
+class LoadLock:
+    """The lock a load of a release holds while it writes (docs/neo4j.md, "Load locks").
+
+    Attributes
+    ----------
+    release : str
+        The release being loaded.
+    token : str
+        The lock's identity: removing it by token leaves a lock taken again meanwhile in place.
+    host : str or None
+        The machine of the load that took it.
+    pid : int or None
+        That load's process id on its machine.
+    since : str or None
+        When it was taken (ISO, on the server's clock).
+    properties : Mapping
+        Every property of the lock node, read-only (boot id, process start time, heartbeat, interval).
+
+    Examples
+    --------
+    >>> lock = LoadLock.from_node({"release": "demo", "token": "t1", "host": "lab-2", "pid": 4711})
+    >>> lock.host, lock.pid, lock.since
+    ('lab-2', 4711, None)
+    """
+
+    release: str
+    token: str
+    host: str | None
+    pid: int | None
+    since: str | None
+    properties: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def from_node(cls, node: Mapping[str, Any]) -> LoadLock:
+        """The lock from its node's properties.  O(properties)."""
+        p = dict(node)
+        return cls(release=str(p.get("release") or ""), token=str(p.get("token") or ""), host=_text(p.get("host")),
+                   pid=None if p.get("pid") is None else int(p["pid"]), since=_text(p.get("at")),
+                   properties=types.MappingProxyType(p))
+
+    def as_dict(self) -> dict[str, Any]:
+        """The lock node's properties as a plain dictionary."""
+        return dict(self.properties)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,12 +190,12 @@ class LoadReport:
     properties: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
-    def from_node(cls, node: Mapping[str, Any] | None, *, seconds: float = 0.0, skipped: bool = False,
-                  method: str | None = None, why: str | None = None,
+    def from_node(cls, node: StoredRelease | Mapping[str, Any] | None, *, seconds: float = 0.0,
+                  skipped: bool = False, method: str | None = None, why: str | None = None,
                   seconds_finalize: float | None = None) -> LoadReport:
-        """The report of a load from the Release node's properties ``node`` (None or empty: nothing stored) and
-        what the loader knows. O(properties)."""
-        p = dict(node or {})
+        """The report of a load from the stored release ``node`` (or its node's properties; None or empty:
+        nothing stored) and what the loader knows. O(properties)."""
+        p = dict(node.properties if isinstance(node, StoredRelease) else node or {})
         return cls(name=str(p.get("name") or ""), rows=_int(p.get("rows")), locations=_int(p.get("locations")),
                    identified=_int(p.get("identified")), deidentified=_int(p.get("deidentified")),
                    entities=_int(p.get("entities")), reserved=str(p.get("reserved") or ""),

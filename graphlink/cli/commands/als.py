@@ -2,7 +2,7 @@
 
 The ALS-constrained link graph itself is ``graphlink reidentify|audit RELEASE --qi-links ALS.yaml``
 (:mod:`graphlink.cli.commands.core`); these two commands are the ALS's other uses.  They are sub-commands of
-``graphlink qi`` (``qi_app``), added when the CLI imports every command module.
+``graphlink qi``, which :func:`graphlink.cli.commands.qi.register` builds.
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from graphlink.cli.commands.qi import print_frame, qi_app
-from graphlink.display import terminal_stream, terminal_text
+from graphlink.display import print_frame, terminal_stream, terminal_text
 
 if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
     import pandas as pd
@@ -46,7 +45,6 @@ def _truth_line(summary: dict) -> list[str]:
             f"{summary['truth_pairs']:,} true pairs)."]
 
 
-@qi_app.command("links")
 def links_cmd(release: ReleaseArg,
               als_file: Annotated[Path, typer.Option("--als", help="Attribute linkage set (YAML)", show_default=False)],
               truth: Annotated[Path | None, typer.Option("--truth", help="Truth CSV (adds correct/wrong)")] = None,
@@ -68,13 +66,12 @@ def links_cmd(release: ReleaseArg,
     if rel.truth is not None:
         from graphlink.analysis.reidit import Reidentification, evaluate
 
-        summary.update(evaluate(Reidentification("als-only", pairs, {}), rel.truth))
+        summary.update(evaluate(Reidentification("als-only", pairs, {}), rel.truth).as_dict())
     lines = [f"Attributes alone: {len(pairs):,} of {len(id_keys):,} identified people re-identified "
              f"(relations: {'; '.join(map(str, summary.get('relations', ()))) or 'none'})."] + _truth_line(summary)
     _emit(pairs, fmt, f"ALS-only: {len(pairs)} pair(s)", summary, lines)
 
 
-@qi_app.command("fraud")
 def fraud_cmd(release: ReleaseArg,
               related: Annotated[str | None, typer.Option(
                   "--related", help="Identified attribute declaring a relation between card holders (a family, an "

@@ -14,6 +14,23 @@ import typer
 from rich.console import Console
 
 from graphlink.cli.choices import MethodChoice
+from graphlink.cli.options import (
+    DeidKey,
+    EngineO,
+    EngineOpt,
+    ExplainO,
+    Fmt,
+    IdKey,
+    MasterO,
+    Mult,
+    MultO,
+    MultOpt,
+    QiLinks,
+    ReleaseArg,
+    ReservedO,
+    ReservedOpt,
+    StoreOpt,
+)
 from graphlink.display import flush_notes, markup_text, note, print_frame, print_rows, terminal_stream
 from graphlink.errors import ModelAssumptionError
 from graphlink.fileio import atomic_path, check_output
@@ -23,21 +40,9 @@ if TYPE_CHECKING:          # each command imports the library when it runs: --he
     from graphlink.core.release import Release
     from graphlink.core.trails import Trails
     from graphlink.engines.protocol import Engine
+    from graphlink.io.trails import TrailOverview
 
 err = Console(stderr=True)
-
-
-class ReservedOpt(StrEnum):
-    auto = "auto"
-    deidentified = "deidentified"
-    identified = "identified"
-    none = "none"
-
-
-class Fmt(StrEnum):
-    table = "table"
-    csv = "csv"
-    json = "json"
 
 
 class TrailsFmt(StrEnum):
@@ -52,45 +57,8 @@ class AuditFmt(StrEnum):
     json = "json"
 
 
-class Store(StrEnum):
-    none = "none"
-    neo4j = "neo4j"
-
-
 #: ``--method`` of reidentify: the registry's re-identification methods (graphlink/registry.py)
 _METHOD = MethodChoice("reidentify")
-
-
-class EngineOpt(StrEnum):
-    local = "local"
-    spark = "spark"
-
-
-class Mult(StrEnum):
-    one_to_one = "one-to-one"
-    one_to_many = "one-to-many"
-
-
-
-ReleaseArg = Annotated[Path, typer.Argument(help="Release: long CSV/Parquet (location,kind,element) or a folder "
-                                                   "with one sub-folder per location")]
-ReservedO = Annotated[ReservedOpt, typer.Option("--reserved", help="Which side may withhold records")]
-
-
-class MultOpt(StrEnum):
-    auto = "auto"
-    one_to_one = "one-to-one"
-    one_to_many = "one-to-many"
-
-
-MultO = Annotated[MultOpt, typer.Option("--multiplicity", help="one-to-one, or one-to-many (several identified "
-                                        "people per de-identified element, e.g. households); auto decides")]
-IdKey = Annotated[str | None, typer.Option("--id-key", help="Folder input: identified key column(s), comma-separated")]
-DeidKey = Annotated[str | None, typer.Option("--deid-key", help="Folder input: de-identified key column(s)")]
-EngineO = Annotated[EngineOpt, typer.Option("--engine", help="local (this machine) or spark (Apache Spark: "
-                                            "pip install 'graphlink\\[spark]'; paths or any URI Spark reads)")]
-MasterO = Annotated[str | None, typer.Option("--spark-master", help="Spark master URL for --engine spark "
-                                             "(default: SPARK_MASTER, else local[*])")]
 
 
 @contextlib.contextmanager
@@ -112,25 +80,22 @@ def load(release: Path, id_key: str | None, deid_key: str | None, truth: Path | 
                             truth=read_truth(truth) if truth else None)
 
 
-def _print_records(records: list[dict], columns: list[str], title: str) -> None:
-    print_rows(columns, [tuple(r[c] for c in columns) for r in records], title)
-
-
-def _print_summary(summary: dict, name: str) -> None:
-    """The trails summary (:func:`graphlink.io.trails.summary_dict`) as a few small rich tables (never one row per
-    element).  O(locations + top + preview)."""
+def _print_summary(summary: TrailOverview, name: str) -> None:
+    """The trails summary (:class:`graphlink.io.trails.TrailOverview`) as a few small rich tables (never one row
+    per element).  O(locations + top + preview)."""
     con = Console()
-    sizes = summary["sizes"]
+    sizes = summary.sizes
     shown = sizes if len(sizes) <= 40 else sizes[:20] + sizes[-20:]
     title = f"Per-location sizes of {name} ({len(sizes)} locations" + ("" if len(sizes) <= 40 else ", first and "
                                                                       "last 20") + ")"
     flush_notes()
-    _print_records(shown, ["location", "identified", "deidentified"], title)
-    for side in ("identified", "deidentified"):
-        con.print(f"[bold]{side}[/bold]: {summary['elements'][side]:,} elements, "
-                  f"{summary['distinct_trails'][side]:,} distinct trails")
-        _print_records(summary["common_trails"][side], ["trail", "count"], f"Most common {side} trails")
-        _print_records(summary["preview"][side], ["element", "trail"], f"First {side} rows")
+    print_rows(["location", "identified", "deidentified"], [(c.location, c.identified, c.deidentified) for c in shown],
+               title)
+    for side_name in ("identified", "deidentified"):
+        side = summary.side(side_name)
+        con.print(f"[bold]{side_name}[/bold]: {side.elements:,} elements, {side.distinct:,} distinct trails")
+        print_rows(["trail", "count"], [(c.trail, c.count) for c in side.common], f"Most common {side_name} trails")
+        print_rows(["element", "trail"], [(r.element, r.trail) for r in side.preview], f"First {side_name} rows")
     con.print("Full matrices: [bold]--format csv|parquet --out FILE[/bold]")
 
 
@@ -158,16 +123,6 @@ def _print_result_summary(err: Console, summary: ReidentifySummary) -> None:
 def model_dict(tr: Trails) -> dict:
     return {"multiplicity": tr.multiplicity, "reserved": tr.reserved, "decided_by": tr.decided_by,
             "reason": tr.reason}
-
-
-ExplainO = Annotated[bool, typer.Option("--explain", help="Also say how the data model was decided, in the "
-                                        "thesis's notation")]
-
-
-QiLinks = Annotated[Path | None, typer.Option(
-    "--qi-links", help="Attribute linkage set (YAML, TR02 Def. 3.1): an edge also needs agreeing quasi-identifiers "
-                       "(e.g. DOB ↔ year of birth); attributes from the release's extra columns or the files the "
-                       "ALS names")]
 
 
 def qi_graph(tr: Trails, qi_links: Path, release: Path):
@@ -259,197 +214,199 @@ def _store_result(engine: Engine, rel, tr, name: str | None, **result) -> None:
     note(f"stored as run {markup_text(stored.run)} in {markup_text(stored.uri)} by {markup_text(how)}")
 
 
-def register(app: typer.Typer) -> None:
-    register_advisor(app)
+def trails_cmd(release: ReleaseArg, reserved: ReservedO = ReservedOpt.auto, multiplicity: MultO = MultOpt.auto,
+               fmt: Annotated[TrailsFmt, typer.Option("--format", help="table/json: a summary; csv/parquet: the "
+                                                      "full matrices (csv to stdout unless --out)")]
+               = TrailsFmt.table,
+               out: Annotated[Path | None, typer.Option("--out", help="Write the full matrices here")] = None,
+               top: Annotated[int, typer.Option("--top", min=1, help="Most common trails shown")] = 10,
+               id_key: IdKey = None, deid_key: DeidKey = None, engine: EngineO = EngineOpt.local,
+               spark_master: MasterO = None, explain: ExplainO = False) -> None:
+    """Build every element's trail: where it was seen, not seen, or may have been withheld.
 
-    @app.command("trails")
-    def trails_cmd(release: ReleaseArg, reserved: ReservedO = ReservedOpt.auto, multiplicity: MultO = MultOpt.auto,
-                   fmt: Annotated[TrailsFmt, typer.Option("--format", help="table/json: a summary; csv/parquet: the "
-                                                          "full matrices (csv to stdout unless --out)")]
-                   = TrailsFmt.table,
-                   out: Annotated[Path | None, typer.Option("--out", help="Write the full matrices here")] = None,
-                   top: Annotated[int, typer.Option("--top", min=1, help="Most common trails shown")] = 10,
-                   id_key: IdKey = None, deid_key: DeidKey = None, engine: EngineO = EngineOpt.local,
-                   spark_master: MasterO = None, explain: ExplainO = False) -> None:
-        """Build every element's trail: where it was seen, not seen, or may have been withheld.
+    The table and json formats summarise them (sizes, model, distinct and most common trails, a preview);
+    csv and parquet write the full matrices, streamed in chunks (FillTrails, Malin 2006, Alg. 1)."""
+    from graphlink.io import trails as trailsio
 
-        The table and json formats summarise them (sizes, model, distinct and most common trails, a preview);
-        csv and parquet write the full matrices, streamed in chunks (FillTrails, Malin 2006, Alg. 1)."""
-        from graphlink.io import trails as trailsio
-
-        if fmt is TrailsFmt.parquet and out is None:
-            raise typer.BadParameter("parquet output needs --out FILE", param_hint="--out")
+    if fmt is TrailsFmt.parquet and out is None:
+        raise typer.BadParameter("parquet output needs --out FILE", param_hint="--out")
+    if out is not None:
+        check_output(out, inputs=[release])
+    eng = _engine(engine, spark_master)
+    rel, tr = _trails(eng, release, id_key, deid_key, reserved, multiplicity)
+    model_note(tr, explain)
+    if fmt in (TrailsFmt.csv, TrailsFmt.parquet):
+        tr = eng.matrices(tr)
+        with step("writing the trail matrices"):
+            if fmt is TrailsFmt.parquet:
+                with atomic_path(out) as tmp:
+                    rows = trailsio.write_parquet(tr, tmp)
+            elif out is not None:
+                with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
+                    rows = trailsio.write_csv(tr, fh)
+            else:
+                rows = trailsio.write_csv(tr, terminal_stream(sys.stdout))
         if out is not None:
-            check_output(out, inputs=[release])
-        eng = _engine(engine, spark_master)
-        rel, tr = _trails(eng, release, id_key, deid_key, reserved, multiplicity)
-        model_note(tr, explain)
-        if fmt in (TrailsFmt.csv, TrailsFmt.parquet):
-            tr = eng.matrices(tr)
-            with step("writing the trail matrices"):
-                if fmt is TrailsFmt.parquet:
-                    with atomic_path(out) as tmp:
-                        rows = trailsio.write_parquet(tr, tmp)
-                elif out is not None:
-                    with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
-                        rows = trailsio.write_csv(tr, fh)
-                else:
-                    rows = trailsio.write_csv(tr, terminal_stream(sys.stdout))
-            if out is not None:
-                flush_notes()
-                err.print(f"wrote {rows:,} trails ({len(tr.locations)} locations) to {markup_text(out)}")
-            return
-        summary = eng.summary(tr, top=top)
-        if fmt is TrailsFmt.json:
-            typer.echo(json.dumps({"reserved": tr.reserved, "reason": tr.reason, **summary}, indent=2, default=str))
-            return
-        _print_summary(summary, rel.name)
-
-    @app.command("reidentify")
-    def reidentify_cmd(release: ReleaseArg,
-                       method: Annotated[str, typer.Option("--method", parser=_METHOD, metavar=_METHOD.metavar(),
-                                                           help="REIDIT algorithm or true loves")],
-                       k: Annotated[int | None, typer.Option("--k", min=1, help="k for incomplete-k")] = None,
-                       reserved: ReservedO = ReservedOpt.auto, multiplicity: MultO = MultOpt.auto,
-                       truth: Annotated[Path | None, typer.Option("--truth", help="Truth CSV")] = None,
-                       explain: Annotated[bool, typer.Option("--explain", help="Always compute full reasons; also "
-                                                             "say how the data model was decided")] = False,
-                       fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
-                       store: Annotated[Store, typer.Option("--store", help="Write results to Neo4j")] = Store.none,
-                       name: Annotated[str | None, typer.Option("--name", help="Release name in the store")] = None,
-                       id_key: IdKey = None, deid_key: DeidKey = None, qi_links: QiLinks = None,
-                       engine: EngineO = EngineOpt.local, spark_master: MasterO = None,
-                       out: Annotated[str | None, typer.Option(
-                           "--out", help="Write the pairs here instead of to stdout: a CSV file (Parquet if the name "
-                           "ends in .parquet); with --engine spark a folder of parts written by Spark (REIDIT-C's, and "
-                           "true loves' on the component split, straight from the executors, never collected), also "
-                           "a URI Spark writes")] = None) -> None:
-        """Re-identify elements from their trails; every pair carries its reason."""
-        from graphlink import registry
-        from graphlink.analysis.reidit import check_method, reidentify
-        from graphlink.cli.words import say
-
-        m = method
-        try:
-            spec = registry.validate(m, "reidentify", k=k)
-        except registry.MethodError as exc:
-            raise typer.BadParameter(say(exc), param_hint="--k") from None
-        if out is not None and fmt is Fmt.json:
-            raise typer.BadParameter("--out writes the pairs as CSV or Parquet (by its name); drop --format json",
-                                     param_hint="--out")
-        eng = _engine(engine, spark_master)
-        if out is not None:
-            _check_out(eng, out, [release, truth, qi_links])
-        if spec.input == "trails" and qi_links is not None:
-            others = ", ".join(s.name for s in registry.specs("reidentify") if s.input != "trails")
-            raise typer.BadParameter(f"{spec.label} matches whole trails only; with --qi-links use --method "
-                                     f"{others}", param_hint="--qi-links")
-        _local_only(qi_links, eng)
-        rel, tr = _trails(eng, release, id_key, deid_key, reserved, multiplicity, truth, store is Store.neo4j)
-        check_method(tr, m)             # a refusal is one line, before the model note
-        model_note(tr, explain)
-        graph = None if qi_links is None else qi_graph(tr, qi_links, release)
-        parts = eng.parts(rel, tr, graph=graph)
-        write = parts.writer(spec) if out is not None and store is Store.none and truth is None else None
-        if write is not None:
-            with step(f"running {m}; the pairs are written where they are computed"):
-                summary = write(out, explain=explain)
-            _certain_or_refuse(summary)             # nothing was written when no pair is certain
             flush_notes()
-            err.print(f"wrote {summary.reidentified:,} pair(s) to {markup_text(out)} (from the Spark "
-                      "executors)")
-            return
-        with step(f"running {m}"):
-            result = reidentify(parts, m, k=k, explain=explain or None)
-        _certain_or_refuse(result.summary)
-        if store is Store.neo4j:
-            _store_result(eng, rel, tr, name, reidentification=result)
-        cols = ["identified", "deidentified"] + (["reason"] if explain else [])
-        if out is not None:
-            with step(f"writing the pairs to {out}"):
-                eng.write_pairs(tr, result, cols, out)
-            flush_notes()                       # the last step that can fail is done: the notes, then the result
-            err.print(f"wrote {len(result):,} pair(s) to {markup_text(out)}")
+            err.print(f"wrote {rows:,} trails ({len(tr.locations)} locations) to {markup_text(out)}")
+        return
+    summary = eng.summary(tr, top=top)
+    if fmt is TrailsFmt.json:
+        typer.echo(json.dumps({"reserved": tr.reserved, "reason": tr.reason, **summary.to_dict()}, indent=2,
+                              default=str))
+        return
+    _print_summary(summary, rel.name)
+
+
+def reidentify_cmd(release: ReleaseArg,
+                   method: Annotated[str, typer.Option("--method", parser=_METHOD, metavar=_METHOD.metavar(),
+                                                       help="REIDIT algorithm or true loves")],
+                   k: Annotated[int | None, typer.Option("--k", min=1, help="k for incomplete-k")] = None,
+                   reserved: ReservedO = ReservedOpt.auto, multiplicity: MultO = MultOpt.auto,
+                   truth: Annotated[Path | None, typer.Option("--truth", help="Truth CSV")] = None,
+                   explain: Annotated[bool, typer.Option("--explain", help="Always compute full reasons; also "
+                                                         "say how the data model was decided")] = False,
+                   fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
+                   store: Annotated[StoreOpt, typer.Option("--store", help="Write results to Neo4j")] = StoreOpt.none,
+                   name: Annotated[str | None, typer.Option("--name", help="Release name in the store")] = None,
+                   id_key: IdKey = None, deid_key: DeidKey = None, qi_links: QiLinks = None,
+                   engine: EngineO = EngineOpt.local, spark_master: MasterO = None,
+                   out: Annotated[str | None, typer.Option(
+                       "--out", help="Write the pairs here instead of to stdout: a CSV file (Parquet if the name "
+                       "ends in .parquet); with --engine spark a folder of parts written by Spark (REIDIT-C's, and "
+                       "true loves' on the component split, straight from the executors, never collected), also "
+                       "a URI Spark writes")] = None) -> None:
+    """Re-identify elements from their trails; every pair carries its reason."""
+    from graphlink import registry
+    from graphlink.analysis.reidit import check_method, reidentify
+    from graphlink.cli.words import say
+
+    m = method
+    try:
+        spec = registry.validate(m, "reidentify", k=k)
+    except registry.MethodError as exc:
+        raise typer.BadParameter(say(exc), param_hint="--k") from None
+    if out is not None and fmt is Fmt.json:
+        raise typer.BadParameter("--out writes the pairs as CSV or Parquet (by its name); drop --format json",
+                                 param_hint="--out")
+    eng = _engine(engine, spark_master)
+    if out is not None:
+        _check_out(eng, out, [release, truth, qi_links])
+    if spec.input == "trails" and qi_links is not None:
+        others = ", ".join(s.name for s in registry.specs("reidentify") if s.input != "trails")
+        raise typer.BadParameter(f"{spec.label} matches whole trails only; with --qi-links use --method "
+                                 f"{others}", param_hint="--qi-links")
+    _local_only(qi_links, eng)
+    rel, tr = _trails(eng, release, id_key, deid_key, reserved, multiplicity, truth, store is StoreOpt.neo4j)
+    check_method(tr, m)             # a refusal is one line, before the model note
+    model_note(tr, explain)
+    graph = None if qi_links is None else qi_graph(tr, qi_links, release)
+    parts = eng.parts(rel, tr, graph=graph)
+    write = parts.writer(spec) if out is not None and store is StoreOpt.none and truth is None else None
+    if write is not None:
+        with step(f"running {m}; the pairs are written where they are computed"):
+            summary = write(out, explain=explain)
+        _certain_or_refuse(summary)             # nothing was written when no pair is certain
+        flush_notes()
+        err.print(f"wrote {summary.reidentified:,} pair(s) to {markup_text(out)} (from the Spark "
+                  "executors)")
+        return
+    with step(f"running {m}"):
+        result = reidentify(parts, m, k=k, explain=explain or None)
+    _certain_or_refuse(result.summary)
+    if store is StoreOpt.neo4j:
+        _store_result(eng, rel, tr, name, reidentification=result)
+    cols = ["identified", "deidentified"] + (["reason"] if explain else [])
+    if out is not None:
+        with step(f"writing the pairs to {out}"):
+            eng.write_pairs(tr, result, cols, out)
+        flush_notes()                       # the last step that can fail is done: the notes, then the result
+        err.print(f"wrote {len(result):,} pair(s) to {markup_text(out)}")
+        _print_result_summary(err, result.summary)
+    elif fmt is Fmt.csv:
+        from graphlink.io.pairs import write_pairs_csv
+
+        flush_notes()
+        write_pairs_csv(result, cols, terminal_stream(sys.stdout))
+        if truth is not None:               # the pairs on stdout, the comparison with the truth on stderr
+            sys.stdout.flush()
             _print_result_summary(err, result.summary)
-        elif fmt is Fmt.csv:
-            from graphlink.io.pairs import write_pairs_csv
-
-            flush_notes()
-            write_pairs_csv(result, cols, terminal_stream(sys.stdout))
-            if truth is not None:               # the pairs on stdout, the comparison with the truth on stderr
-                sys.stdout.flush()
-                _print_result_summary(err, result.summary)
-        elif fmt is Fmt.json:
-            flush_notes()
-            typer.echo(json.dumps(result.to_dict(), indent=2, default=str))
-        else:
-            flush_notes()
-            print_frame(result.pairs, title=f"{m}: {len(result.pairs)} pair(s)")
-            _print_result_summary(err, result.summary)
-
-    @app.command("audit")
-    def audit_cmd(release: ReleaseArg, k: Annotated[int, typer.Option("--k", min=1, help="Protection level")],
-                  reserved: ReservedO = ReservedOpt.auto, multiplicity: MultO = MultOpt.auto,
-                  fmt: Annotated[AuditFmt, typer.Option("--format")] = AuditFmt.table,
-                  store: Annotated[Store, typer.Option("--store")] = Store.none,
-                  name: Annotated[str | None, typer.Option("--name")] = None,
-                  id_key: IdKey = None, deid_key: DeidKey = None, qi_links: QiLinks = None,
-                  engine: EngineO = EngineOpt.local, spark_master: MasterO = None, explain: ExplainO = False) -> None:
-        """Exact check that every person and every record has at least k candidates (k-unlinkability).
-
-        Malin 2006, Definition 19, decided through the union of all maximum matchings (docs/algorithms.md)."""
-        eng = _engine(engine, spark_master)
-        _local_only(qi_links, eng)
-        rel, tr = _trails(eng, release, id_key, deid_key, reserved, multiplicity, store=store is Store.neo4j)
-        _both_sides(tr, release)
-        model_note(tr, explain)
-        graph = None if qi_links is None else qi_graph(tr, qi_links, release)
-        with step("classifying edges (maximum matching + SCC)"):
-            result, classes = eng.audit(tr, k, graph=graph)
-        if store is Store.neo4j:
-            _store_result(eng, rel, tr, name, classes=classes, audit=result)
-        flush_notes()                           # nothing after this can fail: the notes, then the result
-        if fmt is AuditFmt.json:
-            typer.echo(json.dumps({**result.to_dict(), "model": model_dict(tr)}, indent=2))
-            return
-        short = len(result.violations)
-        if result.k_unlinkable:
-            verdict = f"[green]k-unlinkable[/green]: every person and every record has at least {k} candidates"
-        else:
-            who = "person or record has" if short == 1 else "people or records have"
-            verdict = f"[red]NOT k-unlinkable[/red]: {short:,} {who} fewer than {k} candidates"
-        Console().print(f"k = {k}: {verdict}.\nCertain re-identifications (true loves): {result.true_loves:,}; "
-                        f"largest one-to-one assignment (maximum matching): {result.maximum_matching_size:,} pairs.")
-        if not result.hall_ok:
-            err.print("[yellow]warning: the data do not fit the model (no assignment covers every element), so the "
-                      "audit describes a model that does not hold. Unmatched: "
-                      + markup_text(", ".join(map(str, result.unmatched[:20]))))
-        if len(result.violations):
-            print_frame(result.violations.head(200), title="Violations (first 200)")
+    elif fmt is Fmt.json:
+        flush_notes()
+        typer.echo(json.dumps(result.to_dict(), indent=2, default=str))
+    else:
+        flush_notes()
+        print_frame(result.pairs, title=f"{m}: {len(result.pairs)} pair(s)")
+        _print_result_summary(err, result.summary)
 
 
-def register_advisor(app: typer.Typer) -> None:
+def audit_cmd(release: ReleaseArg, k: Annotated[int, typer.Option("--k", min=1, help="Protection level")],
+              reserved: ReservedO = ReservedOpt.auto, multiplicity: MultO = MultOpt.auto,
+              fmt: Annotated[AuditFmt, typer.Option("--format")] = AuditFmt.table,
+              store: Annotated[StoreOpt, typer.Option("--store")] = StoreOpt.none,
+              name: Annotated[str | None, typer.Option("--name")] = None,
+              id_key: IdKey = None, deid_key: DeidKey = None, qi_links: QiLinks = None,
+              engine: EngineO = EngineOpt.local, spark_master: MasterO = None, explain: ExplainO = False) -> None:
+    """Exact check that every person and every record has at least k candidates (k-unlinkability).
+
+    Malin 2006, Definition 19, decided through the union of all maximum matchings (docs/algorithms.md)."""
+    eng = _engine(engine, spark_master)
+    _local_only(qi_links, eng)
+    rel, tr = _trails(eng, release, id_key, deid_key, reserved, multiplicity, store=store is StoreOpt.neo4j)
+    _both_sides(tr, release)
+    model_note(tr, explain)
+    graph = None if qi_links is None else qi_graph(tr, qi_links, release)
+    with step("classifying edges (maximum matching + SCC)"):
+        result, classes = eng.audit(tr, k, graph=graph)
+    if store is StoreOpt.neo4j:
+        _store_result(eng, rel, tr, name, classes=classes, audit=result)
+    flush_notes()                           # nothing after this can fail: the notes, then the result
+    if fmt is AuditFmt.json:
+        typer.echo(json.dumps({**result.to_dict(), "model": model_dict(tr)}, indent=2))
+        return
+    short = len(result.violations)
+    if result.k_unlinkable:
+        verdict = f"[green]k-unlinkable[/green]: every person and every record has at least {k} candidates"
+    else:
+        who = "person or record has" if short == 1 else "people or records have"
+        verdict = f"[red]NOT k-unlinkable[/red]: {short:,} {who} fewer than {k} candidates"
+    Console().print(f"k = {k}: {verdict}.\nCertain re-identifications (true loves): {result.true_loves:,}; "
+                    f"largest one-to-one assignment (maximum matching): {result.maximum_matching_size:,} pairs.")
+    if not result.hall_ok:
+        err.print("[yellow]warning: the data do not fit the model (no assignment covers every element), so the "
+                  "audit describes a model that does not hold. Unmatched: "
+                  + markup_text(", ".join(map(str, result.unmatched[:20]))))
+    if len(result.violations):
+        print_frame(result.violations.head(200), title="Violations (first 200)")
+
+
+def advise_cmd(multiplicity: Annotated[Mult | None, typer.Option(
+                   "--multiplicity", help="Data multiplicity (default: detected from --release, else one-to-one)")]
+               = None,
+               reserved: ReservedO = ReservedOpt.auto,
+               release: Annotated[Path | None, typer.Option("--release", help="Detect the tactic from it")] = None,
+               ) -> None:
+    """Which re-identification methods apply to a multiplicity and disclosure tactic, and which finds the most."""
     from graphlink.analysis.advisor import advise
 
-    @app.command("advise")
-    def advise_cmd(multiplicity: Annotated[Mult | None, typer.Option(
-                       "--multiplicity", help="Data multiplicity (default: detected from --release, else one-to-one)")]
-                   = None,
-                   reserved: ReservedO = ReservedOpt.auto,
-                   release: Annotated[Path | None, typer.Option("--release", help="Detect the tactic from it")] = None,
-                   ) -> None:
-        """Which re-identification methods apply to a multiplicity and disclosure tactic, and which finds the most."""
-        tactic, mult = reserved.value, multiplicity.value if multiplicity else None
-        if tactic == "auto" or mult is None:
-            if release is None:
-                if tactic == "auto":
-                    raise typer.BadParameter("give --reserved or --release to detect it", param_hint="--reserved")
-            else:
-                from graphlink.core.trails import build_trails
+    tactic, mult = reserved.value, multiplicity.value if multiplicity else None
+    if tactic == "auto" or mult is None:
+        if release is None:
+            if tactic == "auto":
+                raise typer.BadParameter("give --reserved or --release to detect it", param_hint="--reserved")
+        else:
+            from graphlink.core.trails import build_trails
 
-                tr = build_trails(load(release, None, None), tactic)
-                model_note(tr)
-                tactic, mult = tr.reserved, mult or tr.multiplicity
-        a = advise(mult or "one-to-one", tactic)
-        typer.echo(f"recommended: {', '.join(a.methods)}" + (f" (dominant: {a.dominant})" if a.dominant else ""))
-        typer.echo(a.note)
+            tr = build_trails(load(release, None, None), tactic)
+            model_note(tr)
+            tactic, mult = tr.reserved, mult or tr.multiplicity
+    a = advise(mult or "one-to-one", tactic)
+    typer.echo(f"recommended: {', '.join(a.methods)}" + (f" (dominant: {a.dominant})" if a.dominant else ""))
+    typer.echo(a.note)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("advise")(advise_cmd)
+    app.command("trails")(trails_cmd)
+    app.command("reidentify")(reidentify_cmd)
+    app.command("audit")(audit_cmd)

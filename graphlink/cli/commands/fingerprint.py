@@ -32,6 +32,7 @@ from graphlink.cli.commands.qi import (
     split,
     status,
 )
+from graphlink.cli.options import group
 from graphlink.display import terminal_text
 from graphlink.errors import ReleaseError
 
@@ -41,9 +42,6 @@ if TYPE_CHECKING:          # each command imports the library when it runs: --he
     from graphlink.fingerprint.attribute import Attribution
     from graphlink.fingerprint.plan import Plan
 
-fp_app = typer.Typer(name="fingerprint", no_args_is_help=True, add_completion=False,
-                     help="k-anonymity fingerprinting: give every recipient its own k-anonymous generalization of "
-                          "equal loss, and name the recipient(s) behind a leak (Schrittwieser et al.).")
 
 Loss = StrEnum("Loss", {x.replace("-", "_"): x for x in LOSSES})   # type: ignore[misc]
 Fmt = StrEnum("Fmt", {"table": "table", "json": "json", "csv": "csv"})  # type: ignore[misc]
@@ -107,7 +105,6 @@ def _recipients_frame(plan: Plan) -> pd.DataFrame:
                           "rows naming it alone": r.distinguishing_rows} for r in plan.recipients])
 
 
-@fp_app.command("plan")
 def plan_cmd(table: TableArg, qi: QiOpt,
              k: Annotated[int, typer.Option("--k", min=1, help="Every release is k-anonymous", show_default=False)],
              recipients: Annotated[str, typer.Option("--recipients", help="How many recipients (named R1 … RN), or "
@@ -162,7 +159,6 @@ def plan_cmd(table: TableArg, qi: QiOpt,
                    f"--param plan={summary['plan_id']})")
 
 
-@fp_app.command("release")
 def release_cmd(plan: PlanArg, table: TableArg,
                 recipient: Annotated[str, typer.Option("--recipient", help="Whose copy", show_default=False)],
                 out: Annotated[Path, typer.Option("--out", help="Where to write it (.csv or .parquet)",
@@ -198,7 +194,6 @@ def print_attribution(res: Attribution, leak: Path) -> None:
     typer.echo(terminal_text(res.reason))
 
 
-@fp_app.command("attribute")
 def attribute_cmd(plan: PlanArg,
                   leak: Annotated[Path, typer.Argument(help="The leaked rows (CSV or Parquet)", show_default=False)],
                   fmt: FmtOpt = Fmt.table, store: StoreOpt = None, name: NameOpt = None) -> None:
@@ -224,7 +219,6 @@ def attribute_cmd(plan: PlanArg,
         print_attribution(res, leak)
 
 
-@fp_app.command("load")
 def load_cmd(plan: PlanArg, name: NameOpt = None) -> None:
     """Write a plan to Neo4j: (:Recipient)-[:RECEIVED]->(:Generalization), queryable in Cypher."""
     from graphlink.fingerprint.plan import Plan
@@ -239,4 +233,10 @@ def load_cmd(plan: PlanArg, name: NameOpt = None) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.add_typer(fp_app, name="fingerprint")
+    fingerprint = group("k-anonymity fingerprinting: give every recipient its own k-anonymous generalization of "
+                        "equal loss, and name the recipient(s) behind a leak (Schrittwieser et al.).")
+    fingerprint.command("plan")(plan_cmd)
+    fingerprint.command("release")(release_cmd)
+    fingerprint.command("attribute")(attribute_cmd)
+    fingerprint.command("load")(load_cmd)
+    app.add_typer(fingerprint, name="fingerprint")

@@ -33,6 +33,8 @@ from graphlink.catalog import QI_ALGORITHMS as ALGORITHMS
 from graphlink.catalog import QI_ATTACKS as ATTACKS
 from graphlink.catalog import QI_LOSSES as LOSSES
 from graphlink.catalog import QI_ROUNDINGS as ROUNDINGS
+from graphlink.cli.commands import als
+from graphlink.cli.options import group
 from graphlink.display import print_frame, print_pairs, terminal_text
 from graphlink.errors import ReleaseError
 
@@ -43,9 +45,6 @@ if TYPE_CHECKING:          # each command imports the library when it runs: --he
     from graphlink.qi.result import Anonymization
     from graphlink.qi.table import QITable
 
-qi_app = typer.Typer(name="qi", no_args_is_help=True, add_completion=False,
-                     help="Quasi-identifiers: k-anonymity checks, anonymization (Sweeney, optimal lattice search, "
-                          "Mondrian) and attacks on k-anonymous releases.")
 err = Console(stderr=True)
 
 Fmt = StrEnum("Fmt", {"table": "table", "json": "json"})                       # type: ignore[misc]
@@ -123,7 +122,6 @@ def _file_lines(rows: list[int]) -> str:
     return shown + (f", … ({len(rows)})" if len(rows) > 10 else "")
 
 
-@qi_app.command("check")
 def check_cmd(table: TableArg, qi: QiOpt,
               sensitive: Annotated[str | None, typer.Option("--sensitive", help="Sensitive column: ℓ-diversity "
                                                                                "and t-closeness")] = None,
@@ -168,7 +166,6 @@ def _pct(x: float | None) -> str:
     return "no estimate" if x is None else f"{100 * x:.2f} %"
 
 
-@qi_app.command("risk")
 def risk_cmd(table: TableArg, qi: QiOpt,
              threshold: Annotated[float, typer.Option(
                  "--threshold", min=0.0, max=1.0, help="A record is at risk when its re-identification "
@@ -273,7 +270,6 @@ def write_frame(frame: pd.DataFrame, path: Path) -> None:
     write_atomically(frame, path)
 
 
-@qi_app.command("anonymize")
 def anonymize_cmd(table: TableArg, qi: QiOpt,
                   k: Annotated[int, typer.Option("--k", min=1, help="Every released QI combination occurs at least "
                                                                     "k times", show_default=False)],
@@ -349,7 +345,6 @@ def _store_release(t: QITable, res: Anonymization, name: str) -> str:
         return qstore.write_release(st, name, res)
 
 
-@qi_app.command("attack")
 def attack_cmd(attack: Annotated[Attack, typer.Argument(help="unsorted | complementary | temporal")],
                first: Annotated[Path, typer.Argument(help="The earlier (or first) release")],
                second: Annotated[Path, typer.Argument(help="The later (or second) release")],
@@ -384,7 +379,6 @@ def attack_cmd(attack: Annotated[Attack, typer.Argument(help="unsorted | complem
     typer.echo(f"remedy: {d['remedy']}")
 
 
-@qi_app.command("hierarchy")
 def hierarchy_cmd(table: TableArg,
                   column: Annotated[str, typer.Option("--column", help="The column to build for",
                                                       show_default=False)],
@@ -427,7 +421,6 @@ def hierarchy_cmd(table: TableArg,
     typer.echo(f"{out}: {len(h.values)} values, height {h.height}")
 
 
-@qi_app.command("load")
 def load_cmd(table: TableArg, qi: QiOpt,
              name: Annotated[str, typer.Option("--name", help="Name of the QI table in Neo4j", show_default=False)],
              hierarchies: HierOpt = None, flat: FlatOpt = None,
@@ -450,7 +443,6 @@ def load_cmd(table: TableArg, qi: QiOpt,
                f"--param table={name}")
 
 
-@qi_app.command("dataset")
 def dataset_cmd(name: Annotated[str, typer.Argument(help="acs12 | cps1988 | sweeney")],
                 out: Annotated[Path, typer.Option("--out", help="Folder to write <name>.csv and hierarchies/ into",
                                                   show_default=False)]) -> None:
@@ -470,4 +462,15 @@ def dataset_cmd(name: Annotated[str, typer.Argument(help="acs12 | cps1988 | swee
 
 
 def register(app: typer.Typer) -> None:
-    app.add_typer(qi_app, name="qi")     # graphlink.cli.commands.als adds `qi links` and `qi fraud` to qi_app
+    qi = group("Quasi-identifiers: k-anonymity checks, anonymization (Sweeney, optimal lattice search, Mondrian) and "
+               "attacks on k-anonymous releases.")
+    qi.command("check")(check_cmd)
+    qi.command("risk")(risk_cmd)
+    qi.command("anonymize")(anonymize_cmd)
+    qi.command("attack")(attack_cmd)
+    qi.command("hierarchy")(hierarchy_cmd)
+    qi.command("load")(load_cmd)
+    qi.command("dataset")(dataset_cmd)
+    qi.command("links")(als.links_cmd)
+    qi.command("fraud")(als.fraud_cmd)
+    app.add_typer(qi, name="qi")

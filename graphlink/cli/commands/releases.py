@@ -34,9 +34,9 @@ def releases_cmd(
     with connect() as store:
         stored = store.list_releases()
         uri = store.uri
-    rows = [{"name": r.get("name"), "status": r.get("status"), "people": r.get("identified"),
-             "records": r.get("deidentified"), "locations": r.get("locations"), "rows": r.get("rows"),
-             "created": _date(r.get("created_at")), "loaded": _date(r.get("loaded_at"))} for r in stored]
+    rows = [{"name": r.name, "status": r.status, "people": r.identified, "records": r.deidentified,
+             "locations": r.locations, "rows": r.rows, "created": _date(r.created_at), "loaded": _date(r.loaded_at)}
+            for r in stored]
     if fmt == "json":
         typer.echo(json.dumps({"uri": uri, "releases": rows}, indent=2, default=str))
         return
@@ -63,9 +63,9 @@ def drop_cmd(
 
     with connect() as store:
         info = store.release_info(name)
-        if not info:
+        if info is None:
             raise StoreError(f"no release named {name!r} in Neo4j at {store.uri} (graphlink releases lists them)")
-        size = f"{info.get('rows') or 0:,} disclosures at {info.get('locations') or 0:,} locations"
+        size = f"{info.rows or 0:,} disclosures at {info.locations or 0:,} locations"
         question = f"Remove release {name!r} ({size}) and its analyses from Neo4j?"
         if not yes and not typer.confirm(question, default=False, err=True):
             typer.echo("nothing removed", err=True)

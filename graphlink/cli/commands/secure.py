@@ -32,100 +32,102 @@ def _parse_adversary(spec: str):
     return parts[1], Behaviour(parts[0], victim=parts[2], f=int(parts[3]) if len(parts) == 4 else 1)
 
 
-def register(app: typer.Typer) -> None:
-    @app.command("secure-demo")
-    def secure_demo(
-        locations: int = typer.Option(4, "--locations", min=2, help="Number of simulated locations."),
-        subjects: int = typer.Option(60, "--subjects", min=1, help="Simulated subjects."),
-        p: float = typer.Option(0.5, "--p", help="Visit probability per location."),
-        withhold: float = typer.Option(0.3, "--withhold", help="Probability a visited location withholds ω."),
-        release_path: Path = typer.Option(None, "--release", help="Use this release instead of simulating."),
-        thesis: bool = typer.Option(False, "--thesis-example", help="Use the four hospitals of Figure 8.1."),
-        k: int = typer.Option(2, "--k", min=1),
-        method: str = typer.Option("greedy-dedup", "--method", help="greedy-dedup | force-dedup"),
-        seed: int = typer.Option(0, "--seed", min=0, help="Seed of the simulated release only; the protocol's "
-                                 "randomness always comes from the OS CSPRNG."),
-        alpha: int = typer.Option(1, "--alpha", min=0, help="Decryption-check rounds per location (Thm 12)."),
-        beta: int = typer.Option(2, "--beta", min=0, help="Own dummy values per location (Thm 12)."),
-        dc_size: int = typer.Option(8, "--dc", min=0, help="|D_C| lock dummies (Thm 13)."),
-        no_lock: bool = typer.Option(False, "--no-lock", help="Recollection keys instead of the lock."),
-        no_integrity: bool = typer.Option(False, "--no-integrity", help="Basic SCAMD: no v_C, β, α."),
-        adversary: list[str] = typer.Option([], "--adversary", help="KIND:CHEATER:VICTIM[:F] (repeatable)."),
-        in_process: bool = typer.Option(False, "--in-process", help="Parties as objects in one process."),
-        no_veto: bool = typer.Option(False, "--no-veto", help="Skip the contributor veto round."),
-        fmt: str = typer.Option("table", "--format", help="table | json"),
-    ) -> None:
-        """Run the secure protocol among separate processes on 127.0.0.1 and show every party's view."""
-        from graphlink.secure.api import evaluate_views, private_pairs, release_sets
-        from graphlink.secure.protocol import bandwidth_formula, dataset_ops_formula, run_stranon
+def secure_demo(
+    locations: int = typer.Option(4, "--locations", min=2, help="Number of simulated locations."),
+    subjects: int = typer.Option(60, "--subjects", min=1, help="Simulated subjects."),
+    p: float = typer.Option(0.5, "--p", help="Visit probability per location."),
+    withhold: float = typer.Option(0.3, "--withhold", help="Probability a visited location withholds ω."),
+    release_path: Path = typer.Option(None, "--release", help="Use this release instead of simulating."),
+    thesis: bool = typer.Option(False, "--thesis-example", help="Use the four hospitals of Figure 8.1."),
+    k: int = typer.Option(2, "--k", min=1),
+    method: str = typer.Option("greedy-dedup", "--method", help="greedy-dedup | force-dedup"),
+    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the simulated release only; the protocol's "
+                             "randomness always comes from the OS CSPRNG."),
+    alpha: int = typer.Option(1, "--alpha", min=0, help="Decryption-check rounds per location (Thm 12)."),
+    beta: int = typer.Option(2, "--beta", min=0, help="Own dummy values per location (Thm 12)."),
+    dc_size: int = typer.Option(8, "--dc", min=0, help="|D_C| lock dummies (Thm 13)."),
+    no_lock: bool = typer.Option(False, "--no-lock", help="Recollection keys instead of the lock."),
+    no_integrity: bool = typer.Option(False, "--no-integrity", help="Basic SCAMD: no v_C, β, α."),
+    adversary: list[str] = typer.Option([], "--adversary", help="KIND:CHEATER:VICTIM[:F] (repeatable)."),
+    in_process: bool = typer.Option(False, "--in-process", help="Parties as objects in one process."),
+    no_veto: bool = typer.Option(False, "--no-veto", help="Skip the contributor veto round."),
+    fmt: str = typer.Option("table", "--format", help="table | json"),
+) -> None:
+    """Run the secure protocol among separate processes on 127.0.0.1 and show every party's view."""
+    from graphlink.secure.api import evaluate_views, private_pairs, release_sets
+    from graphlink.secure.protocol import bandwidth_formula, dataset_ops_formula, run_stranon
 
-        base = method.removesuffix("-secure")
-        if base not in registry.secure_names():
-            raise ReleaseError(f"--method must be {' or '.join(registry.secure_names())}, got {method!r}")
-        release = None
-        if thesis:
-            data = {c: (list(g), list(o)) for c, (g, o) in THESIS_FIG_8_1.items()}
-            pairs = {c: {m: THESIS_TRUTH[m] for m in g if THESIS_TRUTH[m] in o} for c, (g, o) in data.items()}
+    base = method.removesuffix("-secure")
+    if base not in registry.secure_names():
+        raise ReleaseError(f"--method must be {' or '.join(registry.secure_names())}, got {method!r}")
+    release = None
+    if thesis:
+        data = {c: (list(g), list(o)) for c, (g, o) in THESIS_FIG_8_1.items()}
+        pairs = {c: {m: THESIS_TRUTH[m] for m in g if THESIS_TRUTH[m] in o} for c, (g, o) in data.items()}
+    else:
+        if release_path is not None:
+            from graphlink.core.release import read_release
+
+            release = read_release(release_path)
         else:
-            if release_path is not None:
-                from graphlink.core.release import read_release
+            from graphlink.simulation.simulate import simulate_uniform
 
-                release = read_release(release_path)
-            else:
-                from graphlink.simulation.simulate import simulate_uniform
+            release = simulate_uniform(subjects, locations, p, withhold=withhold, seed=seed)
+        locs, gamma, omega = release_sets(release)
+        data = {c: (gamma[c], omega[c]) for c in locs}
+        pairs = private_pairs(release, gamma, omega)
+    behaviours = dict(_parse_adversary(a) for a in adversary)
+    integrity = not no_integrity
+    locking = not no_lock
+    res = run_stranon(data, k, f"{base}-secure", alpha=alpha, beta=beta, integrity=integrity,
+                      locking=locking, dc_size=dc_size if locking else 0, behaviours=behaviours,
+                      processes=not in_process, pairs=pairs, contributor_veto=not no_veto and pairs is not None)
+    locs = list(data)
+    L = len(locs)
+    parties = []
+    for name in [*locs, "sTTP"]:
+        seen: dict[str, dict] = {}
+        for s in res.seen[name]:
+            key = f"{s['kind']} from {s['from']}"
+            e = seen.setdefault(key, {"messages": 0, "records": 0, "bytes": 0})
+            e["messages"] += 1
+            e["records"] += s["records"]
+            e["bytes"] += s["bytes"]
+        row = {"party": name, "saw": seen, "costs": res.costs[name]}
+        if name != "sTTP":
+            n_ret = len(res.dedup.returns[name]) if res.dedup else 0
+            row["disclosed"] = len(res.disclosed[name])
+            row["formula_dataset_ops"] = dataset_ops_formula(L, alpha if integrity else 0)
+            row["bandwidth_records"] = res.bandwidth_by_owner.get(name, 0)
+            row["formula_bandwidth_records"] = bandwidth_formula(
+                L, len(data[name][1]), n_ret, alpha=alpha if integrity else 0, beta=beta if integrity else 0,
+                integrity=integrity, dc_size=dc_size if locking else 0, locking=locking,
+                submitted_dummies=False)
+        parties.append(row)
+    g = {c: data[c][0] for c in locs}
+    o = {c: data[c][1] for c in locs}
+    views = evaluate_views(locs, g, o, res.disclosed, k, release) if not res.aborted else {}
+    if thesis and views.get("checked"):
+        from graphlink.secure.unlinkability import contributor_view
 
-                release = simulate_uniform(subjects, locations, p, withhold=withhold, seed=seed)
-            locs, gamma, omega = release_sets(release)
-            data = {c: (gamma[c], omega[c]) for c in locs}
-            pairs = private_pairs(release, gamma, omega)
-        behaviours = dict(_parse_adversary(a) for a in adversary)
-        integrity = not no_integrity
-        locking = not no_lock
-        res = run_stranon(data, k, f"{base}-secure", alpha=alpha, beta=beta, integrity=integrity,
-                          locking=locking, dc_size=dc_size if locking else 0, behaviours=behaviours,
-                          processes=not in_process, pairs=pairs, contributor_veto=not no_veto and pairs is not None)
-        locs = list(data)
-        L = len(locs)
-        parties = []
-        for name in [*locs, "sTTP"]:
-            seen: dict[str, dict] = {}
-            for s in res.seen[name]:
-                key = f"{s['kind']} from {s['from']}"
-                e = seen.setdefault(key, {"messages": 0, "records": 0, "bytes": 0})
-                e["messages"] += 1
-                e["records"] += s["records"]
-                e["bytes"] += s["bytes"]
-            row = {"party": name, "saw": seen, "costs": res.costs[name]}
-            if name != "sTTP":
-                n_ret = len(res.dedup.returns[name]) if res.dedup else 0
-                row["disclosed"] = len(res.disclosed[name])
-                row["formula_dataset_ops"] = dataset_ops_formula(L, alpha if integrity else 0)
-                row["bandwidth_records"] = res.bandwidth_by_owner.get(name, 0)
-                row["formula_bandwidth_records"] = bandwidth_formula(
-                    L, len(data[name][1]), n_ret, alpha=alpha if integrity else 0, beta=beta if integrity else 0,
-                    integrity=integrity, dc_size=dc_size if locking else 0, locking=locking,
-                    submitted_dummies=False)
-            parties.append(row)
-        g = {c: data[c][0] for c in locs}
-        o = {c: data[c][1] for c in locs}
-        views = evaluate_views(locs, g, o, res.disclosed, k, release) if not res.aborted else {}
-        if thesis and views.get("checked"):
-            from graphlink.secure.unlinkability import contributor_view
+        gs = {c: set(v) for c, v in g.items()}
+        ds = {c: set(v) for c, v in res.disclosed.items()}
+        views["contributor"] = {c: contributor_view(locs, gs, ds, k, pairs[c]).to_dict() for c in locs}
+        views["contributor_all_k_unlinkable"] = all(v["k_unlinkable"] for v in views["contributor"].values())
+    summary = {"transport": "in-process" if in_process else "separate processes over 127.0.0.1 TCP",
+               "ports": getattr(res, "ports", None), "k": k, "method": f"{base}-secure",
+               "aborted": res.aborted, "detections": res.detections, "certification": res.certification,
+               "wall_seconds": round(res.wall_seconds, 3), "parties": parties, "views": views,
+               "contributor_veto_rounds": res.veto_rounds,
+               "trace": res.dedup.trace if res.dedup else []}
+    if fmt == "json":
+        typer.echo(json.dumps(summary, indent=2, default=str))
+        return
+    _print(summary)
 
-            gs = {c: set(v) for c, v in g.items()}
-            ds = {c: set(v) for c, v in res.disclosed.items()}
-            views["contributor"] = {c: contributor_view(locs, gs, ds, k, pairs[c]).to_dict() for c in locs}
-            views["contributor_all_k_unlinkable"] = all(v["k_unlinkable"] for v in views["contributor"].values())
-        summary = {"transport": "in-process" if in_process else "separate processes over 127.0.0.1 TCP",
-                   "ports": getattr(res, "ports", None), "k": k, "method": f"{base}-secure",
-                   "aborted": res.aborted, "detections": res.detections, "certification": res.certification,
-                   "wall_seconds": round(res.wall_seconds, 3), "parties": parties, "views": views,
-                   "contributor_veto_rounds": res.veto_rounds,
-                   "trace": res.dedup.trace if res.dedup else []}
-        if fmt == "json":
-            typer.echo(json.dumps(summary, indent=2, default=str))
-            return
-        _print(summary)
+
+def register(app: typer.Typer) -> None:
+    app.command("secure-demo")(secure_demo)
 
 
 def _print(summary: dict) -> None:

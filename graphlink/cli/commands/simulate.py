@@ -4,23 +4,17 @@ thesis's simulation experiments, ch. 5 and 9). Thin: parse, call :mod:`graphlink
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
+from graphlink.cli.options import SimReserved
 from graphlink.display import markup_text
 from graphlink.errors import ReleaseError, require
 
 err = Console(stderr=True)
-
-
-class SimReserved(StrEnum):
-    deidentified = "deidentified"
-    identified = "identified"
-    none = "none"
 
 
 def _floats(text: str | None, what: str) -> list[float] | None:

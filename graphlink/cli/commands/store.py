@@ -13,11 +13,8 @@ from pathlib import Path
 
 import typer
 
-from graphlink.cli.commands.core import EngineO, EngineOpt, MasterO
+from graphlink.cli.options import EngineO, EngineOpt, MasterO, group
 from graphlink.errors import StoreError
-
-neo4j_app = typer.Typer(help="Run the project-local Neo4j Community 5.26 server (no Docker needed).",
-                        no_args_is_help=True)
 
 
 def _echo_status(st) -> None:
@@ -30,7 +27,6 @@ def _echo_status(st) -> None:
             typer.echo(f"  {label + ':':9} {value}")
 
 
-@neo4j_app.command("start")
 def start_cmd(
     port: int = typer.Option(7687, help="Bolt port (a free port is taken if this one is busy)."),
     http_port: int = typer.Option(7474, help="HTTP port for Neo4j Browser; 0 disables HTTP."),
@@ -43,7 +39,6 @@ def start_cmd(
     _echo_status(st)
 
 
-@neo4j_app.command("stop")
 def stop_cmd() -> None:
     """Stop the local server cleanly (the data is kept for the next start)."""
     from graphlink.store import server
@@ -51,7 +46,6 @@ def stop_cmd() -> None:
     _echo_status(server.stop())
 
 
-@neo4j_app.command("reset-password")
 def reset_password_cmd() -> None:
     """Give the stopped local server a new generated password (when its password file was lost)."""
     from graphlink.store import server
@@ -60,7 +54,6 @@ def reset_password_cmd() -> None:
     typer.echo(f"new password for user neo4j written to {path} (mode 0600); `graphlink neo4j start` uses it")
 
 
-@neo4j_app.command("status")
 def status_cmd() -> None:
     """Show whether the local server runs, its URI, version and PID (and NEO4J_URI if that is set)."""
     from graphlink.config import get_config
@@ -127,14 +120,15 @@ def load_cmd(
     the release and writes the bulk importer's files (or the connector writes the graph): the same graph. One load
     per release name at a time: a second one is refused while the first runs."""
     if break_lock:
+        from graphlink.display import terminal_text
         from graphlink.store.neo4j import connect
 
         if not name:
             raise StoreError("--break-lock needs --name: the release whose lock to remove")
         with connect() as store:
             gone = store.break_lock(name)
-        typer.echo(f"removed the load lock of process {gone.get('pid')} on {gone.get('host')}" if gone
-                   else "there was no load lock to remove")
+        typer.echo(f"removed the load lock of process {gone.pid} on {terminal_text(str(gone.host))}"
+                   if gone is not None else "there was no load lock to remove")
     from graphlink import engines
 
     prog, update = _progress_bar(f"loading {name or release.stem}")
@@ -210,6 +204,11 @@ def cypher_cmd(
 
 
 def register(app: typer.Typer) -> None:
-    app.add_typer(neo4j_app, name="neo4j")
     app.command("load")(load_cmd)
     app.command("cypher")(cypher_cmd)
+    neo4j = group("Run the project-local Neo4j Community 5.26 server (no Docker needed).")
+    neo4j.command("start")(start_cmd)
+    neo4j.command("stop")(stop_cmd)
+    neo4j.command("reset-password")(reset_password_cmd)
+    neo4j.command("status")(status_cmd)
+    app.add_typer(neo4j, name="neo4j")

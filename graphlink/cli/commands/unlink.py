@@ -75,7 +75,8 @@ def _store_protected(release: Any, k: int, side: str, name: str, out: Path, mult
     audit at ``k``, recomputed on the release as written (read with the withholding ``side`` the protection
     used, and its ``multiplicity``).  The file is written first; a store that fails then says the file is there.
     O(audit)."""
-    from graphlink.cli.commands.core import EngineOpt, _engine, _store_result
+    from graphlink.cli.commands.core import _engine, _store_result
+    from graphlink.cli.options import EngineOpt
     from graphlink.core.trails import build_trails
     from graphlink.errors import StoreError
 
@@ -150,136 +151,138 @@ def _table(summary: dict[str, Any], identified_rows: int) -> None:
             f"{summary['repair_withheld']} more records were withheld until it passed")
 
 
+def unlink_cmd(
+    release_path: Path = typer.Argument(..., metavar="RELEASE", help="Release (long CSV/Parquet or folder)."),
+    k: int | None = typer.Option(None, "--k", min=1, help="Protection level k (Definition 19); with --max-risk "
+                                 "the level the method starts at (default: 1/P rounded up, at least 2)."),
+    max_risk: str | None = typer.Option(None, "--max-risk", metavar="P", help="Withhold until no person-record "
+                                        "pair's re-identification probability exceeds P (0 < P < 1), certified "
+                                        "by the pair probabilities of the written release (docs/risk.md)."),
+    method: str | None = typer.Option(None, "--method", parser=_METHOD, metavar=_METHOD.metavar(),
+                                      help="Protection method (default: force-dedup; keep-most with --max-risk)"),
+    budget: float | None = typer.Option(None, "--budget", min=0.0, help="--max-risk: seconds the estimate may "
+                                        "spend on each block too large to count exactly (default 1; raised up "
+                                        "to 16 times when an estimate cannot yet rule a pair out)."),
+    secure: bool = typer.Option(False, "--secure", help="Run the secure STRANON protocol (ch. 8)."),
+    seed: int | None = typer.Option(None, "--seed", min=0, help="Seed for the tie-breaking order (for simulated "
+                                    "data; keep-most without it draws from the operating system, the Dedup "
+                                    "methods use 0)."),
+    out: Path = typer.Option(..., "--out", help="Where to write the protected release (.csv or .parquet)."),
+    fmt: str = typer.Option("table", "--format", help="table | json"),
+    store: str = typer.Option("none", "--store", metavar="<none|neo4j>", help="neo4j: also store the protected "
+                              "release in Neo4j, with its link graph and its certificate (the exact audit at k)"),
+    name: str | None = typer.Option(None, "--name", help="--store: the stored release's name (default: the "
+                                    "release's file name with -protected-k<K>)"),
+    multiplicity: str = typer.Option("auto", "--multiplicity",
+                                     help="auto | one-to-one | one-to-many (one-to-many: keep-most only, which "
+                                     "then withholds people's records)"),
+    side: SideChoice = typer.Option("auto", "--side", help="keep-most: whose records may be withheld (auto: "
+                                    "the side whose tables are never the larger)"),
+    keep: Path | None = typer.Option(None, "--keep", help="keep-most: CSV of records that must stay disclosed "
+                                     "(columns location, element)"),
+    no_empty_location: bool = typer.Option(False, "--no-empty-location",
+                                           help="keep-most: leave every location at least one record"),
+    max_withheld: int | None = typer.Option(None, "--max-withheld-per-location", min=0,
+                                            help="keep-most: withhold at most this many records per location"),
+    time_budget: float | None = typer.Option(None, "--time-budget", min=0.0, metavar="SECONDS",
+                                             help="keep-most: stop repairing after this many seconds and "
+                                             "return the best certified result at hand (Flow-Dedup's if "
+                                             "keep-most has none) [default: 60]"),
+) -> None:
+    """Withhold records, never alter any, until the release is k-unlinkable, certified by the exact audit
+    (union of all maximum matchings).  The Dedup methods withhold whole de-identified records; keep-most
+    withholds single (location, record) disclosures and prints how far it is from the least possible.  On a
+    release read as one-to-many (households) keep-most withholds people's records instead, until every person
+    could belong to k households and every household to k people, certified by the exact one-to-many audit.
+    With --max-risk P: until no pair's re-identification probability exceeds P (docs/unlink.md)."""
+    from graphlink.core.release import read_release, require_both_sides
+    from graphlink.fileio import check_output
+    from graphlink.protect import check_model, disclosed_of, finish, unlink
+
+    if store not in ("none", "neo4j"):
+        raise ReleaseError(f"--store must be none or neo4j, got {store!r}")
+    if name is not None and store == "none":
+        raise ReleaseError("--name is an option of --store neo4j (the stored release's name)")
+    for flag, seconds in (("--time-budget", time_budget), ("--budget", budget)):
+        if seconds is not None and not math.isfinite(seconds):
+            raise ReleaseError(f"{flag} must be a number of seconds, got {seconds}")
+    if max_risk is not None:
+        _max_risk_cmd(release_path, max_risk, k, method, seed, out, fmt, multiplicity, budget,
+                      {"--secure": secure, "--side": side.value != "auto", "--keep": keep is not None,
+                       "--no-empty-location": no_empty_location,
+                       "--max-withheld-per-location": max_withheld is not None, "--store": store != "none"})
+        return
+    if budget is not None:
+        raise ReleaseError("--budget is an option of --max-risk (the time the probability estimate may take)")
+    if k is None:
+        raise ReleaseError("unlink needs --k (the protection level) or --max-risk (the highest probability a "
+                           "re-identification may keep)")
+    method = method or DEFAULT_METHOD
+    keep_options = [name for name, given in (("--keep", keep is not None), ("--side", side.value != "auto"),
+                                             ("--no-empty-location", no_empty_location),
+                                             ("--max-withheld-per-location", max_withheld is not None),
+                                             ("--time-budget", time_budget is not None)) if given]
+    if keep_options and method not in KEEP_METHODS:
+        raise ReleaseError(f"{keep_options[0]} is an option of --method keep-most, not of {method}")
+    if secure and method in KEEP_METHODS:
+        raise ReleaseError("--secure runs the Dedup methods (greedy-dedup, force-dedup); keep-most has no "
+                           "secure protocol yet")
+    if fmt not in FORMATS:
+        raise ReleaseError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    if multiplicity not in ("auto", "one-to-one", "one-to-many"):
+        raise ReleaseError(f"--multiplicity must be auto, one-to-one or one-to-many, got {multiplicity!r}")
+    if multiplicity == "one-to-many" and method not in KEEP_METHODS:
+        raise ReleaseError(f"--multiplicity one-to-many: {method} protects one-to-one releases; use --method "
+                           "keep-most, which withholds people's records on one-to-many data")
+    check_output(out, inputs=[release_path])
+    if store == "neo4j":
+        _reach_store()                      # before the work: an unreachable server is said at once
+    must_keep = _read_keep(keep) if keep is not None else []
+    release = read_release(release_path)
+    require_both_sides(len(release.elements("identified")), len(release.elements("deidentified")), release_path)
+    report: dict = {}
+    if method in KEEP_METHODS:
+        from graphlink.protect.pipeline import KEEP_TIME_BUDGET, unlink_keep
+
+        result = unlink_keep(release, k, seed, side=side.value, must_keep=must_keep,
+                             no_empty_location=no_empty_location, cap=max_withheld, progress=_progress(),
+                             multiplicity=multiplicity,
+                             time_budget=KEEP_TIME_BUDGET if time_budget is None else time_budget)
+    else:
+        seed = 0 if seed is None else seed
+        check_model(release, multiplicity)
+        if secure:
+            produced, report = _secure_disclosure(release, k, method, seed)
+            result = finish(release, disclosed_of(produced), k, f"{method} (secure)", seed)
+        else:
+            result = unlink(release, k, method, seed, multiplicity="one-to-one")   # checked above
+    if not result.certified:  # pragma: no cover - certify() either passes or raises
+        raise ReleaseError("internal: the unlinked release did not pass the audit; nothing written")
+    _write(result.release, out)
+    summary = result.summary().as_dict()
+    if store == "neo4j":
+        _store_protected(result.release, k, summary["side"], name or f"{release_path.stem}-protected-k{k}", out,
+                         summary["multiplicity"])
+    summary["out"] = str(out)
+    if summary["side"] == "identified":
+        summary["deidentified_records_other"] = int((release.frame["kind"] == "deidentified").sum())
+    summary["secure"] = secure
+    if report:
+        summary["secure_report"] = {key: v for key, v in report.items()
+                                    if isinstance(v, (int, float, str, bool)) or v is None}
+    summary["reidentified"] = {"before": summary["true_loves_before"], "after": summary["true_loves_after"]}
+    if fmt == "json":
+        typer.echo(json.dumps(summary, indent=2, default=str))
+    else:
+        _table(summary, int((release.frame["kind"] == "identified").sum()))
+        if summary.get("lower_bound") is not None:
+            typer.echo(_bound_line(summary))
+        if summary.get("result_of") not in (None, summary["method"]) or summary.get("time_budget_hit"):
+            typer.echo(f"returned: {summary['result_why']}")
+
+
 def register(app: typer.Typer) -> None:
-    @app.command("unlink")
-    def unlink_cmd(
-        release_path: Path = typer.Argument(..., metavar="RELEASE", help="Release (long CSV/Parquet or folder)."),
-        k: int | None = typer.Option(None, "--k", min=1, help="Protection level k (Definition 19); with --max-risk "
-                                     "the level the method starts at (default: 1/P rounded up, at least 2)."),
-        max_risk: str | None = typer.Option(None, "--max-risk", metavar="P", help="Withhold until no person-record "
-                                            "pair's re-identification probability exceeds P (0 < P < 1), certified "
-                                            "by the pair probabilities of the written release (docs/risk.md)."),
-        method: str | None = typer.Option(None, "--method", parser=_METHOD, metavar=_METHOD.metavar(),
-                                          help="Protection method (default: force-dedup; keep-most with --max-risk)"),
-        budget: float | None = typer.Option(None, "--budget", min=0.0, help="--max-risk: seconds the estimate may "
-                                            "spend on each block too large to count exactly (default 1; raised up "
-                                            "to 16 times when an estimate cannot yet rule a pair out)."),
-        secure: bool = typer.Option(False, "--secure", help="Run the secure STRANON protocol (ch. 8)."),
-        seed: int | None = typer.Option(None, "--seed", min=0, help="Seed for the tie-breaking order (for simulated "
-                                        "data; keep-most without it draws from the operating system, the Dedup "
-                                        "methods use 0)."),
-        out: Path = typer.Option(..., "--out", help="Where to write the protected release (.csv or .parquet)."),
-        fmt: str = typer.Option("table", "--format", help="table | json"),
-        store: str = typer.Option("none", "--store", metavar="<none|neo4j>", help="neo4j: also store the protected "
-                                  "release in Neo4j, with its link graph and its certificate (the exact audit at k)"),
-        name: str | None = typer.Option(None, "--name", help="--store: the stored release's name (default: the "
-                                        "release's file name with -protected-k<K>)"),
-        multiplicity: str = typer.Option("auto", "--multiplicity",
-                                         help="auto | one-to-one | one-to-many (one-to-many: keep-most only, which "
-                                         "then withholds people's records)"),
-        side: SideChoice = typer.Option("auto", "--side", help="keep-most: whose records may be withheld (auto: "
-                                        "the side whose tables are never the larger)"),
-        keep: Path | None = typer.Option(None, "--keep", help="keep-most: CSV of records that must stay disclosed "
-                                         "(columns location, element)"),
-        no_empty_location: bool = typer.Option(False, "--no-empty-location",
-                                               help="keep-most: leave every location at least one record"),
-        max_withheld: int | None = typer.Option(None, "--max-withheld-per-location", min=0,
-                                                help="keep-most: withhold at most this many records per location"),
-        time_budget: float | None = typer.Option(None, "--time-budget", min=0.0, metavar="SECONDS",
-                                                 help="keep-most: stop repairing after this many seconds and "
-                                                 "return the best certified result at hand (Flow-Dedup's if "
-                                                 "keep-most has none) [default: 60]"),
-    ) -> None:
-        """Withhold records, never alter any, until the release is k-unlinkable, certified by the exact audit
-        (union of all maximum matchings).  The Dedup methods withhold whole de-identified records; keep-most
-        withholds single (location, record) disclosures and prints how far it is from the least possible.  On a
-        release read as one-to-many (households) keep-most withholds people's records instead, until every person
-        could belong to k households and every household to k people, certified by the exact one-to-many audit.
-        With --max-risk P: until no pair's re-identification probability exceeds P (docs/unlink.md)."""
-        from graphlink.core.release import read_release, require_both_sides
-        from graphlink.fileio import check_output
-        from graphlink.protect import check_model, disclosed_of, finish, unlink
-
-        if store not in ("none", "neo4j"):
-            raise ReleaseError(f"--store must be none or neo4j, got {store!r}")
-        if name is not None and store == "none":
-            raise ReleaseError("--name is an option of --store neo4j (the stored release's name)")
-        for flag, seconds in (("--time-budget", time_budget), ("--budget", budget)):
-            if seconds is not None and not math.isfinite(seconds):
-                raise ReleaseError(f"{flag} must be a number of seconds, got {seconds}")
-        if max_risk is not None:
-            _max_risk_cmd(release_path, max_risk, k, method, seed, out, fmt, multiplicity, budget,
-                          {"--secure": secure, "--side": side.value != "auto", "--keep": keep is not None,
-                           "--no-empty-location": no_empty_location,
-                           "--max-withheld-per-location": max_withheld is not None, "--store": store != "none"})
-            return
-        if budget is not None:
-            raise ReleaseError("--budget is an option of --max-risk (the time the probability estimate may take)")
-        if k is None:
-            raise ReleaseError("unlink needs --k (the protection level) or --max-risk (the highest probability a "
-                               "re-identification may keep)")
-        method = method or DEFAULT_METHOD
-        keep_options = [name for name, given in (("--keep", keep is not None), ("--side", side.value != "auto"),
-                                                 ("--no-empty-location", no_empty_location),
-                                                 ("--max-withheld-per-location", max_withheld is not None),
-                                                 ("--time-budget", time_budget is not None)) if given]
-        if keep_options and method not in KEEP_METHODS:
-            raise ReleaseError(f"{keep_options[0]} is an option of --method keep-most, not of {method}")
-        if secure and method in KEEP_METHODS:
-            raise ReleaseError("--secure runs the Dedup methods (greedy-dedup, force-dedup); keep-most has no "
-                               "secure protocol yet")
-        if fmt not in FORMATS:
-            raise ReleaseError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
-        if multiplicity not in ("auto", "one-to-one", "one-to-many"):
-            raise ReleaseError(f"--multiplicity must be auto, one-to-one or one-to-many, got {multiplicity!r}")
-        if multiplicity == "one-to-many" and method not in KEEP_METHODS:
-            raise ReleaseError(f"--multiplicity one-to-many: {method} protects one-to-one releases; use --method "
-                               "keep-most, which withholds people's records on one-to-many data")
-        check_output(out, inputs=[release_path])
-        if store == "neo4j":
-            _reach_store()                      # before the work: an unreachable server is said at once
-        must_keep = _read_keep(keep) if keep is not None else []
-        release = read_release(release_path)
-        require_both_sides(len(release.elements("identified")), len(release.elements("deidentified")), release_path)
-        report: dict = {}
-        if method in KEEP_METHODS:
-            from graphlink.protect.pipeline import KEEP_TIME_BUDGET, unlink_keep
-
-            result = unlink_keep(release, k, seed, side=side.value, must_keep=must_keep,
-                                 no_empty_location=no_empty_location, cap=max_withheld, progress=_progress(),
-                                 multiplicity=multiplicity,
-                                 time_budget=KEEP_TIME_BUDGET if time_budget is None else time_budget)
-        else:
-            seed = 0 if seed is None else seed
-            check_model(release, multiplicity)
-            if secure:
-                produced, report = _secure_disclosure(release, k, method, seed)
-                result = finish(release, disclosed_of(produced), k, f"{method} (secure)", seed)
-            else:
-                result = unlink(release, k, method, seed, multiplicity="one-to-one")   # checked above
-        if not result.certified:  # pragma: no cover - certify() either passes or raises
-            raise ReleaseError("internal: the unlinked release did not pass the audit; nothing written")
-        _write(result.release, out)
-        summary = result.summary().as_dict()
-        if store == "neo4j":
-            _store_protected(result.release, k, summary["side"], name or f"{release_path.stem}-protected-k{k}", out,
-                             summary["multiplicity"])
-        summary["out"] = str(out)
-        if summary["side"] == "identified":
-            summary["deidentified_records_other"] = int((release.frame["kind"] == "deidentified").sum())
-        summary["secure"] = secure
-        if report:
-            summary["secure_report"] = {key: v for key, v in report.items()
-                                        if isinstance(v, (int, float, str, bool)) or v is None}
-        summary["reidentified"] = {"before": summary["true_loves_before"], "after": summary["true_loves_after"]}
-        if fmt == "json":
-            typer.echo(json.dumps(summary, indent=2, default=str))
-        else:
-            _table(summary, int((release.frame["kind"] == "identified").sum()))
-            if summary.get("lower_bound") is not None:
-                typer.echo(_bound_line(summary))
-            if summary.get("result_of") not in (None, summary["method"]) or summary.get("time_budget_hit"):
-                typer.echo(f"returned: {summary['result_why']}")
+    app.command("unlink")(unlink_cmd)
 
 
 def _max_risk_cmd(release_path: Path, max_risk: str, k: int | None, method: str | None, seed: int | None, out: Path,

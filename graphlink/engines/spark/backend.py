@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from graphlink.engines.spark.engine import SparkParts
     from graphlink.engines.spark.fill import SparkTrails
     from graphlink.engines.spark.release import SparkRelease
+    from graphlink.io.trails import TrailOverview
     from graphlink.store.reports import LoadReport
 
 
@@ -67,8 +68,10 @@ class SparkEngine:
         """The full trail matrices for the csv/parquet writers (collected to the driver)."""
         return trails.to_trails()
 
-    def summary(self, trails: SparkTrails, top: int) -> dict:
-        return trails.summary(top=top).to_dict()
+    def summary(self, trails: SparkTrails, top: int) -> TrailOverview:
+        from graphlink.io.trails import TrailOverview
+
+        return TrailOverview.from_dict(trails.summary(top=top).to_dict())
 
     def parts(self, release: SparkRelease, trails: SparkTrails, *, graph: LinkGraph | None = None) -> SparkParts:
         """The class graph in Spark, split where :func:`graphlink.engines.spark.engine.choose_split` says (the

@@ -219,8 +219,7 @@ def reidit_c(st: SparkTrails) -> Reidentification:
                    st.model.reserved, st.model.reason, st.sizes, st.model.multiplicity, st.model.decided_by,
                    st.model.evidence)
     res = core_reidit_c(pairs)
-    res.summary = res.summary.with_(identified=st.n_identified, deidentified=st.n_deidentified)
-    return res
+    return res.with_summary(identified=st.n_identified, deidentified=st.n_deidentified)
 
 
 def one_file(out: str) -> bool:

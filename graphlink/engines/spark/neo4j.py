@@ -133,9 +133,9 @@ def _write_release(st: SparkTrails | SparkRelease, store: Store, name: str, *, a
     fp = fp or fingerprint(rel)
     store.apply_schema()
     existing = store.release_info(name)
-    if existing and existing.get("fingerprint") == fp and existing.get("status") == "loaded":
+    if existing is not None and existing.fingerprint == fp and existing.status == "loaded":
         return LoadReport.from_node(existing, skipped=True)
-    if existing and existing.get("fingerprint") not in (None, fp):
+    if existing is not None and existing.fingerprint not in (None, fp):
         from graphlink.diagnostics import Diagnostic
 
         raise StoreError(diagnostic=Diagnostic(
