@@ -54,9 +54,9 @@ MasterO = Annotated[str | None, typer.Option("--spark-master", help="Spark maste
 ExplainO = Annotated[bool, typer.Option("--explain", help="Also say how the data model was decided, in the "
                                         "thesis's notation")]
 QiLinks = Annotated[Path | None, typer.Option(
-    "--qi-links", help="Attribute linkage set (YAML, TR02 Def. 3.1): an edge also needs agreeing quasi-identifiers "
-                       "(e.g. DOB ↔ year of birth); attributes from the release's extra columns or the files the "
-                       "ALS names")]
+    "--qi-links", help="Attribute linkage set (YAML, docs/algorithms.md): an edge also needs agreeing "
+                       "quasi-identifiers (e.g. DOB ↔ year of birth); attributes from the release's extra columns "
+                       "or the files the ALS names")]
 
 
 def group(help: str) -> typer.Typer:

@@ -273,9 +273,10 @@ def reidentify_cmd(release: ReleaseArg,
                    engine: EngineO = EngineOpt.local, spark_master: MasterO = None,
                    out: Annotated[str | None, typer.Option(
                        "--out", help="Write the pairs here instead of to stdout: a CSV file (Parquet if the name "
-                       "ends in .parquet); with --engine spark a folder of parts written by Spark (REIDIT-C's, and "
-                       "true loves' on the component split, straight from the executors, never collected), also "
-                       "a URI Spark writes")] = None) -> None:
+                       "ends in .parquet); with --engine spark the same one file, joined from the parts Spark "
+                       "writes (REIDIT-C's, and true loves' on the component split, straight from the executors, "
+                       "never collected), or a folder of parts for a name ending in / or a URI Spark writes")]
+                       = None) -> None:
     """Re-identify elements from their trails; every pair carries its reason."""
     from graphlink import registry
     from graphlink.analysis.reidit import check_method, reidentify

@@ -32,7 +32,7 @@ def simulate_cmd(
                                                  "--households)")] = None,
     locations: Annotated[int | None, typer.Option("--locations", help="Number of locations |C|")] = None,
     p: Annotated[float | None, typer.Option("--p", help="Uniform visit probability")] = None,
-    zipf: Annotated[float | None, typer.Option("--zipf", help="Zipf skew alpha (eq. 5.1: rank r visited with "
+    zipf: Annotated[float | None, typer.Option("--zipf", help="Zipf skew alpha (rank r visited with "
                                                "probability r^-alpha)")] = None,
     probabilities: Annotated[Path | None, typer.Option(
         "--probabilities", help="CSV of location popularities: location, p|probability|visitors "

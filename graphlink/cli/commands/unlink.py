@@ -153,8 +153,9 @@ def _table(summary: dict[str, Any], identified_rows: int) -> None:
 
 def unlink_cmd(
     release_path: Path = typer.Argument(..., metavar="RELEASE", help="Release (long CSV/Parquet or folder)."),
-    k: int | None = typer.Option(None, "--k", min=1, help="Protection level k (Definition 19); with --max-risk "
-                                 "the level the method starts at (default: 1/P rounded up, at least 2)."),
+    k: int | None = typer.Option(None, "--k", min=1, help="Protection level k: everyone keeps at least k "
+                                 "candidates; with --max-risk the level the method starts at (default: 1/P "
+                                 "rounded up, at least 2)."),
     max_risk: str | None = typer.Option(None, "--max-risk", metavar="P", help="Withhold until no person-record "
                                         "pair's re-identification probability exceeds P (0 < P < 1), certified "
                                         "by the pair probabilities of the written release (docs/risk.md)."),
@@ -163,7 +164,8 @@ def unlink_cmd(
     budget: float | None = typer.Option(None, "--budget", min=0.0, help="--max-risk: seconds the estimate may "
                                         "spend on each block too large to count exactly (default 1; raised up "
                                         "to 16 times when an estimate cannot yet rule a pair out)."),
-    secure: bool = typer.Option(False, "--secure", help="Run the secure STRANON protocol (ch. 8)."),
+    secure: bool = typer.Option(False, "--secure", help="Run the secure protocol (STRANON, Malin 2006): the "
+                                "locations and a third party work on encrypted data."),
     seed: int | None = typer.Option(None, "--seed", min=0, help="Seed for the tie-breaking order (for simulated "
                                     "data; keep-most without it draws from the operating system, the Dedup "
                                     "methods use 0)."),
