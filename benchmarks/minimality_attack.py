@@ -88,6 +88,8 @@ def main() -> None:
             view = published(rel.frame, res.release.frame, per_location=True)
             found = attack(view, k, seeds, truth=rel.frame)
             tally["releases"] += 1
+            print(f"  k = {k}, release {index}: {found.originals} originals, {len(found.surviving)} surviving "
+                  f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
             tally["withheld"] += view.withheld > 0
             tally["originals"] += found.originals
             tally["surviving"] += len(found.surviving)
@@ -116,7 +118,7 @@ def main() -> None:
             cands = found.aware if name == "aware" else found.aware_located
             who = "method-aware attacker" if name == "aware" else "attacker who also knows the per-location counts"
             print(f"  smallest release the {who} narrows below k: simulator seed {index}, {view.withheld} "
-                  f"disclosures withheld ({view.whole} records at every location), {len(found.surviving)} of "
+                  f"disclosures withheld, {view.whole} of the records at every location; {len(found.surviving)} of "
                   f"{found.originals} originals survive ({found.located} with the per-location counts); the original:")
             print(describe(frame))
             print("    records the protected release discloses: "
