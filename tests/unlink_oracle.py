@@ -39,9 +39,10 @@ def trails(frame: pd.DataFrame) -> tuple[list, dict, dict, int]:
     return M, mt, nt, max(0, len(M) - len(N))
 
 
-def union_degrees(frame: pd.DataFrame) -> tuple[dict, dict, dict, int]:
-    """Real union degree of every identity and de-identified element, whether the identity may take a
-    null trail in some maximum matching, and the number z of null trails."""
+def union_edges(frame: pd.DataFrame) -> tuple[set, set, int, int]:
+    """The union of all maximum matchings of the padded link graph as real (identity, de-identified element)
+    pairs, the identities that take a null trail in some maximum matching, the number z of null trails and the
+    maximum matching size (|M| when some complete one-to-one assignment is consistent with the release)."""
     M, mt, nt, z = trails(frame)
     adj = {m: [n for n, t in nt.items() if all(v is None or v == mt[m][i] for i, v in enumerate(t))]
            for m in M}
@@ -78,6 +79,14 @@ def union_degrees(frame: pd.DataFrame) -> tuple[dict, dict, dict, int]:
         rec(i + 1, used, nulls, edges, size)
 
     rec(0, set(), 0, [], 0)
+    return union, null_ok, z, best
+
+
+def union_degrees(frame: pd.DataFrame) -> tuple[dict, dict, dict, int]:
+    """Real union degree of every identity and de-identified element, whether the identity may take a
+    null trail in some maximum matching, and the number z of null trails."""
+    M, _, nt, _ = trails(frame)
+    union, null_ok, z, _ = union_edges(frame)
     deg_m = {m: sum(1 for (a, _) in union if a == m) for m in M}
     deg_n = {n: sum(1 for (_, b) in union if b == n) for n in nt}
     return deg_m, deg_n, {m: m in null_ok for m in M}, z
