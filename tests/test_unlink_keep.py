@@ -326,3 +326,37 @@ def test_cli_ctrl_c_during_the_repair_rounds_exits_130(zipf_without_null_trails,
     assert done.returncode == 130
     assert done.stderr.strip().splitlines()[-1] == "graphlink: interrupted" and "Traceback" not in done.stderr
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_keep_most_draws_its_ties_again_only_while_far_from_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app's demo withheld 170-199 on most tie draws and 556-573 on a few: keep-most draws again while its
+    certified result is more than KEEP_DRAW_RATIO times the bound, keeps the least, stops at KEEP_DRAWS, and never
+    starts a draw the time budget has no room for."""
+    import time
+    from types import SimpleNamespace
+
+    import graphlink.protect.keep as keep_module
+    from graphlink.protect import pipeline
+
+    def outcome(withheld: int, certified: bool = True) -> SimpleNamespace:
+        return SimpleNamespace(withheld=withheld, lower_bound=129, certified=certified, stopped="")
+
+    def run(first: int, later: list[int], budget: float | None = None, t0: float | None = None) -> tuple:
+        seeds, queue = [], list(later)
+
+        def fake_keep_most(inst, k, seed, **kw):
+            seeds.append(seed)
+            return outcome(queue.pop(0))
+
+        monkeypatch.setattr(keep_module, "keep_most", fake_keep_most)
+        best, steps = pipeline._more_draws(outcome(first), None, 2, 7, time.perf_counter() if t0 is None else t0,
+                                           budget, None, {})
+        return best.withheld, seeds, steps
+
+    assert run(170, []) == (170, [], [])                                 # 1.32 x the bound: one draw is enough
+    best, seeds, steps = run(556, [573, 171, 600])
+    assert best == 171 and seeds == [8, 9]
+    assert steps == ["ties drawn 3 times (withheld 556, 573, 171); the least is kept"]
+    best, seeds, _ = run(556, [560, 561, 562, 1])
+    assert best == 556 and len(seeds) == pipeline.KEEP_DRAWS - 1        # at most KEEP_DRAWS in all
+    assert run(556, [1], budget=10.0, t0=time.perf_counter() - 6.0)[1] == []   # a second 6 s draw would pass 10 s
