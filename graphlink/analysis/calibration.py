@@ -70,7 +70,7 @@ def chance_misses(misses: int, tested: int, level: float = 0.95) -> float:
     Examples
     --------
     >>> round(chance_misses(0, 40), 3), round(chance_misses(4, 40), 3)
-    (1.0, 0.139)
+    (1.0, 0.138)
     """
     from math import comb
 
