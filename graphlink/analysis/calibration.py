@@ -16,12 +16,15 @@ that share:
   cover together far less often than 95 % (0.95^40 ≈ 0.13 for 40 independent ones), so a verdict "every bin
   within" needs intervals that cover *together*.  Each bin gets a two-sided interval at 1 − 0.05/m, m the number
   of non-empty bins tested in the study (``family``); whatever the dependence between the bins, all m cover
-  together with probability at least 95 %.  The interval is the observed share ± z·SE, z the normal quantile of
-  1 − 0.05/(2m) and SE the standard deviation of the cluster-bootstrap shares (or Wilson's interval at that z
-  without groups).  The percentile interval would need its 0.05/(2m) tail read off the resamples: at m = 40 that
-  is 1 resample in 1,600, a handful even among 20,000, so the normal approximation on the bootstrap's standard
-  error (which 2,000 resamples estimate to about 2 %) is both steadier and 10 times cheaper.  It is the verdict
-  ``within_family``.
+  together with probability at least 95 %.  The interval is the observed share ± t·SE: SE the standard deviation
+  of the cluster-bootstrap shares times √(G/(G − 1)) (the bootstrap's plug-in variance is (G − 1)/G of the
+  unbiased one, G releases), t Student's quantile of 1 − 0.05/(2m) for G − 1 degrees of freedom (the SE is
+  itself estimated from G releases, which fattens the far tails that Bonferroni reads); Wilson's interval at the
+  normal quantile without groups.  The percentile interval would need its 0.05/(2m) tail read off the resamples:
+  at m = 40 that is 1 resample in 1,600, a dozen among 20,000, so the approximation on the bootstrap's standard
+  error (which 2,000 resamples estimate to about 2 %) is both steadier and cheaper.  It assumes the release
+  totals behind a bin are not dominated by a few releases (docs/experiments.md#calibration measures when it
+  holds).  It is the verdict ``within_family``.
 
 Also :func:`pair_outcomes`: the pairs of a :class:`~graphlink.analysis.risk.RiskResult` with their two
 predictions (assignment share, the thesis's 1/|E_y|) and whether a truth table has them.
@@ -43,22 +46,28 @@ if TYPE_CHECKING:
 Z95 = 1.959963984540054
 
 
-def family_z(family: int, level: float = 0.95) -> float:
-    """The normal quantile of a two-sided interval at 1 − (1 − ``level``)/``family`` (Bonferroni; Dunn 1961).
+def family_z(family: int, level: float = 0.95, df: int | None = None) -> float:
+    """The quantile of a two-sided interval at 1 − (1 − ``level``)/``family`` (Bonferroni; Dunn 1961): the
+    normal one, or Student's t with ``df`` degrees of freedom.
 
     ``family`` intervals of this width cover their targets all together with probability at least ``level``,
     whatever the dependence between them.  O(1).
 
     Examples
     --------
-    >>> round(family_z(1), 4), round(family_z(40), 4)
-    (1.96, 3.2272)
+    >>> round(family_z(1), 4), round(family_z(40), 4), round(family_z(40, df=99), 4)
+    (1.96, 3.2272, 3.3227)
     """
-    from statistics import NormalDist
-
     if family < 1:
         raise ValueError(f"family: expected at least 1 interval, got {family}")
-    return NormalDist().inv_cdf(1 - (1 - level) / (2 * family))
+    q = 1 - (1 - level) / (2 * family)
+    if df is None:
+        from statistics import NormalDist
+
+        return NormalDist().inv_cdf(q)
+    from scipy.special import stdtrit
+
+    return float(stdtrit(df, q))
 
 
 def chance_misses(misses: int, tested: int, level: float = 0.95) -> float:
@@ -141,6 +150,20 @@ def _standard_error(share: np.ndarray) -> np.ndarray:
     return se
 
 
+def _effective_wilson(share: np.ndarray, count: np.ndarray, se: np.ndarray,
+                      z: float) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson's interval at ``z`` for ``share`` with the effective sample size share·(1 − share)/se² (Korn and
+    Graubard 1998): the spread the clusters show, and Wilson's skew near 0 and 1 that a symmetric share ± z·se
+    lacks at Bonferroni's far tails.  A share of 0 or 1 says nothing about its spread: there the pairs count as
+    independent.  A standard error of 0 (every cluster alike) gives the point."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n_eff = share * (1 - share) / se**2
+        n_eff = np.where((share > 0) & (share < 1), n_eff, count)
+        lo, hi = wilson_interval(share * n_eff, n_eff, z)
+    point = (se == 0) & (count > 0)
+    return np.where(point, share, lo), np.where(point, share, hi)
+
+
 def cluster_bootstrap_interval(hits: np.ndarray, n: np.ndarray, *, resamples: int = 2000, confidence: float = 0.95,
                                seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Percentile interval of the pooled share Σ hits / Σ n when the clusters (rows) are resampled with
@@ -187,8 +210,8 @@ class ReliabilityTable:
     groups : int
         Independent units (releases) behind the table.
     family_low, family_high : numpy.ndarray
-        The family-wise interval (module docstring): observed share ± z·(bootstrap standard error), z for
-        1 − 0.05/``family`` two-sided; Wilson's interval at that z when no groups were given.
+        The family-wise interval (module docstring): observed share ± t·(bootstrap standard error), t for
+        1 − 0.05/``family`` two-sided; Wilson's interval at the normal quantile when no groups were given.
     family : int
         The number of bins tested together in the study (Bonferroni's m).
     """
@@ -292,8 +315,8 @@ def reliability_table(predicted: np.ndarray, correct: np.ndarray, group: np.ndar
     w_lo, w_hi = wilson_interval(right, count)
     if family is None:
         family = max(1, int((count > 0).sum()))
-    z = family_z(family)
     if group is None:
+        z = family_z(family)
         b_lo, b_hi, groups = w_lo, w_hi, int(len(p))
         f_lo, f_hi = wilson_interval(right, count, z)
     else:
@@ -303,15 +326,17 @@ def reliability_table(predicted: np.ndarray, correct: np.ndarray, group: np.ndar
         h_g = np.zeros((groups, bins))
         np.add.at(n_g, (g, b), 1.0)
         np.add.at(h_g, (g, b), y.astype(float))
+        z = family_z(family, df=max(1, groups - 1))
         if groups:
             share = _resampled_shares(h_g, n_g, resamples, seed)
             b_lo, b_hi = _percentile(share, 0.95)
-            # one cluster: every resample is that cluster, the share is exact as far as the data can tell
-            se = _standard_error(share) if groups > 1 else np.where(count > 0, 0.0, np.nan)
+            # the bootstrap's variance is the plug-in one, (G − 1)/G of the unbiased; one cluster: every resample
+            # is that cluster, and the share is exact as far as the data can tell
+            se = _standard_error(share) * np.sqrt(groups / (groups - 1)) if groups > 1 \
+                else np.where(count > 0, 0.0, np.nan)
         else:
             b_lo = b_hi = se = np.full(bins, np.nan)
-        with np.errstate(invalid="ignore"):
-            f_lo, f_hi = np.clip(observed - z * se, 0.0, 1.0), np.clip(observed + z * se, 0.0, 1.0)
+        f_lo, f_hi = _effective_wilson(observed, count, se, z)
     edges = np.arange(bins + 1) / bins
     return ReliabilityTable(edges[:-1], edges[1:], count, right, mean, observed, w_lo, w_hi, b_lo, b_hi, groups,
                             f_lo, f_hi, int(family))
