@@ -272,3 +272,15 @@ def test_experiment_writes_its_tables(tmp_path) -> None:
     assert len(att) == 4 and (att["right"] <= att["people"]).all()
     thesis = table[(table.level == "pairs") & (table.reading == "thesis") & (table["count"] > 0)]
     assert thesis["observed"].to_numpy() == pytest.approx(thesis["mean_predicted"].to_numpy())
+    # the family: every non-empty tenth of the assignment shares' four tables, tested together
+    ours = table[(table.reading == "assignments") & (table["count"] > 0)]
+    assert (table["family"] == len(ours)).all()
+    # the attacker's family-wise bound: Bonferroni over the two profiles, 97.5 % each
+    from graphlink.analysis.calibration import Z95
+
+    assert att["difference_family"].to_numpy() == pytest.approx(att["difference_95"].to_numpy() * family_z(2) / Z95)
+    missed = int((~ours["within"].astype(bool)).sum())
+    assert f"per tenth: {missed} of {len(ours)} tenths outside" in res.comparison
+    verdict = "passes" if ours["within_family"].all() else "fails"
+    assert f"family-wise (95 % for all {len(ours)} tenths together, each at" in res.comparison
+    assert f"{int(ours['within_family'].sum())} of {len(ours)} within: {verdict}" in res.comparison
