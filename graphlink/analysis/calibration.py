@@ -152,10 +152,10 @@ def _standard_error(share: np.ndarray) -> np.ndarray:
 
 def _effective_wilson(share: np.ndarray, count: np.ndarray, se: np.ndarray,
                       z: float) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson's interval at ``z`` for ``share`` with the effective sample size share·(1 − share)/se² (Korn and
-    Graubard 1998): the spread the clusters show, and Wilson's skew near 0 and 1 that a symmetric share ± z·se
-    lacks at Bonferroni's far tails.  A share of 0 or 1 says nothing about its spread: there the pairs count as
-    independent.  A standard error of 0 (every cluster alike) gives the point."""
+    """Wilson's interval at ``z`` for ``share`` with the effective sample size share·(1 − share)/se² (as Korn and
+    Graubard 1998 use it with Clopper and Pearson's interval): the spread the clusters show, and Wilson's skew near
+    0 and 1 that a symmetric share ± z·se lacks at Bonferroni's far tails.  A share of 0 or 1 says nothing about
+    its spread: there the pairs count as independent.  A standard error of 0 (every cluster alike) gives the point."""
     with np.errstate(invalid="ignore", divide="ignore"):
         n_eff = share * (1 - share) / se**2
         n_eff = np.where((share > 0) & (share < 1), n_eff, count)
