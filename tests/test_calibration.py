@@ -277,6 +277,7 @@ def test_experiment_writes_its_tables(tmp_path) -> None:
     assert (table["family"] == len(ours)).all()
     # the attacker's family-wise bound: Bonferroni over the two profiles, 97.5 % each
     from graphlink.analysis.calibration import Z95
+    from graphlink.simulation.experiments.calibration import LEVELS
 
     assert att["difference_family"].to_numpy() == pytest.approx(att["difference_95"].to_numpy() * family_z(2) / Z95)
     missed = int((~ours["within"].astype(bool)).sum())
@@ -284,3 +285,5 @@ def test_experiment_writes_its_tables(tmp_path) -> None:
     verdict = "passes" if ours["within_family"].all() else "fails"
     assert f"family-wise (95 % for all {len(ours)} tenths together, each at" in res.comparison
     assert f"{int(ours['within_family'].sum())} of {len(ours)} within: {verdict}" in res.comparison
+    for _, row in ours[~ours["within"].astype(bool)].iterrows():      # each per-tenth miss is named
+        assert f"{row['profile']}, {LEVELS[row['level']]}: " in res.comparison and row["bin"] in res.comparison

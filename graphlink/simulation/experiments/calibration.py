@@ -149,7 +149,7 @@ def attacker(figures: pd.DataFrame) -> pd.DataFrame:
 
 def verdict(table: pd.DataFrame, att: pd.DataFrame) -> list[str]:
     """The study's pass criterion in words, for the assignment shares: per tenth (how many miss their 95 %
-    interval, against the binomial chance of that many misses for exact probabilities) and family-wise (every
+    interval, against the binomial chance of that many misses for exact probabilities, and which) and family-wise (every
     tenth, and every attacker difference, inside its family-wise interval).  O(rows)."""
     from graphlink.analysis.calibration import chance_misses
 
@@ -161,11 +161,19 @@ def verdict(table: pd.DataFrame, att: pd.DataFrame) -> list[str]:
     a = att[att.reading == "assignments"]
     a_in = int(a["within_family"].astype(bool).sum())
     level = 100 * (1 - 0.05 / max(1, len(a)))
+
+    def where(outside: pd.DataFrame) -> str:
+        return "; ".join(f"{profile}, {LEVELS[level]}: " + ", ".join(g["bin"])
+                         for (level, profile), g in outside.groupby(["level", "profile"], sort=False))
+
+    per_tenth = where(t[~t["within"].astype(bool)])
+    family_out = where(t[~t["within_family"].astype(bool)])
     return [
         f"per tenth: {missed} of {n} tenths outside their 95 % interval (about {0.05 * n:.1f} expected by chance "
-        f"alone; {missed} or more with probability {chance_misses(missed, n):.2f})",
+        f"alone; {missed} or more with probability {chance_misses(missed, n):.2f})"
+        + (f": {per_tenth}" if per_tenth else ""),
         f"family-wise (95 % for all {family} tenths together, each at {100 * (1 - 0.05 / max(1, family)):.3f} %): "
-        f"{fw_in} of {n} within: {'passes' if fw_in == n else 'fails'}",
+        f"{fw_in} of {n} within: " + ("passes" if fw_in == n else f"fails ({family_out})"),
         f"attacker, family-wise (95 % for the {len(a)} differences together, each at {level:.1f} %): {a_in} of "
         f"{len(a)} within: {'passes' if a_in == len(a) else 'fails'}",
     ]
