@@ -95,41 +95,88 @@ def measure(task: tuple) -> dict[str, Any]:
 
 def tables(pairs: pd.DataFrame, people: pd.DataFrame, resamples: int, seed: int) -> pd.DataFrame:
     """The reliability tables: one block of rows per level (``pairs``: every pair of the union; ``people``: each
-    person's most likely record), profile and reading."""
-    from graphlink.analysis.calibration import reliability_table
+    person's most likely record), profile and reading.
 
-    parts = []
+    The family-wise intervals (:func:`graphlink.analysis.calibration.reliability_table`) hold all the non-empty
+    tenths of the assignment shares' tables together (the study's claim: m of them, each at 1 − 0.05/m); the
+    thesis's tables get intervals at the same level, for comparison."""
+    from graphlink.analysis.calibration import bin_of, reliability_table
+
+    chosen = []
     for level, frame in (("pairs", pairs), ("people", people)):
         for profile in PROFILES:
             for reading, column in READINGS.items():
                 p = frame[frame["profile"] == profile]
                 if level == "people":
                     p = p[p["reading"] == reading]
-                if p.empty:
-                    continue
-                t = reliability_table(p[column].to_numpy(), p["correct"].to_numpy(), p["run"].to_numpy(),
-                                      resamples=resamples, seed=seed).frame()
-                t.insert(0, "reading", reading)
-                t.insert(0, "profile", profile)
-                t.insert(0, "level", level)
-                parts.append(t)
+                if not p.empty:
+                    chosen.append((level, profile, reading, column, p))
+    family = max(1, sum(len(np.unique(bin_of(p[column].to_numpy()))) for _, _, reading, column, p in chosen
+                        if reading == "assignments"))
+    parts = []
+    for level, profile, reading, column, p in chosen:
+        t = reliability_table(p[column].to_numpy(), p["correct"].to_numpy(), p["run"].to_numpy(),
+                              resamples=resamples, seed=seed, family=family).frame()
+        t.insert(0, "reading", reading)
+        t.insert(0, "profile", profile)
+        t.insert(0, "level", level)
+        parts.append(t)
     return pd.concat(parts, ignore_index=True)
 
 
 def attacker(figures: pd.DataFrame) -> pd.DataFrame:
     """Per profile and reading: expected right and right for the attacker who names each person's most likely
     record, with a 95 % interval for right − expected from the spread over the populations (normal, the
-    populations independent; inside one population any dependence is allowed)."""
+    populations independent; inside one population any dependence is allowed), and its family-wise counterpart:
+    the study tests one such difference per profile for the assignment shares, so each gets 1 − 0.05/profiles
+    (Bonferroni; 97.5 % for two)."""
+    from graphlink.analysis.calibration import Z95, family_z
+
+    z_family = family_z(max(1, figures["profile"].nunique()))
     rows = []
     for profile, f in figures.groupby("profile", sort=False):
         for reading, prefix in (("assignments", ""), ("thesis", "thesis_")):
             diff = (f[f"{prefix}right"] - f[f"{prefix}expected_right"]).to_numpy(float)
-            half = 1.96 * float(diff.std(ddof=1)) * np.sqrt(len(diff)) if len(diff) > 1 else float("nan")
+            spread = float(diff.std(ddof=1)) * np.sqrt(len(diff)) if len(diff) > 1 else float("nan")
+            half, half_family = Z95 * spread, z_family * spread
             rows.append({"profile": profile, "reading": reading, "populations": len(f),
                          "people": int(f["people"].sum()), "expected_right": float(f[f"{prefix}expected_right"].sum()),
                          "right": int(f[f"{prefix}right"].sum()), "difference": float(diff.sum()),
-                         "difference_95": half, "within": bool(abs(diff.sum()) <= half)})
+                         "difference_95": half, "within": bool(abs(diff.sum()) <= half),
+                         "difference_family": half_family, "within_family": bool(abs(diff.sum()) <= half_family)})
     return pd.DataFrame(rows)
+
+
+def verdict(table: pd.DataFrame, att: pd.DataFrame) -> list[str]:
+    """The study's pass criterion in words, for the assignment shares: per tenth (how many miss their 95 %
+    interval, against the binomial chance of that many misses for exact probabilities, and which) and family-wise (every
+    tenth, and every attacker difference, inside its family-wise interval).  O(rows)."""
+    from graphlink.analysis.calibration import chance_misses
+
+    t = table[(table.reading == "assignments") & (table["count"] > 0)]
+    n = len(t)
+    missed = int((~t["within"].astype(bool)).sum())
+    fw_in = int(t["within_family"].astype(bool).sum())
+    family = int(t["family"].iloc[0]) if n else 0
+    a = att[att.reading == "assignments"]
+    a_in = int(a["within_family"].astype(bool).sum())
+    level = 100 * (1 - 0.05 / max(1, len(a)))
+
+    def where(outside: pd.DataFrame) -> str:
+        return "; ".join(f"{profile}, {LEVELS[level]}: " + ", ".join(g["bin"])
+                         for (level, profile), g in outside.groupby(["level", "profile"], sort=False))
+
+    per_tenth = where(t[~t["within"].astype(bool)])
+    family_out = where(t[~t["within_family"].astype(bool)])
+    return [
+        f"per tenth: {missed} of {n} tenths outside their 95 % interval (about {0.05 * n:.1f} expected by chance "
+        f"alone; {missed} or more with probability {chance_misses(missed, n):.2f})"
+        + (f": {per_tenth}" if per_tenth else ""),
+        f"family-wise (95 % for all {family} tenths together, each at {100 * (1 - 0.05 / max(1, family)):.3f} %): "
+        f"{fw_in} of {n} within: " + ("passes" if fw_in == n else f"fails ({family_out})"),
+        f"attacker, family-wise (95 % for the {len(a)} differences together, each at {level:.1f} %): {a_in} of "
+        f"{len(a)} within: {'passes' if a_in == len(a) else 'fails'}",
+    ]
 
 
 def calibrate(cfg: dict, seed: int, *, workers: int | None = 1, progress: Any = False) -> dict[str, pd.DataFrame]:
@@ -140,9 +187,9 @@ def calibrate(cfg: dict, seed: int, *, workers: int | None = 1, progress: Any = 
     pairs = pd.concat([o["pairs"] for o in out], ignore_index=True)
     people = pd.concat([o["people"] for o in out], ignore_index=True)
     figures = pd.DataFrame([o["figures"] for o in out])
-    return {"pairs": pairs, "people": people, "figures": figures,
-            "table": tables(pairs, people, cfg["resamples"], seed),
-            "attacker": attacker(figures)}
+    table, att = tables(pairs, people, cfg["resamples"], seed), attacker(figures)
+    return {"pairs": pairs, "people": people, "figures": figures, "table": table, "attacker": att,
+            "verdict": verdict(table, att)}
 
 
 @experiment("calibration", "Calibration of the pair probabilities: predicted against observed by decile, uniform "
@@ -182,14 +229,17 @@ def run(s: RunSettings) -> ExperimentResult:
             for level in LEVELS:
                 t = table[(table.level == level) & (table.profile == profile) & (table.reading == reading)
                           & (table["count"] > 0)]
-                within.append(f"{int(t['within'].sum())} of {len(t)} deciles within ({PER[level]})")
+                within.append(f"{int(t['within'].sum())} of {len(t)} deciles within their 95 % interval, "
+                              f"{int(t['within_family'].sum())} within the family-wise one ({PER[level]})")
                 summary[f"{profile}_{reading}_{level}_within"] = int(t["within"].sum())
+                summary[f"{profile}_{reading}_{level}_within_family"] = int(t["within_family"].sum())
                 summary[f"{profile}_{reading}_{level}_deciles"] = len(t)
             a = att[(att.profile == profile) & (att.reading == reading)].iloc[0]
             lines.append(f"{profile}, {reading}: " + ", ".join(within) + f"; most likely record: "
                          f"{a['expected_right']:.1f} expected right, {a['right']} right "
-                         f"(95 % of the difference: ±{a['difference_95']:.1f})")
-    text = "\n".join(lines) + (
+                         f"(difference {a['difference']:+.1f}; 95 %: ±{a['difference_95']:.1f}, family-wise: "
+                         f"±{a['difference_family']:.1f})")
+    text = "\n".join(lines + res["verdict"]) + (
         f"\npairs outside the union of all maximum matchings that are right: {outside} (the model says 0)"
         f"\npairs estimated by the chain: {int(fig_rows['estimated_pairs'].sum()):,} of "
         f"{int(fig_rows['pairs'].sum()):,}"
