@@ -531,7 +531,7 @@ def _more_draws(first: Any, inst: Any, k: int, seed: int | None, t0: float, time
 
     Which records the first pass leaves tied decides the shape of the blocks the audit flags, and on skewed
     releases that shape decides the repair's cost: the app's demo at k = 2 withholds 170-199 on most draws and
-    556-573 on a few (docs/unlink.md#seed-spread).  Another draw costs one more keep-most run (its audits
+    556-573 on a few (docs/unlink.md#keep-most, "More draws").  Another draw costs one more keep-most run (its audits
     included), so it runs only while the result is more than ``KEEP_DRAW_RATIO`` times the bound and the budget
     has room for a draw as long as the ones before.  Draws after the first use the operating system's random
     source, or ``seed`` + the draw's number when a seed is given (replayable for tests).  O(draws · keep-most).
