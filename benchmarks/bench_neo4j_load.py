@@ -185,7 +185,19 @@ def _before_tree(ref: str, tmp: Path) -> Path:
     subprocess.run(["tar", "-x", "-C", str(out)], input=archive, check=True)
     # compiled now, not in the first timed process (which took 40-90 s longer for it at load 8-16)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(out / "graphlink")], check=True)
+    if not _ref_has_rust_ext(ref):
+        # the driver as the ref installs it: without its compiled Bolt encoder, which this virtualenv may hold
+        # (a module of None in sys.modules makes its import fail, and the driver falls back to pure Python)
+        (out / "sitecustomize.py").write_text("import sys\nsys.modules['neo4j._rust'] = None\n")
     return out
+
+
+def _ref_has_rust_ext(ref: str) -> bool:
+    """Whether the ``pyproject.toml`` of git ``ref`` installs the driver's compiled Bolt encoder."""
+    root = Path(__file__).resolve().parent.parent
+    text = subprocess.run(["git", "-C", str(root), "show", f"{ref}:pyproject.toml"], capture_output=True,
+                          text=True).stdout
+    return "neo4j-rust-ext" in text
 
 
 def populated(args: argparse.Namespace, tmp: Path) -> None:
