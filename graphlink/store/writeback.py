@@ -278,7 +278,7 @@ def write_results(store: Store, release: Any, name: str | None = None, *, classe
     frame, truth, source, name, fp = store.prepare(release, name)
     table = classgraph.tables(classes, risk) if classes is not None else None
     link = (table, Analysis("link-graph", "link-graph", {"class_edges": table.analysis["class_edges"]},
-                            table.analysis)) if table is not None else None
+                            {**table.analysis, "fingerprint": table.fingerprint()})) if table is not None else None
     aud = audit_analysis(audit) if audit is not None else None
     reid = reid_analysis(reidentification) if reidentification is not None else None
     with store.load_lock(name):
