@@ -208,7 +208,10 @@ def write(store: Any, name: str, result: Any, progress: Progress = None, *, tabl
     pair probabilities of ``risk`` on its LINKs when given (``table`` already holds them when passed).
 
     Records the data model (reserved side, multiplicity) on the Release node so the Cypher trails follow the
-    engine, and an ``(:Analysis {kind: 'link-graph'})`` node with the counts.  Returns the run id.
+    engine, and an ``(:Analysis {kind: 'link-graph'})`` node with the counts and, after the last edge, the
+    :meth:`Tables.fingerprint`.  Returns the run id.  When the stored link graph has the same fingerprint it is
+    kept and its run returned (O(rows) to hash, no writes but the model); one without a fingerprint (an
+    interrupted write) or with another is replaced.
     Cost: O(|M| + |N| + class edges) writes: parameterised ``UNWIND`` batches of parallel lists on a few
     concurrent sessions (:class:`graphlink.store.batches.Batches`); each batch looks its classes up once.
     ``progress(fraction, message)`` as batches complete.

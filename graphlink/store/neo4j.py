@@ -487,7 +487,8 @@ class Store:
         does so from ``GRAPHLINK_BULK_MIN_ROWS`` = 200,000 rows, ``always`` at any size or fails, ``never`` not at
         all); otherwise batched ``UNWIND $elements`` + ``MERGE`` on the uniqueness constraints (cypher/load.cypher:
         one row per element with the indexes of its locations), each batch of ~``batch_size`` disclosures a
-        managed transaction retried on transient errors; a release new to the graph takes the CREATE fast path.
+        managed transaction retried on transient errors, on ``GRAPHLINK_NEO4J_WRITERS`` concurrent sessions
+        (:class:`graphlink.store.batches.Batches`); a release new to the graph takes the CREATE fast path.
         Both write the same graph, and the Release node records which one did it (``load_method``).
         Idempotent: the same rows loaded again change nothing, and a release whose content hash is already
         stored as completely loaded is skipped at once; an interrupted load (status 'loading') is completed by

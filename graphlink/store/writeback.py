@@ -22,7 +22,8 @@ node by node and edge by edge, with each other and with plain per-row queries):
   graph unnoticed (:mod:`graphlink.store.batches`).
 
 Idempotent and resumable as before: the release load is (``Store.load_release``), a link graph replaces the
-release's previous one (a write that was interrupted is replaced by the next), and each audit or
+release's previous one unless it is the same (same fingerprint, which the writers set after the last edge: it is
+kept with its run; a write that was interrupted has none and is replaced by the next), and each audit or
 re-identification run keeps its own Analysis node and edges. ``GRAPHLINK_NEO4J_WRITERS`` sets the number of
 concurrent sessions (default 3: the server's transactions, not the client, are the limit on two cores).
 """
