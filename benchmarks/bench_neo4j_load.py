@@ -47,7 +47,17 @@ and for this checkout, in the same run and against the same server:
   P2. the same under ``low``, stored before (its link graph is replaced, the audit added).
 
 ``--writers N`` (not 3) adds a third pass of this checkout on N sessions; ``--after-first`` runs this checkout's
-pass before ``main``'s (the load of a shared machine drifts during a run).
+pass before ``main``'s (the load of a shared machine drifts during a run). When ``--before``'s ``pyproject.toml``
+does not install the driver's compiled Bolt encoder (``neo4j-rust-ext``), its pass runs without it, as that code
+would be installed.
+
+Measured (docs/neo4j.md#where-the-time-goes-per-statement-and-what-changed has the per-statement profile):
+``python benchmarks/bench_neo4j_load.py --results --populated --subjects 50000`` on the two-core machine (322,605
+disclosure rows, 1,136,721 class LINKs; the 150,000-subject release took over four minutes per write-back at the
+machine's load): run 1 (load 7.4 → 5.0) a new name 107.5 s before, 73.5 s after; a name stored before whose link
+graph ``main`` wrote (replaced) 180.9 s before, 96.3 s after. Run 2 (``--after-first``, load 8.0 → 5.3): a new
+name 98.5 s after, 72.7 s before (the load halved between the passes); a name stored before whose link graph this
+code wrote (kept) 6.1 s after, 91.1 s before.
 """
 
 from __future__ import annotations
@@ -185,7 +195,19 @@ def _before_tree(ref: str, tmp: Path) -> Path:
     subprocess.run(["tar", "-x", "-C", str(out)], input=archive, check=True)
     # compiled now, not in the first timed process (which took 40-90 s longer for it at load 8-16)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(out / "graphlink")], check=True)
+    if not _ref_has_rust_ext(ref):
+        # the driver as the ref installs it: without its compiled Bolt encoder, which this virtualenv may hold
+        # (a module of None in sys.modules makes its import fail, and the driver falls back to pure Python)
+        (out / "sitecustomize.py").write_text("import sys\nsys.modules['neo4j._rust'] = None\n")
     return out
+
+
+def _ref_has_rust_ext(ref: str) -> bool:
+    """Whether the ``pyproject.toml`` of git ``ref`` installs the driver's compiled Bolt encoder."""
+    root = Path(__file__).resolve().parent.parent
+    text = subprocess.run(["git", "-C", str(root), "show", f"{ref}:pyproject.toml"], capture_output=True,
+                          text=True).stdout
+    return "neo4j-rust-ext" in text
 
 
 def populated(args: argparse.Namespace, tmp: Path) -> None:

@@ -37,7 +37,8 @@ MERGE (e:Identified {release: $release, key: el.key})
 WITH e, el, locs
 UNWIND el.at AS i
 WITH e, locs[i] AS l
-MERGE (e)-[:DISCLOSED_AT]->(l);
+MERGE (e)-[:DISCLOSED_AT]->(l)
+RETURN count(*) AS n;
 
 // @name elements_deidentified
 MATCH (loc:Location {release: $release})
@@ -48,7 +49,8 @@ MERGE (e:Deidentified {release: $release, key: el.key})
 WITH e, el, locs
 UNWIND el.at AS i
 WITH e, locs[i] AS l
-MERGE (e)-[:DISCLOSED_AT]->(l);
+MERGE (e)-[:DISCLOSED_AT]->(l)
+RETURN count(*) AS n;
 
 // @name create_identified
 // Fast path, used only when the Release node did not exist before this load (nothing of it is in the graph):
@@ -61,7 +63,8 @@ CREATE (e:Identified {release: $release, key: el.key})
 WITH e, el, locs
 UNWIND el.at AS i
 WITH e, locs[i] AS l
-CREATE (e)-[:DISCLOSED_AT]->(l);
+CREATE (e)-[:DISCLOSED_AT]->(l)
+RETURN count(*) AS n;
 
 // @name create_deidentified
 MATCH (loc:Location {release: $release})
@@ -72,7 +75,8 @@ CREATE (e:Deidentified {release: $release, key: el.key})
 WITH e, el, locs
 UNWIND el.at AS i
 WITH e, locs[i] AS l
-CREATE (e)-[:DISCLOSED_AT]->(l);
+CREATE (e)-[:DISCLOSED_AT]->(l)
+RETURN count(*) AS n;
 
 // @name truth
 // USING INDEX SEEK keeps both lookups seeks: without it Neo4j 5.26 planned one of them as a scan of the whole

@@ -6,6 +6,8 @@ releases; the input frame itself for round trips.
 
 from __future__ import annotations
 
+import time
+
 import pandas as pd
 import pytest
 
@@ -88,6 +90,53 @@ def test_stored_releases_are_frozen_typed_records_of_the_input(neo4j_store, rele
     listed = [r for r in neo4j_store.list_releases() if r.name == release_name]
     assert listed == [info]
     assert neo4j_store.break_lock(release_name) is None                  # no load runs: no lock to remove
+
+
+def test_unwind_load_runs_its_batches_on_concurrent_sessions(neo4j_store, release_name, monkeypatch):
+    """A release loaded in UNWIND batches (a database that holds other data) sends its element batches on the
+    write-back's concurrent sessions, several at a time, and the graph is still exactly the release: every
+    disclosure once, progress counted in disclosures up to all of them."""
+    import threading
+
+    from graphlink.store import connection
+
+    rel = simulate_uniform(120, 6, 0.5, withhold=0.2, seed=13)
+    threads: set[str] = set()
+    running, most = [0], [0]
+    lock = threading.Lock()
+    plain = connection.Connection.query
+
+    def watched(self, cypher, params=None, database=None):
+        if "$elements" not in cypher:
+            return plain(self, cypher, params, database)
+        with lock:
+            threads.add(threading.current_thread().name)
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        try:
+            time.sleep(0.05)           # long enough for the next batch to be sent meanwhile
+            return plain(self, cypher, params, database)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(connection.Connection, "query", watched)
+    seen: list[tuple[float, str]] = []
+    info = neo4j_store.load_release(rel, name=release_name, batch_size=20, bulk="never",
+                                    progress=lambda f, m: seen.append((f, m)))
+    assert info.method == "unwind" and info.rows == len(rel.frame)
+    assert len(threads) >= 2 and most[0] >= 2
+    assert seen[-1][0] == 1.0 and f"{len(rel.frame):,}/{len(rel.frame):,} disclosures" in seen[-1][1]
+    back = neo4j_store.read_release(release_name)
+    pd.testing.assert_frame_equal(_sorted(back), _sorted(rel.frame[["location", "kind", "element"]].astype(str)))
+
+
+def test_the_driver_packs_parameters_with_its_compiled_encoder():
+    """The neo4j extra brings the driver's compiled Bolt encoder: a write-back's parameter lists of 100,000 rows
+    packed in pure Python cost a client CPU-second each."""
+    from neo4j._codec.packstream import v1
+
+    assert v1._rust_pack is not None
 
 
 def test_load_twice_changes_nothing_and_interrupted_load_completes(neo4j_store, release_name):

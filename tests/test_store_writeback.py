@@ -152,3 +152,43 @@ def test_lanes_run_side_by_side_each_in_order_and_check_their_rows():
     assert len(progress) == 8 and progress[-1] == 1.0
     with pytest.raises(StoreError, match="created 2 of its 3 rows"):
         out.run_lanes("q", [[{"lane": "c", "i": 1, "rows": [0] * 3, "short": 1}]], rows="rows")
+
+
+def test_the_same_link_graph_again_is_kept_and_an_interrupted_one_replaced(neo4j_store, release_name, monkeypatch):
+    """Writing the link graph that is stored already (same fingerprint) keeps it: no relationship is deleted or
+    created and its run stays. One whose write was interrupted (no fingerprint: it is set last) or that differs
+    (that of four of the six locations) is replaced, and the graph is then the one a single write gives."""
+    from graphlink.analysis.matching import classify_edges
+    from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.core.trails import build_trails
+    from graphlink.simulation.simulate import simulate_uniform
+    from graphlink.store import connection
+
+    rel = simulate_uniform(150, 6, 0.5, withhold=0.2, seed=3)
+    classes = classify_edges(build_linkgraph(build_trails(rel, multiplicity="one-to-one")))
+    _small_batches(monkeypatch)
+    neo4j_store.load_release(rel, name=release_name)
+    first = neo4j_store.write_link_graph(release_name, classes)
+    written = ref.graph(neo4j_store, release_name)
+    writes: list[str] = []
+    plain = connection.Connection.query
+
+    def watched(self, cypher, params=None, database=None):
+        if any(w in cypher for w in ("CREATE", "DELETE")):
+            writes.append(cypher)
+        return plain(self, cypher, params, database)
+
+    monkeypatch.setattr(connection.Connection, "query", watched)
+    assert neo4j_store.write_link_graph(release_name, classes) == first
+    assert writes == [] and ref.graph(neo4j_store, release_name) == written
+    neo4j_store._query("MATCH (a:Analysis {run: $run}) REMOVE a.fingerprint", {"run": first})
+    again = neo4j_store.write_link_graph(release_name, classes)
+    assert again != first and writes
+    assert ref.graph(neo4j_store, release_name) == written
+    from graphlink.core.release import Release
+
+    part = Release(frame=rel.frame[rel.frame["location"].isin(["L01", "L02", "L03", "L04"])], name="part")
+    other = classify_edges(build_linkgraph(build_trails(part, multiplicity="one-to-one")))
+    assert classgraph.tables(other).fingerprint() != classgraph.tables(classes).fingerprint()
+    assert neo4j_store.write_link_graph(release_name, other) != again
+    assert Counter(neo4j_store.analyses(release_name)["kind"]) == {"link-graph": 1}

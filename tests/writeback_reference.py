@@ -41,7 +41,7 @@ def write_link_graph(store: Any, name: str, result: Any) -> None:
     run = _analysis(store, name, "link-graph", "link-graph", {"class_edges": len(g.class_ei)}, {
         "edges": n_elem, "class_edges": int(len(g.class_ei)), "element_links": with_elements,
         "maximum_matching_size": arr["nu"], "n_null": arr["n_null"], "multiplicity": tr.multiplicity,
-        "reserved": tr.reserved})
+        "reserved": tr.reserved, "fingerprint": classgraph.tables(result).fingerprint()})
     store._query("MATCH (r:Release {name: $release}) SET r.model_reserved = $reserved, "
                  "r.model_multiplicity = $multiplicity, r.model_reason = $reason",
                  {"release": name, "reserved": tr.reserved, "multiplicity": tr.multiplicity, "reason": tr.reason})

@@ -91,6 +91,39 @@ class Tables:
     probability_exact: np.ndarray | None = None
     probability_error: np.ndarray | None = None
 
+    def fingerprint(self) -> str:
+        """The link graph's content hash (sha256, hex): every class, membership, class and element LINK with their
+        properties, the Analysis node's counts and the data model, in a fixed order. Two tables with the same
+        fingerprint write the same graph (run ids aside). O(rows)."""
+        import hashlib
+        import json
+
+        h = hashlib.sha256()
+
+        def add(name: str, value: Any) -> None:
+            h.update(name.encode())
+            if value is None:
+                h.update(b"\x00none")
+            elif isinstance(value, np.ndarray) and value.dtype != object:
+                h.update(str(value.dtype).encode() + str(value.shape).encode())
+                h.update(np.ascontiguousarray(value).tobytes())
+            else:       # strings (keys, trails): length-prefixed, so that no two lists hash alike
+                for v in value:
+                    b = str(v).encode()
+                    h.update(len(b).to_bytes(8, "little") + b)
+
+        add("analysis", [json.dumps(self.analysis, sort_keys=True, default=str)])
+        add("model", [json.dumps(self.model, sort_keys=True, default=str)])
+        for side in ("identified", "deidentified"):
+            for name in ("trail", "size", "null", "keys", "cid"):
+                add(f"{side}.{name}", getattr(self, name)[side])
+        for name in ("ci", "cj", "allowed", "vital", "flow", *PROBABILITY):
+            add(name, getattr(self, name))
+        for name, column in sorted((self.elements or {}).items()):
+            add(f"elements.{name}", column)
+        add("elements", None if self.elements is None else [])
+        return h.hexdigest()
+
     @property
     def rows(self) -> int:
         """Nodes and relationships to write (for progress and the bulk importer's size rule)."""
@@ -175,12 +208,25 @@ def write(store: Any, name: str, result: Any, progress: Progress = None, *, tabl
     pair probabilities of ``risk`` on its LINKs when given (``table`` already holds them when passed).
 
     Records the data model (reserved side, multiplicity) on the Release node so the Cypher trails follow the
-    engine, and an ``(:Analysis {kind: 'link-graph'})`` node with the counts.  Returns the run id.
+    engine, and an ``(:Analysis {kind: 'link-graph'})`` node with the counts and, after the last edge, the
+    :meth:`Tables.fingerprint`.  Returns the run id.  When the stored link graph has the same fingerprint it is
+    kept and its run returned (O(rows) to hash, no writes but the model); one without a fingerprint (an
+    interrupted write) or with another is replaced.
     Cost: O(|M| + |N| + class edges) writes: parameterised ``UNWIND`` batches of parallel lists on a few
     concurrent sessions (:class:`graphlink.store.batches.Batches`); each batch looks its classes up once.
     ``progress(fraction, message)`` as batches complete.
     """
     t = table if table is not None else tables(result, risk)
+    fp = t.fingerprint()
+    stored = store.conn.query("MATCH (a:Analysis {release: $release, kind: 'link-graph'}) "
+                              "RETURN a.run AS run, a.fingerprint AS fingerprint", {"release": name})
+    if len(stored) == 1 and stored[0]["fingerprint"] == fp:
+        # the same link graph is stored, complete (its fingerprint is set last): replacing it would delete and
+        # recreate millions of relationships to the same end
+        set_model(store, name, t.model)
+        if progress:
+            progress(1.0, "the same link graph is stored already")
+        return str(stored[0]["run"])
     drop(store, name)
     run = store.new_analysis(name, "link-graph", "link-graph", {"class_edges": t.analysis["class_edges"]},
                               t.analysis)
@@ -214,6 +260,8 @@ def write(store: Any, name: str, result: Any, progress: Progress = None, *, tabl
         out.run_lanes(LINK_QUERY, [(_class_links(name, run, t, rows) for rows in lane) for lane in lanes], rows="pa")
     if t.elements is not None:
         _element_batches(out, name, run, t.elements)
+    # last: a write that was interrupted has no fingerprint, so the next one replaces it
+    store.conn.query("MATCH (a:Analysis {run: $run}) SET a.fingerprint = $fingerprint", {"run": run, "fingerprint": fp})
     return run
 
 

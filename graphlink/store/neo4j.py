@@ -44,6 +44,7 @@ from graphlink.config import get_config
 from graphlink.diagnostics import Diagnostic
 from graphlink.errors import StoreError, require
 from graphlink.store import cypherlib, guard, server
+from graphlink.store.batches import Batches
 from graphlink.store.connection import Connection, Target, hint, one_line, open_driver
 from graphlink.store.reports import LoadLock, LoadReport, StoredRelease, StoredResults
 
@@ -486,7 +487,8 @@ class Store:
         does so from ``GRAPHLINK_BULK_MIN_ROWS`` = 200,000 rows, ``always`` at any size or fails, ``never`` not at
         all); otherwise batched ``UNWIND $elements`` + ``MERGE`` on the uniqueness constraints (cypher/load.cypher:
         one row per element with the indexes of its locations), each batch of ~``batch_size`` disclosures a
-        managed transaction retried on transient errors; a release new to the graph takes the CREATE fast path.
+        managed transaction retried on transient errors, on ``GRAPHLINK_NEO4J_WRITERS`` concurrent sessions
+        (:class:`graphlink.store.batches.Batches`); a release new to the graph takes the CREATE fast path.
         Both write the same graph, and the Release node records which one did it (``load_method``).
         Idempotent: the same rows loaded again change nothing, and a release whose content hash is already
         stored as completely loaded is skipped at once; an interrupted load (status 'loading') is completed by
@@ -522,18 +524,17 @@ class Store:
             locations = list(dict.fromkeys(frame["location"]))
             loc_index = {loc: i for i, loc in enumerate(locations)}
             total = len(frame)
-            done = 0
             st = self._load.statement
             self._query(st("release").text, {"release": name, "source": source, "fingerprint": fp})
             self._query(st("locations").text, {"release": name, "locations": [
                 {"name": loc, "index": i} for i, loc in enumerate(locations)]})
+            # Element batches on the write-back's concurrent sessions: batches hold disjoint elements, and the
+            # Location nodes they share are dense, which Neo4j does not lock exclusively for a new relationship.
+            out = Batches(self.conn, progress, total=total, what="disclosures")
             for kind in KINDS:
                 query = st(f"{'create' if fresh else 'elements'}_{kind}").text
-                for batch, n_rows in self._element_batches(frame, kind, loc_index, batch_size):
-                    self._query(query, {"release": name, "elements": batch})
-                    done += n_rows
-                    if progress:
-                        progress(done / total, f"{done:,}/{total:,} disclosures loaded")
+                out.run(query, ({"release": name, "elements": batch}
+                                for batch, _ in self._element_batches(frame, kind, loc_index, batch_size)))
             if truth is not None and len(truth):
                 tr = truth[["identified", "deidentified"]].astype(str)
                 rows = [{"id": f"{i}|{d}", "identified": i, "deidentified": d}

@@ -22,7 +22,8 @@ node by node and edge by edge, with each other and with plain per-row queries):
   graph unnoticed (:mod:`graphlink.store.batches`).
 
 Idempotent and resumable as before: the release load is (``Store.load_release``), a link graph replaces the
-release's previous one (a write that was interrupted is replaced by the next), and each audit or
+release's previous one unless it is the same (same fingerprint, which the writers set after the last edge: it is
+kept with its run; a write that was interrupted has none and is replaced by the next), and each audit or
 re-identification run keeps its own Analysis node and edges. ``GRAPHLINK_NEO4J_WRITERS`` sets the number of
 concurrent sessions (default 3: the server's transactions, not the client, are the limit on two cores).
 """
@@ -278,7 +279,7 @@ def write_results(store: Store, release: Any, name: str | None = None, *, classe
     frame, truth, source, name, fp = store.prepare(release, name)
     table = classgraph.tables(classes, risk) if classes is not None else None
     link = (table, Analysis("link-graph", "link-graph", {"class_edges": table.analysis["class_edges"]},
-                            table.analysis)) if table is not None else None
+                            {**table.analysis, "fingerprint": table.fingerprint()})) if table is not None else None
     aud = audit_analysis(audit) if audit is not None else None
     reid = reid_analysis(reidentification) if reidentification is not None else None
     with store.load_lock(name):
