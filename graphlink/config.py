@@ -17,7 +17,7 @@ The pattern is scikit-learn's ``get_config`` / ``set_config`` / ``config_context
 * This is the one module that touches ``os.environ``: what other modules hand to child processes or to the
   libraries they load goes through :func:`child_environ`, :func:`export` and :func:`export_path`, and
   :func:`environ_has_prefix` answers the one question about the user's allocator variables
-  (``tests/test_config.py`` scans the tree for any other access).
+  (``tests/foundation/test_config.py`` scans the tree for any other access).
 * :func:`set_config` changes settings for the rest of the process (inside a :func:`config_context`: until that
   context ends); :func:`config_context` changes them for a ``with`` block and restores them after, nested
   blocks included.  The active context lives in a :class:`contextvars.ContextVar`, so concurrent threads and

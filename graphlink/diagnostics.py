@@ -4,7 +4,7 @@ The library states a problem in one plain sentence (what is wrong, and what woul
 no command-line flag and no app control) and attaches the facts as data: which side, which elements, which
 locations, how many.  The command line (:mod:`graphlink.cli.words`) and the app (``app/components/words.py``)
 render the same :class:`Diagnostic` for their own users: the CLI names its flags, the app its controls.  The
-codes are stable identifiers (``tests/test_words.py`` checks that both edges know every code the library
+codes are stable identifiers (``tests/cli/test_words.py`` checks that both edges know every code the library
 raises); a code neither edge knows falls back to the library's own sentence.
 """
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the system browser used by tests/test_app_browser.py (Debian chromium + chromedriver).
+# Install the system browser used by tests/app/test_app_browser.py (Debian chromium + chromedriver).
 # Idempotent: does nothing when chromium is already installed. Never downloads Playwright's browsers:
 # the test launches /usr/bin/chromium (or $CHROMIUM) through Playwright's executable_path.
 set -euo pipefail

@@ -145,7 +145,7 @@ def neo4j_env(neo4j_server, monkeypatch):
 @pytest.fixture
 def at(monkeypatch):
     """The Streamlit app (``streamlit_app.py``) under AppTest, started on the thesis demo release, with the Cypher
-    console switched on (it is off unless asked for; tests/test_app_security.py checks that)."""
+    console switched on (it is off unless asked for; tests/app/test_app_security.py checks that)."""
     from pathlib import Path
 
     from streamlit.testing.v1 import AppTest

@@ -2,7 +2,7 @@
 CLI commands) and the checks every property shares.
 
 Adding a reader (e.g. a hierarchy file for ``graphlink qi``) is one strategy in ``tests/fuzz_inputs.py``
-and one :class:`Reader` entry in :data:`READERS`; both property tests in ``tests/test_fuzz_readers.py``
+and one :class:`Reader` entry in :data:`READERS`; both property tests in ``tests/core/test_fuzz_readers.py``
 then cover it.  ``oracle``/``library`` may be None for a reader checked by the CLI contract only.
 """
 

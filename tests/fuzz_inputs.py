@@ -6,7 +6,7 @@ and sometimes damages the bytes (flips, insertions, truncation, or random bytes 
 the draws are well-formed so the acceptance path (and the analyses after it) is exercised too.
 
 Strategies return :class:`FileCase` / :class:`FolderCase` values that know how to write themselves; the
-reader table in ``tests/test_fuzz_readers.py`` pairs each with its reference oracle and CLI commands.
+reader table in ``tests/core/test_fuzz_readers.py`` pairs each with its reference oracle and CLI commands.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ whole numbers with thousands separators.
 The library names its choices with short keys (``greedy-dedup``, ``prec``, ``samarati``, ``deidentified``); a
 page shows the label here instead, through ``format_func`` or :func:`label`. The maps are keyed by the keys of
 :mod:`graphlink.catalog`, so a registry of methods in the library can later supply them;
-``tests/test_app_words.py`` checks that every key of the catalog has its label.
+``tests/app/test_app_words.py`` checks that every key of the catalog has its label.
 """
 
 from __future__ import annotations

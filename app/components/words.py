@@ -1,6 +1,6 @@
 """The app's words for the library's typed results and diagnostics: remedies point at the app's own controls
 (the Data page's "Reserved side" and "Multiplicity" selectors, the "Methods" selector of the
-Re-identification page), never at a command-line flag (``tests/test_words.py`` checks it)."""
+Re-identification page), never at a command-line flag (``tests/cli/test_words.py`` checks it)."""
 
 from __future__ import annotations
 

@@ -50,7 +50,7 @@ is invariant under those swaps, so the answers are the element-level ones (proof
 
 Complexity: steps 1–2 are O(Σ_e |trail of e's person|) time and memory (about 60 B per pair and location);
 step 3 is exponential in the worst case (hence the budget) and in practice a few solver calls per residual
-person.  Checked against a brute-force enumeration of every assignment (``tests/test_onetomany.py``).
+person.  Checked against a brute-force enumeration of every assignment (``tests/analysis/test_onetomany.py``).
 """
 
 from __future__ import annotations

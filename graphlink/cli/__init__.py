@@ -6,7 +6,7 @@ end of the process.
 Exit codes: 0 ok, 2 bad input (one-line message on stderr), 1 internal error, 130 interrupted (Ctrl-C) and
 143 terminated (SIGTERM; both with one line, ``graphlink: interrupted`` / ``graphlink: terminated``, and no output
 file left half-written), 141 when the reader of stdout went away (``graphlink ... | head``: no message).
-``tests/test_fuzz_readers.py`` holds every command that reads a file to that contract on generated malformed input.
+``tests/core/test_fuzz_readers.py`` holds every command that reads a file to that contract on generated malformed input.
 """
 
 from __future__ import annotations

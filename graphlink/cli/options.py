@@ -3,7 +3,7 @@
 A command module declares its own options only where no other command has the same one.  Each choice list is
 written once: the variants without ``auto`` (``advise --multiplicity``, ``simulate --reserved``) are derived from
 the same tuples as those with it.  Nothing heavy is imported (``graphlink --help`` stays fast;
-tests/test_cold_start.py).
+tests/cli/test_cold_start.py).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ The fast path never words an error.  It only *detects*, with vectorised checks, 
 on anything unusual (a missing or repeated column, a null or blank value, an unknown kind, a type it does not
 read, a quoted or ragged CSV, a file too small to be worth it) it returns None and the caller runs the detailed
 reader of :mod:`graphlink.core.tabular` / :mod:`graphlink.core.release`, which raises the exact message or reads
-the file the slow way.  ``tests/test_ingest.py`` runs the reader tests through both paths.
+the file the slow way.  ``tests/core/test_ingest.py`` runs the reader tests through both paths.
 
 Cost: O(rows + total bytes of the distinct values) expected (hashing, numba), plus the Arrow read.  numba is used
 here although loading it costs about half a second per process: on millions of rows its hash tables need well
@@ -23,8 +23,8 @@ Small CSV files (under ``PLAIN_MAX_BYTES``) take the *plain* path (:func:`plain_
 contract: the standard library splits a file whose every record is one line (no quote character, header on
 the first line, every row as wide as the header) and the same rules are checked with Python dicts, so
 ``graphlink trails`` on a small release starts without pandas, pyarrow or numba (a third of a second of
-imports; tests/test_cold_start.py).  Cost O(file size) in Python: for files under 2 MiB no slower than pandas' parser
-plus its import.
+imports; tests/cli/test_cold_start.py).  Cost O(file size) in Python: for files under 2 MiB no slower than pandas'
+parser plus its import.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ FillTrails decision (Malin 2006 contradicts itself; docs/algorithms.md#trails-an
   and no ``*`` could ever appear, which contradicts Figure 3.5.  So: the reserved side gets ``*`` where
   absent, except at locations with |γ_c| = |ω_c|, where absence means 0; the complete side gets 0 where
   absent.  (Figure 3.5 itself prints ``*`` at H2/H3, where the sizes are equal; our matrices have 0 there,
-  which links exactly the same pairs — see tests/test_trails.py.)
+  which links exactly the same pairs — see tests/core/test_trails.py.)
 
 One-to-many data (Appendix A, Definition 27; see :mod:`graphlink.core.model`) fills the identified side with
 ``*`` wherever a person is absent, *without* the equality rule: in a household one member's absence says

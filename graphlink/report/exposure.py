@@ -21,7 +21,7 @@ are recomputed per location.  Two exact shortcuts skip work:
   graph and a pair certain after the change was certain before: no certain pair before means none after, for
   every location.
 
-The result is exactly what rebuilding the reduced release from scratch gives (tests/test_report.py checks it
+The result is exactly what rebuilding the reduced release from scratch gives (tests/report/test_report.py checks it
 against a brute-force oracle that enumerates every maximum matching of the reduced release).
 """
 

@@ -1,7 +1,7 @@
 """Results into Neo4j at bulk speed: the link graph (:mod:`graphlink.store.classgraph`), audit violations and
 re-identification edges, written with the release in one go.
 
-Two ways, one graph (the model of :mod:`graphlink.store.neo4j`; ``tests/test_store_writeback.py`` compares them
+Two ways, one graph (the model of :mod:`graphlink.store.neo4j`; ``tests/store/test_store_writeback.py`` compares them
 node by node and edge by edge, with each other and with plain per-row queries):
 
 * **The bulk importer**, when the release is new to a local database that the importer may rebuild (the rule of

@@ -2,7 +2,8 @@
 
 Here the store fixtures of tests/conftest.py are bound to a Neo4j container (``neo4j_container``: testcontainers on
 the engine of ``container_engine``, tests/containers.py) instead of the session's server. A test module of this
-folder that imports test functions from another module (``from tests.test_store import test_...``) runs them again,
+folder that imports test functions from another module (``from tests.store.test_store import test_...``) runs them
+again,
 unchanged, against the container: the same test bodies on a second kind of server. Every test here is marked
 ``container`` and ``neo4j``; without an engine or image they are skipped, with ``GRAPHLINK_CONTAINER_REQUIRED=1``
 (CI) that is a failure instead.

@@ -1,13 +1,13 @@
 """The Cypher console guard against Neo4j in a container (``-m container``): the functions of
-tests/test_security_console.py, imported here with the fixtures of tests/container/conftest.py, so hostile queries are
-refused by the API and the CLI, each lock holds on its own, parameters stay data, the server refuses file URLs and
+tests/store/test_security_console.py, imported here with the fixtures of tests/container/conftest.py, so hostile queries
+are refused by the API and the CLI, each lock holds on its own, parameters stay data, the server refuses file URLs and
 loads no plugin procedure (the container gets the project's hardening through NEO4J_* settings, whichever image),
 wrong credentials are refused, and the graph, users and password are untouched afterwards.
 """
 
 from __future__ import annotations
 
-from tests.test_security_console import (  # noqa: F401
+from tests.store.test_security_console import (  # noqa: F401
     test_api_refuses_file_url_and_admin_even_with_write,
     test_api_refuses_in_read_only_mode,
     test_cli_hostile_param_names_do_not_change_the_query,

@@ -2,7 +2,7 @@
 
 The container: testcontainers' Neo4j module on the session's engine (tests/containers.py), the official
 ``neo4j:5.26-community`` image where a registry answers and the project's ``localhost/graphlink/neo4j:5.26``
-otherwise. The tests are the very functions of tests/test_store.py, imported here, so they run a second time with
+otherwise. The tests are the very functions of tests/store/test_store.py, imported here, so they run a second time with
 the fixtures of tests/container/conftest.py (the container instead of the session's server): loading and read-back,
 the idempotent reload and the interrupted one, the Cypher library against the engine, the link-graph,
 re-identification and audit write-back, the read-only runner, ``graphlink load`` + ``graphlink cypher``.
@@ -20,7 +20,7 @@ import pytest
 
 from graphlink.errors import StoreError
 from graphlink.simulation.simulate import simulate_uniform
-from tests.test_store import (  # noqa: F401
+from tests.store.test_store import (  # noqa: F401
     loaded,
     test_audit_write_back,
     test_cli_load_and_cypher,

@@ -17,7 +17,7 @@ import typer
 
 from graphlink.display import print_frame, terminal_stream, terminal_text
 
-if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
+if TYPE_CHECKING:  # each command imports the library when it runs: --help stays fast (tests/cli/test_cold_start.py)
     import pandas as pd
 
 Fmt = StrEnum("Fmt", {"table": "table", "json": "json", "csv": "csv"})  # type: ignore[misc]

@@ -35,7 +35,7 @@ from graphlink.display import flush_notes, markup_text, note, print_frame, print
 from graphlink.errors import ModelAssumptionError
 from graphlink.fileio import atomic_path, check_output
 
-if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
+if TYPE_CHECKING:  # each command imports the library when it runs: --help stays fast (tests/cli/test_cold_start.py)
     from graphlink.analysis.results import ReidentifySummary
     from graphlink.core.release import Release
     from graphlink.core.trails import Trails

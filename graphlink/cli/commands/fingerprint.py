@@ -36,7 +36,7 @@ from graphlink.cli.options import group
 from graphlink.display import terminal_text
 from graphlink.errors import ReleaseError
 
-if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
+if TYPE_CHECKING:  # each command imports the library when it runs: --help stays fast (tests/cli/test_cold_start.py)
     import pandas as pd
 
     from graphlink.fingerprint.attribute import Attribution

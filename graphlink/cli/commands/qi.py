@@ -38,7 +38,7 @@ from graphlink.cli.options import group
 from graphlink.display import print_frame, print_pairs, terminal_text
 from graphlink.errors import ReleaseError
 
-if TYPE_CHECKING:          # each command imports the library when it runs: --help stays fast (tests/test_cold_start.py)
+if TYPE_CHECKING:  # each command imports the library when it runs: --help stays fast (tests/cli/test_cold_start.py)
     import pandas as pd
 
     from graphlink.qi import hierarchy as H
