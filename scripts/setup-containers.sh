@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A container engine and graphlink's Neo4j image, for the container tests (tests/test_container_*.py) and
+# A container engine and graphlink's Neo4j image, for the container tests (tests/container/) and
 # docker/docker-compose.yml. Idempotent and cached: a second run takes seconds.
 #
 #   bash scripts/setup-containers.sh

@@ -243,8 +243,8 @@ REPO_PATH = re.compile(r"(?<![\w/.<-])((?:tests|graphlink|app|benchmarks|scripts
 
 
 def test_every_repository_path_cited_exists() -> None:
-    """A file named anywhere (``tests/test_x.py``, ``graphlink/engines/spark/fill.py``, ``cypher/trails.cypher``)
-    exists, and a test named as ``tests/test_x.py::test_name`` is defined there."""
+    """A file named anywhere (``tests/core/test_x.py``, ``graphlink/engines/spark/fill.py``, ``cypher/trails.cypher``)
+    exists, and a test named as ``tests/core/test_x.py::test_name`` is defined there."""
     bad = []
     for where, lineno, line in numbered_lines(text_files()):
         for path, name in REPO_PATH.findall(line):
