@@ -436,7 +436,8 @@ def test_reidit_c_written_by_the_executors_equals_local(spark, tmp_path, fmt) ->
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_pairs_written_by_the_executors_join_into_one_file(spark, tmp_path, fmt) -> None:
     """``out`` ending in .csv or .parquet is one file (the executors' parts joined on the driver, in order, the
-    hidden parts folder removed), with the same rows as the folder; an existing file is refused and kept."""
+    hidden parts folder removed), with the same rows as the folder; an existing file is replaced whole (the command
+    has checked it is no input: graphlink.io.pairs.check_pairs_out), an existing folder refused."""
     from graphlink.engines.spark.links import one_file, write_reidit_c
 
     path = _hostile_release(tmp_path)
@@ -454,10 +455,12 @@ def test_pairs_written_by_the_executors_join_into_one_file(spark, tmp_path, fmt)
     assert got.values.tolist() == want.values.tolist()          # the parts' order kept
     if fmt == "csv":                                          # one header, keys with line breaks still quoted
         assert single.read_text(encoding="utf-8").count("identified,deidentified,reason") == 1
-    before = single.read_bytes()
+    write_reidit_c(st_, str(single))             # an existing file is replaced whole, as the local engine does
+    again = _parts(single)
+    assert list(again.columns) == ["identified", "deidentified"] and len(again) == len(want)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([path.name, folder.name, single.name])
     with pytest.raises(Exception, match="already exists"):
-        write_reidit_c(st_, str(single))
-    assert single.read_bytes() == before
+        write_reidit_c(st_, f"{folder}/")           # a folder of parts never
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])

@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     AnyTrails = Trails | SparkTrails
     #: the exact classification of the link graph's edges an audit keeps (None where the engine keeps it)
     Classes = EdgeClasses | ManyClasses | None
-    from graphlink.store.reports import LoadReport
 
 #: ``update(fraction, message)`` of a progress bar, or None
 Progress = Callable[[float, str], None] | None
@@ -72,7 +71,8 @@ class Stored:
 
 @runtime_checkable
 class Engine(Protocol):
-    """What the ``trails``, ``reidentify``, ``audit`` and ``load`` commands need from an engine.
+    """What the ``trails``, ``reidentify``, ``audit`` and ``load`` commands need from an engine: data primitives
+    (read, fill, the link-graph parts, writers), plus the audit, which is still to move onto the parts.
 
     Every method returns the library's own result types; an engine that cannot do a step says so through a
     capability (:attr:`constrains_links`, the parts' ``writer``) the commands check, never through its name.
@@ -84,6 +84,13 @@ class Engine(Protocol):
     where: str
     #: the attribute linkage sets of ``--qi-links`` (TR02 Def. 3.1) can constrain this engine's link graph
     constrains_links: bool
+
+    def read(self, release: Path, *, id_key: list[str] | None = None, deid_key: list[str] | None = None,
+             truth: Path | None = None, store: bool = False) -> AnyRelease:
+        """Read and validate ``release`` without filling trails (``graphlink load``: the release for
+        :func:`graphlink.store.neo4j.load`).  ``store``: it will be written to Neo4j (Spark starts its session with
+        the connector)."""
+        ...
 
     def trails(self, release: Path, *, id_key: list[str] | None = None, deid_key: list[str] | None = None,
                reserved: str = "auto", multiplicity: str = "auto", truth: Path | None = None,
@@ -112,24 +119,14 @@ class Engine(Protocol):
         None where the engine keeps them to itself."""
         ...
 
-    def check_out(self, out: str, inputs: list[Path | None]) -> None:
-        """Refuse an ``--out`` for pairs this engine cannot write: ValueError for a name it never writes to (the
-        command reports it as a bad option), :class:`~graphlink.errors.ReleaseError` for a file it must not
-        clobber."""
-        ...
-
     def write_pairs(self, trails: AnyTrails, result: Reidentification, columns: list[str], out: str) -> None:
-        """Write pairs already on this process to ``out``."""
+        """Write pairs already on this process to ``out``, as its kind of name says (one file, or a new folder of
+        parts: :func:`graphlink.io.pairs.one_file`; the command has checked it with
+        :func:`graphlink.io.pairs.check_pairs_out`)."""
         ...
 
     def store(self, release: AnyRelease, trails: AnyTrails, name: str, *,
               reidentification: Reidentification | None = None, audit: AuditResult | None = None,
               classes: Classes = None, progress: Progress = None) -> Stored:
         """Load the release into Neo4j if needed and write one result (``reidentification`` or ``audit``)."""
-        ...
-
-    def load(self, release: Path, *, name: str | None, truth: Path | None, replace: bool, bulk: str,
-             progress: Progress = None) -> tuple[str, LoadReport]:
-        """``graphlink load``: the release into Neo4j.  Returns (server URI, the load's
-        :class:`graphlink.store.reports.LoadReport`)."""
         ...

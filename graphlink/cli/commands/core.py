@@ -172,9 +172,13 @@ def _trails(engine: Engine, release: Path, id_key: str | None, deid_key: str | N
                              multiplicity=multiplicity.value, truth=truth, store=store)
 
 
-def _check_out(engine: Engine, out: str, inputs: list[Path | None]) -> None:
+def _check_out(out: str, inputs: list[Path | None]) -> None:
+    """``--out`` checked by its kind of name, the same for every engine (:func:`graphlink.io.pairs.check_pairs_out`),
+    before any engine starts."""
+    from graphlink.io.pairs import check_pairs_out
+
     try:
-        engine.check_out(out, inputs)
+        check_pairs_out(out, inputs)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--out") from None
 
@@ -292,7 +296,7 @@ def reidentify_cmd(release: ReleaseArg,
                                  param_hint="--out")
     eng = _engine(engine, spark_master)
     if out is not None:
-        _check_out(eng, out, [release, truth, qi_links])
+        _check_out(out, [release, truth, qi_links])
     if spec.input == "trails" and qi_links is not None:
         others = ", ".join(s.name for s in registry.specs("reidentify") if s.input != "trails")
         raise typer.BadParameter(f"{spec.label} matches whole trails only; with --qi-links use --method "
