@@ -36,8 +36,8 @@ def protocol_methods() -> list[str]:
 
 
 #: the engine boundary as docs/engines.md documents it: data primitives, plus the audit still to move onto the
-#: parts (docs/engines.md says what is left)
-DOCUMENTED = ["read", "trails", "matrices", "summary", "parts", "audit", "write_pairs", "store"]
+#: parts (docs/engines.md says what is left); the matrices and the overview are the trails' own
+DOCUMENTED = ["read", "trails", "parts", "audit", "write_pairs", "store"]
 
 
 def test_the_protocol_has_only_the_documented_methods():
@@ -100,16 +100,16 @@ def test_local_engine_is_the_library():
         assert got.summary == want.summary
     result, classes = engine.audit(tr, 2)
     assert result.to_dict() == audit(classify_edges(build_linkgraph(ref_tr)), 2).to_dict()
-    assert classes is not None and engine.matrices(tr) is tr
+    assert classes is not None and tr.matrices() is tr
     assert engine.parts(rel, tr).writer(registry.get("complete")) is None     # the pairs are here already
 
 
 def test_no_engine_offers_command_plumbing():
-    """``--out``'s check and ``graphlink load`` are no engine methods: the output's kind of name and the store
-    decide them, whichever engine computed (docs/engines.md)."""
+    """``--out``'s check, ``graphlink load`` and the trails' matrices and overview are no engine methods: the
+    output's kind of name, the store and the trails decide them, whichever engine computed (docs/engines.md)."""
     for name in engines.NAMES:
         engine = engines.get(name, master="local[1]")
-        assert [m for m in ("check_out", "load") if hasattr(engine, m)] == []
+        assert [m for m in ("check_out", "load", "matrices", "summary") if hasattr(engine, m)] == []
 
 
 def test_out_is_checked_by_its_kind_of_name(tmp_path):
@@ -164,6 +164,24 @@ def test_the_local_engine_writes_a_folder_of_parts_for_a_folder_name(tmp_path, e
         engine.write_pairs(tr, result, cols, f"{folder}/")
     engine.write_pairs(tr, result, cols, str(tmp_path / "plain"))
     assert (tmp_path / "plain").is_file() and [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_the_overview_is_the_trails_own():
+    """``graphlink.io.trails.overview`` summarises the core trails itself and hands any other trails to their own
+    ``overview`` (Spark's, from its twin classes); ``matrices()`` of the core trails are the trails."""
+    from graphlink.core.release import read_release
+    from graphlink.core.trails import build_trails
+    from graphlink.io.trails import overview, summarize
+
+    tr = build_trails(read_release(FIG), "auto")
+    mine = overview(tr, top=2, preview=3)
+    assert mine.to_dict() == summarize(tr, top=2, preview=3).to_dict() and tr.matrices() is tr
+
+    class Elsewhere:
+        def overview(self, *, top, preview):
+            return ("own", top, preview)
+
+    assert overview(Elsewhere(), top=4, preview=1) == ("own", 4, 1)  # type: ignore[arg-type,comparison-overlap]
 
 
 def test_the_store_loads_a_release_by_its_own_loader():

@@ -26,7 +26,7 @@ from graphlink.core.trails import build_trails
 from graphlink.engines import spark as gs
 from graphlink.engines.spark import components
 from graphlink.errors import GraphlinkError, ModelAssumptionError, ReleaseError
-from graphlink.io.trails import summarize
+from graphlink.io.trails import overview, summarize
 from graphlink.simulation.simulate import simulate_households, simulate_probabilities, simulate_uniform
 from tests.test_lowentropy import PROFILE, twin_heavy
 from tests.test_matching import instances
@@ -49,7 +49,7 @@ def local_run(rel, reserved: str = "auto", multiplicity: str = "auto"):
 
 
 def assert_trails_equal(st_, tr) -> None:
-    got = st_.to_trails()
+    got = st_.matrices()                    # what the trails command's CSV / Parquet writers get
     assert (got.reserved, got.multiplicity, got.reason, got.decided_by) == \
         (tr.reserved, tr.multiplicity, tr.reason, tr.decided_by)
     assert got.locations == tr.locations
@@ -59,6 +59,7 @@ def assert_trails_equal(st_, tr) -> None:
         assert list(a.keys) == list(b.keys)
         assert np.array_equal(a.known, b.known) and np.array_equal(a.ones, b.ones)
     assert st_.summary(top=5, preview=5).to_dict() == summarize(tr, top=5, preview=5).to_dict()
+    assert overview(st_, top=5, preview=5) == overview(tr, top=5, preview=5)    # the trails' own, from classes
 
 
 def assert_same(got, want, *, ordered: bool = True, reasons: bool = True) -> None:

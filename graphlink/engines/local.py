@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from graphlink.core.linkgraph import LinkGraph
     from graphlink.core.release import Release
     from graphlink.core.trails import Trails
-    from graphlink.io.trails import TrailOverview
 
 
 class LocalEngine:
@@ -54,14 +53,6 @@ class LocalEngine:
 
         rel = self.read(release, id_key=id_key, deid_key=deid_key, truth=truth)
         return rel, build_trails(rel, reserved, multiplicity)  # type: ignore[arg-type]
-
-    def matrices(self, trails: Trails) -> Trails:
-        return trails
-
-    def summary(self, trails: Trails, top: int) -> TrailOverview:
-        from graphlink.io.trails import overview
-
-        return overview(trails, top=top)
 
     def parts(self, release: Release, trails: Trails, *, graph: LinkGraph | None = None) -> LocalParts:
         """One part: ``graph`` when given (an ALS-constrained link graph), else the trails (the link graph is built

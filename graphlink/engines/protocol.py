@@ -11,7 +11,9 @@ branch on its name.
 
 The release and trails an engine returns are its own types (core ``Release`` / ``Trails``, or Spark's
 ``SparkRelease`` / ``SparkTrails``); the commands read only what both offer: ``name``, ``model``, ``reserved``,
-``multiplicity``, ``decided_by``, ``reason``, ``one_to_many``, ``locations``.
+``multiplicity``, ``decided_by``, ``reason``, ``one_to_many``, ``locations``, and two things each kind of trails
+gives by itself: ``matrices()`` (the full matrices on this process) and the overview
+(:func:`graphlink.io.trails.overview` calls the trails' own ``overview`` where they have one).
 
 Importing this module imports nothing heavy (typing only).
 """
@@ -33,7 +35,6 @@ if TYPE_CHECKING:
     from graphlink.core.trails import Trails
     from graphlink.engines.spark.fill import SparkTrails
     from graphlink.engines.spark.release import SparkRelease
-    from graphlink.io.trails import TrailOverview
 
     #: the release an engine reads: the core's, or Spark's
     AnyRelease = Release | SparkRelease
@@ -98,14 +99,6 @@ class Engine(Protocol):
         """Read and validate ``release`` and fill its trails (Malin 2006, Alg. 1) under the decided model.
         ``store``: the results will be written to Neo4j (Spark starts its session with the connector).
         Returns (release, trails)."""
-        ...
-
-    def matrices(self, trails: AnyTrails) -> Trails:
-        """The full trail matrices on this process (the csv/parquet writers)."""
-        ...
-
-    def summary(self, trails: AnyTrails, top: int) -> TrailOverview:
-        """The trails summary (:func:`graphlink.io.trails.overview`)."""
         ...
 
     def parts(self, release: AnyRelease, trails: AnyTrails, *, graph: LinkGraph | None = None) -> LinkParts:

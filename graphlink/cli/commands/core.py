@@ -240,7 +240,7 @@ def trails_cmd(release: ReleaseArg, reserved: ReservedO = ReservedOpt.auto, mult
     rel, tr = _trails(eng, release, id_key, deid_key, reserved, multiplicity)
     model_note(tr, explain)
     if fmt in (TrailsFmt.csv, TrailsFmt.parquet):
-        tr = eng.matrices(tr)
+        tr = tr.matrices()                      # Spark's trails collect theirs; the local engine's are here
         with step("writing the trail matrices"):
             if fmt is TrailsFmt.parquet:
                 with atomic_path(out) as tmp:
@@ -254,7 +254,7 @@ def trails_cmd(release: ReleaseArg, reserved: ReservedO = ReservedOpt.auto, mult
             flush_notes()
             err.print(f"wrote {rows:,} trails ({len(tr.locations)} locations) to {markup_text(out)}")
         return
-    summary = eng.summary(tr, top=top)
+    summary = trailsio.overview(tr, top=top)    # each kind of trails gives its own (Spark's from its classes)
     if fmt is TrailsFmt.json:
         typer.echo(json.dumps({"reserved": tr.reserved, "reason": tr.reason, **summary.to_dict()}, indent=2,
                               default=str))

@@ -18,11 +18,9 @@ if TYPE_CHECKING:
     from graphlink.analysis.audit import AuditResult
     from graphlink.analysis.reidit import Reidentification
     from graphlink.core.linkgraph import LinkGraph
-    from graphlink.core.trails import Trails
     from graphlink.engines.spark.engine import SparkParts
     from graphlink.engines.spark.fill import SparkTrails
     from graphlink.engines.spark.release import SparkRelease
-    from graphlink.io.trails import TrailOverview
 
 
 def _connect() -> Any:
@@ -69,15 +67,6 @@ class SparkEngine:
 
         rel = self.read(release, id_key=id_key, deid_key=deid_key, truth=truth, store=store)
         return rel, build(rel, reserved, multiplicity)  # type: ignore[arg-type]
-
-    def matrices(self, trails: SparkTrails) -> Trails:
-        """The full trail matrices for the csv/parquet writers (collected to the driver)."""
-        return trails.to_trails()
-
-    def summary(self, trails: SparkTrails, top: int) -> TrailOverview:
-        from graphlink.io.trails import TrailOverview
-
-        return TrailOverview.from_dict(trails.summary(top=top).to_dict())
 
     def parts(self, release: SparkRelease, trails: SparkTrails, *, graph: LinkGraph | None = None) -> SparkParts:
         """The class graph in Spark, split where :func:`graphlink.engines.spark.engine.choose_split` says (the
