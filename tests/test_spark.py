@@ -94,6 +94,9 @@ def test_thesis_example_equals_local(spark) -> None:
     assert_trails_equal(st_, tr)
     for split in ("driver", "components"):
         assert_all_methods(st_, tr, g, classes, split=split)
+        for k in (1, 2, 3):                 # the audit on the engine's parts (the audit command's path)
+            result, kept = gs.parts(st_, split=split).audit(k)
+            assert result.to_dict() == audit(classes, k).to_dict() and kept is None
     tl = gs.reidentify(st_, "true-loves")
     assert set(zip(tl.pairs["identified"], tl.pairs["deidentified"], strict=True)) == {
         ("Ali", "actg"), ("Bob", "ctga"), ("Charlie", "tgac"), ("Dan", "gatc")}

@@ -61,16 +61,6 @@ class LocalEngine:
 
         return LocalParts(trails if graph is None else graph, release.truth)
 
-    def audit(self, trails: Trails, k: int, *, graph: LinkGraph | None = None) -> tuple[AuditResult, Any]:
-        from graphlink.analysis.audit import audit
-        from graphlink.analysis.matching import classify_edges
-        from graphlink.analysis.onetomany import classify_one_to_many
-        from graphlink.core.linkgraph import build_linkgraph
-
-        graph = build_linkgraph(trails) if graph is None else graph
-        classes = classify_one_to_many(graph) if trails.one_to_many else classify_edges(graph)
-        return audit(classes, k), classes
-
     def write_pairs(self, trails: Trails, result: Reidentification, columns: list[str], out: str) -> None:
         """One file, or a new folder holding one part (:func:`graphlink.io.pairs.write_pairs_out`)."""
         from graphlink.io.pairs import write_pairs_out

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     AnyRelease = Release | SparkRelease
     #: the trails an engine fills: the core's, or Spark's twin classes
     AnyTrails = Trails | SparkTrails
-    #: the exact classification of the link graph's edges an audit keeps (None where the engine keeps it)
+    #: the exact classification of the link graph's edges an audit keeps (None where the parts keep it)
     Classes = EdgeClasses | ManyClasses | None
 
 #: ``update(fraction, message)`` of a progress bar, or None
@@ -73,7 +73,8 @@ class Stored:
 @runtime_checkable
 class Engine(Protocol):
     """What the ``trails``, ``reidentify``, ``audit`` and ``load`` commands need from an engine: data primitives
-    (read, fill, the link-graph parts, writers), plus the audit, which is still to move onto the parts.
+    only (read, fill, the link-graph parts, writers); the analyses run on the parts (``reidentify``, the
+    parts' ``audit``).
 
     Every method returns the library's own result types; an engine that cannot do a step says so through a
     capability (:attr:`constrains_links`, the parts' ``writer``) the commands check, never through its name.
@@ -105,11 +106,6 @@ class Engine(Protocol):
         """The link graph of ``trails`` as parts :func:`graphlink.analysis.reidit.reidentify` runs the registered
         methods on (the one ``reidentify``; no engine defines its own), with the release's truth.  ``graph``: a link
         graph to use instead of the trails' (only where :attr:`constrains_links`)."""
-        ...
-
-    def audit(self, trails: AnyTrails, k: int, *, graph: LinkGraph | None = None) -> tuple[AuditResult, Classes]:
-        """The exact k-unlinkability audit (Malin 2006, Def. 19).  Returns (result, edge classes), the classes
-        None where the engine keeps them to itself."""
         ...
 
     def write_pairs(self, trails: AnyTrails, result: Reidentification, columns: list[str], out: str) -> None:

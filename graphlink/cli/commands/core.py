@@ -362,7 +362,7 @@ def audit_cmd(release: ReleaseArg, k: Annotated[int, typer.Option("--k", min=1, 
     model_note(tr, explain)
     graph = None if qi_links is None else qi_graph(tr, qi_links, release)
     with step("classifying edges (maximum matching + SCC)"):
-        result, classes = eng.audit(tr, k, graph=graph)
+        result, classes = eng.parts(rel, tr, graph=graph).audit(k)     # the audit runs on the parts
     if store is StoreOpt.neo4j:
         _store_result(eng, rel, tr, name, classes=classes, audit=result)
     flush_notes()                           # nothing after this can fail: the notes, then the result

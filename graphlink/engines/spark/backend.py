@@ -77,13 +77,6 @@ class SparkEngine:
             raise ValueError("the Spark engine builds its own link graph")
         return SparkParts(trails)
 
-    def audit(self, trails: SparkTrails, k: int, *, graph: LinkGraph | None = None) -> tuple[AuditResult, None]:
-        from graphlink.engines.spark import engine
-
-        if graph is not None:
-            raise ValueError("the Spark engine builds its own link graph")
-        return engine.audit(trails, k), None
-
     def write_pairs(self, trails: SparkTrails, result: Reidentification, columns: list[str], out: str) -> None:
         """Pairs already on the driver written by Spark to ``out`` (one file or a folder), laid out as REIDIT-C's
         from the executors (:func:`graphlink.engines.spark.links.write_pairs`).  O(pairs)."""
