@@ -62,14 +62,17 @@ def check_pairs_out(out: str, inputs: Iterable[str | Path | None] = ()) -> None:
     --------
     >>> check_pairs_out("pairs.csv", ["release.csv"]); check_pairs_out("s3a://bucket/pairs/")
     """
+    from graphlink.fileio import check_output
+
     if "://" in out:
         return
-    if not one_file(out) and os.path.lexists(out.rstrip("/\\") or out):
-        raise ValueError(f"{out} exists: --out names a new folder for the parts (or a new file)")
-    if not out.endswith(("/", "\\")):
-        from graphlink.fileio import check_output
-
-        check_output(out, inputs=inputs)
+    parts, stem = not one_file(out), out.rstrip("/\\")
+    # an existing folder is named as such; '.', '/' and the like are check_output's to word ("names a folder")
+    if parts and Path(stem).name not in ("", "..") and os.path.isdir(stem):
+        raise ValueError(f"{out} exists and is a folder: --out names a new folder for the parts, or a file")
+    check_output(out, inputs=inputs)
+    if parts and os.path.lexists(stem):
+        raise ValueError(f"{out} exists: --out names a new folder for the parts, or a new file")
 
 
 def write_pairs_csv(result: Reidentification, columns: list[str], stream: TextIO) -> None:
