@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
+    from graphlink.analysis.audit import AuditResult
     from graphlink.analysis.matching import EdgeClasses
     from graphlink.analysis.onetomany import ManyClasses
     from graphlink.core.model import Model
@@ -795,6 +796,11 @@ class LinkParts(Protocol):
         its custom merge), without truth or model (which :func:`reidentify` adds)."""
         ...
 
+    def audit(self, k: int) -> tuple[AuditResult, Any]:
+        """The exact k-unlinkability audit (Malin 2006, Def. 19) of the link graph the parts hold, and its edge
+        classes (the write-back stores them with the result; None where the parts keep them to themselves)."""
+        ...
+
     def writer(self, spec: registry.MethodSpec) -> Callable[..., ReidentifySummary] | None:
         """``write(out, *, explain) -> summary``: ``spec``'s method run with its pairs written to ``out`` where they
         are computed, never collected (the Spark plan's ``write``); None where the pairs are collected first (the
@@ -840,6 +846,18 @@ class LocalParts:
         else:
             subject = self.data if isinstance(self.data, LinkGraph) else build_linkgraph(self.data)
         return spec.resolve()(subject, **keywords)
+
+    def audit(self, k: int) -> tuple[AuditResult, EdgeClasses | ManyClasses]:
+        """The exact k-unlinkability audit (Malin 2006, Def. 19) of the one part, with its edge classes
+        (:func:`graphlink.analysis.matching.classify_edges`, or the one-to-many classification).  The link graph is
+        built here when none was given.  O(E·√V) for the classification, plus O(V)."""
+        from graphlink.analysis.audit import audit
+        from graphlink.analysis.matching import classify_edges
+        from graphlink.analysis.onetomany import classify_one_to_many
+
+        graph = self.data if isinstance(self.data, LinkGraph) else build_linkgraph(self.data)
+        classes = classify_one_to_many(graph) if self.trails.one_to_many else classify_edges(graph)
+        return audit(classes, k), classes
 
     def writer(self, spec: registry.MethodSpec) -> Callable[..., ReidentifySummary] | None:
         """None: the pairs are on this process already."""

@@ -227,6 +227,11 @@ class Trails:
                                                                         first.items()}},
                     note=self.reason + " (graphlink.io.trails.summarize for the most common trails)")
 
+    def matrices(self) -> Trails:
+        """The full trail matrices on this process: these trails themselves (Spark's trails collect theirs; the
+        ``trails`` command's CSV / Parquet writers call this on whichever trails the engine gave).  O(1)."""
+        return self
+
     def frame(self, side: Literal["identified", "deidentified"]) -> pd.DataFrame:
         """The trail matrix as a DataFrame of '0'/'1'/'*' strings (display; O(n·|C|))."""
         import pandas as pd

@@ -19,8 +19,6 @@ if TYPE_CHECKING:
     from graphlink.core.linkgraph import LinkGraph
     from graphlink.core.release import Release
     from graphlink.core.trails import Trails
-    from graphlink.io.trails import TrailOverview
-    from graphlink.store.reports import LoadReport
 
 
 class LocalEngine:
@@ -42,8 +40,8 @@ class LocalEngine:
     constrains_links = True
 
     def read(self, release: Path, *, id_key: list[str] | None = None, deid_key: list[str] | None = None,
-             truth: Path | None = None) -> Release:
-        """The validated release (:func:`graphlink.core.release.read_release`)."""
+             truth: Path | None = None, store: bool = False) -> Release:
+        """The validated release (:func:`graphlink.core.release.read_release`); ``store`` changes nothing here."""
         from graphlink.core.release import read_release
 
         return read_release(release, id_key=id_key, deid_key=deid_key, truth=truth)
@@ -56,14 +54,6 @@ class LocalEngine:
         rel = self.read(release, id_key=id_key, deid_key=deid_key, truth=truth)
         return rel, build_trails(rel, reserved, multiplicity)  # type: ignore[arg-type]
 
-    def matrices(self, trails: Trails) -> Trails:
-        return trails
-
-    def summary(self, trails: Trails, top: int) -> TrailOverview:
-        from graphlink.io.trails import overview
-
-        return overview(trails, top=top)
-
     def parts(self, release: Release, trails: Trails, *, graph: LinkGraph | None = None) -> LocalParts:
         """One part: ``graph`` when given (an ALS-constrained link graph), else the trails (the link graph is built
         when a method needs it), with the release's truth."""
@@ -71,25 +61,11 @@ class LocalEngine:
 
         return LocalParts(trails if graph is None else graph, release.truth)
 
-    def audit(self, trails: Trails, k: int, *, graph: LinkGraph | None = None) -> tuple[AuditResult, Any]:
-        from graphlink.analysis.audit import audit
-        from graphlink.analysis.matching import classify_edges
-        from graphlink.analysis.onetomany import classify_one_to_many
-        from graphlink.core.linkgraph import build_linkgraph
-
-        graph = build_linkgraph(trails) if graph is None else graph
-        classes = classify_one_to_many(graph) if trails.one_to_many else classify_edges(graph)
-        return audit(classes, k), classes
-
-    def check_out(self, out: str, inputs: list[Path | None]) -> None:
-        from graphlink.fileio import check_output
-
-        check_output(out, inputs=inputs)
-
     def write_pairs(self, trails: Trails, result: Reidentification, columns: list[str], out: str) -> None:
-        from graphlink.io.pairs import write_pairs_file
+        """One file, or a new folder holding one part (:func:`graphlink.io.pairs.write_pairs_out`)."""
+        from graphlink.io.pairs import write_pairs_out
 
-        write_pairs_file(result, columns, Path(out))
+        write_pairs_out(result, columns, out)
 
     def store(self, release: Release, trails: Trails, name: str, *, reidentification: Reidentification | None = None,
               audit: AuditResult | None = None, classes: Any = None, progress: Progress = None) -> Stored:
@@ -102,11 +78,3 @@ class LocalEngine:
             out = st.write_results(release, name, progress=progress, **results)
         run = out.runs["reidentification" if reidentification is not None else "audit"]
         return Stored(st.uri, run, out.method, {"why": out.why, "seconds": out.seconds})
-
-    def load(self, release: Path, *, name: str | None, truth: Path | None, replace: bool, bulk: str,
-             progress: Progress = None) -> tuple[str, LoadReport]:
-        from graphlink.store.neo4j import connect
-
-        rel = self.read(release, truth=truth)
-        with connect() as st:
-            return st.uri, st.load_release(rel, name=name, progress=progress, replace=replace, bulk=bulk)

@@ -11,7 +11,9 @@ branch on its name.
 
 The release and trails an engine returns are its own types (core ``Release`` / ``Trails``, or Spark's
 ``SparkRelease`` / ``SparkTrails``); the commands read only what both offer: ``name``, ``model``, ``reserved``,
-``multiplicity``, ``decided_by``, ``reason``, ``one_to_many``, ``locations``.
+``multiplicity``, ``decided_by``, ``reason``, ``one_to_many``, ``locations``, and two things each kind of trails
+gives by itself: ``matrices()`` (the full matrices on this process) and the overview
+(:func:`graphlink.io.trails.overview` calls the trails' own ``overview`` where they have one).
 
 Importing this module imports nothing heavy (typing only).
 """
@@ -33,15 +35,13 @@ if TYPE_CHECKING:
     from graphlink.core.trails import Trails
     from graphlink.engines.spark.fill import SparkTrails
     from graphlink.engines.spark.release import SparkRelease
-    from graphlink.io.trails import TrailOverview
 
     #: the release an engine reads: the core's, or Spark's
     AnyRelease = Release | SparkRelease
     #: the trails an engine fills: the core's, or Spark's twin classes
     AnyTrails = Trails | SparkTrails
-    #: the exact classification of the link graph's edges an audit keeps (None where the engine keeps it)
+    #: the exact classification of the link graph's edges an audit keeps (None where the parts keep it)
     Classes = EdgeClasses | ManyClasses | None
-    from graphlink.store.reports import LoadReport
 
 #: ``update(fraction, message)`` of a progress bar, or None
 Progress = Callable[[float, str], None] | None
@@ -72,7 +72,9 @@ class Stored:
 
 @runtime_checkable
 class Engine(Protocol):
-    """What the ``trails``, ``reidentify``, ``audit`` and ``load`` commands need from an engine.
+    """What the ``trails``, ``reidentify``, ``audit`` and ``load`` commands need from an engine: data primitives
+    only (read, fill, the link-graph parts, writers); the analyses run on the parts (``reidentify``, the
+    parts' ``audit``).
 
     Every method returns the library's own result types; an engine that cannot do a step says so through a
     capability (:attr:`constrains_links`, the parts' ``writer``) the commands check, never through its name.
@@ -85,6 +87,13 @@ class Engine(Protocol):
     #: the attribute linkage sets of ``--qi-links`` (TR02 Def. 3.1) can constrain this engine's link graph
     constrains_links: bool
 
+    def read(self, release: Path, *, id_key: list[str] | None = None, deid_key: list[str] | None = None,
+             truth: Path | None = None, store: bool = False) -> AnyRelease:
+        """Read and validate ``release`` without filling trails (``graphlink load``: the release for
+        :func:`graphlink.store.neo4j.load`).  ``store``: it will be written to Neo4j (Spark starts its session with
+        the connector)."""
+        ...
+
     def trails(self, release: Path, *, id_key: list[str] | None = None, deid_key: list[str] | None = None,
                reserved: str = "auto", multiplicity: str = "auto", truth: Path | None = None,
                store: bool = False) -> tuple[AnyRelease, AnyTrails]:
@@ -93,43 +102,20 @@ class Engine(Protocol):
         Returns (release, trails)."""
         ...
 
-    def matrices(self, trails: AnyTrails) -> Trails:
-        """The full trail matrices on this process (the csv/parquet writers)."""
-        ...
-
-    def summary(self, trails: AnyTrails, top: int) -> TrailOverview:
-        """The trails summary (:func:`graphlink.io.trails.overview`)."""
-        ...
-
     def parts(self, release: AnyRelease, trails: AnyTrails, *, graph: LinkGraph | None = None) -> LinkParts:
         """The link graph of ``trails`` as parts :func:`graphlink.analysis.reidit.reidentify` runs the registered
         methods on (the one ``reidentify``; no engine defines its own), with the release's truth.  ``graph``: a link
         graph to use instead of the trails' (only where :attr:`constrains_links`)."""
         ...
 
-    def audit(self, trails: AnyTrails, k: int, *, graph: LinkGraph | None = None) -> tuple[AuditResult, Classes]:
-        """The exact k-unlinkability audit (Malin 2006, Def. 19).  Returns (result, edge classes), the classes
-        None where the engine keeps them to itself."""
-        ...
-
-    def check_out(self, out: str, inputs: list[Path | None]) -> None:
-        """Refuse an ``--out`` for pairs this engine cannot write: ValueError for a name it never writes to (the
-        command reports it as a bad option), :class:`~graphlink.errors.ReleaseError` for a file it must not
-        clobber."""
-        ...
-
     def write_pairs(self, trails: AnyTrails, result: Reidentification, columns: list[str], out: str) -> None:
-        """Write pairs already on this process to ``out``."""
+        """Write pairs already on this process to ``out``, as its kind of name says (one file, or a new folder of
+        parts: :func:`graphlink.io.pairs.one_file`; the command has checked it with
+        :func:`graphlink.io.pairs.check_pairs_out`)."""
         ...
 
     def store(self, release: AnyRelease, trails: AnyTrails, name: str, *,
               reidentification: Reidentification | None = None, audit: AuditResult | None = None,
               classes: Classes = None, progress: Progress = None) -> Stored:
         """Load the release into Neo4j if needed and write one result (``reidentification`` or ``audit``)."""
-        ...
-
-    def load(self, release: Path, *, name: str | None, truth: Path | None, replace: bool, bulk: str,
-             progress: Progress = None) -> tuple[str, LoadReport]:
-        """``graphlink load``: the release into Neo4j.  Returns (server URI, the load's
-        :class:`graphlink.store.reports.LoadReport`)."""
         ...

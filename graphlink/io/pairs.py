@@ -4,10 +4,16 @@
 field quoted when a value holds a lone carriage return, so that every reader gets the values back): when the
 pairs are still kept as arrays (:class:`graphlink.analysis.reidit.PairColumns`) and no value needs quoting, Arrow writes
 them unquoted in one call, the same bytes; otherwise pandas does.  O(pairs).
+
+Where pairs go is a matter of the output's name (:func:`one_file`): a local ``.csv``/``.parquet`` name is one file,
+a name ending in a path separator or a URI a new folder of parts.  The command checks ``--out`` with
+:func:`check_pairs_out` before anything runs, whichever engine it has.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -22,6 +28,51 @@ PARQUET_ENDINGS = (".parquet", ".pq")
 #: characters that make pandas quote a CSV field (delimiter, quote character, line ends)
 _NEEDS_QUOTES = r'[,"\r\n]'
 _QUOTE_BYTES = (b",", b'"', b"\r", b"\n")
+
+
+def one_file(out: str) -> bool:
+    """Whether ``out`` names one file on every engine: a local path (no URI scheme) ending in ``.csv``,
+    ``.parquet`` or ``.pq``.
+
+    Anything else may be a folder of parts: a path ending in ``/`` (or ``\\``) or a URI (``s3a://``,
+    ``hdfs://``, ``file://``) is one on every engine, and Spark's executors write a URI directly; a local name
+    without those endings is a folder of parts from Spark and one CSV file from the local engine.  Parquet or CSV
+    is the name's ending (:data:`PARQUET_ENDINGS`) either way.  O(len(out)).
+
+    Examples
+    --------
+    >>> one_file("pairs.csv"), one_file("pairs.parquet/"), one_file("s3a://bucket/pairs.csv"), one_file("pairs")
+    (True, False, False, False)
+    """
+    return "://" not in out and not out.endswith(("/", "\\")) and out.lower().endswith((".csv", *PARQUET_ENDINGS))
+
+
+def check_pairs_out(out: str, inputs: Iterable[str | Path | None] = ()) -> None:
+    """Refuse an ``--out`` for pairs before anything runs, by the kind of name it is (:func:`one_file`), the same
+    for every engine.
+
+    A URI: nothing on this machine to check (the writer refuses one that exists).  A local name ending in a path
+    separator, a folder of parts: it must not exist yet, ValueError otherwise (a bad option).  Any other local
+    name: :func:`graphlink.fileio.check_output`'s rules (a regular file or a new path, none of ``inputs``; else
+    :class:`~graphlink.errors.ReleaseError`), and a name without a file ending must be new too (Spark writes a
+    folder of parts there, and parts are never mixed into what exists).  An existing ``.csv``/``.parquet`` file
+    that is no input is replaced whole, by either engine.  O(len(inputs)) system calls.
+
+    Examples
+    --------
+    >>> check_pairs_out("pairs.csv", ["release.csv"]); check_pairs_out("s3a://bucket/pairs/")
+    """
+    from graphlink.fileio import check_output
+
+    if "://" in out:
+        return
+    parts, stem = not one_file(out), out.rstrip("/\\")
+    # an existing folder is named as such; '.', '/' and the like are check_output's to word ("names a folder")
+    if parts and Path(stem).name not in ("", "..") and os.path.isdir(stem):
+        raise ValueError(f"{out} exists and is a folder: --out names a new folder for the parts, or a file")
+    check_output(out, inputs=inputs)
+    if parts and os.path.lexists(stem):
+        raise ValueError(f"{out} exists: --out names a new folder for the parts, or a new file")
 
 
 def write_pairs_csv(result: Reidentification, columns: list[str], stream: TextIO) -> None:
@@ -119,3 +170,63 @@ def write_pairs_file(result: Reidentification, columns: list[str], path: Path) -
         else:
             with open(tmp, "w", encoding="utf-8", newline="") as fh:
                 write_pairs_csv(result, columns, fh)
+
+
+def write_pairs_out(result: Reidentification, columns: list[str], out: str) -> None:
+    """Write ``columns`` of the pairs to ``out`` as its kind of name says: one file (:func:`write_pairs_file`) for
+    a local name not ending in a path separator, else (:func:`one_file`) a new folder holding one part,
+    ``part-00000.csv`` (``.parquet`` when the name ends in a Parquet ending), the layout Spark's executors write.
+    A local folder appears whole or not at all (it is written under a hidden name and renamed); a URI is written
+    through Arrow's file systems (``file://``, ``s3://``, ``gs://``, ``hdfs://`` as the installed Arrow supports
+    them).  O(pairs).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import graphlink as gl
+    >>> result = gl.reidentify(gl.thesis_example(), "true-loves")
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     write_pairs_out(result, ["identified", "deidentified"], f"{folder}/pairs/")
+    ...     print(sorted(p.name for p in (Path(folder) / "pairs").iterdir()))
+    ['part-00000.csv']
+    """
+    if "://" not in out and not out.endswith(("/", "\\")):
+        write_pairs_file(result, columns, Path(out))
+        return
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    from graphlink.errors import ReleaseError
+
+    name = out.rstrip("/\\")
+    parquet = name.lower().endswith(PARQUET_ENDINGS)
+    part = "part-00000." + ("parquet" if parquet else "csv")
+    table = pairs_table(result, columns)
+    if "://" in out:
+        import pyarrow.fs as pafs
+
+        try:
+            fs, root = pafs.FileSystem.from_uri(name)
+            if fs.get_file_info(root).type != pafs.FileType.NotFound:
+                raise ReleaseError(f"--out {out} exists: name a new folder for the parts")
+            fs.create_dir(root)
+            with fs.open_output_stream(f"{root}/{part}") as sink:
+                (pq.write_table if parquet else pcsv.write_csv)(table, sink)
+        except (ValueError, OSError) as exc:     # Arrow's ArrowInvalid is a ValueError, its I/O errors OSError
+            raise ReleaseError(f"--out {out} cannot be written here ({str(exc).splitlines()[0]})") from None
+        return
+    import secrets
+    import shutil
+
+    target = Path(name)
+    if os.path.lexists(target):
+        raise ReleaseError(f"--out {out} exists: name a new folder for the parts")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
+    try:
+        tmp.mkdir()
+        write_pairs_file(result, columns, tmp / part)
+        os.rename(tmp, target)                  # the folder appears whole or not at all
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

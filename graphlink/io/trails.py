@@ -183,7 +183,7 @@ class SideOverview:
 @dataclass(frozen=True)
 class TrailOverview:
     """The summary of two trail matrices as typed data, without pandas (:func:`overview`; what
-    ``graphlink trails`` prints and every engine's ``summary`` returns).
+    ``graphlink trails`` prints, for every engine's trails).
 
     Attributes
     ----------
@@ -235,8 +235,8 @@ class TrailOverview:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TrailOverview:
-        """The overview from :meth:`to_dict`'s layout (an engine that builds the summary elsewhere, Spark's
-        :class:`TrailSummary`, hands it over this way).  O(locations + top + preview)."""
+        """The overview from :meth:`to_dict`'s layout (trails that build their summary elsewhere, Spark's
+        :class:`TrailSummary`, hand it over this way).  O(locations + top + preview)."""
         def side(name: str) -> SideOverview:
             return SideOverview(int(data["elements"][name]), int(data["distinct_trails"][name]),
                                 tuple(TrailCount(str(r["trail"]), int(r["count"]))
@@ -254,7 +254,15 @@ class TrailOverview:
 def overview(trails: Trails, *, top: int = 10, preview: int = 10) -> TrailOverview:
     """The summary of :func:`summarize` as a frozen :class:`TrailOverview`, without pandas (``to_dict()`` is
     exactly ``summarize(...).to_dict()``).  Assumes nothing beyond valid trails.  Complexity: that of
-    :func:`summarize`."""
+    :func:`summarize`.
+
+    Trails held elsewhere give their own overview through an ``overview(top=, preview=)`` method (Spark's
+    :class:`~graphlink.engines.spark.fill.SparkTrails`, from its twin classes, without collecting the matrices):
+    the ``trails`` command calls this one function on whichever trails its engine gave.
+    """
+    own = getattr(trails, "overview", None)
+    if callable(own):
+        return own(top=top, preview=preview)
     sides = []
     for name in SIDES:
         side = getattr(trails, name)

@@ -168,6 +168,29 @@ def check_timeout(value: Any, what: str = "the console's time limit") -> float:
 _hint = hint
 
 
+def load(store: Store, release: Any, *, name: str | None = None, replace: bool = False, bulk: str = "auto",
+         progress: Progress = None) -> LoadReport:
+    """``graphlink load``: ``release``, as the engine read it, loaded into ``store`` under ``name``.
+
+    A release that brings its own loader (a ``load_into(store, name, replace=, bulk=, progress=)`` method: Spark's,
+    which writes the bulk importer's files from the executors) loads itself; any other (the core ``Release``, a
+    long DataFrame) goes through :meth:`Store.load_release`.  The store never imports an engine, and the command
+    never asks which engine read the release.  Same figures (:class:`~graphlink.store.reports.LoadReport`) either
+    way; cost as the loader says (O(rows) writes).
+
+    Examples
+    --------
+    >>> import graphlink as gl
+    >>> from graphlink.store.neo4j import connect, load
+    >>> with connect() as store:                                           # doctest: +SKIP
+    ...     report = load(store, gl.thesis_example(), name="fig34")
+    """
+    own = getattr(release, "load_into", None)
+    if callable(own):
+        return own(store, name, replace=replace, bulk=bulk, progress=progress)
+    return store.load_release(release, name=name, progress=progress, replace=replace, bulk=bulk)
+
+
 def connect(uri: str | None = None, auth: Any = None) -> Store:
     """Open the Neo4j store and check that the server answers.
 

@@ -35,9 +35,9 @@ def protocol_methods() -> list[str]:
     return [n for n, v in vars(Engine).items() if callable(v) and not n.startswith("_")]
 
 
-#: the engine boundary as docs/engines.md documents it: data primitives, plus the write-back and output plumbing
-#: the commands still call (docs/engines.md says which are to go)
-DOCUMENTED = ["trails", "matrices", "summary", "parts", "audit", "check_out", "write_pairs", "store", "load"]
+#: the engine boundary as docs/engines.md documents it: data primitives only (the analyses run on the parts; the
+#: matrices and the overview are the trails' own)
+DOCUMENTED = ["read", "trails", "parts", "write_pairs", "store"]
 
 
 def test_the_protocol_has_only_the_documented_methods():
@@ -98,25 +98,148 @@ def test_local_engine_is_the_library():
         assert sorted(map(tuple, got.pairs[["identified", "deidentified"]].to_numpy().tolist())) == \
             sorted(map(tuple, want.pairs[["identified", "deidentified"]].to_numpy().tolist()))
         assert got.summary == want.summary
-    result, classes = engine.audit(tr, 2)
+    result, classes = engine.parts(rel, tr).audit(2)
     assert result.to_dict() == audit(classify_edges(build_linkgraph(ref_tr)), 2).to_dict()
-    assert classes is not None and engine.matrices(tr) is tr
+    assert classes is not None and tr.matrices() is tr
     assert engine.parts(rel, tr).writer(registry.get("complete")) is None     # the pairs are here already
 
 
-def test_spark_engine_refuses_an_existing_out_folder(tmp_path):
-    """Checked before any session starts: an existing path is never written over."""
+def test_no_engine_offers_command_plumbing():
+    """``--out``'s check, ``graphlink load`` and the trails' matrices and overview are no engine methods: the
+    output's kind of name, the store and the trails decide them, whichever engine computed (docs/engines.md)."""
+    for name in engines.NAMES:
+        engine = engines.get(name, master="local[1]")
+        assert [m for m in ("check_out", "load", "matrices", "summary", "audit") if hasattr(engine, m)] == []
+
+
+def test_out_is_checked_by_its_kind_of_name(tmp_path):
+    """Before any engine starts: one file follows the rules of every file a command writes (an input is never
+    written over), a local folder of parts must be new, a URI is the writer's to check."""
+    from graphlink.errors import ReleaseError
+    from graphlink.io.pairs import check_pairs_out, one_file
+
+    release = tmp_path / "release.csv"
+    release.write_text("location,kind,element\n", encoding="utf-8")
+    assert [one_file(o) for o in ("p.csv", "p.parquet", "p", "p/", "p.parquet/", "s3a://b/p.csv")] == \
+        [True, True, False, False, False, False]
+    with pytest.raises(ReleaseError, match="same file"):
+        check_pairs_out(str(release), [release])
+    (tmp_path / "dir.csv").mkdir()
+    with pytest.raises(ReleaseError, match="folder"):
+        check_pairs_out(str(tmp_path / "dir.csv"), [])      # a folder is not one file
+    for existing in (str(tmp_path), f"{tmp_path}/"):
+        with pytest.raises(ValueError, match="names a new folder"):
+            check_pairs_out(existing, [])
+    (tmp_path / "old.csv").write_text("x\n", encoding="utf-8")
+    check_pairs_out(str(tmp_path / "old.csv"), [release])   # a file that is no input is replaced whole
+    (tmp_path / "old").write_text("x\n", encoding="utf-8")
     with pytest.raises(ValueError, match="names a new folder"):
-        engines.get("spark").check_out(str(tmp_path), [])
-    engines.get("spark").check_out(str(tmp_path / "new"), [])
-    engines.get("spark").check_out("s3a://bucket/pairs", [])
+        check_pairs_out(str(tmp_path / "old"), [release])   # no ending: Spark's folder of parts, so new only
+    check_pairs_out(str(tmp_path / "new.csv"), [release])
+    check_pairs_out(f"{tmp_path / 'new'}/", [release])
+    check_pairs_out("s3a://bucket/pairs", [release])
+
+
+@pytest.mark.parametrize("ending", ["", ".parquet"])
+def test_the_local_engine_writes_a_folder_of_parts_for_a_folder_name(tmp_path, ending):
+    """``--out DIR/`` is a folder of parts on every engine (the local engine writes one part, as Spark lays its
+    parts out); a plain name stays one file."""
+    import pandas as pd
+
+    from graphlink.analysis.reidit import reidentify
+    from graphlink.errors import ReleaseError
+
+    engine = engines.get("local")
+    rel, tr = engine.trails(FIG, truth=TRUTH)
+    result = reidentify(engine.parts(rel, tr), "true-loves")
+    cols = ["identified", "deidentified"]
+    folder = tmp_path / f"pairs{ending}"
+    engine.write_pairs(tr, result, cols, f"{folder}/")
+    parts = sorted(folder.iterdir())
+    assert [p.name for p in parts] == ["part-00000." + ("parquet" if ending else "csv")]
+    got = pd.read_parquet(parts[0]) if ending else pd.read_csv(parts[0], dtype=str)
+    assert sorted(map(tuple, got.to_numpy().tolist())) == \
+        sorted(map(tuple, result.pairs[cols].astype(str).to_numpy().tolist()))
+    with pytest.raises(ReleaseError, match="exists"):
+        engine.write_pairs(tr, result, cols, f"{folder}/")
+    engine.write_pairs(tr, result, cols, str(tmp_path / "plain"))
+    assert (tmp_path / "plain").is_file() and [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_the_audit_runs_on_the_parts():
+    """The local parts' audit is the library's exact audit (Def. 19) of their link graph, the one-to-many
+    reading included, on the trails or on a link graph given; the classes it returns are the graph's."""
+    from graphlink.analysis.audit import audit
+    from graphlink.analysis.reidit import LocalParts
+    from graphlink.core.linkgraph import build_linkgraph
+    from graphlink.core.release import read_release
+    from graphlink.core.trails import build_trails
+    from graphlink.simulation.simulate import simulate_households
+
+    households = simulate_households(12, 0.4, locations=6, reserved="none", seed=3)
+    for rel, multiplicity in ((read_release(FIG, truth=TRUTH), "one-to-one"), (households, "one-to-many")):
+        tr = build_trails(rel, "auto", multiplicity)
+        graph = build_linkgraph(tr)
+        for k in (1, 2, 3):
+            want = audit(graph, k).to_dict()
+            for data in (tr, graph):
+                got, classes = LocalParts(data).audit(k)
+                assert got.to_dict() == want
+                assert audit(classes, k).to_dict() == want
+                assert hasattr(classes, "class_possible") == (multiplicity == "one-to-many")
+
+
+def test_the_overview_is_the_trails_own():
+    """``graphlink.io.trails.overview`` summarises the core trails itself and hands any other trails to their own
+    ``overview`` (Spark's, from its twin classes); ``matrices()`` of the core trails are the trails."""
+    from graphlink.core.release import read_release
+    from graphlink.core.trails import build_trails
+    from graphlink.io.trails import overview, summarize
+
+    tr = build_trails(read_release(FIG), "auto")
+    mine = overview(tr, top=2, preview=3)
+    assert mine.to_dict() == summarize(tr, top=2, preview=3).to_dict() and tr.matrices() is tr
+
+    class Elsewhere:
+        def overview(self, *, top, preview):
+            return ("own", top, preview)
+
+    assert overview(Elsewhere(), top=4, preview=1) == ("own", 4, 1)  # type: ignore[arg-type,comparison-overlap]
+
+
+def test_the_store_loads_a_release_by_its_own_loader():
+    """``graphlink load`` is the engine's ``read`` plus the store's ``load``: a release with its own loader
+    (Spark's) loads itself, any other goes through ``Store.load_release``."""
+    from graphlink.store.neo4j import load
+
+    calls = []
+
+    class FakeStore:
+        def load_release(self, release, name=None, progress=None, *, replace=False, bulk="auto"):
+            calls.append(("store", release, name, replace, bulk))
+            return "report"
+
+    class OwnLoader:
+        def load_into(self, store, name=None, *, replace=False, bulk="auto", progress=None):
+            calls.append(("own", store, name, replace, bulk))
+            return "own report"
+
+    store, own = FakeStore(), OwnLoader()
+    assert load(store, "core release", name="a", bulk="never") == "report"  # type: ignore[arg-type]
+    assert load(store, own, name="b", replace=True) == "own report"  # type: ignore[arg-type]
+    assert calls == [("store", "core release", "a", False, "never"), ("own", store, "b", True, "auto")]
+
+
+#: a command asking which engine it has: the Spark choice, a Spark import, a test of the engine's name
+BRANCHES = r"EngineOpt\.spark|engines\.spark|engines import spark|cli import spark|\beng(ine)?\.name\s*[!=]="
 
 
 def test_commands_never_branch_on_the_engine():
-    """The commands get an engine once and call it: no ``EngineOpt.spark`` test and no Spark import in them."""
+    """The commands get an engine once and call it: no ``EngineOpt.spark`` test, no Spark import and no question
+    about the engine's name in them."""
     offenders = []
     for path in sorted((ROOT / "graphlink" / "cli").rglob("*.py")):
         for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if re.search(r"EngineOpt\.spark|engines\.spark|engines import spark|cli import spark", line):
+            if re.search(BRANCHES, line):
                 offenders.append(f"{path.relative_to(ROOT)}:{no}: {line.strip()}")
     assert offenders == []

@@ -26,7 +26,7 @@ from graphlink.core.trails import build_trails
 from graphlink.engines import spark as gs
 from graphlink.engines.spark import components
 from graphlink.errors import GraphlinkError, ModelAssumptionError, ReleaseError
-from graphlink.io.trails import summarize
+from graphlink.io.trails import overview, summarize
 from graphlink.simulation.simulate import simulate_households, simulate_probabilities, simulate_uniform
 from tests.analysis.test_matching import instances
 from tests.analysis.test_onetomany import ISSUE_CERTAIN, ISSUE_CROWDED, household_releases, rows_of
@@ -49,7 +49,7 @@ def local_run(rel, reserved: str = "auto", multiplicity: str = "auto"):
 
 
 def assert_trails_equal(st_, tr) -> None:
-    got = st_.to_trails()
+    got = st_.matrices()                    # what the trails command's CSV / Parquet writers get
     assert (got.reserved, got.multiplicity, got.reason, got.decided_by) == \
         (tr.reserved, tr.multiplicity, tr.reason, tr.decided_by)
     assert got.locations == tr.locations
@@ -59,6 +59,7 @@ def assert_trails_equal(st_, tr) -> None:
         assert list(a.keys) == list(b.keys)
         assert np.array_equal(a.known, b.known) and np.array_equal(a.ones, b.ones)
     assert st_.summary(top=5, preview=5).to_dict() == summarize(tr, top=5, preview=5).to_dict()
+    assert overview(st_, top=5, preview=5) == overview(tr, top=5, preview=5)    # the trails' own, from classes
 
 
 def assert_same(got, want, *, ordered: bool = True, reasons: bool = True) -> None:
@@ -93,6 +94,9 @@ def test_thesis_example_equals_local(spark) -> None:
     assert_trails_equal(st_, tr)
     for split in ("driver", "components"):
         assert_all_methods(st_, tr, g, classes, split=split)
+        for k in (1, 2, 3):                 # the audit on the engine's parts (the audit command's path)
+            result, kept = gs.parts(st_, split=split).audit(k)
+            assert result.to_dict() == audit(classes, k).to_dict() and kept is None
     tl = gs.reidentify(st_, "true-loves")
     assert set(zip(tl.pairs["identified"], tl.pairs["deidentified"], strict=True)) == {
         ("Ali", "actg"), ("Bob", "ctga"), ("Charlie", "tgac"), ("Dan", "gatc")}
@@ -436,7 +440,8 @@ def test_reidit_c_written_by_the_executors_equals_local(spark, tmp_path, fmt) ->
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_pairs_written_by_the_executors_join_into_one_file(spark, tmp_path, fmt) -> None:
     """``out`` ending in .csv or .parquet is one file (the executors' parts joined on the driver, in order, the
-    hidden parts folder removed), with the same rows as the folder; an existing file is refused and kept."""
+    hidden parts folder removed), with the same rows as the folder; an existing file is replaced whole (the command
+    has checked it is no input: graphlink.io.pairs.check_pairs_out), an existing folder refused."""
     from graphlink.engines.spark.links import one_file, write_reidit_c
 
     path = _hostile_release(tmp_path)
@@ -454,10 +459,12 @@ def test_pairs_written_by_the_executors_join_into_one_file(spark, tmp_path, fmt)
     assert got.values.tolist() == want.values.tolist()          # the parts' order kept
     if fmt == "csv":                                          # one header, keys with line breaks still quoted
         assert single.read_text(encoding="utf-8").count("identified,deidentified,reason") == 1
-    before = single.read_bytes()
+    write_reidit_c(st_, str(single))             # an existing file is replaced whole, as the local engine does
+    again = _parts(single)
+    assert list(again.columns) == ["identified", "deidentified"] and len(again) == len(want)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([path.name, folder.name, single.name])
     with pytest.raises(Exception, match="already exists"):
-        write_reidit_c(st_, str(single))
-    assert single.read_bytes() == before
+        write_reidit_c(st_, f"{folder}/")           # a folder of parts never
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])

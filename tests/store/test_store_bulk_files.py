@@ -92,15 +92,14 @@ def test_node_ids_are_record_ids_in_file_order(tmp_path):
     """``--id-type=actual`` makes each node's input id its record id, so the release's and the results' node files,
     read in the order the importer is given them, must number their nodes 0, 1, 2, ... without a gap or a
     repeat; and every relationship must end on one of those ids."""
-    from graphlink.analysis.reidit import reidentify
+    from graphlink.analysis.reidit import LocalParts, reidentify
     from graphlink.core.trails import build_trails
-    from graphlink.engines.local import LocalEngine
     from graphlink.store import classgraph, writeback
 
     rel = simulate_uniform(300, 6, 0.4, withhold=0.3, seed=11)
     frame = rel.frame.astype(str).drop_duplicates(ignore_index=True)
     trails = build_trails(rel, multiplicity="one-to-one")
-    result, classes = LocalEngine().audit(trails, 2)
+    result, classes = LocalParts(trails).audit(2)
     table = classgraph.tables(classes)
     link = (table, writeback.Analysis("link-graph", "link-graph", {}, table.analysis, run="link-graph-x"))
     audit = writeback.audit_analysis(result)

@@ -172,9 +172,13 @@ def _trails(engine: Engine, release: Path, id_key: str | None, deid_key: str | N
                              multiplicity=multiplicity.value, truth=truth, store=store)
 
 
-def _check_out(engine: Engine, out: str, inputs: list[Path | None]) -> None:
+def _check_out(out: str, inputs: list[Path | None]) -> None:
+    """``--out`` checked by its kind of name, the same for every engine (:func:`graphlink.io.pairs.check_pairs_out`),
+    before any engine starts."""
+    from graphlink.io.pairs import check_pairs_out
+
     try:
-        engine.check_out(out, inputs)
+        check_pairs_out(out, inputs)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--out") from None
 
@@ -236,7 +240,7 @@ def trails_cmd(release: ReleaseArg, reserved: ReservedO = ReservedOpt.auto, mult
     rel, tr = _trails(eng, release, id_key, deid_key, reserved, multiplicity)
     model_note(tr, explain)
     if fmt in (TrailsFmt.csv, TrailsFmt.parquet):
-        tr = eng.matrices(tr)
+        tr = tr.matrices()                      # Spark's trails collect theirs; the local engine's are here
         with step("writing the trail matrices"):
             if fmt is TrailsFmt.parquet:
                 with atomic_path(out) as tmp:
@@ -250,7 +254,7 @@ def trails_cmd(release: ReleaseArg, reserved: ReservedO = ReservedOpt.auto, mult
             flush_notes()
             err.print(f"wrote {rows:,} trails ({len(tr.locations)} locations) to {markup_text(out)}")
         return
-    summary = eng.summary(tr, top=top)
+    summary = trailsio.overview(tr, top=top)    # each kind of trails gives its own (Spark's from its classes)
     if fmt is TrailsFmt.json:
         typer.echo(json.dumps({"reserved": tr.reserved, "reason": tr.reason, **summary.to_dict()}, indent=2,
                               default=str))
@@ -292,7 +296,7 @@ def reidentify_cmd(release: ReleaseArg,
                                  param_hint="--out")
     eng = _engine(engine, spark_master)
     if out is not None:
-        _check_out(eng, out, [release, truth, qi_links])
+        _check_out(out, [release, truth, qi_links])
     if spec.input == "trails" and qi_links is not None:
         others = ", ".join(s.name for s in registry.specs("reidentify") if s.input != "trails")
         raise typer.BadParameter(f"{spec.label} matches whole trails only; with --qi-links use --method "
@@ -358,7 +362,7 @@ def audit_cmd(release: ReleaseArg, k: Annotated[int, typer.Option("--k", min=1, 
     model_note(tr, explain)
     graph = None if qi_links is None else qi_graph(tr, qi_links, release)
     with step("classifying edges (maximum matching + SCC)"):
-        result, classes = eng.audit(tr, k, graph=graph)
+        result, classes = eng.parts(rel, tr, graph=graph).audit(k)     # the audit runs on the parts
     if store is StoreOpt.neo4j:
         _store_result(eng, rel, tr, name, classes=classes, audit=result)
     flush_notes()                           # nothing after this can fail: the notes, then the result

@@ -130,12 +130,16 @@ def load_cmd(
         typer.echo(f"removed the load lock of process {gone.pid} on {terminal_text(str(gone.host))}"
                    if gone is not None else "there was no load lock to remove")
     from graphlink import engines
+    from graphlink.store.neo4j import connect, load
 
     prog, update = _progress_bar(f"loading {name or release.stem}")
     with prog:
-        uri, info = engines.get(engine.value, master=spark_master).load(release, name=name, truth=truth,
-                                                                        replace=replace, bulk=bulk.value,
-                                                                        progress=update)
+        # the release as the engine reads it; it loads itself where it brings its own loader (the store's load)
+        # Spark needs the Neo4j connector only when the import may fall back to it
+        rel = engines.get(engine.value, master=spark_master).read(release, truth=truth,
+                                                                  store=bulk is not BulkMode.always)
+        with connect() as st:
+            uri, info = st.uri, load(st, rel, name=name, replace=replace, bulk=bulk.value, progress=update)
     if info.skipped:
         verb = "already loaded (nothing changed)"
     else:

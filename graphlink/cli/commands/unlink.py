@@ -82,7 +82,7 @@ def _store_protected(release: Any, k: int, side: str, name: str, out: Path, mult
 
     engine = _engine(EngineOpt.local, None)
     trails = build_trails(release, side, multiplicity)
-    audit, classes = engine.audit(trails, k)
+    audit, classes = engine.parts(release, trails).audit(k)
     if not audit.k_unlinkable:  # pragma: no cover - the protection was certified by the same audit
         raise ReleaseError("internal: the protected release did not pass the audit; nothing stored")
     try:

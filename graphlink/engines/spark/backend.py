@@ -18,12 +18,9 @@ if TYPE_CHECKING:
     from graphlink.analysis.audit import AuditResult
     from graphlink.analysis.reidit import Reidentification
     from graphlink.core.linkgraph import LinkGraph
-    from graphlink.core.trails import Trails
     from graphlink.engines.spark.engine import SparkParts
     from graphlink.engines.spark.fill import SparkTrails
     from graphlink.engines.spark.release import SparkRelease
-    from graphlink.io.trails import TrailOverview
-    from graphlink.store.reports import LoadReport
 
 
 def _connect() -> Any:
@@ -52,26 +49,24 @@ class SparkEngine:
     def __init__(self, master: str | None = None) -> None:
         self.master = master
 
+    def read(self, release: Path, *, id_key: list[str] | None = None, deid_key: list[str] | None = None,
+             truth: Path | None = None, store: bool = False) -> SparkRelease:
+        """Read and validate the release in Spark (``store``: start the session with the Neo4j connector); its
+        ``load_into`` is the Spark load (:func:`graphlink.engines.spark.bulk.load_release`)."""
+        from graphlink.engines.spark.release import read
+        from graphlink.engines.spark.runtime import get_session, input_bytes
+
+        spark = get_session(self.master, neo4j=store, size=input_bytes(release))
+        return read(spark, str(release), id_key=id_key, deid_key=deid_key, truth=truth)
+
     def trails(self, release: Path, *, id_key: list[str] | None = None, deid_key: list[str] | None = None,
                reserved: str = "auto", multiplicity: str = "auto", truth: Path | None = None,
                store: bool = False) -> tuple[SparkRelease, SparkTrails]:
         """Read, validate and fill the release in Spark (``store``: start the session with the Neo4j connector)."""
         from graphlink.engines.spark.fill import build
-        from graphlink.engines.spark.release import read
-        from graphlink.engines.spark.runtime import get_session, input_bytes
 
-        spark = get_session(self.master, neo4j=store, size=input_bytes(release))
-        rel = read(spark, str(release), id_key=id_key, deid_key=deid_key, truth=truth)
+        rel = self.read(release, id_key=id_key, deid_key=deid_key, truth=truth, store=store)
         return rel, build(rel, reserved, multiplicity)  # type: ignore[arg-type]
-
-    def matrices(self, trails: SparkTrails) -> Trails:
-        """The full trail matrices for the csv/parquet writers (collected to the driver)."""
-        return trails.to_trails()
-
-    def summary(self, trails: SparkTrails, top: int) -> TrailOverview:
-        from graphlink.io.trails import TrailOverview
-
-        return TrailOverview.from_dict(trails.summary(top=top).to_dict())
 
     def parts(self, release: SparkRelease, trails: SparkTrails, *, graph: LinkGraph | None = None) -> SparkParts:
         """The class graph in Spark, split where :func:`graphlink.engines.spark.engine.choose_split` says (the
@@ -81,19 +76,6 @@ class SparkEngine:
         if graph is not None:
             raise ValueError("the Spark engine builds its own link graph")
         return SparkParts(trails)
-
-    def audit(self, trails: SparkTrails, k: int, *, graph: LinkGraph | None = None) -> tuple[AuditResult, None]:
-        from graphlink.engines.spark import engine
-
-        if graph is not None:
-            raise ValueError("the Spark engine builds its own link graph")
-        return engine.audit(trails, k), None
-
-    def check_out(self, out: str, inputs: list[Path | None]) -> None:
-        """``--out`` names a new file or folder (or a URI Spark writes; :func:`graphlink.engines.spark.links.one_file`
-        tells which); ValueError otherwise."""
-        if "://" not in out and Path(out).exists():
-            raise ValueError(f"{out} exists: the Spark engine writes a new file or folder")
 
     def write_pairs(self, trails: SparkTrails, result: Reidentification, columns: list[str], out: str) -> None:
         """Pairs already on the driver written by Spark to ``out`` (one file or a folder), laid out as REIDIT-C's
@@ -116,17 +98,3 @@ class SparkEngine:
                 return Stored(st.uri, neo4j.write_reidentification(st, name, reidentification, spark=spark))
             neo4j.write_link_graph(trails, st, name)
             return Stored(st.uri, neo4j.write_audit(st, name, audit, spark=spark))
-
-    def load(self, release: Path, *, name: str | None, truth: Path | None, replace: bool, bulk: str,
-             progress: Progress = None) -> tuple[str, LoadReport]:
-        """Read the release in Spark and load it (bulk import of Spark-written files, else the connector;
-        :func:`graphlink.engines.spark.bulk.load_release`)."""
-        from graphlink.engines.spark import bulk as spark_bulk
-        from graphlink.engines.spark.release import read
-        from graphlink.engines.spark.runtime import get_session, input_bytes
-
-        # the connector is only needed when the import may fall back to it
-        spark = get_session(self.master, neo4j=bulk != "always", size=input_bytes(release))
-        rel = read(spark, str(release), truth=truth)
-        with contextlib.closing(_connect()) as st:
-            return st.uri, spark_bulk.load_release(rel, st, name, replace=replace, bulk=bulk, progress=progress)

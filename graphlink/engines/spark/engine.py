@@ -133,6 +133,12 @@ class SparkParts:
             return components.run_method(st, spec, keywords)
         return LocalParts(linkgraph(st)).run(spec, keywords)
 
+    def audit(self, k: int) -> tuple[AuditResult, None]:
+        """The exact k-unlinkability audit (Definition 19) where ``split`` says (:func:`audit`: per bucket of
+        components in the executors, or the core on the class graph collected to the driver); the edge classes
+        stay in Spark (None)."""
+        return audit(self.trails, k, split=self.split), None
+
     def writer(self, spec: registry.MethodSpec) -> Callable[..., ReidentifySummary] | None:
         """The Spark plan's writer bound to these trails (:func:`graphlink.engines.spark.links.write_reidit_c`,
         :func:`graphlink.engines.spark.components.write_true_loves`: the executors write the pairs, nothing but

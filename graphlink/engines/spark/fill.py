@@ -46,7 +46,7 @@ from graphlink.core.model import (
     decide,
 )
 from graphlink.core.trails import Trails, TrailSide, n_words
-from graphlink.io.trails import SIDES, TrailSummary, trail_strings
+from graphlink.io.trails import SIDES, TrailOverview, TrailSummary, trail_strings
 
 #: member rows per twin class the model decision sees: the first in element order, as many as its evidence names
 SAMPLES = EVIDENCE_KEYS
@@ -184,6 +184,17 @@ class SparkTrails:
         m = self.model
         return Trails(list(self.locations), sides["identified"], sides["deidentified"], m.reserved, m.reason,
                       self.sizes, m.multiplicity, m.decided_by, m.evidence)
+
+    def matrices(self) -> Trails:
+        """The full trail matrices on the driver (:meth:`to_trails`), what
+        :meth:`graphlink.core.trails.Trails.matrices` gives for the local engine's trails."""
+        return self.to_trails()
+
+    def overview(self, *, top: int = 10, preview: int = 10) -> TrailOverview:
+        """The trails summary as the frozen :class:`~graphlink.io.trails.TrailOverview` that
+        :func:`graphlink.io.trails.overview` returns for any trails (it calls this for Spark's), from
+        :meth:`summary`'s class counts.  O(classes) in Spark, O(top + preview) collected."""
+        return TrailOverview.from_dict(self.summary(top=top, preview=preview).to_dict())
 
     def summary(self, *, top: int = 10, preview: int = 10) -> TrailSummary:
         """The local engine's :func:`graphlink.io.trails.summarize`, from class counts: the most common trails are

@@ -37,6 +37,7 @@ from graphlink.analysis.results import ReidentifySummary
 from graphlink.config import get_config
 from graphlink.core.trails import Trails, TrailSide
 from graphlink.engines.spark.fill import SparkTrails, storage_level, to_uint64, word_cols, words_of
+from graphlink.io.pairs import one_file  # noqa: F401  (re-exported: the kind of an --out name, for every engine)
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -222,24 +223,9 @@ def reidit_c(st: SparkTrails) -> Reidentification:
     return res.with_summary(identified=st.n_identified, deidentified=st.n_deidentified)
 
 
-def one_file(out: str) -> bool:
-    """Whether ``--out`` asks for one file: a local path (no URI scheme) ending in ``.csv``, ``.parquet`` or ``.pq``.
-
-    Anything else is a folder of parts: a path ending in ``/``, a name without one of those endings, or a URI
-    (``s3a://``, ``hdfs://``, ``file://``) that the executors write to directly.
-
-    Examples
-    --------
-    >>> one_file("pairs.csv"), one_file("pairs.parquet/"), one_file("s3a://bucket/pairs.csv"), one_file("pairs")
-    (True, False, False, False)
-    """
-    from graphlink.io.pairs import PARQUET_ENDINGS
-
-    return "://" not in out and not out.endswith(("/", "\\")) and out.lower().endswith((".csv", *PARQUET_ENDINGS))
-
-
 def write_pairs(pairs: DataFrame, out: str) -> None:
-    """Write a pair DataFrame to ``out``: one file when :func:`one_file` says so, else the new folder ``out``.
+    """Write a pair DataFrame to ``out``: one file when :func:`graphlink.io.pairs.one_file` says so, else the new
+    folder ``out``.
 
     Parquet when ``out`` ends in ``.parquet``/``.pq`` (before any ``/``), else CSV with a header and ``""``-escaped
     quotes (what pandas reads back, keys with commas, quotes and line breaks included).  The executors write part
@@ -247,7 +233,9 @@ def write_pairs(pairs: DataFrame, out: str) -> None:
     parts in order into ``out`` (CSV: one header, then the parts' bytes; Parquet: the parts' row groups, one at a
     time, so the driver never holds the table) and removes the folder.  Spark's output committer makes a folder
     appear whole or not at all, and :func:`graphlink.fileio.atomic_path` does the same for the file; an existing
-    ``out`` is refused.  O(pairs), written by the executors; joining the parts reads them once more on the driver.
+    folder is refused, an existing regular file replaced (as the local engine's writer does, after the command's
+    :func:`graphlink.io.pairs.check_pairs_out`).  O(pairs), written by the executors; joining the parts reads them
+    once more on the driver.
     """
     from graphlink.io.pairs import PARQUET_ENDINGS
 
@@ -261,8 +249,8 @@ def write_pairs(pairs: DataFrame, out: str) -> None:
     from graphlink.fileio import atomic_path
 
     target = Path(out)
-    if target.exists():
-        raise FileExistsError(f"{out} already exists")
+    if target.exists() and not target.is_file():
+        raise FileExistsError(f"{out} already exists and is no file")
     target.parent.mkdir(parents=True, exist_ok=True)
     folder = target.parent / f".{target.name}.parts-{secrets.token_hex(4)}"
     try:

@@ -52,6 +52,15 @@ class SparkRelease:
     source: str | None
     truth: pd.DataFrame | None = None
 
+    def load_into(self, store: Any, name: str | None = None, *, replace: bool = False, bulk: str = "auto",
+                  progress: Any = None) -> Any:
+        """This release loaded into ``store`` the Spark way (:func:`graphlink.engines.spark.bulk.load_release`:
+        the bulk importer's files written by Spark, else the Neo4j connector); what
+        :func:`graphlink.store.neo4j.load` calls for a release that brings its own loader."""
+        from graphlink.engines.spark.bulk import load_release
+
+        return load_release(self, store, name, replace=replace, bulk=bulk, progress=progress)
+
 
 def strip(col: Column) -> Column:
     from pyspark.sql import functions as F
