@@ -277,9 +277,10 @@ def reidentify_cmd(release: ReleaseArg,
                    engine: EngineO = EngineOpt.local, spark_master: MasterO = None,
                    out: Annotated[str | None, typer.Option(
                        "--out", help="Write the pairs here instead of to stdout: a CSV file (Parquet if the name "
-                       "ends in .parquet); with --engine spark the same one file, joined from the parts Spark "
-                       "writes (REIDIT-C's, and true loves' on the component split, straight from the executors, "
-                       "never collected), or a folder of parts for a name ending in / or a URI Spark writes")]
+                       "ends in .parquet); a name ending in / is a new folder of parts. With --engine spark a "
+                       ".csv or .parquet name is the same one file, joined from the parts Spark writes (REIDIT-C's, "
+                       "and true loves' on the component split, straight from the executors, never collected); "
+                       "any other name, or a URI, is a folder of parts")]
                        = None) -> None:
     """Re-identify elements from their trails; every pair carries its reason."""
     from graphlink import registry
