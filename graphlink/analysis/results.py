@@ -270,7 +270,11 @@ class RiskSummary:
     seconds : float
         Wall time of the computation.
     expected_correct_best : float
-        Expected number of people re-identified correctly when an attacker names each person's best guess.
+        Expected number of people re-identified correctly when an attacker names each person's best guess.  Where
+        probabilities are estimated, cross-fitted over the independent chains (the guess chosen with some chains,
+        valued with another), so the noise that picks a guess does not also inflate its worth.
+    expected_correct_best_error : float
+        95 % half-width of ``expected_correct_best`` (0 when every probability is exact).
     expected_correct_random : float
         The same when the attacker draws one consistent assignment at random.
     above_threshold : int
@@ -317,6 +321,7 @@ class RiskSummary:
     thesis_highest: float
     thesis_average: float
     thesis_guess_expected_correct: float
+    expected_correct_best_error: float = 0.0
     correct_best: int | None = None
     thesis_correct_best: int | None = None
     truth_people: int | None = None
