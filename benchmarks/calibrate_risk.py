@@ -113,7 +113,8 @@ def main() -> None:
     print("\nattacker naming each person's most likely record (95 %: the spread of right − expected over the "
           "populations; family-wise: both profiles' differences together, each at 97.5 %):")
     for r in out["attacker"].itertuples():
-        print(f"  {r.profile:<8} {READING_WORDS[r.reading]:<32} expected right {r.expected_right:9.1f}   "
+        print(f"  {r.profile:<8} {READING_WORDS[r.reading]:<32} expected right {r.expected_right:9.1f} "
+              f"± {r.expected_right_error:5.1f} (chains)   "
               f"right {r.right:6,}   difference {r.difference:+8.1f} ± {r.difference_95:6.1f} "
               f"{'within' if r.within else 'OUTSIDE'}, ± {r.difference_family:6.1f} family-wise "
               f"{'within' if r.within_family else 'OUTSIDE'}")
