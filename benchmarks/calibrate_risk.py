@@ -118,6 +118,10 @@ def main() -> None:
               f"right {r.right:6,}   difference {r.difference:+8.1f} ± {r.difference_95:6.1f} "
               f"{'within' if r.within else 'OUTSIDE'}, ± {r.difference_family:6.1f} family-wise "
               f"{'within' if r.within_family else 'OUTSIDE'}")
+        if r.reading == "assignments":
+            print(f"  {'':<8} {'the choices it values (halves)':<32} right {r.right_halves:9.1f}   difference "
+                  f"{r.difference_halves:+8.1f} ± {r.difference_halves_family:6.1f} family-wise "
+                  f"{'within' if r.within_halves_family else 'OUTSIDE'}")
     print("\nshare of the consistent assignments:")
     for line in out["verdict"]:
         print(f"  {line}")

@@ -298,8 +298,9 @@ def test_attacker_combines_the_chains_errors_over_populations() -> None:
 
     f = pd.DataFrame({"profile": ["uniform", "uniform"], "people": [10, 10], "expected_right": [4.0, 5.0],
                       "expected_right_error": [3.0, 4.0], "right": [5, 5], "thesis_expected_right": [2.0, 2.0],
-                      "thesis_right": [4, 4]})
+                      "thesis_right": [4, 4], "right_halves": [4.5, 5.0]})
     att = attacker(f).set_index("reading")
     assert att.loc["assignments", "expected_right_error"] == pytest.approx(5.0)
     assert att.loc["thesis", "expected_right_error"] == 0.0
     assert att.loc["assignments", "expected_right"] == pytest.approx(9.0)
+    assert att.loc["assignments", "difference_halves"] == pytest.approx(0.5)

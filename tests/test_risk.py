@@ -668,3 +668,31 @@ def test_exact_blocks_keep_the_plain_maximum() -> None:
     s = risk.summary()
     assert s.expected_correct_best == pytest.approx(float(risk.people()["probability"].sum()))
     assert s.expected_correct_best_error == 0.0
+
+
+def test_right_guesses_of_the_cross_fitted_choices() -> None:
+    """Against a truth: the right guesses among the choices the cross-fitted figure values are the halves' hits,
+    weighted as the figure weighs them; with every block exact they are the plain best guesses' hits."""
+    from graphlink.simulation.experiments.common import population_trails
+    from graphlink.simulation.simulate import uniform_population
+
+    pop = uniform_population(40, 6, 0.3, withhold=0.3, reserved="deidentified", seed=[5, 1])
+    g = build_linkgraph(population_trails(pop))
+    truth = pop.truth_frame()
+    exact = pair_probabilities(g, budget=None, max_exact_states=1 << 22)
+    s = exact.summary(truth=truth)
+    assert s.correct_best_cross_fitted == s.correct_best
+    est = pair_probabilities(g, classes=exact.classes, max_exact_states=0, budget=None, sweeps=100, seed=2)
+    assert len(est.chain_edges) > 0
+    pairs = dict(zip(truth["identified"].astype(str), truth["deidentified"].astype(str), strict=True))
+    first_de = {}
+    for j, c in enumerate(g.de_class):
+        first_de.setdefault(int(c), str(g.trails.deidentified.keys[j]))
+    want = 0.0
+    for prob, weight in est.half_choices():
+        best, _ = est._best(prob)
+        hits = sum(best[c] >= 0 and pairs.get(str(k)) == first_de[int(g.class_ej[best[c]])]
+                   for k, c in zip(g.trails.identified.keys, g.id_class, strict=True))
+        want += weight * hits
+    assert est.summary(truth=truth).correct_best_cross_fitted == pytest.approx(want)
+    assert sum(w for _, w in est.half_choices()) == pytest.approx(1.0)

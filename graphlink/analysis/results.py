@@ -289,6 +289,10 @@ class RiskSummary:
     correct_best, thesis_correct_best, truth_people : int, optional
         Against a truth table: best guesses that are right (ours, the thesis reading's), and the people of the
         truth present in the release.
+    correct_best_cross_fitted : float, optional
+        Against a truth table: right guesses among the choices ``expected_correct_best`` values where it is
+        cross-fitted (each half of the chains' most likely records, averaged as the figure averages them); equal
+        to ``correct_best`` when every probability is exact.
 
     Examples
     --------
@@ -325,6 +329,7 @@ class RiskSummary:
     correct_best: int | None = None
     thesis_correct_best: int | None = None
     truth_people: int | None = None
+    correct_best_cross_fitted: float | None = None
 
     def as_dict(self) -> dict:
         """The fields as plain JSON-able values; the truth fields only when a truth was given."""

@@ -335,9 +335,9 @@ class RiskResult:
         worth = 0.0
         if len(self.class_probability):  # a release with no possible pair has no guesses to score
             worth = float(np.dot(np.where(te >= 0, self.class_probability[np.maximum(te, 0)], 0.0), size_i))
-        correct = thesis_correct = truth_people = None
+        correct = thesis_correct = truth_people = fitted_correct = None
         if truth is not None:
-            correct, thesis_correct, truth_people = self._against(truth)
+            correct, thesis_correct, truth_people, fitted_correct = self._against(truth)
         return RiskSummary(reading=self.reading, people=g.n_identified, records=g.n_deidentified,
                            threshold=threshold, exact=self.exact, max_error=float(self.class_error.max())
                            if len(self.class_error) else 0.0, model_ok=bool(self.classes.hall_ok),
@@ -347,10 +347,28 @@ class RiskResult:
                            **ours, **{f"thesis_{k}": v for k, v in thesis.items()},
                            thesis_guess_expected_correct=worth, expected_correct_best_error=best_error,
                            correct_best=correct,
-                           thesis_correct_best=thesis_correct, truth_people=truth_people)
+                           thesis_correct_best=thesis_correct, truth_people=truth_people,
+                           correct_best_cross_fitted=fitted_correct)
 
-    def _against(self, truth: pd.DataFrame) -> tuple[int, int, int]:
-        """(most-likely guesses right, thesis-reading guesses right, people of the truth in the release)."""
+    def half_choices(self) -> list[tuple[np.ndarray, float]]:
+        """The choices the cross-fitted figure values (:meth:`cross_fitted_best`): per half of the chains, the class
+        probabilities with the sampled edges at that half's mean, and the share of the chains that value it (the
+        other half's).  One entry (``class_probability``, 1.0) when nothing was sampled or there is one chain.
+        O(chains · sampled edges + E_class)."""
+        n_chains = self.chain_probability.shape[0]
+        if len(self.chain_edges) == 0 or n_chains < 2:
+            return [(self.class_probability, 1.0)]
+        half = n_chains // 2
+        out = []
+        for rows, valued_by in ((slice(0, half), n_chains - half), (slice(half, n_chains), half)):
+            p = self.class_probability.copy()
+            p[self.chain_edges] = self.chain_probability[rows].mean(axis=0)
+            out.append((p, valued_by / n_chains))
+        return out
+
+    def _against(self, truth: pd.DataFrame) -> tuple[int, int, int, float]:
+        """(most-likely guesses right, thesis-reading guesses right, people of the truth in the release, the
+        cross-fitted figure's choices right: the mean over the chains of the choices each values)."""
         g = self.graph
         keys_i = {str(k): i for i, k in enumerate(g.trails.identified.keys)}
         keys_d = {str(k): j for j, k in enumerate(g.trails.deidentified.keys)}
@@ -361,7 +379,8 @@ class RiskResult:
                 tj.append(keys_d[b])
         ti_a, tj_a = np.asarray(ti, np.int64), np.asarray(tj, np.int64)
         out = []
-        for prob in (self.class_probability, self.thesis_class_probability):
+        halves = self.half_choices()
+        for prob in (self.class_probability, self.thesis_class_probability, *(p for p, _ in halves)):
             best_e, _ = self._best(prob)
             e = best_e[g.id_class[ti_a]] if len(ti_a) else np.zeros(0, np.int64)
             # the guess names the first member of the most likely de-identified class
@@ -369,7 +388,8 @@ class RiskResult:
             first_de[g.de_class[::-1]] = np.arange(len(g.de_class))[::-1]
             guess = np.where(e >= 0, first_de[g.class_ej[np.maximum(e, 0)]] if len(g.class_ej) else -1, -1)
             out.append(int((guess == tj_a).sum()))
-        return out[0], out[1], len(ti_a)
+        fitted = float(sum(w * hits for (_, w), hits in zip(halves, out[2:], strict=True)))
+        return out[0], out[1], len(ti_a), fitted
 
 
 def _weights(graph: LinkGraph, reading: str) -> tuple[np.ndarray, np.ndarray]:
