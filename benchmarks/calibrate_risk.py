@@ -113,10 +113,15 @@ def main() -> None:
     print("\nattacker naming each person's most likely record (95 %: the spread of right − expected over the "
           "populations; family-wise: both profiles' differences together, each at 97.5 %):")
     for r in out["attacker"].itertuples():
-        print(f"  {r.profile:<8} {READING_WORDS[r.reading]:<32} expected right {r.expected_right:9.1f}   "
+        print(f"  {r.profile:<8} {READING_WORDS[r.reading]:<32} expected right {r.expected_right:9.1f} "
+              f"± {r.expected_right_error:5.1f} (chains)   "
               f"right {r.right:6,}   difference {r.difference:+8.1f} ± {r.difference_95:6.1f} "
               f"{'within' if r.within else 'OUTSIDE'}, ± {r.difference_family:6.1f} family-wise "
               f"{'within' if r.within_family else 'OUTSIDE'}")
+        if r.reading == "assignments":
+            print(f"  {'':<8} {'the choices it values (halves)':<32} right {r.right_halves:9.1f}   difference "
+                  f"{r.difference_halves:+8.1f} ± {r.difference_halves_family:6.1f} family-wise "
+                  f"{'within' if r.within_halves_family else 'OUTSIDE'}")
     print("\nshare of the consistent assignments:")
     for line in out["verdict"]:
         print(f"  {line}")

@@ -270,7 +270,11 @@ class RiskSummary:
     seconds : float
         Wall time of the computation.
     expected_correct_best : float
-        Expected number of people re-identified correctly when an attacker names each person's best guess.
+        Expected number of people re-identified correctly when an attacker names each person's best guess.  Where
+        probabilities are estimated, cross-fitted over the independent chains (the guess chosen with some chains,
+        valued with another), so the noise that picks a guess does not also inflate its worth.
+    expected_correct_best_error : float
+        95 % half-width of ``expected_correct_best`` (0 when every probability is exact).
     expected_correct_random : float
         The same when the attacker draws one consistent assignment at random.
     above_threshold : int
@@ -285,6 +289,10 @@ class RiskSummary:
     correct_best, thesis_correct_best, truth_people : int, optional
         Against a truth table: best guesses that are right (ours, the thesis reading's), and the people of the
         truth present in the release.
+    correct_best_cross_fitted : float, optional
+        Against a truth table: right guesses among the choices ``expected_correct_best`` values where it is
+        cross-fitted (each half of the chains' most likely records, averaged as the figure averages them); equal
+        to ``correct_best`` when every probability is exact.
 
     Examples
     --------
@@ -317,9 +325,11 @@ class RiskSummary:
     thesis_highest: float
     thesis_average: float
     thesis_guess_expected_correct: float
+    expected_correct_best_error: float = 0.0
     correct_best: int | None = None
     thesis_correct_best: int | None = None
     truth_people: int | None = None
+    correct_best_cross_fitted: float | None = None
 
     def as_dict(self) -> dict:
         """The fields as plain JSON-able values; the truth fields only when a truth was given."""

@@ -123,6 +123,14 @@ class RiskResult:
     blocks : BlockStats
     seconds : float
         Wall time of the whole computation (classification included).
+    chain_edges : numpy.ndarray
+        The class edges of the blocks the Markov chains sampled (empty when every block is exact).
+    chain_probability : numpy.ndarray
+        ``CHAINS`` × ``len(chain_edges)``: each chain's own estimate of those edges' probabilities (their mean is
+        ``class_probability``); the attacker's expected right guesses are cross-fitted over them
+        (:meth:`summary`).
+    chain_block : numpy.ndarray
+        Per entry of ``chain_edges``: the sampled block it belongs to (numbered from 0).
 
     Examples
     --------
@@ -145,6 +153,9 @@ class RiskResult:
     none_error_deidentified: np.ndarray
     blocks: BlockStats = field(default_factory=BlockStats)
     seconds: float = 0.0
+    chain_edges: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    chain_probability: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    chain_block: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
     @property
     def graph(self) -> LinkGraph:
@@ -188,6 +199,78 @@ class RiskResult:
     @cached_property
     def _best_uniform(self) -> tuple[np.ndarray, np.ndarray]:
         return self._best(self.class_probability)
+
+    def cross_fitted_best(self) -> tuple[float, float]:
+        """The expected number of people an attacker gets right by naming each person's most likely record,
+        cross-fitted over the chains where the probabilities are estimated, and the 95 % half-width of that figure.
+
+        Σ_person max_record p̂ overstates what those guesses are worth when p̂ is noisy: the maximum of noisy
+        estimates is biased upward, and the record named is the one the noise favoured (the winner's curse).  So
+        in the blocks the Markov chains sampled, the chains are split into two halves; each half chooses every
+        person's most likely record (the mean of its chains) and each chain of the other half values those
+        choices with its own estimate, which is independent of them (the chains are independent runs).  The
+        figure is the mean of those ``CHAINS`` values: unbiased for the mean worth of the two halves' choices, if
+        the chains have mixed (docs/risk.md#figures).  Exact blocks count their exact maximum, as before.  The
+        half-width: per sampled block, the standard error of the mean of its ``CHAINS`` values from their spread,
+        summed in variance over the blocks, times Student's t at the Welch-Satterthwaite degrees of freedom
+        (``CHAINS`` − 1 per block); plus, for people whose block was too large to sample (their candidates shown as
+        equally likely), the most their count can be off.  O(chains · E_class log E_class)
+        for the classes with sampled edges, O(E_class) otherwise.
+        """
+        g = self.graph
+        size_i = g.id_class_size.astype(float)
+        best_e, best_p = self._best_uniform
+        worth = best_p * size_i                       # per identified class: exact, or the plain maximum for now
+        has = best_e >= 0
+        unknown = np.zeros(len(size_i), bool)
+        if len(self.class_exact):
+            # estimated but not sampled (the block was beyond the budget): its worth lies anywhere in [0, size]
+            unknown[has] = ~self.class_exact[best_e[has]]
+            sampled = np.zeros(len(self.class_exact), bool)
+            sampled[self.chain_edges] = True
+            unknown[has] &= ~sampled[best_e[has]]
+        hard = float(np.dot(np.maximum(best_p, 1.0 - best_p)[unknown], size_i[unknown]))
+        n_chains = self.chain_probability.shape[0]
+        if len(self.chain_edges) == 0 or n_chains < 2:
+            # nothing sampled, or one chain only (no independent half to value with): the plain maximum, with the
+            # stated half-widths of the chosen records as a (loose) bound
+            err = np.zeros(len(size_i))
+            if len(self.class_error):
+                err[has] = self.class_error[best_e[has]]
+            err[unknown] = 0.0
+            return float(worth.sum()), hard + float(np.dot(err, size_i))
+        touched = np.zeros(len(size_i), bool)
+        touched[g.class_ei[self.chain_edges]] = True
+        cls_block = np.full(len(size_i), -1, np.int64)
+        cls_block[g.class_ei[self.chain_edges]] = self.chain_block
+        sub = np.flatnonzero(touched[g.class_ei])     # every class edge of the classes with sampled edges
+        at = np.full(len(g.class_ei), -1, np.int64)
+        at[sub] = np.arange(len(sub))
+        pos = at[self.chain_edges]
+        ci = g.class_ei[sub]
+        half = n_chains // 2
+        halves = (self.chain_probability[:half].mean(axis=0), self.chain_probability[half:].mean(axis=0))
+        n_blocks = int(self.chain_block.max()) + 1
+        values = np.zeros((n_chains, n_blocks))
+        for k in range(n_chains):
+            choose = self.class_probability[sub].copy()
+            value = choose.copy()
+            choose[pos] = halves[1] if k < half else halves[0]      # the half chain k is not in
+            value[pos] = self.chain_probability[k]
+            order = np.lexsort((-choose, ci))         # per class, the highest of the other chains' mean first
+            head = np.r_[True, ci[order][1:] != ci[order][:-1]]
+            e = order[head]
+            named = choose[e] > 0
+            c = ci[e][named]
+            np.add.at(values[k], cls_block[c], value[e][named] * size_i[c])
+        worth[touched] = 0.0
+        fitted = float(worth.sum() + values.sum(axis=1).mean())
+        var_b = values.var(axis=0, ddof=1) / n_chains  # squared standard error of each block's mean
+        se2 = float(var_b.sum())
+        if se2 <= 0.0:
+            return fitted, hard
+        df = se2 * se2 / float(np.sum(var_b * var_b) / (n_chains - 1))
+        return fitted, hard + _t975(max(n_chains - 1, int(df))) * float(np.sqrt(se2))
 
     def people(self) -> pd.DataFrame:
         """One row per identified person: ``identified``, ``deidentified`` (the most likely record, empty when no
@@ -244,15 +327,17 @@ class RiskResult:
                     "average": float(per_person.mean()) if len(per_person) else 0.0}
 
         ours = figures(self.class_probability)
+        # where the probabilities are estimated, the plain maximum overstates the guesses' worth: cross-fitted
+        ours["expected_correct_best"], best_error = self.cross_fitted_best()
         thesis = figures(self.thesis_class_probability)
         # the thesis's best guesses, scored by the assignment probabilities (what they are worth)
         te, _ = self._best(self.thesis_class_probability)
         worth = 0.0
         if len(self.class_probability):  # a release with no possible pair has no guesses to score
             worth = float(np.dot(np.where(te >= 0, self.class_probability[np.maximum(te, 0)], 0.0), size_i))
-        correct = thesis_correct = truth_people = None
+        correct = thesis_correct = truth_people = fitted_correct = None
         if truth is not None:
-            correct, thesis_correct, truth_people = self._against(truth)
+            correct, thesis_correct, truth_people, fitted_correct = self._against(truth)
         return RiskSummary(reading=self.reading, people=g.n_identified, records=g.n_deidentified,
                            threshold=threshold, exact=self.exact, max_error=float(self.class_error.max())
                            if len(self.class_error) else 0.0, model_ok=bool(self.classes.hall_ok),
@@ -260,11 +345,30 @@ class RiskResult:
                            largest_exact_block=self.blocks.largest_exact,
                            largest_estimated_block=self.blocks.largest_estimated, seconds=self.seconds,
                            **ours, **{f"thesis_{k}": v for k, v in thesis.items()},
-                           thesis_guess_expected_correct=worth, correct_best=correct,
-                           thesis_correct_best=thesis_correct, truth_people=truth_people)
+                           thesis_guess_expected_correct=worth, expected_correct_best_error=best_error,
+                           correct_best=correct,
+                           thesis_correct_best=thesis_correct, truth_people=truth_people,
+                           correct_best_cross_fitted=fitted_correct)
 
-    def _against(self, truth: pd.DataFrame) -> tuple[int, int, int]:
-        """(most-likely guesses right, thesis-reading guesses right, people of the truth in the release)."""
+    def half_choices(self) -> list[tuple[np.ndarray, float]]:
+        """The choices the cross-fitted figure values (:meth:`cross_fitted_best`): per half of the chains, the class
+        probabilities with the sampled edges at that half's mean, and the share of the chains that value it (the
+        other half's).  One entry (``class_probability``, 1.0) when nothing was sampled or there is one chain.
+        O(chains · sampled edges + E_class)."""
+        n_chains = self.chain_probability.shape[0]
+        if len(self.chain_edges) == 0 or n_chains < 2:
+            return [(self.class_probability, 1.0)]
+        half = n_chains // 2
+        out = []
+        for rows, valued_by in ((slice(0, half), n_chains - half), (slice(half, n_chains), half)):
+            p = self.class_probability.copy()
+            p[self.chain_edges] = self.chain_probability[rows].mean(axis=0)
+            out.append((p, valued_by / n_chains))
+        return out
+
+    def _against(self, truth: pd.DataFrame) -> tuple[int, int, int, float]:
+        """(most-likely guesses right, thesis-reading guesses right, people of the truth in the release, the
+        cross-fitted figure's choices right: the mean over the chains of the choices each values)."""
         g = self.graph
         keys_i = {str(k): i for i, k in enumerate(g.trails.identified.keys)}
         keys_d = {str(k): j for j, k in enumerate(g.trails.deidentified.keys)}
@@ -275,7 +379,8 @@ class RiskResult:
                 tj.append(keys_d[b])
         ti_a, tj_a = np.asarray(ti, np.int64), np.asarray(tj, np.int64)
         out = []
-        for prob in (self.class_probability, self.thesis_class_probability):
+        halves = self.half_choices()
+        for prob in (self.class_probability, self.thesis_class_probability, *(p for p, _ in halves)):
             best_e, _ = self._best(prob)
             e = best_e[g.id_class[ti_a]] if len(ti_a) else np.zeros(0, np.int64)
             # the guess names the first member of the most likely de-identified class
@@ -283,7 +388,8 @@ class RiskResult:
             first_de[g.de_class[::-1]] = np.arange(len(g.de_class))[::-1]
             guess = np.where(e >= 0, first_de[g.class_ej[np.maximum(e, 0)]] if len(g.class_ej) else -1, -1)
             out.append(int((guess == tj_a).sum()))
-        return out[0], out[1], len(ti_a)
+        fitted = float(sum(w * hits for (_, w), hits in zip(halves, out[2:], strict=True)))
+        return out[0], out[1], len(ti_a), fitted
 
 
 def _weights(graph: LinkGraph, reading: str) -> tuple[np.ndarray, np.ndarray]:
@@ -432,6 +538,7 @@ def pair_probabilities(graph: LinkGraph, *, reading: Reading = "uniform", classe
     nerr_r = np.zeros(n_r)
     stats = {"exact": 0, "estimated": 0, "largest_exact": 0, "largest_estimated": 0, "seconds_exact": 0.0,
              "seconds_estimated": 0.0}
+    chains_out: list = []
     if len(allowed):
         import scipy.sparse as sp
         from scipy.sparse.csgraph import connected_components
@@ -461,23 +568,30 @@ def pair_probabilities(graph: LinkGraph, *, reading: Reading = "uniform", classe
             for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
                 _block(rest[lo:hi], a, b, ci, cj, edge_lw, null_lw, prob, err, exact, none_l, none_r, nerr_l,
                        nerr_r, stats, classes, left_is_id, sweeps, seed, target, budget, max_exact_states,
-                       block_marginals, block_chain)
+                       block_marginals, block_chain, chains_out)
     # a true love (in every maximum matching) is certain whatever block it sits in
     vital = classes.class_vital
     prob[vital], err[vital], exact[vital] = 1.0, 0.0, True
     none_i, none_d = (none_l, none_r) if left_is_id else (none_r, none_l)
     ne_i, ne_d = (nerr_l, nerr_r) if left_is_id else (nerr_r, nerr_l)
+    if chains_out:
+        c_edges = np.concatenate([e for e, _ in chains_out])
+        c_prob = np.concatenate([p for _, p in chains_out], axis=1)
+        c_block = np.repeat(np.arange(len(chains_out), dtype=np.int64), [len(e) for e, _ in chains_out])
+        c_prob[:, vital[c_edges]] = 1.0
+    else:
+        c_edges, c_prob, c_block = np.zeros(0, np.int64), np.zeros((0, 0)), np.zeros(0, np.int64)
     return RiskResult(classes, reading, prob, err, exact, none_i, none_d, ne_i, ne_d, BlockStats(**stats),
-                      time.perf_counter() - t0)
+                      time.perf_counter() - t0, c_edges, c_prob, c_block)
 
 
 def _block(edges: np.ndarray, a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: np.ndarray, edge_lw: np.ndarray,
            null_lw: np.ndarray, prob: np.ndarray, err: np.ndarray, exact: np.ndarray, none_l: np.ndarray,
            none_r: np.ndarray, nerr_l: np.ndarray, nerr_r: np.ndarray, stats: dict, classes: EdgeClasses,
            left_is_id: bool, sweeps: int, seed: int, target: float, budget: float | None, max_exact_states: int,
-           block_marginals: Callable,
-           block_chain: Callable) -> None:
-    """One component: orient it (rows = the side with more elements), then the DP or the chain."""
+           block_marginals: Callable, block_chain: Callable, chains_out: list) -> None:
+    """One component: orient it (rows = the side with more elements), then the DP or the chain; a sampled
+    block appends (its class edges, each chain's estimate of them) to ``chains_out``."""
     t0 = time.perf_counter()
     lc, l_local = np.unique(ci[edges], return_inverse=True)
     rc, r_local = np.unique(cj[edges], return_inverse=True)
@@ -519,10 +633,12 @@ def _block(edges: np.ndarray, a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: 
         m_err = np.zeros(len(rc_col))
         s_err = np.zeros(len(row_cls))
         kind = "exact"
+        per_chain = None
     else:
         kind = "estimated"
         est = _estimate(row_class, row_size, col_size, rc_ptr, rc_col, rc_lw, skip, slack, edges, order, classes,
                         rows_left, row_cls, col_cls, left_is_id, sweeps, seed, target, budget, block_chain)
+        per_chain = None
         if est is None:
             # the budget does not buy a single batch of sweeps: every record's candidates equally likely (the
             # thesis reading, which keeps the sums), with a bound that covers [0, 1]
@@ -535,13 +651,15 @@ def _block(edges: np.ndarray, a: np.ndarray, b: np.ndarray, ci: np.ndarray, cj: 
                                - marg)
             s_err = np.maximum(skipm, row_size - skipm)
         else:
-            marg, m_err, skipm, s_err = est
+            marg, m_err, skipm, s_err, per_chain = est
     # entry -> element-pair probability (members exchangeable)
     e_glob = edges[order]
     r_sz = row_size[row_of[order]].astype(float)
     c_sz = col_size[col_of[order]].astype(float)
     prob[e_glob] = marg / (r_sz * c_sz)
     err[e_glob] = m_err / (r_sz * c_sz)
+    if per_chain is not None:
+        chains_out.append((e_glob, per_chain / (r_sz * c_sz)))
     exact[e_glob] = kind == "exact"
     none_rows = skipm / row_size
     if rows_left:
@@ -559,10 +677,12 @@ def _estimate(row_class: np.ndarray, row_size: np.ndarray, col_size: np.ndarray,
               rc_col: np.ndarray, rc_lw: np.ndarray, skip: np.ndarray, slack: int, edges: np.ndarray,
               order: np.ndarray, classes: EdgeClasses, rows_left: bool, row_cls: np.ndarray, col_cls: np.ndarray,
               left_is_id: bool, sweeps: int, seed: int, target: float, budget: float | None,
-              block_chain: Callable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+              block_chain: Callable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """The Markov chains on one block: dummy columns for the slack, ``CHAINS`` independent chains, the first
     started from the classification's matching, the others from random perfect matchings; the estimate pools
-    their batch means and its error includes the spread between the chains (docs/risk.md#estimates)."""
+    their batch means and its error includes the spread between the chains (docs/risk.md#estimates).  Returns the
+    pooled entries' estimates and half-widths, the rows' skips and theirs, and each chain's own estimate of the
+    entries (``CHAINS`` × entries, for the cross-fitted attacker figure)."""
     from graphlink.kernels.permanent import random_perfect_matching
 
     ncc = len(col_size)
@@ -646,9 +766,10 @@ def _estimate(row_class: np.ndarray, row_size: np.ndarray, col_size: np.ndarray,
             acc[k] = [a[0] + b1, a[1] + b2, a[2] + b12 + a[4] * b_first, a[3], b_last, b1]
         n_batches = 2 * n_batches
     marg, m_err = mean[pos], half[pos]
+    per_chain = np.array([a[0] / n_batches for a in acc])[:, pos]     # each chain's own estimate (mean: marg)
     if slack:
-        return marg, m_err, mean[new_ptr[1:] - 1], half[new_ptr[1:] - 1]
-    return marg, m_err, np.zeros(len(row_cls)), np.zeros(len(row_cls))
+        return marg, m_err, mean[new_ptr[1:] - 1], half[new_ptr[1:] - 1], per_chain
+    return marg, m_err, np.zeros(len(row_cls)), np.zeros(len(row_cls)), per_chain
 
 
 def _pooled(acc: list, n_batches: int) -> tuple[np.ndarray, np.ndarray]:

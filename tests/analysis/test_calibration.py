@@ -287,3 +287,20 @@ def test_experiment_writes_its_tables(tmp_path) -> None:
     assert f"{int(ours['within_family'].sum())} of {len(ours)} within: {verdict}" in res.comparison
     for _, row in ours[~ours["within"].astype(bool)].iterrows():      # each per-tenth miss is named
         assert f"{row['profile']}, {LEVELS[row['level']]}: " in res.comparison and row["bin"] in res.comparison
+
+
+def test_attacker_combines_the_chains_errors_over_populations() -> None:
+    """The expected right guesses' own 95 % half-width (the chains', cross-fitted: docs/risk.md#figures) adds in
+    quadrature over the independent populations; the thesis reading has no chain and no such error."""
+    import pandas as pd
+
+    from graphlink.simulation.experiments.calibration import attacker
+
+    f = pd.DataFrame({"profile": ["uniform", "uniform"], "people": [10, 10], "expected_right": [4.0, 5.0],
+                      "expected_right_error": [3.0, 4.0], "right": [5, 5], "thesis_expected_right": [2.0, 2.0],
+                      "thesis_right": [4, 4], "right_halves": [4.5, 5.0]})
+    att = attacker(f).set_index("reading")
+    assert att.loc["assignments", "expected_right_error"] == pytest.approx(5.0)
+    assert att.loc["thesis", "expected_right_error"] == 0.0
+    assert att.loc["assignments", "expected_right"] == pytest.approx(9.0)
+    assert att.loc["assignments", "difference_halves"] == pytest.approx(0.5)

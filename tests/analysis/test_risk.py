@@ -595,3 +595,104 @@ def test_a_chain_stuck_at_its_start_shows_in_the_error(monkeypatch) -> None:
     one = pair_probabilities(g, max_exact_states=0, budget=None, sweeps=40)
     assert one.class_error[est].max() == 0.0
     assert covered(risk) > covered(one)
+
+
+def test_cross_fitted_expected_right_is_unbiased_where_the_plain_maximum_is_not(monkeypatch) -> None:
+    """The attacker who names each person's most likely record: Σ_person max p̂ over the chain's estimates
+    overstates what those guesses are worth (the maximum of noisy estimates, chosen by the same noise); the
+    cross-fitted figure (each half of the chains chooses, the other half's chains value the choice) does not.
+
+    Oracle: simulated releases whose blocks the exact DP can do, forced onto the chain with 100 sweeps asked for
+    (as in the coverage test above); the exact probabilities give the worth of any choice.  The populations are
+    independent, so over them: the plain maximum minus the exact worth of its choices is positive (one-sided 1 %
+    t-test), the cross-fitted figure minus the exact worth of its choices is not told apart from 0 (two-sided 1 %),
+    and its stated 95 % half-width covers that worth in at least 95 % of the populations, up to a one-sided 1 %
+    binomial test.  Measured (120 populations per number of locations, 187 usable): plain +0.039 per population
+    (t = 7.0), cross-fitted −0.001 (t = −0.2), covered 0.952."""
+    import graphlink.analysis.risk as risk_mod
+    from graphlink.core.trails import build_trails
+    from graphlink.simulation.simulate import simulate_uniform
+
+    monkeypatch.setattr(risk_mod, "MAX_EXACT_STEPS", 1 << 27)      # the oracle: exact on these blocks
+    plain_gap, fitted_gap, covered = [], [], []
+    for k, (loc, run) in enumerate(itertools.product((6, 10), range(40))):
+        rel = simulate_uniform(40, loc, 0.3, withhold=0.3, reserved="deidentified", seed=run)
+        g = build_linkgraph(build_trails(rel, reserved="deidentified"))
+        exact = pair_probabilities(g, budget=None, max_exact_states=1 << 22)
+        if not exact.exact:
+            continue
+        est = pair_probabilities(g, classes=exact.classes, max_exact_states=0, budget=None, sweeps=100, seed=k)
+        if len(est.chain_edges) == 0:
+            continue
+        size = g.id_class_size.astype(float)
+
+        def worth(prob: np.ndarray, est=est, exact=exact, size=size) -> float:
+            """Exact expected right of naming, per person, the record ``prob`` ranks first."""
+            best, _ = est._best(prob)
+            return float(np.dot(np.where(best >= 0, exact.class_probability[np.maximum(best, 0)], 0.0), size))
+
+        _, best_p = est._best(est.class_probability)
+        plain_gap.append(float(np.dot(best_p, size)) - worth(est.class_probability))
+        half = est.chain_probability.shape[0] // 2
+        targets = []
+        for chooser in (est.chain_probability[half:], est.chain_probability[:half]):
+            p = est.class_probability.copy()
+            p[est.chain_edges] = chooser.mean(axis=0)
+            targets.append(worth(p))
+        # each chain values the other half's choice: the target is the mean over chains of those choices' worth
+        target = (half * targets[0] + (est.chain_probability.shape[0] - half) * targets[1]) \
+            / est.chain_probability.shape[0]
+        s = est.summary()
+        fitted_gap.append(s.expected_correct_best - target)
+        covered.append(abs(s.expected_correct_best - target) <= s.expected_correct_best_error + 1e-9)
+    n = len(covered)
+    assert n >= 40
+
+    def t(x: list) -> float:
+        a = np.asarray(x)
+        return float(a.mean() / (a.std(ddof=1) / np.sqrt(len(a))))
+
+    assert t(plain_gap) > 2.33, t(plain_gap)
+    assert abs(t(fitted_gap)) < 2.58, t(fitted_gap)
+    share = float(np.mean(covered))
+    assert share >= 0.95 - 2.33 * np.sqrt(0.95 * 0.05 / n), (share, n)
+
+
+def test_exact_blocks_keep_the_plain_maximum() -> None:
+    """Where every probability is exact there is no noise to cross-fit: the figure is Σ_person max p, error 0."""
+    rng = np.random.default_rng(11)
+    M = rng.integers(0, 2, (9, 5))
+    N = np.where(rng.random((7, 5)) < 0.5, -1, M[rng.choice(9, 7, replace=False)])
+    risk = pair_probabilities(build_linkgraph(trails_from_dense(M, N, reserved="deidentified")))
+    assert risk.exact and len(risk.chain_edges) == 0
+    s = risk.summary()
+    assert s.expected_correct_best == pytest.approx(float(risk.people()["probability"].sum()))
+    assert s.expected_correct_best_error == 0.0
+
+
+def test_right_guesses_of_the_cross_fitted_choices() -> None:
+    """Against a truth: the right guesses among the choices the cross-fitted figure values are the halves' hits,
+    weighted as the figure weighs them; with every block exact they are the plain best guesses' hits."""
+    from graphlink.simulation.experiments.common import population_trails
+    from graphlink.simulation.simulate import uniform_population
+
+    pop = uniform_population(40, 6, 0.3, withhold=0.3, reserved="deidentified", seed=[5, 1])
+    g = build_linkgraph(population_trails(pop))
+    truth = pop.truth_frame()
+    exact = pair_probabilities(g, budget=None, max_exact_states=1 << 22)
+    s = exact.summary(truth=truth)
+    assert s.correct_best_cross_fitted == s.correct_best
+    est = pair_probabilities(g, classes=exact.classes, max_exact_states=0, budget=None, sweeps=100, seed=2)
+    assert len(est.chain_edges) > 0
+    pairs = dict(zip(truth["identified"].astype(str), truth["deidentified"].astype(str), strict=True))
+    first_de = {}
+    for j, c in enumerate(g.de_class):
+        first_de.setdefault(int(c), str(g.trails.deidentified.keys[j]))
+    want = 0.0
+    for prob, weight in est.half_choices():
+        best, _ = est._best(prob)
+        hits = sum(best[c] >= 0 and pairs.get(str(k)) == first_de[int(g.class_ej[best[c]])]
+                   for k, c in zip(g.trails.identified.keys, g.id_class, strict=True))
+        want += weight * hits
+    assert est.summary(truth=truth).correct_best_cross_fitted == pytest.approx(want)
+    assert sum(w for _, w in est.half_choices()) == pytest.approx(1.0)

@@ -131,7 +131,9 @@ def _store(rel, name: str, risk) -> None:
 
 def _lines(s) -> list[str]:
     """The release's figures in plain words."""
-    out = [f"Expected people re-identified correctly: {s.expected_correct_best:,.1f} of {s.people:,} when an "
+    # where the chains estimate, the figure is cross-fitted and carries its own 95 % bound (docs/risk.md#figures)
+    err = f" ± {s.expected_correct_best_error:,.1f}" if s.expected_correct_best_error > 0 else ""
+    out = [f"Expected people re-identified correctly: {s.expected_correct_best:,.1f}{err} of {s.people:,} when an "
            f"attacker names each person's most likely record; {s.expected_correct_random:,.1f} when they draw one "
            "consistent assignment at random.",
            f"People whose most likely record has at least {_pct(s.threshold)} probability: {s.above_threshold:,}; "

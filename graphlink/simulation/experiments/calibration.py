@@ -80,7 +80,8 @@ def measure(task: tuple) -> dict[str, Any]:
                "outside_union": len(outside),
                "outside_union_right": int(sum((a, b) in true for a, b in
                                               zip(outside["identified"], outside["deidentified"], strict=True))),
-               "expected_right": s.expected_correct_best, "right": s.correct_best,
+               "expected_right": s.expected_correct_best, "expected_right_error": s.expected_correct_best_error,
+               "right": s.correct_best, "right_halves": s.correct_best_cross_fitted,
                "thesis_expected_right": s.thesis_expected_correct_best, "thesis_right": s.thesis_correct_best,
                "seconds": seconds}
     cols = ["profile", "run", "probability", "thesis_probability", "exact", "correct"]
@@ -125,9 +126,11 @@ def tables(pairs: pd.DataFrame, people: pd.DataFrame, resamples: int, seed: int)
 
 
 def attacker(figures: pd.DataFrame) -> pd.DataFrame:
-    """Per profile and reading: expected right and right for the attacker who names each person's most likely
-    record, with a 95 % interval for right − expected from the spread over the populations (normal, the
-    populations independent; inside one population any dependence is allowed), and its family-wise counterpart:
+    """Per profile and reading: expected right (cross-fitted where the chain estimates: docs/risk.md#figures; with
+    the chains' 95 % half-width, combined in quadrature over the populations) and right for the attacker who names
+    each person's most likely record, with a 95 % interval for right − expected from the spread over the
+    populations (normal, the populations independent; inside one population any dependence is allowed), and its
+    family-wise counterpart:
     the study tests one such difference per profile for the assignment shares, so each gets 1 − 0.05/profiles
     (Bonferroni; 97.5 % for two)."""
     from graphlink.analysis.calibration import Z95, family_z
@@ -139,11 +142,20 @@ def attacker(figures: pd.DataFrame) -> pd.DataFrame:
             diff = (f[f"{prefix}right"] - f[f"{prefix}expected_right"]).to_numpy(float)
             spread = float(diff.std(ddof=1)) * np.sqrt(len(diff)) if len(diff) > 1 else float("nan")
             half, half_family = Z95 * spread, z_family * spread
+            # the chains' own 95 % half-widths of the expected figure, combined over the independent populations
+            chains = float(np.sqrt(np.sum(f["expected_right_error"].to_numpy(float) ** 2))) if not prefix else 0.0
+            # the same choices the cross-fitted figure values (each half of the chains' most likely records)
+            halves = (f["right_halves"] - f["expected_right"]).to_numpy(float) if not prefix else diff
+            h_spread = float(halves.std(ddof=1)) * np.sqrt(len(halves)) if len(halves) > 1 else float("nan")
             rows.append({"profile": profile, "reading": reading, "populations": len(f),
                          "people": int(f["people"].sum()), "expected_right": float(f[f"{prefix}expected_right"].sum()),
+                         "expected_right_error": chains,
                          "right": int(f[f"{prefix}right"].sum()), "difference": float(diff.sum()),
                          "difference_95": half, "within": bool(abs(diff.sum()) <= half),
-                         "difference_family": half_family, "within_family": bool(abs(diff.sum()) <= half_family)})
+                         "difference_family": half_family, "within_family": bool(abs(diff.sum()) <= half_family),
+                         "right_halves": float(f["right_halves" if not prefix else "thesis_right"].sum()),
+                         "difference_halves": float(halves.sum()), "difference_halves_family": z_family * h_spread,
+                         "within_halves_family": bool(abs(halves.sum()) <= z_family * h_spread)})
     return pd.DataFrame(rows)
 
 
