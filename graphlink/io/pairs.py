@@ -69,10 +69,10 @@ def check_pairs_out(out: str, inputs: Iterable[str | Path | None] = ()) -> None:
     parts, stem = not one_file(out), out.rstrip("/\\")
     # an existing folder is named as such; '.', '/' and the like are check_output's to word ("names a folder")
     if parts and Path(stem).name not in ("", "..") and os.path.isdir(stem):
-        raise ValueError(f"{out} exists and is a folder: --out names a new folder for the parts, or a file")
+        raise ValueError(f"{out} exists and is a folder: the pairs go to a new folder of parts, or to a file")
     check_output(out, inputs=inputs)
     if parts and os.path.lexists(stem):
-        raise ValueError(f"{out} exists: --out names a new folder for the parts, or a new file")
+        raise ValueError(f"{out} exists: the pairs go to a new folder of parts, or to a new file")
 
 
 def write_pairs_csv(result: Reidentification, columns: list[str], stream: TextIO) -> None:
@@ -209,19 +209,19 @@ def write_pairs_out(result: Reidentification, columns: list[str], out: str) -> N
         try:
             fs, root = pafs.FileSystem.from_uri(name)
             if fs.get_file_info(root).type != pafs.FileType.NotFound:
-                raise ReleaseError(f"--out {out} exists: name a new folder for the parts")
+                raise ReleaseError(f"{out} exists: name a new folder for the parts")
             fs.create_dir(root)
             with fs.open_output_stream(f"{root}/{part}") as sink:
                 (pq.write_table if parquet else pcsv.write_csv)(table, sink)
         except (ValueError, OSError) as exc:     # Arrow's ArrowInvalid is a ValueError, its I/O errors OSError
-            raise ReleaseError(f"--out {out} cannot be written here ({str(exc).splitlines()[0]})") from None
+            raise ReleaseError(f"{out} cannot be written here ({str(exc).splitlines()[0]})") from None
         return
     import secrets
     import shutil
 
     target = Path(name)
     if os.path.lexists(target):
-        raise ReleaseError(f"--out {out} exists: name a new folder for the parts")
+        raise ReleaseError(f"{out} exists: name a new folder for the parts")
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
     try:

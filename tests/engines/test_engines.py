@@ -128,12 +128,12 @@ def test_out_is_checked_by_its_kind_of_name(tmp_path):
     with pytest.raises(ReleaseError, match="folder"):
         check_pairs_out(str(tmp_path / "dir.csv"), [])      # a folder is not one file
     for existing in (str(tmp_path), f"{tmp_path}/"):
-        with pytest.raises(ValueError, match="names a new folder"):
+        with pytest.raises(ValueError, match="new folder of parts"):
             check_pairs_out(existing, [])
     (tmp_path / "old.csv").write_text("x\n", encoding="utf-8")
     check_pairs_out(str(tmp_path / "old.csv"), [release])   # a file that is no input is replaced whole
     (tmp_path / "old").write_text("x\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="names a new folder"):
+    with pytest.raises(ValueError, match="new folder of parts"):
         check_pairs_out(str(tmp_path / "old"), [release])   # no ending: Spark's folder of parts, so new only
     check_pairs_out(str(tmp_path / "new.csv"), [release])
     check_pairs_out(f"{tmp_path / 'new'}/", [release])
