@@ -323,12 +323,22 @@ def _read_csv(path: Path, *, expected: str) -> Table:
     header_line, offset = start
     body = data[offset:] if offset else data
     sep = separator_of(body)
+    # a byte-order mark that starts the header line (after blank lines: the one at the file's start is gone) is
+    # part of the first column's name, as the rules read it; pandas would drop it (and read a header of nothing
+    # else as no data at all), so it is put back
+    bom = body.startswith(codecs.BOM_UTF8)
     try:
         raw = pd.read_csv(io.BytesIO(body), header=None, dtype=str, na_filter=False, skipinitialspace=True,
                           skip_blank_lines=False, encoding="utf-8", engine="c", sep=sep, quotechar='"')
     except pd.errors.ParserError as exc:
         raise _parser_error(body, header_line, file, exc, sep) from None
+    except pd.errors.EmptyDataError:
+        if not bom:                     # pragma: no cover - _header_start found a non-blank line
+            raise
+        raw = pd.DataFrame([[""]], dtype=str)
     names = [str(v).strip() for v in raw.iloc[0]]
+    if bom:
+        names[0] = "\ufeff" + names[0]
     raw = raw.iloc[1:]
     raw.columns = range(len(names))
     # rows whose every field is blank: test column by column, only the rows still blank so far

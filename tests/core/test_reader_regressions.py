@@ -683,3 +683,17 @@ def test_unlink_and_secure_demo_print_names_as_text(tmp_path: Path, monkeypatch:
         both = out.stdout + out.stderr
         assert "\x1b]8;" not in both and "\x1b[2J" not in both and "\u202e" not in both
     assert _escaped(value) in out.stdout                   # secure-demo names the location as itself
+
+
+@pytest.mark.parametrize("rest", [b"\n", b"location,kind,element\nA,identified,x\nA,deidentified,n\n"])
+def test_a_byte_order_mark_after_blank_lines_stays_in_the_header(tmp_path: Path, rest: bytes) -> None:
+    """Found by the folder fuzzer: a header line that starts with a byte-order mark after blank lines
+    (``b"\\n\\xef\\xbb\\xbf\\n"`` in a folder's de-identified table) crashed the reader with pandas'
+    EmptyDataError, because pandas drops a BOM that starts its input.  Only the file's first bytes may carry a
+    BOM; later it is part of the first column's name, so the header lacks ``location`` and the file is refused in
+    one line naming it, as the reading rules say."""
+    path = csv_file(tmp_path, b"\n\xef\xbb\xbf" + rest)
+    exc = refused(path)
+    assert exc.file == str(path) and "location" in str(exc) and "\n" not in str(exc)
+    at_start = b"\xef\xbb\xbf" + HEADER.encode() + b"A,identified,x\nA,deidentified,n\n"
+    assert len(rows(csv_file(tmp_path, at_start, "ok.csv"))) == 2      # at the file's start it marks the encoding
