@@ -23,6 +23,7 @@ def _union(g, c) -> set[tuple[str, str]]:
     return {(keys_i[i], keys_j[j]) for i, j, a in zip(g.ei, g.ej, c, strict=True) if a}
 
 
+@pytest.mark.slow
 def test_fig71a_is_1_unlinkable_only() -> None:
     g = _graph(FIG71A_Y, "none")
     assert audit(g, 1).k_unlinkable

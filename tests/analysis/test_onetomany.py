@@ -180,6 +180,7 @@ def _search_only(g):
         om._propagate = saved
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(st.integers(30, 150), st.integers(3, 8), st.integers(0, 10_000))
 def test_twin_encoding_equals_element_encoding_on_low_entropy_households(h, c, seed) -> None:

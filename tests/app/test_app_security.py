@@ -201,6 +201,7 @@ def test_page_reads_at_most_the_row_cap(console: AppTest, monkeypatch) -> None:
         config.reload()
 
 
+@pytest.mark.slow
 @pytest.mark.neo4j
 def test_page_refuses_every_hostile_query(console: AppTest) -> None:
     for query, _ in ALWAYS_REFUSED + ESCAPED + READ_ONLY_REFUSED + SERVER_REFUSED:

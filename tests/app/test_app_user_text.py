@@ -261,6 +261,7 @@ def _nothing_fetched_or_linked(page, server: _Server) -> None:  # noqa: ANN001
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_hostile_upload_in_a_real_browser_fetches_nothing(app_url: str, browser: object,  # noqa: F811
                                                           server: _Server) -> None:

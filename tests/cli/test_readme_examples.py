@@ -12,6 +12,8 @@ import shlex
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
+
 from tests.cli_runner import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,6 +57,7 @@ def flat(text: str) -> str:
     return " ".join(text.split())
 
 
+@pytest.mark.slow
 def test_quick_start_and_first_analysis_run_as_written(tmp_path: Path) -> None:
     (quick,) = bash_blocks("## Quick start")[:1]
     first = bash_blocks("### A first analysis")[0]

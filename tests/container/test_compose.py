@@ -18,6 +18,7 @@ import time
 import uuid
 
 import pandas as pd
+import pytest
 
 from graphlink.analysis.reidit import reidit_c
 from graphlink.core.release import read_release
@@ -41,6 +42,7 @@ def run(cmd: list[str], env: dict[str, str], timeout: float = 600) -> subprocess
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
 
 
+@pytest.mark.slow
 def test_compose_up_load_cypher_down(container_engine, neo4j_image, tmp_path) -> None:
     cmd = compose_command()
     if cmd is None:

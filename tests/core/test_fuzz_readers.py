@@ -58,6 +58,7 @@ def _cases(request: pytest.FixtureRequest):
     report_cases(request)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reader", [r for r in READERS if r.oracle is not None], ids=lambda r: r.name)
 def test_reader_agrees_with_oracle(reader: Reader) -> None:
     @settings(SETTINGS, max_examples=examples(reader.examples))
@@ -78,6 +79,7 @@ def test_reader_agrees_with_oracle(reader: Reader) -> None:
     prop()
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(data=fi.LONG_CSV)
 def test_written_release_reads_back(data: bytes) -> None:
@@ -99,6 +101,7 @@ def test_written_release_reads_back(data: bytes) -> None:
             assert again == verdict.rows
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reader", READERS, ids=lambda r: r.name)
 def test_cli_contract(reader: Reader) -> None:
     @settings(SETTINGS, max_examples=examples(reader.examples))

@@ -64,6 +64,7 @@ def _same(path: Path, monkeypatch: pytest.MonkeyPatch, how: str = "arrow") -> bo
     return fast[0] == "ok" and fast[3]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(data=fi.LONG_CSV)
 def test_fast_csv_path_agrees_with_the_detailed_reader(data: bytes, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -87,6 +87,7 @@ def assert_all_methods(st_, tr, g, classes, *, k: int = 2, split: str = "driver"
 
 
 # --------------------------------------------------------------------------------------------- thesis example
+@pytest.mark.slow
 def test_thesis_example_equals_local(spark) -> None:
     rel = read_release(FIG34)
     tr, g, classes = local_run(rel)
@@ -146,6 +147,7 @@ def _outcome(fn):
         return None, (type(exc), str(exc))
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.function_scoped_fixture])
 @given(releases())
@@ -181,6 +183,7 @@ def test_hypothesis_releases_equal_local(spark, inst) -> None:
         assert_same(gs.reidentify(gs.parts(got, split=split), "true-loves"), reidentify(g, "true-loves"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lines", [ISSUE_CERTAIN, ISSUE_CROWDED, None])
 def test_nothing_withheld_households_equal_local_on_every_split(spark, lines) -> None:
     """One-to-many with nothing withheld: the component split runs the core's exact solver per component, with
@@ -243,6 +246,7 @@ def test_1e5_simulations_equal_local(spark, simulations, name) -> None:
         assert g.n_expanded_edges > 100 * len(g.class_ei)
 
 
+@pytest.mark.slow
 def test_components_by_distributed_stars_equal_driver_labels(spark) -> None:
     st_ = gs.trails(simulate_uniform(2000, 60, 0.3, withhold=0.3, seed=9), reserved="deidentified", spark=spark)
     by_stars = components.labels(st_, cc="spark").toPandas().sort_values("cid").reset_index(drop=True)
@@ -298,6 +302,7 @@ def test_bad_csv_gives_the_local_error(spark, tmp_path, case) -> None:
     assert str(got.value) == str(want.value)
 
 
+@pytest.mark.slow
 def test_bad_parquet_missing_file_duplicates_and_model_errors(spark, tmp_path) -> None:
     pq = tmp_path / "blank.parquet"
     pd.DataFrame({"location": ["A", "B"], "kind": ["identified", "identified"], "element": ["x", None]}).to_parquet(pq)
@@ -355,6 +360,7 @@ def run_cli(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+@pytest.mark.slow
 def test_cli_engine_spark_equals_local(spark, monkeypatch, capsys, tmp_path) -> None:
     spark_opts = ["--engine", "spark", "--spark-master", "local[2]"]
     for args in (["reidentify", str(FIG34), "--method", "true-loves", "--format", "json"],
@@ -503,6 +509,7 @@ def test_true_loves_written_by_the_executors_refuse_a_release_that_breaks_the_mo
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_cli_out_writes_the_pairs(spark, monkeypatch, capsys, tmp_path) -> None:
     """``--out``: a file with the local engine (what stdout would get); with Spark one file for a .csv/.parquet name
     and a folder of parts otherwise (REIDIT-C from
@@ -557,6 +564,7 @@ def _graph_state(store, name: str) -> dict:
             "info": {k: getattr(info, k) for k in ("fingerprint", "status", "rows", "identified", "deidentified")}}
 
 
+@pytest.mark.slow
 @pytest.mark.neo4j
 def test_neo4j_connector_writes_what_the_local_store_writes(spark, neo4j_server, neo4j_store, release_name) -> None:
     """The Neo4j Connector for Apache Spark writes the same graph as the local store: release (same fingerprint),

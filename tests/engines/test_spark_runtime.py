@@ -47,6 +47,7 @@ def test_forward_drops_only_the_launcher_notice(monkeypatch):
     assert out.getvalue() == b"spark: ERROR Executor: task failed\nWARNING: something else\n"
 
 
+@pytest.mark.slow
 @pytest.mark.spark
 def test_the_cli_on_spark_says_nothing_a_user_cannot_act_on():
     """The 22-row audit with --engine spark, as a user runs it: the verdict on stdout, and on stderr only

@@ -393,6 +393,7 @@ def neo4j_store_grace() -> float:
     return DEADLINE_GRACE + 20  # generous: a loaded CI machine
 
 
+@pytest.mark.slow
 def test_the_client_gives_up_when_the_server_never_answers(neo4j_store, monkeypatch) -> None:
     """Neo4j 5.26's parser overflows its stack on ~300 nested brackets and then never answers (the limits refuse
     such a query; here they are switched off): the console gives up after the time limit plus its grace, and the

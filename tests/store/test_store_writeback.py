@@ -55,6 +55,7 @@ def test_one_to_many_results_equal_plain_queries(neo4j_store, release_name, othe
     assert ref.graph(neo4j_store, release_name) == ref.graph(neo4j_store, other_name)
 
 
+@pytest.mark.slow
 def test_replacing_a_link_graph_leaves_nothing_of_the_old_one(neo4j_store, release_name, other_name, monkeypatch):
     """A second link graph replaces the first (that of four of the six locations, as if the release had been
     analysed before it grew): drop works class by class in batches, and the graph is then the one a single write
